@@ -1,0 +1,7 @@
+/* runner's entry point: everything lives in cli.c. */
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+    return cli_main(argc, argv);
+}

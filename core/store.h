@@ -1,0 +1,93 @@
+/* store: the SQLite database. The catalog (sweep, sweep_plugin, section,
+ * point, plugin_column) comes from schema.sql, compiled into the binary; each
+ * plugin gets a result table named after it whose columns are the plugin's
+ * parameters and outputs, created (and widened) from its metadata.
+ *
+ * Errors: every function returns 0 on success or -1, and on -1 sets *err to a
+ * malloc'd one-line message that the caller frees. Messages name the
+ * database file and what was being done ("results.db: cannot store point: ..."). */
+#ifndef RUNNER_STORE_H
+#define RUNNER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "runner/plugin.h"
+#include "table.h"
+#include "value.h"
+
+typedef struct store store;
+
+/* Provenance of one `runner sweep` run. All strings are borrowed. */
+typedef struct store_sweep_info {
+    const char *script_path;
+    const char *script_text;
+    const char *script_sha256;   /* hex */
+    const char *options_json;    /* option values used, JSON object */
+    const char *overrides_json;  /* --set NAME=VALUE given, JSON object */
+    const char *runner_version;
+    const char *git_commit;      /* NULL when the script is not in a git repo */
+    const char *host;
+    const char *command_line;
+    uint64_t seed;
+    double started_at;           /* unix time, s */
+} store_sweep_info;
+
+/* One finished point, ready to persist. All pointers are borrowed. */
+typedef struct store_point {
+    int64_t sweep_id;
+    int64_t section_id;
+    int64_t ordinal;             /* index of the point within its section */
+    const char *params_json;     /* canonical parameters */
+    const char *identity;        /* hex SHA-256 of plugin, version, params, seed */
+    uint64_t seed;
+    const char *status;          /* "ok" or "failed" */
+    const char *error;           /* NULL when ok */
+    double started_at;           /* unix time, s */
+    double duration_s;
+    const value *params;         /* plugin->param_count values */
+    size_t row_count;
+    const value *rows;           /* row_count * plugin->column_count values */
+} store_point;
+
+/* Opens (creating if needed) the database at path: WAL, busy timeout,
+ * foreign keys. Migrates an older schema; refuses a newer one. */
+int store_open(const char *path, store **out, char **err);
+/* Commits any pending batch and closes. Accepts NULL. */
+void store_close(store *s);
+const char *store_path(const store *s);
+/* The schema version this runner writes (PRAGMA user_version). */
+int store_schema_version(void);
+
+/* Begins a sweep row (status 'running'); returns its id. */
+int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id, char **err);
+/* Records one plugin used by the sweep (once per plugin per sweep). */
+int store_sweep_plugin(store *s, int64_t sweep_id, const char *name, const char *version,
+                       const char *so_path, const char *so_sha256, char **err);
+/* Commits pending points and closes the sweep: status 'ok', 'failed'
+ * (some points failed), 'interrupted' or 'error'. */
+int store_sweep_end(store *s, int64_t sweep_id, const char *status, double ended_at, char **err);
+
+/* Creates the plugin's result table if missing, adds columns a newer plugin
+ * version declares, and records column metadata (units, docs). */
+int store_prepare_plugin(store *s, const runner_plugin *plugin, char **err);
+/* Begins a section: one `sweep` call of the script. */
+int store_section_begin(store *s, int64_t sweep_id, int ordinal, const char *plugin,
+                        const char *title, int script_line, int64_t point_count,
+                        int64_t *section_id, char **err);
+
+/* Stores one point and its rows atomically. Points are grouped into
+ * transactions; a batch commits every few hundred points or milliseconds,
+ * and at store_flush / store_sweep_end / store_close. */
+int store_write_point(store *s, const runner_plugin *plugin, const store_point *point, char **err);
+int store_flush(store *s, char **err);
+
+/* Reading back. */
+/* Lists sweeps: id, started, script, status, sections, points ok/failed. */
+int store_list_sweeps(store *s, table **out, char **err);
+/* One section's rows as a table (parameters then outputs, with units from the
+ * stored column metadata). NaN, +inf and -inf come back as such. */
+int store_section_table(store *s, int64_t section_id, table **out, char **err);
+/* Section ids of a sweep, in order; *ids is malloc'd (caller frees). */
+int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *count, char **err);
+
+#endif

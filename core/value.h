@@ -1,0 +1,39 @@
+/* value: one typed cell (parameter value or result), as the host holds it.
+ * Text is owned by the value: value_clear() frees it. */
+#ifndef RUNNER_VALUE_H
+#define RUNNER_VALUE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "runner/plugin.h"
+
+typedef struct value {
+    runner_type type;   /* 0 means NULL (no value) */
+    union {
+        int64_t integer;
+        double real;
+        char *text;     /* owned, NUL-terminated */
+        int boolean;
+    } as;
+} value;
+
+#define VALUE_NULL ((value){0})
+
+value value_integer(int64_t v);
+value value_real(double v);
+value value_boolean(int v);
+/* Copies text; on allocation failure returns a NULL value. */
+value value_text(const char *text);
+/* Deep copy into *dst (dst need not be cleared). Returns 0 or -1 (no memory). */
+int value_copy(value *dst, const value *src);
+/* Frees owned text and resets to NULL. Accepts NULL pointers. */
+void value_clear(value *v);
+/* Numeric view of INTEGER, REAL, BOOLEAN; NaN for text and NULL. */
+double value_number(const value *v);
+/* Writes a human-readable rendering into buf: integers exactly, reals with
+ * %.*g using `digits` significant digits (17 round-trips), "NaN", "inf". */
+void value_format(const value *v, int digits, char *buf, size_t size);
+const char *value_type_name(runner_type type);
+int value_equal(const value *a, const value *b);
+
+#endif
