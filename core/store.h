@@ -15,6 +15,7 @@
 #include "table.h"
 #include "value.h"
 
+/* A store is used by one thread at a time (its connection has no mutex). */
 typedef struct store store;
 
 /* Provenance of one `runner sweep` run. All strings are borrowed. */
@@ -57,6 +58,11 @@ void store_close(store *s);
 const char *store_path(const store *s);
 /* The schema version this runner writes (PRAGMA user_version). */
 int store_schema_version(void);
+/* 1 if name cannot be a plugin (table) or column name: a catalog table or
+ * index (sweep, sweep_plugin, section, point, plugin_column, ...), anything
+ * starting with "sqlite_", or a fixed result column (row_id, sweep_id,
+ * section_id, point_id). Case-insensitive, like SQLite's names. */
+int store_reserved_name(const char *name);
 
 /* Begins a sweep row (status 'running'); returns its id. */
 int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id, char **err);

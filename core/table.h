@@ -25,10 +25,13 @@ typedef struct table {
 /* Returns a new empty table or NULL (no memory). Free with table_free. */
 table *table_new(const char *title);
 void table_free(table *t);  /* accepts NULL */
+/* Copies name and unit (NULL unit means ""). Columns come before rows:
+ * returns -1 once a row exists, or when out of memory; 0 otherwise. */
 int table_add_column(table *t, const char *name, const char *unit, runner_type type, int is_param);
 /* Appends a row of column_count values, taking ownership of their text
  * (the caller's values are reset to NULL). Returns 0 or -1 (no memory). */
 int table_append_row(table *t, value *row);
+/* The cell, owned by t; NULL when row or column is out of range. */
 value *table_cell(const table *t, size_t row, size_t column);
 /* Index of a column by name, or -1. */
 long table_find_column(const table *t, const char *name);

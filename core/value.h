@@ -31,9 +31,13 @@ void value_clear(value *v);
 /* Numeric view of INTEGER, REAL, BOOLEAN; NaN for text and NULL. */
 double value_number(const value *v);
 /* Writes a human-readable rendering into buf: integers exactly, reals with
- * %.*g using `digits` significant digits (17 round-trips), "NaN", "inf". */
+ * %.*g using `digits` significant digits (17 round-trips; values outside
+ * 1..17 mean 17), "NaN", "inf", "-inf", "true"/"false", "" for NULL. Text
+ * longer than size is truncated. */
 void value_format(const value *v, int digits, char *buf, size_t size);
 const char *value_type_name(runner_type type);
+/* 1 when both have the same type and value; NaN equals NaN here (stored
+ * values are compared, not arithmetic results). */
 int value_equal(const value *a, const value *b);
 
 #endif

@@ -1,0 +1,439 @@
+/* cli: command-line parsing and the commands (sweep, plugins, sweeps, show).
+ * Exit statuses are a documented contract (cli.h, docs/cli.md). */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "param.h"
+#include "plugin_loader.h"
+#include "provenance.h"
+#include "script.h"
+#include "store.h"
+#include "table.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_requested = 0;
+
+/* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
+ * at once; SQLite's journal keeps the database consistent. */
+static void on_signal(int signo)
+{
+    (void)signo;
+    if (stop_requested)
+        _exit(EXIT_INTERRUPTED);
+    stop_requested = 1;
+}
+
+static const char usage_text[] =
+    "usage: runner COMMAND [OPTIONS]\n"
+    "\n"
+    "runner runs the parameter sweeps that Lua scripts describe, with experiments\n"
+    "loaded as plugins, and stores every result row in SQLite.\n"
+    "\n"
+    "commands:\n"
+    "  runner sweep SCRIPT [--db FILE] [--set NAME=VALUE]... [--plugin-dir DIR]...\n"
+    "               [--max-points N] [--seed N] [--quiet]\n"
+    "               [--script-timeout S] [--script-memory MIB]\n"
+    "                                  run a sweep script and store its rows\n"
+    "  runner plugins [NAME] [--plugin-dir DIR]...\n"
+    "                                  list plugins, or one plugin's parameters and columns\n"
+    "  runner sweeps [--db FILE]       list the sweeps the database holds\n"
+    "  runner show SWEEP [--db FILE] [--format table|csv|json]\n"
+    "                                  print a stored sweep's rows ('last' = newest)\n"
+    "  runner --help | --version\n"
+    "\n"
+    "The database is ./results.db unless --db or RUNNER_DB says otherwise.\n"
+    "Plugins are searched in --plugin-dir, then RUNNER_PLUGIN_PATH (colon-separated),\n"
+    "then runner's build and install directories.\n"
+    "\n"
+    "exit status: 0 ok, 1 some points failed, 2 bad input or usage (or a failure\n"
+    "that stopped the run), 130 interrupted.\n";
+
+typedef struct cli_options {
+    const char *positional;
+    const char *db_path;
+    const char **plugin_dirs;   /* NULL-terminated */
+    size_t plugin_dir_count;
+    const char **overrides;
+    size_t override_count;
+    uint64_t max_points;
+    uint64_t seed;
+    int quiet;
+    double script_timeout_s;
+    size_t script_memory_bytes;
+    output_format format;
+} cli_options;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "runner: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "; see 'runner --help'\n");
+    return EXIT_USAGE;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (!text || !*text || *text == '-')
+        return -1;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Takes the value of an option given as "--name VALUE" or "--name=VALUE". */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int matches(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* Parses the options a command allows (a string of flags it accepts). */
+static int parse_options(int argc, char **argv, const char *command, const char *allowed,
+                         cli_options *o)
+{
+    o->plugin_dirs = calloc((size_t)argc + 1, sizeof *o->plugin_dirs);
+    o->overrides = calloc((size_t)argc + 1, sizeof *o->overrides);
+    if (!o->plugin_dirs || !o->overrides)
+        return usage_error("%s", "out of memory");
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *v;
+        char flag[64];
+        size_t flag_len = strcspn(arg, "=");
+        snprintf(flag, sizeof flag, "%.*s", (int)flag_len, arg);
+        if (arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (o->positional) {
+                fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
+                        command, arg);
+                return EXIT_USAGE;
+            }
+            o->positional = arg;
+            continue;
+        }
+        char needle[70];
+        snprintf(needle, sizeof needle, " %s ", flag);
+        if (!strstr(allowed, needle)) {
+            fprintf(stderr, "runner: %s: unknown option '%s'; see 'runner --help'\n", command,
+                    flag);
+            return EXIT_USAGE;
+        }
+        if (matches(arg, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        v = option_value(argc, argv, &i, flag);
+        if (!v) {
+            fprintf(stderr, "runner: %s: option '%s' needs a value; see 'runner --help'\n",
+                    command, flag);
+            return EXIT_USAGE;
+        }
+        if (strcmp(flag, "--db") == 0) {
+            o->db_path = v;
+        } else if (strcmp(flag, "--plugin-dir") == 0) {
+            o->plugin_dirs[o->plugin_dir_count++] = v;
+        } else if (strcmp(flag, "--set") == 0) {
+            o->overrides[o->override_count++] = v;
+        } else if (strcmp(flag, "--max-points") == 0) {
+            if (parse_u64(v, &o->max_points) != 0 || o->max_points == 0)
+                return usage_error("--max-points %s: expected a positive integer", v);
+        } else if (strcmp(flag, "--seed") == 0) {
+            if (parse_u64(v, &o->seed) != 0)
+                return usage_error("--seed %s: expected a non-negative integer", v);
+        } else if (strcmp(flag, "--script-timeout") == 0) {
+            char *end;
+            o->script_timeout_s = strtod(v, &end);
+            if (*end || !(o->script_timeout_s > 0))
+                return usage_error("--script-timeout %s: expected a positive number of seconds", v);
+        } else if (strcmp(flag, "--script-memory") == 0) {
+            uint64_t mib;
+            if (parse_u64(v, &mib) != 0 || mib == 0 || mib > 1u << 20)
+                return usage_error("--script-memory %s: expected MiB between 1 and 1048576", v);
+            o->script_memory_bytes = (size_t)mib << 20;
+        } else if (strcmp(flag, "--format") == 0) {
+            if (output_parse_format(v, &o->format) != 0)
+                return usage_error("--format %s: expected table, csv or json", v);
+        }
+    }
+    if (!o->db_path) {
+        const char *env = getenv("RUNNER_DB");
+        o->db_path = env && *env ? env : "results.db";
+    }
+    return EXIT_OK;
+}
+
+static void free_options(cli_options *o)
+{
+    free(o->plugin_dirs);
+    free(o->overrides);
+}
+
+static int command_sweep(int argc, char **argv, cli_options *o)
+{
+    if (!o->positional)
+        return usage_error("%s", "sweep needs a SCRIPT (e.g. runner sweep scripts/jitter.lua)");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    char *command_line = provenance_command_line(argc, argv);
+    script_config config = {
+        .script_path = o->positional,
+        .db_path = o->db_path,
+        .plugin_dirs = o->plugin_dirs,
+        .overrides = o->overrides,
+        .override_count = o->override_count,
+        .max_points = o->max_points ? o->max_points : 1000000,
+        .seed = o->seed,
+        .quiet = o->quiet,
+        .memory_limit_bytes = o->script_memory_bytes ? o->script_memory_bytes : (size_t)1 << 30,
+        .time_limit_s = o->script_timeout_s > 0 ? o->script_timeout_s : 600,
+        .command_line = command_line,
+        .stop = &stop_requested,
+    };
+    int status = script_run(&config);
+    free(command_line);
+    return status;
+}
+
+static const char *type_label(runner_type t)
+{
+    return value_type_name(t);
+}
+
+static int describe_plugin(const loaded_plugin *lp)
+{
+    const runner_plugin *p = lp->desc;
+    printf("%s %s: %s\n  file: %s\n  sha256: %s\n\n", p->name, p->version, p->summary, lp->path,
+           lp->sha256);
+    printf("parameters:\n");
+    for (uint32_t i = 0; i < p->param_count; i++) {
+        const runner_param *q = &p->params[i];
+        char def[128], range[96] = "";
+        value d = param_default(q);
+        value_format(&d, 15, def, sizeof def);
+        value_clear(&d);
+        if (q->type == RUNNER_INTEGER || q->type == RUNNER_REAL) {
+            param_describe_range(q, range, sizeof range);
+        } else if (q->type == RUNNER_TEXT && q->choices) {
+            size_t used = 0;
+            for (const char *const *c = q->choices; *c && used < sizeof range - 2; c++) {
+                int n = snprintf(range + used, sizeof range - used, "%s%s", used ? "|" : "", *c);
+                if (n > 0)
+                    used += (size_t)n;
+            }
+        }
+        printf("  %-16s %-8s %-10s default %-10s %-20s %s\n", q->name, type_label(q->type),
+               *q->unit ? q->unit : "-", def, range, q->doc);
+    }
+    printf("\ncolumns:\n");
+    for (uint32_t i = 0; i < p->column_count; i++) {
+        const runner_column *c = &p->columns[i];
+        printf("  %-20s %-8s %-10s %s\n", c->name, type_label(c->type), *c->unit ? c->unit : "-",
+               c->doc);
+    }
+    return EXIT_OK;
+}
+
+static int command_plugins(cli_options *o)
+{
+    plugin_registry *reg = NULL;
+    char *err = NULL;
+    if (plugin_registry_open(o->plugin_dirs, &reg, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        return EXIT_USAGE;
+    }
+    int status = EXIT_OK;
+    if (o->positional) {
+        const loaded_plugin *lp = plugin_registry_get(reg, o->positional, &err);
+        if (!lp) {
+            fprintf(stderr, "runner: %s\n", err);
+            free(err);
+            status = EXIT_USAGE;
+        } else {
+            status = describe_plugin(lp);
+        }
+    } else {
+        for (size_t i = 0; i < plugin_registry_count(reg); i++) {
+            const loaded_plugin *lp = plugin_registry_at(reg, i);
+            printf("%-14s %-8s %s\n", lp->desc->name, lp->desc->version, lp->desc->summary);
+        }
+        for (size_t i = 0; i < plugin_registry_error_count(reg); i++)
+            fprintf(stderr, "runner: %s\n", plugin_registry_error(reg, i));
+        if (plugin_registry_error_count(reg) > 0)
+            status = EXIT_USAGE;
+        else if (plugin_registry_count(reg) == 0) {
+            fprintf(stderr, "runner: no plugins found; searched %s\n",
+                    plugin_registry_search_path(reg));
+            status = EXIT_USAGE;
+        }
+    }
+    plugin_registry_free(reg);
+    return status;
+}
+
+/* Opens an existing database for reading commands; never creates one. */
+static int open_existing(const char *path, store **s)
+{
+    struct stat st;
+    char *err = NULL;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "runner: %s: no such database (run 'runner sweep' first, or pass --db)\n",
+                path);
+        return EXIT_USAGE;
+    }
+    if (store_open(path, s, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static int command_sweeps(cli_options *o)
+{
+    store *s = NULL;
+    table *t = NULL;
+    char *err = NULL;
+    int status = open_existing(o->db_path, &s);
+    if (status != EXIT_OK)
+        return status;
+    if (store_list_sweeps(s, &t, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        status = EXIT_USAGE;
+    } else {
+        output_table(stdout, t, o->format);
+    }
+    table_free(t);
+    store_close(s);
+    return status;
+}
+
+static int command_show(cli_options *o)
+{
+    if (!o->positional)
+        return usage_error("%s", "show needs a SWEEP id (see 'runner sweeps') or 'last'");
+    store *s = NULL;
+    char *err = NULL;
+    int64_t *ids = NULL;
+    size_t count = 0;
+    int64_t sweep_id = 0;
+    int status = open_existing(o->db_path, &s);
+    if (status != EXIT_OK)
+        return status;
+    if (strcmp(o->positional, "last") == 0) {
+        table *list = NULL;
+        if (store_list_sweeps(s, &list, &err) == 0 && list->row_count > 0)
+            sweep_id = table_cell(list, list->row_count - 1, 0)->as.integer;
+        table_free(list);
+    } else {
+        uint64_t id;
+        if (parse_u64(o->positional, &id) != 0) {
+            store_close(s);
+            return usage_error("show %s: expected a sweep id or 'last'", o->positional);
+        }
+        sweep_id = (int64_t)id;
+    }
+    if (err || store_sweep_sections(s, sweep_id, &ids, &count, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        store_close(s);
+        return EXIT_USAGE;
+    }
+    if (count == 0) {
+        fprintf(stderr, "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists "
+                "them\n", o->db_path, o->positional);
+        status = EXIT_USAGE;
+    }
+    if (o->format == OUTPUT_JSON && count > 0)
+        printf("[\n");
+    for (size_t i = 0; i < count && status == EXIT_OK; i++) {
+        table *t = NULL;
+        if (store_section_table(s, ids[i], &t, &err) != 0) {
+            fprintf(stderr, "runner: %s\n", err);
+            free(err);
+            status = EXIT_USAGE;
+            break;
+        }
+        if (o->format == OUTPUT_JSON && i > 0)
+            printf(",\n");
+        output_table(stdout, t, o->format);
+        if (o->format == OUTPUT_TABLE && i + 1 < count)
+            printf("\n");
+        table_free(t);
+    }
+    if (o->format == OUTPUT_JSON && count > 0)
+        printf("]\n");
+    free(ids);
+    store_close(s);
+    return status;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const char *command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+        strcmp(command, "help") == 0) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(command, "--version") == 0) {
+        printf("runner %s (plugin ABI %d, schema %d)\n", RUNNER_VERSION, RUNNER_PLUGIN_ABI,
+               store_schema_version());
+        return EXIT_OK;
+    }
+    cli_options o = { .format = OUTPUT_TABLE };
+    int status;
+    if (strcmp(command, "sweep") == 0) {
+        status = parse_options(argc, argv, command,
+                               " --db --set --plugin-dir --max-points --seed --quiet "
+                               "--script-timeout --script-memory ", &o);
+        if (status == EXIT_OK)
+            status = command_sweep(argc, argv, &o);
+    } else if (strcmp(command, "plugins") == 0) {
+        status = parse_options(argc, argv, command, " --plugin-dir ", &o);
+        if (status == EXIT_OK)
+            status = command_plugins(&o);
+    } else if (strcmp(command, "sweeps") == 0) {
+        status = parse_options(argc, argv, command, " --db --format ", &o);
+        if (status == EXIT_OK)
+            status = command_sweeps(&o);
+    } else if (strcmp(command, "show") == 0) {
+        status = parse_options(argc, argv, command, " --db --format ", &o);
+        if (status == EXIT_OK)
+            status = command_show(&o);
+    } else {
+        status = usage_error("unknown command '%s'", command);
+    }
+    free_options(&o);
+    return status;
+}

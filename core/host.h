@@ -1,0 +1,36 @@
+/* host: runner's side of the plugin ABI. One runner_point per running point
+ * holds its parameter values, its random stream, the rows it emitted and its
+ * error; host_table() is the function table handed to every plugin. */
+#ifndef RUNNER_HOST_H
+#define RUNNER_HOST_H
+
+#include <signal.h>
+#include <stddef.h>
+#include "runner/plugin.h"
+#include "value.h"
+
+struct runner_point {
+    const runner_plugin *plugin;
+    const value *params;      /* borrowed, plugin->param_count values */
+    uint64_t seed;
+    runner_rng rng;
+    value *current;           /* the row being filled, column_count values */
+    value *rows;              /* emitted rows, row-major */
+    size_t row_count, row_capacity;
+    char *error;              /* set by fail() or by a wrong set_* call */
+    const volatile sig_atomic_t *stop;  /* non-zero: the user asked to stop */
+};
+
+const runner_host *host_table(void);
+
+/* Prepares p for running plugin on params with the given seed. Returns 0 or
+ * -1 (no memory). Reuse with host_point_reset; release with host_point_free. */
+int host_point_init(runner_point *p, const runner_plugin *plugin,
+                    const volatile sig_atomic_t *stop);
+void host_point_reset(runner_point *p, const value *params, uint64_t seed);
+void host_point_free(runner_point *p);
+/* Runs the plugin on the point. Returns 0 when the point succeeded, -1 when
+ * it failed (p->error holds the message; emitted rows are discarded). */
+int host_run_point(runner_point *p);
+
+#endif

@@ -1,0 +1,25 @@
+/* output: prints tables for people (aligned text with units), for tools
+ * (CSV, RFC 4180) and for programs (JSON through jansson). */
+#ifndef RUNNER_OUTPUT_H
+#define RUNNER_OUTPUT_H
+
+#include <stdio.h>
+#include "table.h"
+
+typedef enum output_format { OUTPUT_TABLE, OUTPUT_CSV, OUTPUT_JSON } output_format;
+
+/* Parses "table", "csv" or "json"; returns 0 or -1. */
+int output_parse_format(const char *name, output_format *format);
+/* Aligned text: the title, parameters that are the same on every row on one
+ * line ("base = 30 s, trials = 0"), then a header "name [unit]" and the rows.
+ * Reals are shown with 6 significant digits; integers exactly. */
+void output_table_text(FILE *out, const table *t);
+/* CSV with a header row of column names; reals with 17 significant digits
+ * so the numbers round-trip; NaN, inf, -inf spelled out. */
+void output_table_csv(FILE *out, const table *t);
+/* A JSON object {"title", "columns": [{name, unit, type, role}], "rows": [[...]]};
+ * NaN and infinities, which JSON lacks, as the strings "NaN", "inf", "-inf". */
+int output_table_json(FILE *out, const table *t);
+void output_table(FILE *out, const table *t, output_format format);
+
+#endif

@@ -1,0 +1,210 @@
+/* param: validation and canonical form of plugin parameters (see param.h). */
+#include "param.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "util.h"
+
+long param_find(const runner_plugin *plugin, const char *name)
+{
+    for (uint32_t i = 0; i < plugin->param_count; i++)
+        if (strcmp(plugin->params[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+const char *param_suggest(const runner_plugin *plugin, const char *name)
+{
+    const char *best = NULL;
+    size_t best_distance = (size_t)-1;
+    for (uint32_t i = 0; i < plugin->param_count; i++) {
+        size_t d = util_edit_distance(name, plugin->params[i].name);
+        if (d < best_distance) {
+            best_distance = d;
+            best = plugin->params[i].name;
+        }
+    }
+    size_t len = strlen(name);
+    size_t allowed = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    return best_distance <= allowed ? best : NULL;
+}
+
+void param_describe_range(const runner_param *spec, char *buf, size_t size)
+{
+    char lo[32], hi[32];
+    if (isinf(spec->min))
+        snprintf(lo, sizeof lo, "-inf");
+    else
+        snprintf(lo, sizeof lo, "%.15g", spec->min);
+    if (isinf(spec->max))
+        snprintf(hi, sizeof hi, "inf");
+    else
+        snprintf(hi, sizeof hi, "%.15g", spec->max);
+    snprintf(buf, size, "[%s, %s]", lo, hi);
+}
+
+static int out_of_range(const runner_param *spec, double x, const char *shown, char *msg,
+                        size_t msg_size)
+{
+    char range[80];
+    param_describe_range(spec, range, sizeof range);
+    snprintf(msg, msg_size, "%s: %s is out of range %s%s%s", spec->name, shown, range,
+             spec->unit && *spec->unit ? " " : "", spec->unit ? spec->unit : "");
+    (void)x;
+    return -1;
+}
+
+int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
+{
+    char shown[64];
+    switch (spec->type) {
+    case RUNNER_INTEGER: {
+        double x;
+        if (v->type == RUNNER_INTEGER) {
+            x = (double)v->as.integer;
+        } else if (v->type == RUNNER_REAL) {
+            x = v->as.real;
+            if (!isfinite(x)) {
+                snprintf(msg, msg_size, "%s: expected a finite integer, got %g", spec->name, x);
+                return -1;
+            }
+            if (x != floor(x) || fabs(x) > 9007199254740992.0) {
+                snprintf(msg, msg_size, "%s: expected an integer, got %.17g", spec->name, x);
+                return -1;
+            }
+            *v = value_integer((int64_t)x);
+        } else {
+            snprintf(msg, msg_size, "%s: expected an integer, got a %s", spec->name,
+                     value_type_name(v->type));
+            return -1;
+        }
+        if (x < spec->min || x > spec->max) {
+            snprintf(shown, sizeof shown, "%" PRId64, v->as.integer);
+            return out_of_range(spec, x, shown, msg, msg_size);
+        }
+        return 0;
+    }
+    case RUNNER_REAL: {
+        if (v->type == RUNNER_INTEGER)
+            *v = value_real((double)v->as.integer);
+        else if (v->type != RUNNER_REAL) {
+            snprintf(msg, msg_size, "%s: expected a number, got a %s", spec->name,
+                     value_type_name(v->type));
+            return -1;
+        }
+        double x = v->as.real;
+        if (!isfinite(x)) {
+            snprintf(msg, msg_size, "%s: expected a finite number, got %s", spec->name,
+                     isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+            return -1;
+        }
+        if (x < spec->min || x > spec->max) {
+            snprintf(shown, sizeof shown, "%.15g", x);
+            return out_of_range(spec, x, shown, msg, msg_size);
+        }
+        return 0;
+    }
+    case RUNNER_BOOLEAN:
+        if (v->type != RUNNER_BOOLEAN) {
+            snprintf(msg, msg_size, "%s: expected true or false, got a %s", spec->name,
+                     value_type_name(v->type));
+            return -1;
+        }
+        return 0;
+    case RUNNER_TEXT:
+        if (v->type != RUNNER_TEXT) {
+            snprintf(msg, msg_size, "%s: expected a string, got a %s", spec->name,
+                     value_type_name(v->type));
+            return -1;
+        }
+        if (spec->choices) {
+            size_t used = 0;
+            char allowed[256] = "";
+            for (const char *const *c = spec->choices; *c; c++) {
+                if (strcmp(*c, v->as.text) == 0)
+                    return 0;
+                int n = snprintf(allowed + used, sizeof allowed - used, "%s'%s'",
+                                 used ? ", " : "", *c);
+                if (n > 0 && (size_t)n < sizeof allowed - used)
+                    used += (size_t)n;
+            }
+            snprintf(msg, msg_size, "%s: '%s' is not one of %s", spec->name, v->as.text, allowed);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(msg, msg_size, "%s: parameter has an unknown type", spec->name);
+    return -1;
+}
+
+value param_default(const runner_param *spec)
+{
+    switch (spec->type) {
+    case RUNNER_INTEGER:
+        return value_integer((int64_t)spec->default_number);
+    case RUNNER_REAL:
+        return value_real(spec->default_number);
+    case RUNNER_BOOLEAN:
+        return value_boolean(spec->default_number != 0);
+    case RUNNER_TEXT:
+        return value_text(spec->default_text);
+    }
+    return VALUE_NULL;
+}
+
+static json_t *value_to_json(const value *v)
+{
+    switch (v->type) {
+    case RUNNER_INTEGER:
+        return json_integer(v->as.integer);
+    case RUNNER_REAL:
+        return json_real(v->as.real);
+    case RUNNER_BOOLEAN:
+        return json_boolean(v->as.boolean);
+    case RUNNER_TEXT:
+        return json_string(v->as.text);
+    }
+    return json_null();
+}
+
+char *param_canonical_json(const runner_plugin *plugin, const value *params)
+{
+    json_t *object = json_object();
+    if (!object)
+        return NULL;
+    for (uint32_t i = 0; i < plugin->param_count; i++)
+        json_object_set_new(object, plugin->params[i].name, value_to_json(&params[i]));
+    char *text = json_dumps(object, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(object);
+    return text;
+}
+
+int param_point_identity(const runner_plugin *plugin, const char *canonical_json,
+                         uint64_t sweep_seed, char identity_hex[65], uint64_t *point_seed)
+{
+    char *identity_text = util_format("%s\n%s\n%s\n%" PRIu64, plugin->name, plugin->version,
+                                      canonical_json, sweep_seed);
+    char *seed_text = util_format("%s\n%s\n%" PRIu64, plugin->name, canonical_json, sweep_seed);
+    unsigned char raw[32];
+    int rc = -1;
+    if (!identity_text || !seed_text)
+        goto done;
+    if (digest_sha256_hex(identity_text, strlen(identity_text), identity_hex) != 0 ||
+        digest_sha256(seed_text, strlen(seed_text), raw) != 0)
+        goto done;
+    uint64_t seed = 0;
+    for (int i = 7; i >= 0; i--)
+        seed = (seed << 8) | raw[i];
+    *point_seed = seed;
+    rc = 0;
+done:
+    free(identity_text);
+    free(seed_text);
+    return rc;
+}

@@ -1,0 +1,994 @@
+/* script: the Lua side of runner. A fresh sandboxed state per script (no io,
+ * no os.execute, no load/loadfile/dofile, no C modules; require only from
+ * lib/ directories; bounded heap and run time), plus runner's functions:
+ * sweep, options, range, linspace, logspace, powers_of_two, zip, printf. */
+#include "script.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "digest.h"
+#include "grid.h"
+#include "output.h"
+#include "param.h"
+#include "plugin_loader.h"
+#include "provenance.h"
+#include "store.h"
+#include "sweep.h"
+#include "util.h"
+
+#define ZIP_METATABLE "runner.zip"
+
+typedef enum failure_kind { FAIL_INPUT = 0, FAIL_INTERRUPTED, FAIL_STOPPED } failure_kind;
+
+typedef struct script_state {
+    const script_config *config;
+    lua_State *L;
+    size_t heap_used;
+    double started, points_time_s;
+    failure_kind failure;
+    plugin_registry *registry;
+    store *store;
+    sweep_run run;
+    int sweep_begun;
+    char *script_text;
+    char script_sha256[65];
+    json_t *options_used;     /* the option values the script ran with */
+    json_t *overrides;        /* what --set gave */
+    int options_declared;
+    int zip_groups;
+} script_state;
+
+/* The registry holds a pointer back to our state under this key. */
+static const char state_key = 'S';
+
+static script_state *state_of(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
+    script_state *s = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return s;
+}
+
+/* Raises a script error of the given kind at the caller's file:line. */
+static int script_raise(lua_State *L, failure_kind kind, const char *fmt, ...)
+    RUNNER_PRINTF(3, 4);
+static int script_raise(lua_State *L, failure_kind kind, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    state_of(L)->failure = kind;
+    luaL_where(L, 1);
+    lua_pushstring(L, buf);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+/* ---- sandbox: heap limit, time limit, restricted libraries ---- */
+
+static void *bounded_alloc(void *ud, void *ptr, size_t old_size, size_t new_size)
+{
+    script_state *s = ud;
+    if (!ptr)
+        old_size = 0;
+    if (new_size == 0) {
+        free(ptr);
+        s->heap_used -= old_size;
+        return NULL;
+    }
+    if (new_size > old_size && s->heap_used + (new_size - old_size) > s->config->memory_limit_bytes)
+        return NULL; /* Lua raises "not enough memory" */
+    void *grown = realloc(ptr, new_size);
+    if (grown)
+        s->heap_used = s->heap_used - old_size + new_size;
+    return grown;
+}
+
+/* Inside a hook, level 0 is the Lua function being run: its file:line is
+ * where the script was when the limit struck. */
+static void time_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    script_state *s = state_of(L);
+    if (s->config->stop && *s->config->stop) {
+        s->failure = FAIL_INTERRUPTED;
+        lua_pushstring(L, "interrupted");
+        lua_error(L);
+    }
+    double own = util_monotonic() - s->started - s->points_time_s;
+    if (s->config->time_limit_s > 0 && own > s->config->time_limit_s) {
+        s->failure = FAIL_INPUT;
+        char msg[128];
+        snprintf(msg, sizeof msg, "the script ran for more than %g s of its own time "
+                 "(--script-timeout)", s->config->time_limit_s);
+        luaL_where(L, 0);
+        lua_pushstring(L, msg);
+        lua_concat(L, 2);
+        lua_error(L);
+    }
+}
+
+static int module_name_ok(const char *name)
+{
+    if (!*name || strlen(name) > 64)
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.'))
+            return 0;
+    return name[0] != '.' && !strstr(name, "..");
+}
+
+/* require(name): Lua modules from <script dir>/lib, then runner's own
+ * scripts/lib (source tree, then install). Text chunks only, cached. */
+static int l_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "runner.loaded");
+    lua_getfield(L, -1, name);
+    if (!lua_isnil(L, -1))
+        return 1;
+    lua_pop(L, 1);
+    if (!module_name_ok(name))
+        return script_raise(L, FAIL_INPUT, "require '%s': module names are lower-case words "
+                     "separated by dots", name);
+    script_state *s = state_of(L);
+    char relative[160];
+    snprintf(relative, sizeof relative, "%s", name);
+    for (char *p = relative; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    char *script_dir = util_strdup(s->config->script_path);
+    char *slash = strrchr(script_dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(script_dir, ".");
+    const char *dirs[] = { script_dir, RUNNER_SOURCE_SCRIPT_LIB_DIR, RUNNER_INSTALL_SCRIPT_LIB_DIR };
+    char *text = NULL, *path = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < 3 && !text; i++) {
+        free(path);
+        path = i == 0 ? util_format("%s/lib/%s.lua", dirs[i], relative)
+                      : util_format("%s/%s.lua", dirs[i], relative);
+        if (path && util_read_file(path, &text, &len) != 0)
+            text = NULL;
+    }
+    free(script_dir);
+    if (!text) {
+        free(path);
+        return script_raise(L, FAIL_INPUT, "require '%s': no module lib/%s.lua next to the script or "
+                     "in runner's scripts/lib", name, relative);
+    }
+    char *chunkname = util_format("@%s", path);
+    free(path);
+    int rc = luaL_loadbufferx(L, text, len, chunkname, "t");
+    free(text);
+    free(chunkname);
+    if (rc != LUA_OK)
+        return lua_error(L);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, name);
+    return 1;
+}
+
+static int l_printf(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_getglobal(L, "string");
+    lua_getfield(L, -1, "format");
+    lua_insert(L, 1);
+    lua_pop(L, 1);
+    lua_call(L, n, 1);
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    fwrite(text, 1, len, stdout);
+    return 0;
+}
+
+static void open_sandbox(lua_State *L)
+{
+    static const luaL_Reg safe_libs[] = {
+        { LUA_GNAME, luaopen_base },       { LUA_TABLIBNAME, luaopen_table },
+        { LUA_STRLIBNAME, luaopen_string }, { LUA_MATHLIBNAME, luaopen_math },
+        { LUA_UTF8LIBNAME, luaopen_utf8 },  { LUA_COLIBNAME, luaopen_coroutine },
+        { LUA_OSLIBNAME, luaopen_os },      { NULL, NULL },
+    };
+    for (const luaL_Reg *lib = safe_libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    /* Loading code from files or strings would bypass require's rules. */
+    static const char *const removed_globals[] = { "dofile", "loadfile", "load", NULL };
+    for (const char *const *g = removed_globals; *g; g++) {
+        lua_pushnil(L);
+        lua_setglobal(L, *g);
+    }
+    lua_getglobal(L, "string");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    /* os keeps only clocks and dates: no execute, exit, remove, rename,
+     * tmpname, getenv or setlocale. */
+    lua_newtable(L);
+    static const char *const kept_os[] = { "clock", "time", "date", "difftime", NULL };
+    lua_getglobal(L, "os");
+    for (const char *const *f = kept_os; *f; f++) {
+        lua_getfield(L, -1, *f);
+        lua_setfield(L, -3, *f);
+    }
+    lua_pop(L, 1);
+    lua_setglobal(L, "os");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "runner.loaded");
+    lua_register(L, "require", l_require);
+    lua_register(L, "printf", l_printf);
+}
+
+/* ---- values between Lua and C ---- */
+
+/* Converts the scalar at idx into *out; returns 0, or -1 with a reason. */
+static int lua_to_value(lua_State *L, int idx, value *out, char *msg, size_t size)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx))
+            *out = value_integer(lua_tointeger(L, idx));
+        else
+            *out = value_real(lua_tonumber(L, idx));
+        return 0;
+    case LUA_TBOOLEAN:
+        *out = value_boolean(lua_toboolean(L, idx));
+        return 0;
+    case LUA_TSTRING:
+        *out = value_text(lua_tostring(L, idx));
+        return out->type ? 0 : -1;
+    default:
+        snprintf(msg, size, "expected a number, string or boolean, got a %s",
+                 luaL_typename(L, idx));
+        return -1;
+    }
+}
+
+static void push_value(lua_State *L, const value *v)
+{
+    switch (v->type) {
+    case RUNNER_INTEGER: lua_pushinteger(L, v->as.integer); break;
+    case RUNNER_REAL: lua_pushnumber(L, v->as.real); break;
+    case RUNNER_BOOLEAN: lua_pushboolean(L, v->as.boolean); break;
+    case RUNNER_TEXT: lua_pushstring(L, v->as.text); break;
+    default: lua_pushnil(L); break;
+    }
+}
+
+/* Reads one parameter's setting (scalar or list) at idx into the grid.
+ * Returns 0, or -1 with msg set. */
+static int set_param(lua_State *L, grid *g, const runner_plugin *plugin, uint32_t param,
+                     int idx, int zip_group, char *msg, size_t size)
+{
+    idx = lua_absindex(L, idx);
+    const runner_param *spec = &plugin->params[param];
+    size_t count = 1;
+    int is_list = lua_type(L, idx) == LUA_TTABLE;
+    if (is_list) {
+        if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
+            lua_pop(L, 1);
+            snprintf(msg, size, "%s: zip{...} goes in the list part of the sweep table, "
+                     "not under a parameter name", spec->name);
+            return -1;
+        }
+        count = lua_rawlen(L, idx);
+        size_t entries = 0;
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            entries++;
+            lua_pop(L, 1);
+        }
+        if (count == 0 || entries != count) {
+            snprintf(msg, size, "%s: a list of values must be a non-empty sequence {v1, v2, ...}",
+                     spec->name);
+            return -1;
+        }
+    }
+    value *values = calloc(count, sizeof *values);
+    if (!values) {
+        snprintf(msg, size, "out of memory");
+        return -1;
+    }
+    char reason[400];
+    for (size_t i = 0; i < count; i++) {
+        if (is_list)
+            lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        else
+            lua_pushvalue(L, idx);
+        int bad = lua_to_value(L, -1, &values[i], reason, sizeof reason);
+        lua_pop(L, 1);
+        if (bad) {
+            snprintf(msg, size, "%s: %s", spec->name, reason);
+            goto fail;
+        }
+        if (param_check(spec, &values[i], reason, sizeof reason) != 0) {
+            snprintf(msg, size, "%s", reason);
+            goto fail;
+        }
+    }
+    return grid_set(g, param, values, count, zip_group);
+fail:
+    for (size_t i = 0; i < count; i++)
+        value_clear(&values[i]);
+    free(values);
+    return -1;
+}
+
+static int unknown_param(const runner_plugin *plugin, const char *name, char *msg, size_t size)
+{
+    const char *suggestion = param_suggest(plugin, name);
+    if (suggestion)
+        snprintf(msg, size, "unknown parameter '%s' (did you mean '%s'?)", name, suggestion);
+    else
+        snprintf(msg, size, "unknown parameter '%s'; 'runner plugins %s' lists its parameters",
+                 name, plugin->name);
+    return -1;
+}
+
+/* Builds the grid from the sweep table at idx. Never raises for bad input:
+ * returns -1 with msg so the caller can free the grid first. */
+static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
+                      int idx, char *msg, size_t size)
+{
+    int seen_zip = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            const char *name = lua_tostring(L, -2);
+            long param = param_find(plugin, name);
+            if (param < 0) {
+                lua_pop(L, 2);
+                return unknown_param(plugin, name, msg, size);
+            }
+            if (set_param(L, g, plugin, (uint32_t)param, -1, 0, msg, size) != 0) {
+                lua_pop(L, 2);
+                return -1;
+            }
+        } else if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TTABLE &&
+                   luaL_testudata(L, -1, ZIP_METATABLE) == NULL &&
+                   luaL_getmetafield(L, -1, "__name") != LUA_TNIL) {
+            int is_zip = strcmp(lua_tostring(L, -1), ZIP_METATABLE) == 0;
+            lua_pop(L, 1);
+            if (!is_zip) {
+                lua_pop(L, 2);
+                snprintf(msg, size, "the list part of a sweep table holds only zip{...} groups");
+                return -1;
+            }
+            int group = ++s->zip_groups;
+            seen_zip = 1;
+            int zip = lua_absindex(L, -1);
+            lua_pushnil(L);
+            while (lua_next(L, zip)) {
+                if (lua_type(L, -2) != LUA_TSTRING) {
+                    lua_pop(L, 4);
+                    snprintf(msg, size, "zip{...} takes name = {values} pairs");
+                    return -1;
+                }
+                const char *name = lua_tostring(L, -2);
+                long param = param_find(plugin, name);
+                if (param < 0) {
+                    lua_pop(L, 4);
+                    return unknown_param(plugin, name, msg, size);
+                }
+                if (lua_type(L, -1) != LUA_TTABLE) {
+                    lua_pop(L, 4);
+                    snprintf(msg, size, "zip{...}: '%s' needs a list of values", name);
+                    return -1;
+                }
+                if (set_param(L, g, plugin, (uint32_t)param, -1, group, msg, size) != 0) {
+                    lua_pop(L, 4);
+                    return -1;
+                }
+                lua_pop(L, 1);
+            }
+        } else {
+            lua_pop(L, 2);
+            snprintf(msg, size, "sweep tables map parameter names to values; the list part "
+                     "holds only zip{...} groups");
+            return -1;
+        }
+        lua_pop(L, 1);
+    }
+    (void)seen_zip;
+    return 0;
+}
+
+/* ---- the sweep record ---- */
+
+/* Opens the database and begins the sweep row, once per script. Returns 0,
+ * or -1 with msg. */
+static int begin_sweep(script_state *s, char *msg, size_t size)
+{
+    if (s->sweep_begun)
+        return 0;
+    char *err = NULL;
+    if (store_open(s->config->db_path, &s->store, &err) != 0) {
+        snprintf(msg, size, "%s", err ? err : "cannot open the database");
+        free(err);
+        return -1;
+    }
+    char host[256];
+    provenance_host(host, sizeof host);
+    char *git = provenance_git_commit(s->config->script_path);
+    char *options = json_dumps(s->options_used, JSON_COMPACT | JSON_SORT_KEYS);
+    char *overrides = json_dumps(s->overrides, JSON_COMPACT | JSON_SORT_KEYS);
+    store_sweep_info info = {
+        .script_path = s->config->script_path,
+        .script_text = s->script_text,
+        .script_sha256 = s->script_sha256,
+        .options_json = options ? options : "{}",
+        .overrides_json = overrides ? overrides : "{}",
+        .runner_version = RUNNER_VERSION,
+        .git_commit = git,
+        .host = host,
+        .command_line = s->config->command_line ? s->config->command_line : "",
+        .seed = s->config->seed,
+        .started_at = util_now(),
+    };
+    int rc = store_sweep_begin(s->store, &info, &s->run.sweep_id, &err);
+    free(git);
+    free(options);
+    free(overrides);
+    if (rc != 0) {
+        snprintf(msg, size, "%s", err ? err : "cannot begin the sweep");
+        free(err);
+        return -1;
+    }
+    s->run.store = s->store;
+    s->run.seed = s->config->seed;
+    s->run.stop = s->config->stop;
+    s->run.quiet = s->config->quiet;
+    s->sweep_begun = 1;
+    return 0;
+}
+
+/* Pushes the rows of t as an array of {column = value} tables. */
+static void push_rows(lua_State *L, const table *t)
+{
+    lua_createtable(L, (int)t->row_count, 0);
+    for (size_t r = 0; r < t->row_count; r++) {
+        lua_createtable(L, 0, (int)t->column_count);
+        for (size_t c = 0; c < t->column_count; c++) {
+            push_value(L, table_cell(t, r, c));
+            lua_setfield(L, -2, t->columns[c].name);
+        }
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+}
+
+static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int opts_idx)
+{
+    script_state *s = state_of(L);
+    char *err = NULL;
+    char msg[1024];
+    const loaded_plugin *lp = plugin_registry_get(s->registry, plugin_name, &err);
+    if (!lp) {
+        snprintf(msg, sizeof msg, "%s", err ? err : "unknown plugin");
+        free(err);
+        return script_raise(L, FAIL_INPUT, "%s", msg);
+    }
+    if (!s->options_declared && s->config->override_count > 0) {
+        const char *eq = strchr(s->config->overrides[0], '=');
+        int len = eq ? (int)(eq - s->config->overrides[0]) : (int)strlen(s->config->overrides[0]);
+        return script_raise(L, FAIL_INPUT, "--set %.*s: the script declares no options (declare them "
+                     "with options{...} before the first sweep)", len, s->config->overrides[0]);
+    }
+    const char *title = NULL;
+    int print_rows = 1;
+    if (opts_idx) {
+        luaL_checktype(L, opts_idx, LUA_TTABLE);
+        lua_getfield(L, opts_idx, "title");
+        title = lua_tostring(L, -1);
+        lua_getfield(L, opts_idx, "print");
+        if (!lua_isnil(L, -1))
+            print_rows = lua_toboolean(L, -1);
+        lua_pop(L, 1); /* the title string stays on the stack while we use it */
+    }
+    lua_Debug ar;
+    int line = 0;
+    if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar))
+        line = ar.currentline;
+
+    grid *g = grid_new(lp->desc);
+    if (!g)
+        return luaL_error(L, "out of memory");
+    uint64_t count = 0;
+    if (build_grid(L, s, g, lp->desc, params_idx, msg, sizeof msg) != 0 ||
+        grid_finish(g, s->config->max_points, &count, msg, sizeof msg) != 0) {
+        grid_free(g);
+        return script_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
+    }
+    /* Everything is valid: only now touch the database. */
+    if (begin_sweep(s, msg, sizeof msg) != 0) {
+        grid_free(g);
+        s->failure = FAIL_STOPPED;
+        lua_pushstring(L, msg);
+        return lua_error(L);
+    }
+    double clock0 = util_monotonic();
+    table *rows = NULL;
+    int rc;
+    rc = sweep_run_section(&s->run, lp, g, title, line, &rows, &err);
+    grid_free(g);
+    s->points_time_s += util_monotonic() - clock0;
+    if (rc != 0) {
+        snprintf(msg, sizeof msg, "%s", err ? err : "storing failed");
+        free(err);
+        s->failure = FAIL_STOPPED;
+        lua_pushstring(L, msg);
+        return lua_error(L);
+    }
+    if (s->run.interrupted) {
+        table_free(rows);
+        s->failure = FAIL_INTERRUPTED;
+        lua_pushstring(L, "interrupted");
+        return lua_error(L);
+    }
+    if (print_rows) {
+        output_table_text(stdout, rows);
+        fputc('\n', stdout);
+        fflush(stdout);
+    }
+    push_rows(L, rows);
+    table_free(rows);
+    return 1;
+}
+
+/* sweep "plugin" { ... } — the curried form. */
+static int l_sweep_curried(lua_State *L)
+{
+    const char *name = lua_tostring(L, lua_upvalueindex(1));
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "sweep \"%s\" needs a table of parameters: "
+                     "sweep \"%s\" { name = value, ... }", name, name);
+    return run_sweep(L, name, 1, lua_istable(L, 2) ? 2 : 0);
+}
+
+/* sweep(plugin, params [, opts]) or sweep "plugin" {params}. */
+static int l_sweep(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return script_raise(L, FAIL_INPUT, "sweep needs a plugin name: sweep \"speedup\" { ... }");
+    if (lua_gettop(L) == 1) {
+        lua_pushvalue(L, 1);
+        lua_pushcclosure(L, l_sweep_curried, 1);
+        return 1;
+    }
+    if (lua_type(L, 2) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "sweep(\"%s\", params): params must be a table",
+                     lua_tostring(L, 1));
+    return run_sweep(L, lua_tostring(L, 1), 2, lua_istable(L, 3) ? 3 : 0);
+}
+
+/* ---- options (sysbench style) ---- */
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *override_for(const script_config *c, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < c->override_count; i++)
+        if (strncmp(c->overrides[i], name, n) == 0 && c->overrides[i][n] == '=')
+            return c->overrides[i] + n + 1;
+    return NULL;
+}
+
+/* Pushes the override text parsed like the default at default_idx. */
+static int push_override(lua_State *L, const char *name, const char *text, int default_idx)
+{
+    char *end = NULL;
+    switch (lua_type(L, default_idx)) {
+    case LUA_TBOOLEAN:
+        if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0) {
+            lua_pushboolean(L, text[0] == 't');
+            return 0;
+        }
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: expected true or false", name, text);
+    case LUA_TNUMBER:
+        errno = 0;
+        if (lua_isinteger(L, default_idx)) {
+            long long v = strtoll(text, &end, 10);
+            if (*text && !*end && errno == 0) {
+                lua_pushinteger(L, v);
+                return 0;
+            }
+            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected an integer", name, text);
+        } else {
+            double v = strtod(text, &end);
+            if (*text && !*end && errno == 0 && isfinite(v)) {
+                lua_pushnumber(L, v);
+                return 0;
+            }
+            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a finite number", name, text);
+        }
+    case LUA_TTABLE: {
+        /* A list option takes comma-separated numbers (or words). */
+        lua_newtable(L);
+        char *copy = util_strdup(text), *save = NULL;
+        int i = 0;
+        for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            errno = 0;
+            double v = strtod(item, &end);
+            if (*item && !*end && errno == 0 && isfinite(v)) {
+                if (v == floor(v) && fabs(v) < 9e15 && !strpbrk(item, ".eE"))
+                    lua_pushinteger(L, (lua_Integer)v);
+                else
+                    lua_pushnumber(L, v);
+            } else {
+                lua_pushstring(L, item);
+            }
+            lua_rawseti(L, -2, ++i);
+        }
+        free(copy);
+        if (i == 0)
+            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a comma-separated list", name, text);
+        return 0;
+    }
+    default:
+        lua_pushstring(L, text);
+        return 0;
+    }
+}
+
+static json_t *lua_to_json(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        return lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx))
+                                     : json_real(lua_tonumber(L, idx));
+    case LUA_TBOOLEAN:
+        return json_boolean(lua_toboolean(L, idx));
+    case LUA_TSTRING:
+        return json_string(lua_tostring(L, idx));
+    case LUA_TTABLE: {
+        json_t *array = json_array();
+        size_t n = lua_rawlen(L, idx);
+        for (size_t i = 1; i <= n; i++) {
+            lua_rawgeti(L, idx, (lua_Integer)i);
+            json_array_append_new(array, lua_to_json(L, -1));
+            lua_pop(L, 1);
+        }
+        return array;
+    }
+    default:
+        return json_null();
+    }
+}
+
+/* options { name = default, other = {default = v, doc = "..."} } returns a
+ * table of the values in effect: the default, or what --set NAME=VALUE says
+ * (parsed like the default). Unknown --set names are errors. */
+static int l_options(lua_State *L)
+{
+    script_state *s = state_of(L);
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "options needs a table: options { name = default, ... }");
+    if (s->options_declared)
+        return script_raise(L, FAIL_INPUT, "options{...} may be declared only once per script");
+    s->options_declared = 1;
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            lua_pop(L, 2);
+            return script_raise(L, FAIL_INPUT, "options{...}: keys must be option names");
+        }
+        n++;
+        lua_pop(L, 1);
+    }
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    size_t k = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 1) && names) {
+        names[k++] = lua_tostring(L, -2); /* kept alive by the table */
+        lua_pop(L, 1);
+    }
+    qsort(names, k, sizeof *names, compare_names);
+    /* Every --set must name a declared option. */
+    for (size_t i = 0; i < s->config->override_count; i++) {
+        const char *o = s->config->overrides[i];
+        size_t len = strcspn(o, "=");
+        int known = 0;
+        const char *closest = NULL;
+        size_t closest_d = (size_t)-1;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)len, o);
+        for (size_t j = 0; j < k; j++) {
+            if (strcmp(names[j], name) == 0)
+                known = 1;
+            size_t d = util_edit_distance(name, names[j]);
+            if (d < closest_d) {
+                closest_d = d;
+                closest = names[j];
+            }
+        }
+        if (!known) {
+            char hint[160] = "";
+            if (closest && closest_d <= 2)
+                snprintf(hint, sizeof hint, " (did you mean '%s'?)", closest);
+            free(names);
+            return script_raise(L, FAIL_INPUT, "--set %s: the script has no option '%s'%s", name, name,
+                         hint);
+        }
+    }
+    lua_newtable(L); /* result, at index 2 */
+    for (size_t i = 0; i < k; i++) {
+        lua_getfield(L, 1, names[i]);
+        if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
+            lua_getfield(L, -1, "default");
+            if (!lua_isnil(L, -1)) {
+                lua_remove(L, -2);
+            } else {
+                lua_pop(L, 1); /* a plain list default */
+            }
+        }
+        int default_idx = lua_gettop(L);
+        const char *text = override_for(s->config, names[i]);
+        if (text) {
+            push_override(L, names[i], text, default_idx);
+            json_object_set_new(s->overrides, names[i], json_string(text));
+        } else {
+            lua_pushvalue(L, default_idx);
+        }
+        json_object_set_new(s->options_used, names[i], lua_to_json(L, -1));
+        lua_setfield(L, 2, names[i]);
+        lua_pop(L, 1);
+    }
+    free(names);
+    return 1;
+}
+
+/* ---- axis helpers ---- */
+
+static int push_sequence_checked(lua_State *L, lua_Integer n)
+{
+    if (n < 1 || n > 100000000)
+        return script_raise(L, FAIL_INPUT, "an axis needs between 1 and 1e8 values, got %lld",
+                     (long long)n);
+    lua_createtable(L, (int)n, 0);
+    return 0;
+}
+
+/* range(first, last [, step]): first, first+step, ... up to last inclusive. */
+static int l_range(lua_State *L)
+{
+    if (lua_isinteger(L, 1) && lua_isinteger(L, 2) && (lua_isnoneornil(L, 3) || lua_isinteger(L, 3))) {
+        lua_Integer first = lua_tointeger(L, 1), last = lua_tointeger(L, 2);
+        lua_Integer step = luaL_optinteger(L, 3, 1);
+        if (step == 0 || (last - first) / step < 0)
+            return script_raise(L, FAIL_INPUT, "range(%lld, %lld, %lld): the step never reaches the end",
+                         (long long)first, (long long)last, (long long)step);
+        lua_Integer n = (last - first) / step + 1;
+        push_sequence_checked(L, n);
+        for (lua_Integer i = 0; i < n; i++) {
+            lua_pushinteger(L, first + i * step);
+            lua_rawseti(L, -2, i + 1);
+        }
+        return 1;
+    }
+    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
+    double step = luaL_optnumber(L, 3, 1);
+    if (!isfinite(first) || !isfinite(last) || !isfinite(step) || step == 0 ||
+        (last - first) / step < 0)
+        return script_raise(L, FAIL_INPUT, "range(%g, %g, %g): the step never reaches the end", first,
+                     last, step);
+    /* Count with a tolerance so range(0, 1, 0.1) includes 1. */
+    lua_Integer n = (lua_Integer)floor((last - first) / step + 1e-9) + 1;
+    push_sequence_checked(L, n);
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_pushnumber(L, first + (double)i * step);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* linspace(first, last, n): n evenly spaced values, both ends included. */
+static int l_linspace(lua_State *L)
+{
+    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
+    lua_Integer n = luaL_checkinteger(L, 3);
+    if (!isfinite(first) || !isfinite(last))
+        return script_raise(L, FAIL_INPUT, "linspace: ends must be finite");
+    push_sequence_checked(L, n);
+    for (lua_Integer i = 0; i < n; i++) {
+        double x = n == 1 ? first : first + (last - first) * (double)i / (double)(n - 1);
+        if (i == n - 1)
+            x = last;
+        lua_pushnumber(L, x);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* logspace(first, last, n): n values evenly spaced in log scale. */
+static int l_logspace(lua_State *L)
+{
+    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
+    lua_Integer n = luaL_checkinteger(L, 3);
+    if (!(first > 0) || !(last > 0) || !isfinite(first) || !isfinite(last))
+        return script_raise(L, FAIL_INPUT, "logspace(%g, %g, %lld): ends must be positive and finite",
+                     first, last, (long long)n);
+    push_sequence_checked(L, n);
+    double ratio = n == 1 ? 1 : log(last / first) / (double)(n - 1);
+    for (lua_Integer i = 0; i < n; i++) {
+        double x = i == n - 1 ? last : first * exp(ratio * (double)i);
+        lua_pushnumber(L, x);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* powers_of_two(first, last): the powers of two from first to last. */
+static int l_powers_of_two(lua_State *L)
+{
+    lua_Integer first = luaL_checkinteger(L, 1), last = luaL_checkinteger(L, 2);
+    if (first < 1 || last < first || (first & (first - 1)) != 0 || (last & (last - 1)) != 0)
+        return script_raise(L, FAIL_INPUT, "powers_of_two(%lld, %lld): both ends must be powers of two, "
+                     "first <= last", (long long)first, (long long)last);
+    lua_newtable(L);
+    lua_Integer i = 0;
+    for (lua_Integer v = first; v <= last && v > 0; v *= 2) {
+        lua_pushinteger(L, v);
+        lua_rawseti(L, -2, ++i);
+        if (v > LUA_MAXINTEGER / 2)
+            break;
+    }
+    return 1;
+}
+
+/* zip { a = {...}, b = {...} }: axes that advance together. */
+static int l_zip(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    luaL_setmetatable(L, ZIP_METATABLE);
+    return 1;
+}
+
+static const luaL_Reg runner_globals[] = {
+    { "sweep", l_sweep },       { "options", l_options },
+    { "range", l_range },       { "linspace", l_linspace },
+    { "logspace", l_logspace }, { "powers_of_two", l_powers_of_two },
+    { "zip", l_zip },           { NULL, NULL },
+};
+
+/* ---- running a script ---- */
+
+static int message_handler(lua_State *L)
+{
+    if (!lua_isstring(L, 1)) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    return 1;
+}
+
+static void push_runner_table(lua_State *L, const script_config *c)
+{
+    lua_newtable(L);
+    lua_pushstring(L, RUNNER_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_pushstring(L, c->script_path);
+    lua_setfield(L, -2, "script");
+    lua_pushstring(L, c->db_path);
+    lua_setfield(L, -2, "db");
+    lua_pushinteger(L, (lua_Integer)c->seed);
+    lua_setfield(L, -2, "seed");
+    lua_setglobal(L, "runner");
+}
+
+int script_run(const script_config *config)
+{
+    script_state s = { .config = config };
+    int status = EXIT_USAGE;
+    char *err = NULL;
+    size_t len = 0;
+    s.options_used = json_object();
+    s.overrides = json_object();
+    for (size_t i = 0; i < config->override_count; i++) {
+        if (!strchr(config->overrides[i], '=') || config->overrides[i][0] == '=') {
+            fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", config->overrides[i]);
+            goto done;
+        }
+    }
+    if (util_read_file(config->script_path, &s.script_text, &len) != 0) {
+        fprintf(stderr, "runner: %s: cannot read the script: %s\n", config->script_path,
+                strerror(errno));
+        goto done;
+    }
+    digest_sha256_hex(s.script_text, len, s.script_sha256);
+    if (plugin_registry_open(config->plugin_dirs, &s.registry, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto done;
+    }
+
+    s.L = lua_newstate(bounded_alloc, &s);
+    if (!s.L) {
+        fprintf(stderr, "runner: cannot create a Lua state (out of memory)\n");
+        goto done;
+    }
+    lua_State *L = s.L;
+    lua_pushlightuserdata(L, &s);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
+    open_sandbox(L);
+    luaL_newmetatable(L, ZIP_METATABLE);
+    lua_pop(L, 1);
+    for (const luaL_Reg *f = runner_globals; f->name; f++)
+        lua_register(L, f->name, f->func);
+    push_runner_table(L, config);
+    lua_sethook(L, time_hook, LUA_MASKCOUNT, 10000);
+    s.started = util_monotonic();
+
+    lua_pushcfunction(L, message_handler);
+    char *chunkname = util_format("@%s", config->script_path);
+    int rc = luaL_loadbufferx(L, s.script_text, len, chunkname, "t");
+    free(chunkname);
+    if (rc == LUA_OK)
+        rc = lua_pcall(L, 0, 0, 1);
+    if (rc != LUA_OK) {
+        const char *message = lua_tostring(L, -1);
+        if (s.failure == FAIL_INTERRUPTED) {
+            fprintf(stderr, "runner: interrupted; finished points are stored\n");
+            status = EXIT_INTERRUPTED;
+        } else {
+            fprintf(stderr, "runner: %s\n", message ? message : "script failed");
+            status = EXIT_USAGE;
+        }
+    } else if (s.run.points_failed > 0) {
+        status = EXIT_POINTS_FAILED;
+    } else {
+        status = EXIT_OK;
+    }
+    if (s.sweep_begun) {
+        const char *sweep_status = status == EXIT_OK ? "ok"
+                                 : status == EXIT_POINTS_FAILED ? "failed"
+                                 : status == EXIT_INTERRUPTED ? "interrupted" : "error";
+        if (store_sweep_end(s.store, s.run.sweep_id, sweep_status, util_now(), &err) != 0) {
+            fprintf(stderr, "runner: %s\n", err);
+            free(err);
+            err = NULL;
+            status = EXIT_USAGE;
+        }
+        fprintf(stderr, "runner: sweep %lld stored in %s: %llu points ok, %llu failed\n",
+                (long long)s.run.sweep_id, config->db_path,
+                (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed);
+    }
+done:
+    if (s.L)
+        lua_close(s.L);
+    sweep_run_free(&s.run);
+    store_close(s.store);
+    plugin_registry_free(s.registry);
+    free(s.script_text);
+    free(err);
+    json_decref(s.options_used);
+    json_decref(s.overrides);
+    return status;
+}

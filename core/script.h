@@ -1,0 +1,32 @@
+/* script: runs a sweep script — Lua 5.4 in a sandbox — with runner's API
+ * (sweep, options, axis helpers; docs/lua-api.md). Opens the database and
+ * begins the sweep record only when the first section is about to run, so
+ * a script rejected up front leaves the database untouched. */
+#ifndef RUNNER_SCRIPT_H
+#define RUNNER_SCRIPT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct script_config {
+    const char *script_path;
+    const char *db_path;
+    const char *const *plugin_dirs;    /* NULL-terminated; may be NULL */
+    const char *const *overrides;      /* "NAME=VALUE" from --set */
+    size_t override_count;
+    uint64_t max_points;               /* per section; 0: no limit */
+    uint64_t seed;                     /* the sweep seed */
+    int quiet;                         /* no progress line */
+    size_t memory_limit_bytes;         /* the script's own Lua heap */
+    double time_limit_s;               /* the script's own run time, points excluded */
+    const char *command_line;
+    const volatile sig_atomic_t *stop;
+} script_config;
+
+/* Runs the script. Returns the process exit status (cli.h): 0, 1 when some
+ * points failed, 2 on bad input or a failure that stopped the run, 130 when
+ * interrupted. Errors are printed on stderr as one line. */
+int script_run(const script_config *config);
+
+#endif

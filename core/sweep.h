@@ -1,0 +1,36 @@
+/* sweep: runs the points of one section (one `sweep` call of a script) and
+ * hands each finished point, with its rows, to the store. The Lua side
+ * (script.c) builds the grid; this module owns the loop. */
+#ifndef RUNNER_SWEEP_H
+#define RUNNER_SWEEP_H
+
+#include <signal.h>
+#include <stdint.h>
+#include "grid.h"
+#include "plugin_loader.h"
+#include "store.h"
+#include "table.h"
+
+typedef struct sweep_run {
+    store *store;                        /* borrowed */
+    int64_t sweep_id;
+    uint64_t seed;                       /* the sweep seed */
+    const volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM */
+    int section_count;
+    uint64_t points_ok, points_failed;
+    int interrupted;                     /* a stop request cut a section short */
+    int quiet;                           /* no progress line */
+    char **recorded_plugins;             /* names already in sweep_plugin */
+    size_t recorded_count;
+} sweep_run;
+
+/* Runs every point of g with lp's plugin and stores them. On return *rows
+ * (when rows is not NULL) is a new table of the section's rows: every
+ * parameter, then every output column; the caller frees it. Failed points
+ * are counted and reported on stderr, not returned as errors. Returns 0, or
+ * -1 with *err when storing failed (the sweep cannot go on). */
+int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
+                      const char *title, int script_line, table **rows, char **err);
+void sweep_run_free(sweep_run *run);  /* frees the bookkeeping, not the store */
+
+#endif

@@ -1,0 +1,25 @@
+/* util: the few helpers every module needs: formatted allocation, time,
+ * edit distance for "did you mean". */
+#ifndef RUNNER_UTIL_H
+#define RUNNER_UTIL_H
+
+#include <stddef.h>
+#include "runner/plugin.h"
+
+/* printf into a new malloc'd string (caller frees); NULL on no memory. */
+char *util_format(const char *fmt, ...) RUNNER_PRINTF(1, 2);
+/* Sets *err (freeing nothing) to a formatted message; returns -1. Use as
+ * `return util_fail(err, "...")`. err may be NULL. */
+int util_fail(char **err, const char *fmt, ...) RUNNER_PRINTF(2, 3);
+char *util_strdup(const char *s);  /* NULL-safe strdup */
+double util_now(void);             /* wall clock, unix seconds */
+double util_monotonic(void);       /* monotonic seconds */
+/* Levenshtein distance, for suggestions. */
+size_t util_edit_distance(const char *a, const char *b);
+/* Reads a whole file into a NUL-terminated malloc'd buffer. Returns 0, or -1
+ * with errno set. */
+int util_read_file(const char *path, char **text, size_t *len);
+/* 1 if s is a lower_snake_case identifier ([a-z][a-z0-9_]*, <= 63 chars). */
+int util_is_identifier(const char *s);
+
+#endif

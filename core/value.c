@@ -1,0 +1,129 @@
+/* value: one typed cell. The only owned resource is text, so copying and
+ * clearing are the whole lifecycle. */
+#include "value.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+value value_integer(int64_t v)
+{
+    value out = { .type = RUNNER_INTEGER, .as.integer = v };
+    return out;
+}
+
+value value_real(double v)
+{
+    value out = { .type = RUNNER_REAL, .as.real = v };
+    return out;
+}
+
+value value_boolean(int v)
+{
+    value out = { .type = RUNNER_BOOLEAN, .as.boolean = v != 0 };
+    return out;
+}
+
+value value_text(const char *text)
+{
+    if (!text)
+        return VALUE_NULL;
+    size_t n = strlen(text) + 1;
+    char *copy = malloc(n);
+    if (!copy)
+        return VALUE_NULL;
+    memcpy(copy, text, n);
+    value out = { .type = RUNNER_TEXT, .as.text = copy };
+    return out;
+}
+
+int value_copy(value *dst, const value *src)
+{
+    if (src->type != RUNNER_TEXT) {
+        *dst = *src;
+        return 0;
+    }
+    *dst = value_text(src->as.text);
+    return dst->type == RUNNER_TEXT ? 0 : -1;
+}
+
+void value_clear(value *v)
+{
+    if (!v)
+        return;
+    if (v->type == RUNNER_TEXT)
+        free(v->as.text);
+    *v = VALUE_NULL;
+}
+
+double value_number(const value *v)
+{
+    switch (v->type) {
+    case RUNNER_INTEGER: return (double)v->as.integer;
+    case RUNNER_REAL: return v->as.real;
+    case RUNNER_BOOLEAN: return v->as.boolean ? 1.0 : 0.0;
+    default: return NAN;
+    }
+}
+
+/* digits outside 1..17 fall back to 17, the count that round-trips a double.
+ * Text longer than the buffer is truncated (always NUL-terminated). */
+void value_format(const value *v, int digits, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    if (digits < 1 || digits > 17)
+        digits = 17;
+    switch (v->type) {
+    case RUNNER_INTEGER:
+        snprintf(buf, size, "%" PRId64, v->as.integer);
+        break;
+    case RUNNER_REAL:
+        if (isnan(v->as.real))
+            snprintf(buf, size, "NaN");
+        else if (isinf(v->as.real))
+            snprintf(buf, size, "%s", v->as.real < 0 ? "-inf" : "inf");
+        else
+            snprintf(buf, size, "%.*g", digits, v->as.real);
+        break;
+    case RUNNER_TEXT:
+        snprintf(buf, size, "%s", v->as.text ? v->as.text : "");
+        break;
+    case RUNNER_BOOLEAN:
+        snprintf(buf, size, "%s", v->as.boolean ? "true" : "false");
+        break;
+    default:
+        buf[0] = '\0';
+        break;
+    }
+}
+
+const char *value_type_name(runner_type type)
+{
+    switch (type) {
+    case RUNNER_INTEGER: return "integer";
+    case RUNNER_REAL: return "real";
+    case RUNNER_TEXT: return "text";
+    case RUNNER_BOOLEAN: return "boolean";
+    default: return type == 0 ? "null" : "unknown";
+    }
+}
+
+/* Same type and same value. NaN equals NaN here: this compares stored
+ * values (round trips, duplicate detection), not arithmetic results. */
+int value_equal(const value *a, const value *b)
+{
+    if (a->type != b->type)
+        return 0;
+    switch (a->type) {
+    case RUNNER_INTEGER: return a->as.integer == b->as.integer;
+    case RUNNER_REAL:
+        if (isnan(a->as.real) || isnan(b->as.real))
+            return isnan(a->as.real) && isnan(b->as.real);
+        return a->as.real == b->as.real;
+    case RUNNER_TEXT: return strcmp(a->as.text, b->as.text) == 0;
+    case RUNNER_BOOLEAN: return (a->as.boolean != 0) == (b->as.boolean != 0);
+    default: return 1;
+    }
+}

@@ -1,0 +1,283 @@
+/* Unit tests for the speedup model (science.md section 5) and its plugin
+ * glue. The walk-through's speedups were printed from Monte Carlo waits;
+ * they are asserted to within 0.02, and the exact values to the digit. */
+#include <stdint.h>
+
+#include "../straggler/fake_host.h"
+#include "check.h"
+#include "model.h"
+
+const runner_plugin *runner_plugin_entry(void);
+
+static speedup_row exact_row(double base, double jitter, int64_t workers)
+{
+    speedup_row row;
+    speedup_row_fill(&row, base, jitter, workers, straggler_max_delay_exact(jitter, 1),
+                     straggler_max_delay_exact(jitter, workers));
+    return row;
+}
+
+static void format(char *out, size_t size, const char *fmt, double value)
+{
+    snprintf(out, size, fmt, value);
+}
+
+static void test_walk_through_speedups(void)
+{
+    /* base 30, J 2: k = 2 ... 512 -> 1.90, 3.40, 5.60, 8.25, 12.71, 14.69,
+     * 15.08 as printed; exact waits give 1.90, 3.41, 5.61, 8.25, 12.72,
+     * 14.70, 15.09. */
+    static const int64_t workers[] = { 2, 4, 8, 16, 64, 256, 512 };
+    static const double printed[] = { 1.90, 3.40, 5.60, 8.25, 12.71, 14.69, 15.08 };
+    static const char *const exact[] = { "1.90", "3.41", "5.61", "8.25", "12.72", "14.70", "15.09" };
+    char text[32];
+    CHECK(exact_row(30, 2, 1).speedup == 1.0);
+    for (int i = 0; i < 7; i++) {
+        speedup_row row = exact_row(30, 2, workers[i]);
+        CHECK_NEAR(row.speedup, printed[i], 0.02);
+        format(text, sizeof text, "%.2f", row.speedup);
+        CHECK_STR_EQ(text, exact[i]);
+        /* T1 = 31 s; T_k = 30/k + 2k/(k+1). */
+        double k = (double)workers[i];
+        CHECK_NEAR(row.speedup, 31.0 / (30.0 / k + 2.0 * k / (k + 1.0)), 1e-13);
+        CHECK(row.t1_s == 31.0);
+        CHECK(row.compute_s == 30.0 / k);
+        CHECK(row.round_s == row.compute_s + row.wait_s);
+        CHECK(row.efficiency == row.speedup / k);
+    }
+    /* The printed figures are exactly what the walk-through's own Monte
+     * Carlo W(1) = 0.98 s (section 3's table) gives with exact W(k). */
+    for (int i = 0; i < 7; i++) {
+        speedup_row row;
+        speedup_row_fill(&row, 30, 2, workers[i], 0.98, straggler_max_delay_exact(2, workers[i]));
+        char as_printed[32];
+        format(text, sizeof text, "%.2f", row.speedup);
+        format(as_printed, sizeof as_printed, "%.2f", printed[i]);
+        CHECK_STR_EQ(text, as_printed);
+    }
+    /* "efficiency at 512: 2.9%" - under 3%. */
+    format(text, sizeof text, "%.1f", 100.0 * exact_row(30, 2, 512).efficiency);
+    CHECK_STR_EQ(text, "2.9");
+    /* More workers never break the ceiling: 1e7 workers get within 0.01. */
+    speedup_row many = exact_row(30, 2, 10000000);
+    CHECK(many.speedup < many.ceiling && many.speedup > many.ceiling - 0.01);
+}
+
+static void test_ceilings(void)
+{
+    /* Exact limit (base + J/2) / J vs the walk-through's Amdahl base / J. */
+    CHECK(speedup_ceiling(30, 2) == 15.5);
+    CHECK(speedup_ceiling_amdahl(30, 2) == 15.0);
+    /* "With J = 0.5 the ceiling rises to 60.5 (~ 60)." */
+    CHECK(speedup_ceiling(30, 0.5) == 60.5);
+    CHECK(speedup_ceiling_amdahl(30, 0.5) == 60.0);
+    /* No jitter, no ceiling. */
+    CHECK(isinf(speedup_ceiling(30, 0)) && speedup_ceiling(30, 0) > 0);
+    CHECK(isinf(speedup_ceiling_amdahl(30, 0)) && speedup_ceiling_amdahl(30, 0) > 0);
+    CHECK(isinf(speedup_ceiling(0, 0)) && isinf(speedup_ceiling_amdahl(0, 0)));
+    /* Every row carries the same ceilings. */
+    CHECK(exact_row(30, 2, 8).ceiling == 15.5 && exact_row(30, 2, 8).ceiling_amdahl == 15.0);
+}
+
+static void test_karp_flatt(void)
+{
+    static const int64_t workers[] = { 2, 4, 8, 16, 64, 256, 512, 10000000 };
+    CHECK(isnan(exact_row(30, 2, 1).karp_flatt));
+    CHECK(isnan(speedup_karp_flatt(1.0, 1)));
+    CHECK(isnan(speedup_karp_flatt(0.99, 1))); /* not -inf from a noisy S */
+    for (int i = 0; i < 8; i++) {
+        /* Closed form with exact waits: e = (k W(k) - W(1)) / ((k - 1) T1)
+         * = J (k^2/(k+1) - 1/2) / ((k - 1)(base + J/2)). */
+        double k = (double)workers[i];
+        double closed = 2.0 * (k * k / (k + 1.0) - 0.5) / ((k - 1.0) * 31.0);
+        double e = exact_row(30, 2, workers[i]).karp_flatt;
+        CHECK_NEAR(e, closed, 1e-12 * closed);
+    }
+    /* It grows toward J / T1 = 2/31 = 6.45%: the wait is the serial part. */
+    CHECK_NEAR(exact_row(30, 2, 512).karp_flatt, 0.0644532, 1e-7);
+    /* No jitter: perfectly parallel, S = k, e = 0 (to rounding). */
+    speedup_row ideal = exact_row(30, 0, 64);
+    CHECK_NEAR(ideal.speedup, 64.0, 1e-12);
+    CHECK_NEAR(ideal.karp_flatt, 0.0, 1e-15);
+}
+
+static void test_gustafson(void)
+{
+    /* k - (k - 1) s with s = W(k) / T_k. */
+    CHECK(exact_row(30, 2, 1).gustafson == 1.0);
+    speedup_row row = exact_row(30, 2, 512);
+    double serial = row.wait_s / row.round_s;
+    CHECK_NEAR(row.gustafson, 512.0 - 511.0 * serial, 1e-12);
+    CHECK_NEAR(serial, 0.971483, 1e-6);
+    CHECK(exact_row(30, 0, 64).gustafson == 64.0);
+}
+
+static void test_degenerate(void)
+{
+    /* base = J = 0: no round, so no speedup - NaN, not 0 or inf. */
+    speedup_row row = exact_row(0, 0, 8);
+    CHECK(isnan(row.speedup) && isnan(row.efficiency) && isnan(row.karp_flatt)
+          && isnan(row.gustafson));
+    /* base = 0: only waiting. One worker waits J/2, k workers J k/(k+1). */
+    row = exact_row(0, 2, 8);
+    CHECK_NEAR(row.speedup, 9.0 / 16.0, 1e-15);
+    CHECK(row.ceiling == 0.5 && row.ceiling_amdahl == 0.0);
+}
+
+/* The declared contract, as docs/plugins/speedup.md lists it. */
+static void test_declarations(const runner_plugin *plugin)
+{
+    static const struct { const char *name; runner_type type; const char *unit;
+                          double def, min, max; } params[] = {
+        { "base", RUNNER_REAL, "s", 30, 0, 1e9 },
+        { "jitter", RUNNER_REAL, "s", 2, 0, 1e9 },
+        { "workers", RUNNER_INTEGER, "workers", 1, 1, 1e7 },
+        { "trials", RUNNER_INTEGER, "rounds", 0, 0, 1e10 },
+    };
+    static const struct { const char *name; runner_type type; const char *unit; } columns[] = {
+        { "wait_s", RUNNER_REAL, "s" },
+        { "round_s", RUNNER_REAL, "s" },
+        { "speedup", RUNNER_REAL, "" },
+        { "efficiency", RUNNER_REAL, "fraction" },
+        { "ceiling", RUNNER_REAL, "" },
+        { "ceiling_amdahl", RUNNER_REAL, "" },
+        { "karp_flatt", RUNNER_REAL, "fraction" },
+        { "t1_s", RUNNER_REAL, "s" },
+        { "compute_s", RUNNER_REAL, "s" },
+        { "gustafson", RUNNER_REAL, "" },
+    };
+    CHECK_INT_EQ(fake_check_descriptor(plugin), 0);
+    CHECK_STR_EQ(plugin->name, "speedup");
+    CHECK_INT_EQ(plugin->param_count, sizeof params / sizeof params[0]);
+    CHECK_INT_EQ(plugin->column_count, sizeof columns / sizeof columns[0]);
+    for (uint32_t i = 0; i < plugin->param_count && i < sizeof params / sizeof params[0]; i++) {
+        CHECK_STR_EQ(plugin->params[i].name, params[i].name);
+        CHECK_INT_EQ(plugin->params[i].type, params[i].type);
+        CHECK_STR_EQ(plugin->params[i].unit, params[i].unit);
+        CHECK(plugin->params[i].default_number == params[i].def);
+        CHECK(plugin->params[i].min == params[i].min);
+        CHECK(plugin->params[i].max == params[i].max);
+    }
+    for (uint32_t i = 0; i < plugin->column_count && i < sizeof columns / sizeof columns[0]; i++) {
+        CHECK_STR_EQ(plugin->columns[i].name, columns[i].name);
+        CHECK_INT_EQ(plugin->columns[i].type, columns[i].type);
+        CHECK_STR_EQ(plugin->columns[i].unit, columns[i].unit);
+    }
+}
+
+static void run_point(const runner_plugin *plugin, runner_point *point, uint64_t seed,
+                      double jitter, int64_t workers, int64_t trials)
+{
+    fake_point_init(point, plugin, seed);
+    CHECK_INT_EQ(fake_param_set(point, "jitter", jitter), 0);
+    CHECK_INT_EQ(fake_param_set(point, "workers", (double)workers), 0);
+    CHECK_INT_EQ(fake_param_set(point, "trials", (double)trials), 0);
+    CHECK_INT_EQ(plugin->run(&fake_host, point), RUNNER_OK);
+    CHECK_INT_EQ(point->row_count, 1);
+    CHECK_INT_EQ(point->misuse, 0);
+    if (point->row_count == 1)
+        CHECK_INT_EQ(fake_unset_columns(point, 0), 0);
+}
+
+static void test_plugin_exact_mode(const runner_plugin *plugin)
+{
+    static runner_point point, other;
+    /* trials = 0 (the default): exact waits, no randomness, seed irrelevant. */
+    run_point(plugin, &point, 1, 2, 512, 0);
+    run_point(plugin, &other, 2, 2, 512, 0);
+    CHECK(memcmp(&point.rows[0], &other.rows[0], sizeof point.rows[0]) == 0);
+    CHECK_NEAR(fake_real(&point, 0, "speedup"), 15.0874, 1e-4);
+    CHECK(fake_real(&point, 0, "ceiling") == 15.5);
+    CHECK(fake_real(&point, 0, "ceiling_amdahl") == 15.0);
+    /* Every column carries the model's field of the same name. */
+    speedup_row row = exact_row(30, 2, 512);
+    CHECK(fake_real(&point, 0, "wait_s") == row.wait_s);
+    CHECK(fake_real(&point, 0, "round_s") == row.round_s);
+    CHECK(fake_real(&point, 0, "speedup") == row.speedup);
+    CHECK(fake_real(&point, 0, "efficiency") == row.efficiency);
+    CHECK(fake_real(&point, 0, "karp_flatt") == row.karp_flatt);
+    CHECK(fake_real(&point, 0, "t1_s") == row.t1_s);
+    CHECK(fake_real(&point, 0, "compute_s") == row.compute_s);
+    CHECK(fake_real(&point, 0, "gustafson") == row.gustafson);
+    CHECK_INT_EQ(point.stop_checks, 0);
+
+    /* One worker: Karp-Flatt is emitted as NaN, not left NULL. */
+    run_point(plugin, &point, 1, 2, 1, 0);
+    CHECK(isnan(fake_real(&point, 0, "karp_flatt")));
+    CHECK(fake_real(&point, 0, "speedup") == 1.0);
+
+    /* J = 0: the ceilings are +inf. */
+    run_point(plugin, &point, 1, 0, 8, 0);
+    CHECK(isinf(fake_real(&point, 0, "ceiling")) && isinf(fake_real(&point, 0, "ceiling_amdahl")));
+}
+
+static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
+{
+    static runner_point point, again, other;
+    static const int64_t workers[] = { 1, 8, 512 };
+    for (int i = 0; i < 3; i++) {
+        int64_t k = workers[i];
+        speedup_row exact = exact_row(30, 2, k);
+        run_point(plugin, &point, 77, 2, k, 4000);
+        double se_1 = straggler_max_delay_sd(2, 1) / sqrt(4000.0);
+        double se_k = straggler_max_delay_sd(2, k) / sqrt(4000.0);
+        CHECK_NEAR(fake_real(&point, 0, "wait_s"), exact.wait_s, 4.0 * se_k);
+        CHECK_NEAR(fake_real(&point, 0, "t1_s"), exact.t1_s, 4.0 * se_1);
+        /* First-order error of T1 / T_k: S (dT1/T1 + dT_k/T_k). */
+        CHECK_NEAR(fake_real(&point, 0, "speedup"), exact.speedup,
+                   4.0 * exact.speedup * (se_1 / exact.t1_s + se_k / exact.round_s));
+        if (k == 1) {
+            /* T_1 is T1: the same estimate, so S(1) = 1 and e is NaN. */
+            CHECK(fake_real(&point, 0, "speedup") == 1.0);
+            CHECK(isnan(fake_real(&point, 0, "karp_flatt")));
+        }
+        /* The ceilings are properties of the model, not of the draw. */
+        CHECK(fake_real(&point, 0, "ceiling") == 15.5);
+        CHECK(point.stop_checks >= (k == 1 ? 1 : 2));
+    }
+    /* At 512 workers and 4000 rounds the estimate's standard error is about
+     * 0.005 (almost all of it from W(1)), so the walk-through's 15.08 and the
+     * exact 15.09 are both ordinary draws. */
+    double se_speedup = exact_row(30, 2, 512).speedup
+        * (straggler_max_delay_sd(2, 1) / sqrt(4000.0) / 31.0
+           + straggler_max_delay_sd(2, 512) / sqrt(4000.0) / exact_row(30, 2, 512).round_s);
+    CHECK(se_speedup > 0.004 && se_speedup < 0.006);
+
+    /* Same seed, bit-identical row; another seed, another estimate. */
+    run_point(plugin, &point, 5, 2, 64, 4000);
+    run_point(plugin, &again, 5, 2, 64, 4000);
+    run_point(plugin, &other, 6, 2, 64, 4000);
+    CHECK(memcmp(&point.rows[0], &again.rows[0], sizeof point.rows[0]) == 0);
+    CHECK(fake_real(&point, 0, "speedup") != fake_real(&other, 0, "speedup"));
+
+    /* W(1) then W(k) from one stream seeded by the host. */
+    runner_rng rng;
+    runner_rng_seed(&rng, 5);
+    double wait_1, wait_k;
+    CHECK_INT_EQ(straggler_max_delay_mc(&rng, 2, 1, 4000, NULL, NULL, &wait_1), 0);
+    CHECK_INT_EQ(straggler_max_delay_mc(&rng, 2, 64, 4000, NULL, NULL, &wait_k), 0);
+    CHECK(fake_real(&point, 0, "t1_s") == 30.0 + wait_1);
+    CHECK(fake_real(&point, 0, "wait_s") == wait_k);
+
+    /* Ctrl-C during the estimate: the point fails and emits nothing. */
+    fake_point_init(&point, plugin, 5);
+    CHECK_INT_EQ(fake_param_set(&point, "trials", 4000), 0);
+    point.stop = 1;
+    CHECK_INT_EQ(plugin->run(&fake_host, &point), RUNNER_ERROR);
+    CHECK_STR_EQ(point.message, "interrupted");
+    CHECK_INT_EQ(point.row_count, 0);
+}
+
+int main(void)
+{
+    const runner_plugin *plugin = runner_plugin_entry();
+    test_walk_through_speedups();
+    test_ceilings();
+    test_karp_flatt();
+    test_gustafson();
+    test_degenerate();
+    test_declarations(plugin);
+    test_plugin_exact_mode(plugin);
+    test_plugin_monte_carlo_mode(plugin);
+    return check_done("test_speedup");
+}

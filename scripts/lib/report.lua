@@ -1,0 +1,68 @@
+-- report: small helpers sweep scripts share for their summaries:
+-- finding rows, and printing sizes with explicit binary or decimal units.
+local report = {}
+
+-- The first row whose fields equal every field of `where`, or an error that
+-- names what was looked for (a summary must never print a silent nil).
+function report.find(rows, where)
+  for _, row in ipairs(rows) do
+    local ok = true
+    for k, v in pairs(where) do
+      if row[k] ~= v then ok = false break end
+    end
+    if ok then return row end
+  end
+  local parts = {}
+  for k, v in pairs(where) do parts[#parts + 1] = k .. "=" .. tostring(v) end
+  table.sort(parts)
+  error("report.find: no row with " .. table.concat(parts, ", "), 2)
+end
+
+-- All rows matching `where` (possibly none).
+function report.filter(rows, where)
+  local out = {}
+  for _, row in ipairs(rows) do
+    local ok = true
+    for k, v in pairs(where) do
+      if row[k] ~= v then ok = false break end
+    end
+    if ok then out[#out + 1] = row end
+  end
+  return out
+end
+
+-- The largest and smallest value of a column.
+function report.max(rows, column)
+  local best
+  for _, row in ipairs(rows) do
+    if best == nil or row[column] > best then best = row[column] end
+  end
+  return best
+end
+
+function report.min(rows, column)
+  local best
+  for _, row in ipairs(rows) do
+    if best == nil or row[column] < best then best = row[column] end
+  end
+  return best
+end
+
+-- Binary units, labelled: 1 MiB = 2^20 bytes, 1 GiB = 2^30 bytes.
+function report.mib(bytes) return string.format("%.1f MiB", bytes / 2^20) end
+function report.gib(bytes) return string.format("%.1f GiB", bytes / 2^30) end
+-- Decimal units, labelled: 1 GB = 1e9 bytes.
+function report.gb(bytes) return string.format("%.1f GB", bytes / 1e9) end
+-- The size in the binary unit that keeps the number readable.
+function report.bytes(bytes)
+  if bytes >= 2^30 then return report.gib(bytes) end
+  if bytes >= 2^20 then return report.mib(bytes) end
+  if bytes >= 2^10 then return string.format("%.1f KiB", bytes / 2^10) end
+  return string.format("%d B", bytes)
+end
+
+function report.percent(fraction, digits)
+  return string.format("%." .. (digits or 1) .. "f%%", 100 * fraction)
+end
+
+return report

@@ -1,0 +1,86 @@
+# Shared helpers for the end-to-end tests (POSIX sh). Each test sources this,
+# works in its own temporary directory, and exits non-zero on the first
+# failed expectation, printing what was expected and what came out.
+set -u
+: "${RUNNER:=build/runner}"
+: "${RUNNER_FIXTURES:=build/fixtures}"
+: "${RUNNER_BUILD:=build}"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/runner-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+DB="$TMP/results.db"
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run CMD...: runs a command, keeping stdout in $TMP/out, stderr in $TMP/err
+# and the exit status in $status.
+run() {
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+}
+
+expect_status() {
+    if [ "$status" != "$1" ]; then
+        fail "expected exit status $1, got $status"
+        echo "--- stdout:" >&2; cat "$TMP/out" >&2
+        echo "--- stderr:" >&2; cat "$TMP/err" >&2
+    fi
+}
+
+# expect_stderr TEXT: stderr is exactly TEXT (one line).
+expect_stderr() {
+    actual=$(cat "$TMP/err")
+    if [ "$actual" != "$1" ]; then
+        fail "stderr differs"
+        echo "  expected: $1" >&2
+        echo "  actual:   $actual" >&2
+    fi
+}
+
+# expect_stderr_contains TEXT
+expect_stderr_contains() {
+    if ! grep -qF -- "$1" "$TMP/err"; then
+        fail "stderr lacks: $1"
+        echo "  actual: $(cat "$TMP/err")" >&2
+    fi
+}
+
+expect_stdout_contains() {
+    if ! grep -qF -- "$1" "$TMP/out"; then
+        fail "stdout lacks: $1"
+        echo "--- stdout:" >&2; cat "$TMP/out" >&2
+    fi
+}
+
+# sql QUERY: prints the query's result from $DB.
+sql() {
+    sqlite3 -batch "$DB" "$1"
+}
+
+# expect_sql QUERY EXPECTED
+expect_sql() {
+    actual=$(sql "$1")
+    if [ "$actual" != "$2" ]; then
+        fail "query: $1"
+        echo "  expected: $2" >&2
+        echo "  actual:   $actual" >&2
+    fi
+}
+
+# write_script NAME <<EOF ... : a Lua script in the temp dir; prints its path.
+write_script() {
+    cat >"$TMP/$1"
+    echo "$TMP/$1"
+}
+
+finish() {
+    if [ "$failures" -ne 0 ]; then
+        echo "$failures expectation(s) failed" >&2
+        exit 1
+    fi
+    echo "ok"
+    exit 0
+}

@@ -1,0 +1,862 @@
+/* test_store: the database module on real files in RUNNER_TEST_TMP, checked
+ * through a second, plain sqlite3 connection the way a user would look. */
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "store.h"
+
+/* --- the test plugin: every parameter type and every column type ---------- */
+
+static const char *const mode_choices[] = { "ring", "tree", NULL };
+
+static const runner_param demo_params[] = {
+    RUNNER_PARAM_INTEGER("workers", "", "number of workers", 4, 1, 1024),
+    RUNNER_PARAM_REAL("jitter_s", "s", "largest extra delay per round", 0.1, 0, HUGE_VAL),
+    RUNNER_PARAM_TEXT("reduction", "how gradients are summed", "ring", mode_choices),
+    RUNNER_PARAM_BOOLEAN("weighted", "weight shards by size", 1),
+};
+
+static const runner_column demo_columns[] = {
+    RUNNER_COLUMN("round", RUNNER_INTEGER, "", "round index"),
+    RUNNER_COLUMN("round_s", RUNNER_REAL, "s", "duration of the round"),
+    RUNNER_COLUMN("note", RUNNER_TEXT, "", "free text"),
+    RUNNER_COLUMN("converged", RUNNER_BOOLEAN, "", "whether the loss settled"),
+};
+
+static const runner_plugin demo = {
+    .abi_version = RUNNER_PLUGIN_ABI,
+    .struct_size = sizeof(runner_plugin),
+    .name = "demo",
+    .version = "1.0.0",
+    .summary = "a plugin that exists only in this test",
+    .params = demo_params,
+    .param_count = RUNNER_COUNT(demo_params),
+    .columns = demo_columns,
+    .column_count = RUNNER_COUNT(demo_columns),
+    .run = NULL,
+};
+
+/* Version 2 declares one more output. */
+static const runner_column demo_v2_columns[] = {
+    RUNNER_COLUMN("round", RUNNER_INTEGER, "", "round index"),
+    RUNNER_COLUMN("round_s", RUNNER_REAL, "s", "duration of the round"),
+    RUNNER_COLUMN("note", RUNNER_TEXT, "", "free text"),
+    RUNNER_COLUMN("converged", RUNNER_BOOLEAN, "", "whether the loss settled"),
+    RUNNER_COLUMN("moved_bytes", RUNNER_INTEGER, "bytes", "bytes moved in the round"),
+};
+
+static const runner_plugin demo_v2 = {
+    .abi_version = RUNNER_PLUGIN_ABI,
+    .struct_size = sizeof(runner_plugin),
+    .name = "demo",
+    .version = "2.0.0",
+    .summary = "a plugin that exists only in this test",
+    .params = demo_params,
+    .param_count = RUNNER_COUNT(demo_params),
+    .columns = demo_v2_columns,
+    .column_count = RUNNER_COUNT(demo_v2_columns),
+    .run = NULL,
+};
+
+/* 2026-11-30T05:12:00.123Z */
+#define STARTED_AT 1796015520.123
+
+/* --- helpers --------------------------------------------------------------- */
+
+static char tmp_dir[512];
+
+static const char *db_path(const char *name)
+{
+    static char path[4][600];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", tmp_dir, name);
+    return p;
+}
+
+static void remove_db(const char *path)
+{
+    char side[700];
+    remove(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    remove(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    remove(side);
+    snprintf(side, sizeof side, "%s-journal", path);
+    remove(side);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)size + 1);
+    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    *len = (size_t)size;
+    return data;
+}
+
+/* A second connection, as the sqlite3 shell would open the file. */
+static sqlite3 *raw_open(const char *path)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        fprintf(stderr, "raw open %s: %s\n", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "raw exec %s: %s\n", sql, msg);
+        check_failures++;
+    }
+    sqlite3_free(msg);
+}
+
+/* First column of the first row as an integer; -12345 when there is none. */
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t result = -12345;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fprintf(stderr, "raw prepare %s: %s\n", sql, sqlite3_errmsg(db));
+    else if (sqlite3_step(st) == SQLITE_ROW)
+        result = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return result;
+}
+
+/* First column of the first row as text (static buffer); "(none)" when
+ * there is no row, "(null)" for NULL. */
+static const char *raw_text(sqlite3 *db, const char *sql)
+{
+    static char buf[1024];
+    sqlite3_stmt *st = NULL;
+    snprintf(buf, sizeof buf, "(none)");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fprintf(stderr, "raw prepare %s: %s\n", sql, sqlite3_errmsg(db));
+    else if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        snprintf(buf, sizeof buf, "%s", text ? text : "(null)");
+    }
+    sqlite3_finalize(st);
+    return buf;
+}
+
+static int report(int rc, char **err)
+{
+    if (rc != 0)
+        fprintf(stderr, "  store error: %s\n", *err ? *err : "(no message)");
+    free(*err);
+    *err = NULL;
+    return rc;
+}
+
+static store *open_fresh(const char *path)
+{
+    store *s = NULL;
+    char *err = NULL;
+    remove_db(path);
+    CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
+    return s;
+}
+
+static int64_t begin_sweep(store *s, const char *script)
+{
+    store_sweep_info info = {
+        .script_path = script,
+        .script_text = "sweep \"demo\" { workers = {1, 2} }\n",
+        .script_sha256 = "00ff",
+        .options_json = "{}",
+        .overrides_json = "{\"workers\":2}",
+        .runner_version = "0.1.0",
+        .git_commit = NULL,
+        .host = "testhost",
+        .command_line = "runner sweep demo.lua",
+        .seed = 0xFFFFFFFFFFFFFFFFULL,
+        .started_at = STARTED_AT,
+    };
+    int64_t id = -1;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_sweep_begin(s, &info, &id, &err), &err), 0);
+    return id;
+}
+
+static int64_t begin_section(store *s, int64_t sweep_id, int ordinal, const char *title)
+{
+    int64_t id = -1;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_section_begin(s, sweep_id, ordinal, "demo", title, 3, 2, &id,
+                                            &err), &err), 0);
+    return id;
+}
+
+/* The parameters every point of these tests uses. */
+static value params[4];
+
+static void set_params(int workers)
+{
+    params[0] = value_integer(workers);
+    params[1] = value_real(0.25);
+    params[2] = value_text("tree");
+    params[3] = value_boolean(1);
+}
+
+static void clear_values(value *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        value_clear(&v[i]);
+}
+
+static store_point make_point(int64_t sweep_id, int64_t section_id, int64_t ordinal,
+                              const value *rows, size_t row_count)
+{
+    store_point p = {
+        .sweep_id = sweep_id,
+        .section_id = section_id,
+        .ordinal = ordinal,
+        .params_json = "{\"workers\":4}",
+        .identity = "abc123",
+        .seed = 0x8000000000000001ULL,
+        .status = "ok",
+        .error = NULL,
+        .started_at = STARTED_AT,
+        .duration_s = 0.5,
+        .params = params,
+        .row_count = row_count,
+        .rows = rows,
+    };
+    return p;
+}
+
+/* --- tests ------------------------------------------------------------------ */
+
+static void test_reserved_names(void)
+{
+    const char *reserved[] = { "sweep", "sweep_plugin", "section", "point", "plugin_column",
+                               "SWEEP", "sqlite_master", "sqlite_stat1", "SQLITE_x", "row_id",
+                               "sweep_id", "section_id", "point_id", "point_by_identity" };
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+        if (!store_reserved_name(reserved[i])) {
+            fprintf(stderr, "  %s should be reserved\n", reserved[i]);
+            check_failures++;
+        }
+    const char *free_names[] = { "demo", "sweeps", "sqlite", "sqlitex", "points", "round_s",
+                                 "row", "comm" };
+    for (size_t i = 0; i < sizeof free_names / sizeof free_names[0]; i++)
+        if (store_reserved_name(free_names[i])) {
+            fprintf(stderr, "  %s should not be reserved\n", free_names[i]);
+            check_failures++;
+        }
+}
+
+static void test_open_creates_catalog(void)
+{
+    const char *path = db_path("catalog.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    CHECK_STR_EQ(store_path(s), path);
+    CHECK_INT_EQ(store_schema_version(), 1);
+    store_close(s);
+
+    sqlite3 *db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                             " ('sweep', 'sweep_plugin', 'section', 'point', 'plugin_column')"), 5);
+    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 1);
+    CHECK_STR_EQ(raw_text(db, "PRAGMA journal_mode"), "wal");
+    sqlite3_close(db);
+
+    /* Opening again is a no-op for the schema. */
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
+    store_close(s);
+}
+
+static void test_result_table(void)
+{
+    const char *path = db_path("table.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    /* Preparing again (the next sweep) changes nothing. */
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    store_close(s);
+
+    sqlite3 *db = raw_open(path);
+    CHECK_STR_EQ(raw_text(db, "SELECT group_concat(name || ' ' || type, ', ') FROM"
+                              " (SELECT name, type FROM pragma_table_info('demo') ORDER BY cid)"),
+                 "row_id INTEGER, sweep_id INTEGER, section_id INTEGER, point_id INTEGER, "
+                 "workers INTEGER, jitter_s REAL, reduction TEXT, weighted INTEGER, "
+                 "round INTEGER, round_s REAL, note TEXT, converged INTEGER");
+    CHECK_INT_EQ(raw_int(db, "SELECT pk FROM pragma_table_info('demo') WHERE name = 'row_id'"), 1);
+    CHECK_INT_EQ(raw_int(db, "SELECT sum(\"notnull\") FROM pragma_table_info('demo')"
+                             " WHERE name IN ('sweep_id', 'section_id', 'point_id')"), 3);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                             " AND tbl_name = 'demo'"), 2);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_index_info('demo_by_section')"
+                             " WHERE name = 'section_id'"), 1);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_index_info('demo_by_sweep')"
+                             " WHERE name = 'sweep_id'"), 1);
+
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM plugin_column WHERE plugin = 'demo'"), 8);
+    CHECK_STR_EQ(raw_text(db, "SELECT group_concat(name || ':' || role || ':' || type || ':' ||"
+                              " unit || ':' || position, ' ') FROM (SELECT * FROM plugin_column"
+                              " WHERE plugin = 'demo' ORDER BY role DESC, position)"),
+                 "workers:param:integer::0 jitter_s:param:real:s:1 reduction:param:text::2 "
+                 "weighted:param:boolean::3 round:output:integer::0 round_s:output:real:s:1 "
+                 "note:output:text::2 converged:output:boolean::3");
+    CHECK_STR_EQ(raw_text(db, "SELECT doc FROM plugin_column WHERE name = 'round_s'"),
+                 "duration of the round");
+    sqlite3_close(db);
+}
+
+static void test_write_and_read_back(void)
+{
+    const char *path = db_path("rows.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "demo.lua");
+    CHECK_INT_EQ(report(store_sweep_plugin(s, sweep_id, "demo", "1.0.0", "/p/demo.so", "beef",
+                                           &err), &err), 0);
+
+    /* The sweep row is committed at once: another connection sees it. */
+    sqlite3 *db = raw_open(path);
+    CHECK_STR_EQ(raw_text(db, "SELECT status FROM sweep"), "running");
+    CHECK_STR_EQ(raw_text(db, "SELECT started_at FROM sweep"), "2026-11-30T05:12:00.123Z");
+    CHECK_INT_EQ(raw_int(db, "SELECT seed FROM sweep"), -1);
+    CHECK_STR_EQ(raw_text(db, "SELECT git_commit FROM sweep"), "(null)");
+
+    int64_t section_id = begin_section(s, sweep_id, 1, "rounds");
+    set_params(4);
+    value rows[5 * 4] = {
+        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
+        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
+        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
+        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
+        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
+    };
+    store_point p = make_point(sweep_id, section_id, 0, rows, 5);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    store_point empty = make_point(sweep_id, section_id, 1, NULL, 0);
+    empty.status = "failed";
+    empty.error = "workers: out of memory";
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &empty, &err), &err), 0);
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+
+    /* What the sqlite3 shell sees. */
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), 5);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point"), 2);
+    CHECK_INT_EQ(raw_int(db, "SELECT seed FROM point WHERE ordinal = 0"),
+                 (int64_t)-9223372036854775807LL);
+    CHECK_STR_EQ(raw_text(db, "SELECT started_at FROM point WHERE ordinal = 0"),
+                 "2026-11-30T05:12:00.123Z");
+    CHECK_INT_EQ(raw_int(db, "SELECT row_count FROM point WHERE ordinal = 0"), 5);
+    CHECK_STR_EQ(raw_text(db, "SELECT error FROM point WHERE ordinal = 1"),
+                 "workers: out of memory");
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE point_id ="
+                             " (SELECT id FROM point WHERE ordinal = 0) AND section_id = 1"
+                             " AND sweep_id = 1 AND workers = 4 AND jitter_s = 0.25"
+                             " AND reduction = 'tree' AND weighted = 1"), 5);
+    CHECK_STR_EQ(raw_text(db, "SELECT typeof(round_s) || ' ' || round_s FROM demo"
+                              " WHERE round = 2"), "text NaN");
+    CHECK_STR_EQ(raw_text(db, "SELECT typeof(round_s) FROM demo WHERE round = 3"), "real");
+    CHECK_INT_EQ(raw_int(db, "SELECT round_s > 1e308 FROM demo WHERE round = 3"), 1);
+    CHECK_INT_EQ(raw_int(db, "SELECT round_s < -1e308 FROM demo WHERE round = 4"), 1);
+    CHECK_STR_EQ(raw_text(db, "SELECT typeof(note) FROM demo WHERE round = 4"), "null");
+    CHECK_STR_EQ(raw_text(db, "SELECT typeof(converged) || converged FROM demo WHERE round = 2"),
+                 "integer1");
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE round IS NULL AND round_s IS NULL"
+                             " AND note IS NULL AND converged IS NULL"), 1);
+
+    /* What runner show reads back. */
+    table *t = NULL;
+    CHECK_INT_EQ(report(store_section_table(s, section_id, &t, &err), &err), 0);
+    if (t) {
+        CHECK_STR_EQ(t->title, "rounds");
+        CHECK_INT_EQ(t->column_count, 8);
+        CHECK_INT_EQ(t->row_count, 5);
+        CHECK_STR_EQ(t->columns[0].name, "workers");
+        CHECK_STR_EQ(t->columns[1].unit, "s");
+        CHECK_INT_EQ(t->columns[3].type, RUNNER_BOOLEAN);
+        CHECK_INT_EQ(t->columns[3].is_param, 1);
+        CHECK_STR_EQ(t->columns[4].name, "round");
+        CHECK_INT_EQ(t->columns[4].is_param, 0);
+        CHECK_INT_EQ(t->columns[5].type, RUNNER_REAL);
+        CHECK_STR_EQ(t->columns[5].unit, "s");
+        for (size_t r = 0; r < t->row_count; r++) {
+            for (size_t c = 0; c < 4; c++)
+                CHECK(value_equal(table_cell(t, r, c), &params[c]));
+            for (size_t c = 0; c < 4; c++)
+                if (!value_equal(table_cell(t, r, 4 + c), &rows[r * 4 + c])) {
+                    fprintf(stderr, "  row %zu column %zu differs after the round trip\n", r, c);
+                    check_failures++;
+                }
+        }
+        CHECK(isnan(table_cell(t, 1, 5)->as.real));
+        CHECK_INT_EQ(table_cell(t, 1, 6)->type, RUNNER_TEXT);  /* text "NaN" stays text */
+        CHECK(isinf(table_cell(t, 2, 5)->as.real) && table_cell(t, 2, 5)->as.real > 0);
+        CHECK(isinf(table_cell(t, 3, 5)->as.real) && table_cell(t, 3, 5)->as.real < 0);
+        CHECK_INT_EQ(table_cell(t, 0, 7)->type, RUNNER_BOOLEAN);
+        CHECK_INT_EQ(table_cell(t, 3, 6)->type, 0);
+    }
+    table_free(t);
+
+    CHECK_INT_EQ(report(store_section_table(s, 999, &t, &err), &err), -1);
+    CHECK(t == NULL);
+
+    CHECK_INT_EQ(report(store_sweep_end(s, sweep_id, "failed", STARTED_AT + 61.5, &err), &err), 0);
+    CHECK_STR_EQ(raw_text(db, "SELECT status || ' ' || ended_at FROM sweep"),
+                 "failed 2026-11-30T05:13:01.623Z");
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sweep_plugin WHERE plugin = 'demo'"
+                             " AND so_sha256 = 'beef'"), 1);
+    CHECK_STR_EQ(raw_text(db, "SELECT title || ' ' || script_line || ' ' || point_count"
+                              " FROM section"), "rounds 3 2");
+    /* Unknown statuses are the schema's to refuse, with SQLite's reason. */
+    CHECK(store_sweep_end(s, sweep_id, "great", STARTED_AT, &err) == -1 && err &&
+          strstr(err, "CHECK constraint failed"));
+    free(err);
+    err = NULL;
+
+    clear_values(rows, 20);
+    clear_values(params, 4);
+    sqlite3_close(db);
+    store_close(s);
+}
+
+static void test_untitled_section_uses_plugin_name(void)
+{
+    const char *path = db_path("untitled.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "demo.lua");
+    int64_t section_id = begin_section(s, sweep_id, 1, NULL);
+    table *t = NULL;
+    CHECK_INT_EQ(report(store_section_table(s, section_id, &t, &err), &err), 0);
+    if (t) {
+        CHECK_STR_EQ(t->title, "demo");
+        CHECK_INT_EQ(t->row_count, 0);
+        CHECK_INT_EQ(t->column_count, 8);
+    }
+    table_free(t);
+    store_close(s);
+}
+
+static void test_list_sweeps(void)
+{
+    const char *path = db_path("list.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    set_params(2);
+    value row[4] = { value_integer(1), value_real(1.5), VALUE_NULL, value_boolean(1) };
+
+    int64_t first = begin_sweep(s, "first.lua");
+    int64_t a = begin_section(s, first, 1, NULL);
+    int64_t b = begin_section(s, first, 2, NULL);
+    int ordinal = 0;
+    for (int i = 0; i < 3; i++) {
+        store_point p = make_point(first, i < 2 ? a : b, ordinal++, row, 1);
+        CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        store_point p = make_point(first, b, ordinal++, NULL, 0);
+        p.status = "failed";
+        p.error = "diverged";
+        CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    }
+    CHECK_INT_EQ(report(store_sweep_end(s, first, "failed", STARTED_AT + 1, &err), &err), 0);
+    int64_t second = begin_sweep(s, "second.lua");
+
+    table *t = NULL;
+    CHECK_INT_EQ(report(store_list_sweeps(s, &t, &err), &err), 0);
+    if (t) {
+        CHECK_INT_EQ(t->column_count, 7);
+        const char *names[] = { "id", "started_at", "script", "status", "sections", "points_ok",
+                                "points_failed" };
+        const runner_type types[] = { RUNNER_INTEGER, RUNNER_TEXT, RUNNER_TEXT, RUNNER_TEXT,
+                                      RUNNER_INTEGER, RUNNER_INTEGER, RUNNER_INTEGER };
+        for (size_t i = 0; i < 7 && i < t->column_count; i++) {
+            CHECK_STR_EQ(t->columns[i].name, names[i]);
+            CHECK_INT_EQ(t->columns[i].type, types[i]);
+        }
+        CHECK_INT_EQ(t->row_count, 2);
+        if (t->row_count == 2) {
+            CHECK_INT_EQ(table_cell(t, 0, 0)->as.integer, first);
+            CHECK_STR_EQ(table_cell(t, 0, 1)->as.text, "2026-11-30T05:12:00.123Z");
+            CHECK_STR_EQ(table_cell(t, 0, 2)->as.text, "first.lua");
+            CHECK_STR_EQ(table_cell(t, 0, 3)->as.text, "failed");
+            CHECK_INT_EQ(table_cell(t, 0, 4)->as.integer, 2);
+            CHECK_INT_EQ(table_cell(t, 0, 5)->as.integer, 3);
+            CHECK_INT_EQ(table_cell(t, 0, 6)->as.integer, 2);
+            /* newest last; a sweep without sections counts zeros, not NULLs */
+            CHECK_INT_EQ(table_cell(t, 1, 0)->as.integer, second);
+            CHECK_STR_EQ(table_cell(t, 1, 3)->as.text, "running");
+            CHECK_INT_EQ(table_cell(t, 1, 4)->type, RUNNER_INTEGER);
+            CHECK_INT_EQ(table_cell(t, 1, 4)->as.integer, 0);
+            CHECK_INT_EQ(table_cell(t, 1, 5)->as.integer, 0);
+            CHECK_INT_EQ(table_cell(t, 1, 6)->as.integer, 0);
+        }
+    }
+    table_free(t);
+
+    int64_t *ids = NULL;
+    size_t count = 0;
+    CHECK_INT_EQ(report(store_sweep_sections(s, first, &ids, &count, &err), &err), 0);
+    CHECK_INT_EQ(count, 2);
+    if (count == 2) {
+        CHECK_INT_EQ(ids[0], a);
+        CHECK_INT_EQ(ids[1], b);
+    }
+    free(ids);
+    CHECK_INT_EQ(report(store_sweep_sections(s, second, &ids, &count, &err), &err), 0);
+    CHECK_INT_EQ(count, 0);
+    free(ids);
+
+    clear_values(row, 4);
+    clear_values(params, 4);
+    store_close(s);
+}
+
+static void test_newer_schema_refused_untouched(void)
+{
+    const char *path = db_path("newer.db");
+    store_close(open_fresh(path));
+    sqlite3 *db = raw_open(path);
+    raw_exec(db, "PRAGMA user_version = 99");
+    sqlite3_close(db);
+
+    size_t before_len = 0, after_len = 0;
+    char *before = read_all(path, &before_len);
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(store_open(path, &s, &err), -1);
+    CHECK(s == NULL);
+    char expected[800];
+    snprintf(expected, sizeof expected,
+             "%s: database schema version 99 is newer than this runner supports (1); "
+             "use a newer runner or another --db", path);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    char *after = read_all(path, &after_len);
+    CHECK(before && after);
+    CHECK_INT_EQ(after_len, before_len);
+    CHECK(before && after && before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
+
+    db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 99);
+    sqlite3_close(db);
+}
+
+static void test_not_a_database_refused_untouched(void)
+{
+    const char *path = db_path("notes.txt");
+    remove_db(path);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    for (int i = 0; i < 100; i++)
+        fprintf(f, "line %d: these are notes, not a database\n", i);
+    fclose(f);
+
+    size_t before_len = 0, after_len = 0;
+    char *before = read_all(path, &before_len);
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(store_open(path, &s, &err), -1);
+    CHECK(s == NULL);
+    char expected[800];
+    snprintf(expected, sizeof expected, "%s: not a runner database (file is not a database)",
+             path);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    char *after = read_all(path, &after_len);
+    CHECK(before && after && before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
+}
+
+static void test_foreign_sqlite_database_refused(void)
+{
+    const char *path = db_path("foreign.db");
+    remove_db(path);
+    sqlite3 *db = NULL;
+    CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    raw_exec(db, "CREATE TABLE contacts (name TEXT)");
+    sqlite3_close(db);
+
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(store_open(path, &s, &err), -1);
+    char expected[800];
+    snprintf(expected, sizeof expected, "%s: not a runner database (it holds other tables and "
+             "no runner schema version)", path);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master"), 1);
+    sqlite3_close(db);
+}
+
+static void test_unwritable_location(void)
+{
+    const char *path = db_path("no/such/directory/results.db");
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(store_open(path, &s, &err), -1);
+    CHECK(s == NULL);
+    CHECK(err && strncmp(err, path, strlen(path)) == 0);
+    CHECK(err && strstr(err, "cannot open database") != NULL);
+    CHECK(err && strchr(err, '\n') == NULL);
+    free(err);
+}
+
+static void test_widening(void)
+{
+    const char *path = db_path("widen.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    set_params(8);
+    value old_row[4] = { value_integer(1), value_real(2.0), value_text("v1"), value_boolean(0) };
+    int64_t sweep_id = begin_sweep(s, "v1.lua");
+    int64_t old_section = begin_section(s, sweep_id, 1, NULL);
+    store_point p = make_point(sweep_id, old_section, 0, old_row, 1);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_end(s, sweep_id, "ok", STARTED_AT, &err), &err), 0);
+
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo_v2, &err), &err), 0);
+    sqlite3 *db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('demo')"), 13);
+    CHECK_STR_EQ(raw_text(db, "SELECT type FROM pragma_table_info('demo')"
+                              " WHERE name = 'moved_bytes'"), "INTEGER");
+    CHECK_STR_EQ(raw_text(db, "SELECT unit || ' ' || position FROM plugin_column"
+                              " WHERE name = 'moved_bytes'"), "bytes 4");
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE moved_bytes IS NULL"), 1);
+
+    value new_row[5] = { value_integer(1), value_real(3.0), value_text("v2"), value_boolean(1),
+                         value_integer(4000000) };
+    sweep_id = begin_sweep(s, "v2.lua");
+    int64_t new_section = begin_section(s, sweep_id, 1, NULL);
+    p = make_point(sweep_id, new_section, 0, new_row, 1);
+    CHECK_INT_EQ(report(store_write_point(s, &demo_v2, &p, &err), &err), 0);
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    CHECK_INT_EQ(raw_int(db, "SELECT moved_bytes FROM demo WHERE note = 'v2'"), 4000000);
+
+    table *t = NULL;
+    CHECK_INT_EQ(report(store_section_table(s, new_section, &t, &err), &err), 0);
+    if (t) {
+        CHECK_INT_EQ(t->column_count, 9);
+        CHECK_INT_EQ(table_find_column(t, "moved_bytes"), 8);
+        CHECK_INT_EQ(t->row_count, 1);
+        if (t->row_count == 1)
+            CHECK_INT_EQ(table_cell(t, 0, 8)->as.integer, 4000000);
+    }
+    table_free(t);
+
+    /* The store now writes version 2's rows; the old descriptor is refused. */
+    p = make_point(sweep_id, new_section, 1, old_row, 1);
+    CHECK(store_write_point(s, &demo, &p, &err) == -1 && err &&
+          strstr(err, "store_prepare_plugin") != NULL);
+    free(err);
+    err = NULL;
+
+    clear_values(old_row, 4);
+    clear_values(new_row, 5);
+    clear_values(params, 4);
+    sqlite3_close(db);
+    store_close(s);
+}
+
+static void test_failed_point_leaves_nothing(void)
+{
+    const char *path = db_path("atomic.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "atomic.lua");
+    int64_t section_id = begin_section(s, sweep_id, 1, NULL);
+    set_params(1);
+    value rows[3 * 4] = {
+        value_integer(11), value_real(1), VALUE_NULL, value_boolean(0),
+        value_integer(12), value_real(2), VALUE_NULL, value_boolean(0),
+        value_integer(13), value_real(3), VALUE_NULL, value_boolean(0),
+    };
+    store_point p = make_point(sweep_id, section_id, 0, rows, 3);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+
+    /* Someone adds a trigger that refuses round 13: the third row of the
+     * next point fails after its point row and two rows went in. */
+    sqlite3 *db = raw_open(path);
+    raw_exec(db, "CREATE TRIGGER refuse_13 BEFORE INSERT ON demo WHEN NEW.round = 13"
+                 " BEGIN SELECT RAISE(ABORT, 'round 13 refused'); END");
+
+    rows[0].as.integer = 21;
+    rows[4].as.integer = 22;
+    rows[8].as.integer = 23;
+    p = make_point(sweep_id, section_id, 1, rows, 3);  /* 21, 22, 23: fine */
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    rows[0].as.integer = 31;
+    rows[4].as.integer = 32;
+    rows[8].as.integer = 13;
+    p = make_point(sweep_id, section_id, 2, rows, 3);  /* 31, 32, then 13 fails */
+    CHECK_INT_EQ(store_write_point(s, &demo, &p, &err), -1);
+    char expected[800];
+    snprintf(expected, sizeof expected,
+             "%s: cannot store row 3 of point 2 of section %" PRId64 " in \"demo\": "
+             "round 13 refused", path, section_id);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    err = NULL;
+    /* The batch goes on: the next point is stored. */
+    rows[0].as.integer = 41;
+    rows[4].as.integer = 42;
+    rows[8].as.integer = 43;
+    p = make_point(sweep_id, section_id, 3, rows, 3);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    /* A point the catalog refuses (bad status) fails before any row. */
+    p = make_point(sweep_id, section_id, 4, rows, 3);
+    p.status = "maybe";
+    CHECK(store_write_point(s, &demo, &p, &err) == -1 && err &&
+          strstr(err, "cannot store point 4 of section") && strstr(err, "CHECK constraint"));
+    free(err);
+    err = NULL;
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+
+    CHECK_STR_EQ(raw_text(db, "SELECT group_concat(ordinal) FROM (SELECT ordinal FROM point"
+                              " ORDER BY ordinal)"), "0,1,3");
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE round IN (31, 32)"), 0);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), 9);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE point_id NOT IN"
+                             " (SELECT id FROM point)"), 0);
+
+    /* The result table vanishes under the store: rows cannot go in, so the
+     * point does not either. */
+    raw_exec(db, "DROP TABLE demo");
+    p = make_point(sweep_id, section_id, 5, rows, 3);
+    CHECK(store_write_point(s, &demo, &p, &err) == -1 && err &&
+          strstr(err, "no such table: demo"));
+    free(err);
+    err = NULL;
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point WHERE ordinal = 5"), 0);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point"), 3);
+
+    /* Preparing again brings the table back. */
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), 3);
+
+    clear_values(rows, 12);
+    clear_values(params, 4);
+    sqlite3_close(db);
+    store_close(s);
+}
+
+static void test_batches_commit_on_close(void)
+{
+    const char *path = db_path("close.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "many.lua");
+    int64_t section_id = begin_section(s, sweep_id, 1, NULL);
+    set_params(3);
+    value row[4] = { value_integer(0), value_real(0.5), value_text("many"), value_boolean(1) };
+    enum { POINTS = 2500 };
+    for (int i = 0; i < POINTS; i++) {
+        row[0].as.integer = i;
+        store_point p = make_point(sweep_id, section_id, i, row, 1);
+        if (report(store_write_point(s, &demo, &p, &err), &err) != 0) {
+            check_failures++;
+            break;
+        }
+    }
+    store_close(s);  /* commits the last, partial batch */
+
+    sqlite3 *db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point"), POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT sum(round) FROM demo"), (int64_t)POINTS * (POINTS - 1) / 2);
+    sqlite3_close(db);
+    clear_values(row, 4);
+    clear_values(params, 4);
+}
+
+static void test_reserved_plugin_refused(void)
+{
+    const char *path = db_path("reserved.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    runner_plugin bad = demo;
+    bad.name = "point";
+    char *err = NULL;
+    CHECK_INT_EQ(store_prepare_plugin(s, &bad, &err), -1);
+    CHECK(err && strstr(err, "\"point\"") && strstr(err, "reserved"));
+    free(err);
+    store_close(s);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("RUNNER_TEST_TMP");
+    snprintf(tmp_dir, sizeof tmp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
+
+    test_reserved_names();
+    test_open_creates_catalog();
+    test_result_table();
+    test_write_and_read_back();
+    test_untitled_section_uses_plugin_name();
+    test_list_sweeps();
+    test_newer_schema_refused_untouched();
+    test_not_a_database_refused_untouched();
+    test_foreign_sqlite_database_refused();
+    test_unwritable_location();
+    test_widening();
+    test_failed_point_leaves_nothing();
+    test_batches_commit_on_close();
+    test_reserved_plugin_refused();
+    return check_done("test_store");
+}
