@@ -478,6 +478,81 @@ static void push_rows(lua_State *L, const table *t)
     }
 }
 
+/* The third argument of sweep: { title = "...", print = false,
+ * columns = {"workers", "speedup"} } (columns: which to print; all are
+ * stored). Strings stay owned by the options table on the Lua stack. */
+static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx,
+                              const char **title, int *print_rows, const char **shown,
+                              size_t *shown_count, char *msg, size_t size)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        if (strcmp(key, "title") == 0 && lua_type(L, -1) == LUA_TSTRING) {
+            *title = lua_tostring(L, -1);
+        } else if (strcmp(key, "print") == 0 && lua_type(L, -1) == LUA_TBOOLEAN) {
+            *print_rows = lua_toboolean(L, -1);
+        } else if (strcmp(key, "columns") == 0 && lua_type(L, -1) == LUA_TTABLE) {
+            size_t n = lua_rawlen(L, -1);
+            for (size_t i = 1; i <= n && *shown_count < 128; i++) {
+                lua_rawgeti(L, -1, (lua_Integer)i);
+                const char *name = lua_tostring(L, -1);
+                lua_pop(L, 1); /* still referenced by the list */
+                int known = name && param_find(plugin, name) >= 0;
+                for (uint32_t c = 0; name && !known && c < plugin->column_count; c++)
+                    known = strcmp(plugin->columns[c].name, name) == 0;
+                if (!known) {
+                    lua_pop(L, 2);
+                    snprintf(msg, size, "columns: '%s' is neither a parameter nor a column; "
+                             "'runner plugins %s' lists them", name ? name : "?", plugin->name);
+                    return -1;
+                }
+                shown[(*shown_count)++] = name;
+            }
+        } else {
+            lua_pop(L, 2);
+            snprintf(msg, size, "unknown sweep option '%s' (expected title = \"...\", "
+                     "print = true|false, columns = {...})", key);
+            return -1;
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* A copy of t with only the named columns, in that order; NULL on no memory. */
+static table *table_select(const table *t, const char *const *names, size_t n)
+{
+    table *out = table_new(t->title);
+    long *from = calloc(n, sizeof *from);
+    value *row = calloc(n, sizeof *row);
+    if (!out || !from || !row)
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        from[i] = table_find_column(t, names[i]);
+        if (from[i] < 0)
+            goto fail;
+        const table_column *c = &t->columns[from[i]];
+        if (table_add_column(out, c->name, c->unit, c->type, c->is_param) != 0)
+            goto fail;
+    }
+    for (size_t r = 0; r < t->row_count; r++) {
+        for (size_t i = 0; i < n; i++)
+            if (value_copy(&row[i], table_cell(t, r, (size_t)from[i])) != 0)
+                goto fail;
+        if (table_append_row(out, row) != 0)
+            goto fail;
+    }
+    free(from);
+    free(row);
+    return out;
+fail:
+    free(from);
+    free(row);
+    table_free(out);
+    return NULL;
+}
+
 static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int opts_idx)
 {
     script_state *s = state_of(L);
@@ -497,15 +572,11 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     }
     const char *title = NULL;
     int print_rows = 1;
-    if (opts_idx) {
-        luaL_checktype(L, opts_idx, LUA_TTABLE);
-        lua_getfield(L, opts_idx, "title");
-        title = lua_tostring(L, -1);
-        lua_getfield(L, opts_idx, "print");
-        if (!lua_isnil(L, -1))
-            print_rows = lua_toboolean(L, -1);
-        lua_pop(L, 1); /* the title string stays on the stack while we use it */
-    }
+    const char *shown[128];
+    size_t shown_count = 0;
+    if (opts_idx && read_sweep_options(L, lp->desc, opts_idx, &title, &print_rows, shown,
+                                       &shown_count, msg, sizeof msg) != 0)
+        return script_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
     lua_Debug ar;
     int line = 0;
     if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar))
@@ -547,7 +618,9 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         return lua_error(L);
     }
     if (print_rows) {
-        output_table_text(stdout, rows);
+        table *printed = shown_count ? table_select(rows, shown, shown_count) : NULL;
+        output_table_text(stdout, printed ? printed : rows);
+        table_free(printed);
         fputc('\n', stdout);
         fflush(stdout);
     }
