@@ -229,10 +229,17 @@ static int describe_plugin(const loaded_plugin *lp)
     const runner_plugin *p = lp->desc;
     printf("%s %s: %s\n  file: %s\n  sha256: %s\n\n", p->name, p->version, p->summary, lp->path,
            lp->sha256);
+    int width = 8;
+    for (uint32_t i = 0; i < p->param_count; i++)
+        if ((int)strlen(p->params[i].name) > width)
+            width = (int)strlen(p->params[i].name);
+    for (uint32_t i = 0; i < p->column_count; i++)
+        if ((int)strlen(p->columns[i].name) > width)
+            width = (int)strlen(p->columns[i].name);
     printf("parameters:\n");
     for (uint32_t i = 0; i < p->param_count; i++) {
         const runner_param *q = &p->params[i];
-        char def[128], range[96] = "";
+        char def[128], range[128] = "";
         value d = param_default(q);
         value_format(&d, 15, def, sizeof def);
         value_clear(&d);
@@ -246,14 +253,14 @@ static int describe_plugin(const loaded_plugin *lp)
                     used += (size_t)n;
             }
         }
-        printf("  %-16s %-8s %-10s default %-10s %-20s %s\n", q->name, type_label(q->type),
-               *q->unit ? q->unit : "-", def, range, q->doc);
+        printf("  %-*s  %-8s %-12s default %-10s %-22s %s\n", width, q->name,
+               type_label(q->type), *q->unit ? q->unit : "-", def, range, q->doc);
     }
     printf("\ncolumns:\n");
     for (uint32_t i = 0; i < p->column_count; i++) {
         const runner_column *c = &p->columns[i];
-        printf("  %-20s %-8s %-10s %s\n", c->name, type_label(c->type), *c->unit ? c->unit : "-",
-               c->doc);
+        printf("  %-*s  %-8s %-12s %s\n", width, c->name, type_label(c->type),
+               *c->unit ? c->unit : "-", c->doc);
     }
     return EXIT_OK;
 }

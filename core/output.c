@@ -27,6 +27,16 @@ static int column_is_constant(const table *t, size_t c)
     return 1;
 }
 
+/* "name [unit]"; the unit is left out when it only repeats the name
+ * ("workers [workers]"). */
+static void column_header(const table_column *c, char *buf, size_t size)
+{
+    if (*c->unit && strcmp(c->unit, c->name) != 0)
+        snprintf(buf, size, "%s [%s]", c->name, c->unit);
+    else
+        snprintf(buf, size, "%s", c->name);
+}
+
 static int is_numeric(runner_type type)
 {
     return type == RUNNER_INTEGER || type == RUNNER_REAL;
@@ -58,10 +68,7 @@ void output_table_text(FILE *out, const table *t)
     for (size_t c = 0; c < n; c++) {
         if (!shown[c])
             continue;
-        if (*t->columns[c].unit)
-            snprintf(header, sizeof header, "%s [%s]", t->columns[c].name, t->columns[c].unit);
-        else
-            snprintf(header, sizeof header, "%s", t->columns[c].name);
+        column_header(&t->columns[c], header, sizeof header);
         width[c] = strlen(header);
         for (size_t r = 0; r < t->row_count; r++) {
             value_format(table_cell(t, r, c), 6, cell, sizeof cell);
@@ -73,10 +80,7 @@ void output_table_text(FILE *out, const table *t)
     for (size_t c = 0; c < n; c++) {
         if (!shown[c])
             continue;
-        if (*t->columns[c].unit)
-            snprintf(header, sizeof header, "%s [%s]", t->columns[c].name, t->columns[c].unit);
-        else
-            snprintf(header, sizeof header, "%s", t->columns[c].name);
+        column_header(&t->columns[c], header, sizeof header);
         fprintf(out, is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep, (int)width[c],
                 header);
         sep = "  ";

@@ -35,17 +35,22 @@ const char *param_suggest(const runner_plugin *plugin, const char *name)
     return best_distance <= allowed ? best : NULL;
 }
 
+/* Whole numbers exactly (2^53 as 9007199254740992), others with %.15g. */
+static void describe_bound(double x, char *buf, size_t size)
+{
+    if (isinf(x))
+        snprintf(buf, size, x > 0 ? "inf" : "-inf");
+    else if (x == floor(x) && fabs(x) <= 9007199254740992.0)
+        snprintf(buf, size, "%.0f", x);
+    else
+        snprintf(buf, size, "%.15g", x);
+}
+
 void param_describe_range(const runner_param *spec, char *buf, size_t size)
 {
     char lo[32], hi[32];
-    if (isinf(spec->min))
-        snprintf(lo, sizeof lo, "-inf");
-    else
-        snprintf(lo, sizeof lo, "%.15g", spec->min);
-    if (isinf(spec->max))
-        snprintf(hi, sizeof hi, "inf");
-    else
-        snprintf(hi, sizeof hi, "%.15g", spec->max);
+    describe_bound(spec->min, lo, sizeof lo);
+    describe_bound(spec->max, hi, sizeof hi);
     snprintf(buf, size, "[%s, %s]", lo, hi);
 }
 

@@ -1030,7 +1030,7 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
     if (batch_begin(s, err) != 0)
         return -1;
     /* A lone INSERT is atomic by itself; rows need the savepoint. */
-    int savepoint = point->row_count > 0;
+    int savepoint = 0;
     if (savepoint && run_stmt(s, STMT_SAVEPOINT, "cannot store point", err) != 0)
         goto fail;
 

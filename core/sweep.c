@@ -119,6 +119,13 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         host_point_reset(&point, params, seed);
         double started = util_now(), clock0 = util_monotonic();
         int failed = host_run_point(&point) != 0;
+        if (failed && run->stop && *run->stop) {
+            /* Cut short by Ctrl-C: not a result. Leave it unstored so a
+             * resumed sweep runs it again. */
+            free(canonical);
+            run->interrupted = 1;
+            break;
+        }
         store_point record = {
             .sweep_id = run->sweep_id,
             .section_id = section_id,
