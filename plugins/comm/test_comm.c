@@ -3,7 +3,7 @@
  * test asserts them to the last printed digit, and the exact byte counts. */
 #include "check.h"
 #include "model.h"
-#include "test_host.h"
+#include "plugin_harness.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -155,14 +155,15 @@ static void test_overflow(void)
     CHECK_INT_EQ(comm_round_bytes(COMM_SCHEME_RING, 4000000000000000000LL, 3, &r), -1);
 }
 
-/* The glue: declared parameters, both rows, every column, the failure. */
+/* The glue, through the real host: declared parameters, both rows, every
+ * column, the failure. */
 static void test_plugin(void)
 {
     const runner_plugin *plugin = runner_plugin_entry();
-    runner_point point;
+    harness h;
     char buffer[32];
 
-    CHECK_INT_EQ(test_host_descriptor_problems(plugin), 0);
+    CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "comm");
     CHECK_INT_EQ(plugin->param_count, 3);
     CHECK_STR_EQ(plugin->params[0].name, "model_params");
@@ -173,50 +174,49 @@ static void test_plugin(void)
     CHECK_STR_EQ(plugin->params[2].name, "workers");
     CHECK(plugin->params[2].default_number == 8 && plugin->params[2].max == 1e7);
 
-    test_host_point_init(&point, plugin, 1);
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(point.misuse, 0);
-    CHECK_INT_EQ(point.row_count, 2);
-    CHECK_STR_EQ(test_host_text(&point, 0, "scheme"), "ps");
-    CHECK_STR_EQ(test_host_text(&point, 0, "counted_at"), "server");
-    CHECK_INT_EQ(test_host_integer(&point, 0, "bytes_per_round"), 64000000);
-    CHECK_INT_EQ(test_host_integer(&point, 0, "copy_bytes"), 4000000);
-    CHECK_STR_EQ(printed(test_host_real(&point, 0, "mib_per_round"), 1.0, buffer, sizeof buffer), "61.0");
-    CHECK_STR_EQ(test_host_text(&point, 1, "scheme"), "ring");
-    CHECK_STR_EQ(test_host_text(&point, 1, "counted_at"), "worker");
-    CHECK_INT_EQ(test_host_integer(&point, 1, "bytes_per_round"), 7000000);
-    CHECK_INT_EQ(test_host_integer(&point, 1, "cluster_bytes_per_round"), 56000000);
-    CHECK_INT_EQ(test_host_integer(&point, 0, "busiest_link_bytes"), 32000000);
-    CHECK_INT_EQ(test_host_integer(&point, 1, "busiest_link_bytes"), 7000000);
-    CHECK(test_host_real(&point, 1, "copies_per_round") == 1.75);
-    CHECK(test_host_real(&point, 1, "rounding_bytes") == 0.0);
-    CHECK_STR_EQ(printed(test_host_real(&point, 1, "mib_per_round"), 1.0, buffer, sizeof buffer), "6.7");
-    for (int row = 0; row < 2; row++)
-        for (uint32_t c = 0; c < plugin->column_count; c++)
-            CHECK(point.rows[row][c].set);
+    harness_init(&h, plugin);
+    CHECK_INT_EQ(harness_run(&h, 1), 0);
+    CHECK(h.point.error == NULL);
+    CHECK_INT_EQ(h.point.row_count, 2);
+    CHECK_STR_EQ(harness_text(&h, 0, "scheme"), "ps");
+    CHECK_STR_EQ(harness_text(&h, 0, "counted_at"), "server");
+    CHECK_INT_EQ(harness_integer(&h, 0, "bytes_per_round"), 64000000);
+    CHECK_INT_EQ(harness_integer(&h, 0, "copy_bytes"), 4000000);
+    CHECK_STR_EQ(printed(harness_real(&h, 0, "mib_per_round"), 1.0, buffer, sizeof buffer), "61.0");
+    CHECK_STR_EQ(harness_text(&h, 1, "scheme"), "ring");
+    CHECK_STR_EQ(harness_text(&h, 1, "counted_at"), "worker");
+    CHECK_INT_EQ(harness_integer(&h, 1, "bytes_per_round"), 7000000);
+    CHECK_INT_EQ(harness_integer(&h, 1, "cluster_bytes_per_round"), 56000000);
+    CHECK_INT_EQ(harness_integer(&h, 0, "busiest_link_bytes"), 32000000);
+    CHECK_INT_EQ(harness_integer(&h, 1, "busiest_link_bytes"), 7000000);
+    CHECK(harness_real(&h, 1, "copies_per_round") == 1.75);
+    CHECK(harness_real(&h, 1, "rounding_bytes") == 0.0);
+    CHECK_STR_EQ(printed(harness_real(&h, 1, "mib_per_round"), 1.0, buffer, sizeof buffer), "6.7");
+    CHECK_INT_EQ(harness_row_problems(&h, 0), 0);
+    CHECK_INT_EQ(harness_row_problems(&h, 1), 0);
 
-    test_host_point_init(&point, plugin, 1);
-    test_host_set_param_integer(&point, "model_params", 12000000000LL);
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_OK);
-    CHECK_STR_EQ(printed(test_host_real(&point, 1, "gib_per_round"), 1.0, buffer, sizeof buffer), "78.2");
-    CHECK_INT_EQ(test_host_integer(&point, 1, "bytes_per_round"), 84000000000LL);
+    CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(12000000000LL)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), 0);
+    CHECK_STR_EQ(printed(harness_real(&h, 1, "gib_per_round"), 1.0, buffer, sizeof buffer), "78.2");
+    CHECK_INT_EQ(harness_integer(&h, 1, "bytes_per_round"), 84000000000LL);
 
-    test_host_point_init(&point, plugin, 1);
-    test_host_set_param_integer(&point, "workers", 3);
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(test_host_integer(&point, 1, "bytes_per_round"), 5333333);
-    CHECK_NEAR(test_host_real(&point, 1, "rounding_bytes"), 1.0 / 3.0, 1e-15);
+    CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(1000000)), 0);
+    CHECK_INT_EQ(harness_set(&h, "workers", value_integer(3)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), 0);
+    CHECK_INT_EQ(harness_integer(&h, 1, "bytes_per_round"), 5333333);
+    CHECK_NEAR(harness_real(&h, 1, "rounding_bytes"), 1.0 / 3.0, 1e-15);
 
     /* The largest legal point overflows int64: fail it, store nothing. */
-    test_host_point_init(&point, plugin, 1);
-    test_host_set_param_integer(&point, "model_params", 1000000000000000LL);
-    test_host_set_param_integer(&point, "bytes_per_param", 64);
-    test_host_set_param_integer(&point, "workers", 10000000);
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_ERROR);
-    CHECK(point.failed);
-    CHECK_INT_EQ(point.row_count, 0);
-    CHECK_STR_EQ(point.message, "comm: ps bytes per round for 64000000000000000-byte copies "
+    CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(1000000000000000LL)), 0);
+    CHECK_INT_EQ(harness_set(&h, "bytes_per_param", value_integer(64)), 0);
+    CHECK_INT_EQ(harness_set(&h, "workers", value_integer(10000000)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), -1);
+    CHECK_INT_EQ(h.point.row_count, 0);
+    CHECK_STR_EQ(h.point.error, "comm: ps bytes per round for 64000000000000000-byte copies "
                  "on 10000000 workers exceed int64 (9.2e18 bytes); lower model_params or workers");
+    /* One past a declared bound never reaches run(). */
+    CHECK_INT_EQ(harness_set(&h, "bytes_per_param", value_integer(65)), -1);
+    harness_free(&h);
 }
 
 int main(void)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <threads.h>
 
 #include "runner/plugin.h" /* runner_rng only */
 
@@ -147,9 +148,24 @@ int equivalence_data_new(int64_t samples, int64_t features, uint64_t seed,
     return 0;
 }
 
+/* OpenBLAS runs on one thread, set once for the process before the first
+ * CBLAS call: a threaded dgemv splits X among threads and adds their partial
+ * sums in another order, which changes the last bits of the gradient, and
+ * these bits are what the plugin measures; so the same point gives the same
+ * rows whatever OPENBLAS_NUM_THREADS says. Nothing is lost: points already
+ * run in parallel at the sweep level. (Process-wide in the pthreads and
+ * serial OpenBLAS builds; an OpenMP build keeps the count per thread.) */
+static once_flag blas_threads_once = ONCE_FLAG_INIT;
+
+static void blas_single_thread(void)
+{
+    openblas_set_num_threads(1);
+}
+
 void equivalence_gradient(const equivalence_data *data, int64_t first, int64_t count,
                           double *residual, double *grad)
 {
+    call_once(&blas_threads_once, blas_single_thread);
     /* CBLAS takes int sizes in the LP64 OpenBLAS: rows <= 1e8 and columns
      * <= 10001 by the plugin's declared ranges. */
     const double *x = data->x + (size_t)first * (size_t)data->columns;

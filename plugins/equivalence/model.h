@@ -51,7 +51,9 @@ void equivalence_data_free(equivalence_data *data);
 
 /* Mean gradient g = X_s^T (sigmoid(X_s w) - y_s) / count over rows
  * [first, first + count) into grad (D + 1 values), through two CBLAS
- * dgemv calls. residual is scratch for count values. count >= 1. */
+ * dgemv calls. residual is scratch for count values. count >= 1. The first
+ * call sets OpenBLAS to one thread for the process, so the bits do not depend
+ * on OPENBLAS_NUM_THREADS. */
 void equivalence_gradient(const equivalence_data *data, int64_t first, int64_t count,
                           double *residual, double *grad);
 

@@ -3,7 +3,7 @@
  * up to rounding, the plain average is not when shards differ. */
 #include "check.h"
 #include "model.h"
-#include "test_host.h"
+#include "plugin_harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,57 +229,71 @@ static void test_stop(void)
     equivalence_data_free(data);
 }
 
+/* The glue, through the real host. */
 static void test_plugin(void)
 {
     const runner_plugin *plugin = runner_plugin_entry();
-    runner_point point, again;
+    harness point, again;
 
-    CHECK_INT_EQ(test_host_descriptor_problems(plugin), 0);
+    CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "equivalence");
     static const char *const names[] = { "samples", "features", "shards", "split", "seed" };
     CHECK_INT_EQ(plugin->param_count, 5);
     for (int i = 0; i < 5 && i < (int)plugin->param_count; i++)
         CHECK_STR_EQ(plugin->params[i].name, names[i]);
 
-    test_host_point_init(&point, plugin, 12345);
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(point.misuse, 0);
-    CHECK_INT_EQ(point.row_count, 2);
-    for (int row = 0; row < point.row_count; row++)
-        for (uint32_t c = 0; c < plugin->column_count; c++)
-            CHECK(point.rows[row][c].set);
-    CHECK_STR_EQ(test_host_text(&point, 0, "weighting"), "weighted");
-    CHECK_STR_EQ(test_host_text(&point, 1, "weighting"), "plain");
-    CHECK(test_host_real(&point, 0, "rel_diff") < 1e-14);
-    CHECK(test_host_real(&point, 0, "rel_diff_eps") < 45.0);
-    CHECK(test_host_real(&point, 1, "rel_diff") > 1e-4);
-    CHECK(test_host_real(&point, 0, "rel_diff") ==
-          test_host_real(&point, 0, "max_abs_diff") / test_host_real(&point, 0, "grad_max_abs"));
-    CHECK(test_host_real(&point, 0, "grad_max_abs") == test_host_real(&point, 1, "grad_max_abs"));
-    CHECK_INT_EQ(test_host_integer(&point, 1, "shard_min"), 278);
-    CHECK_INT_EQ(test_host_integer(&point, 1, "shard_max"), 2222);
+    harness_init(&point, plugin);
+    harness_init(&again, plugin);
+    CHECK_INT_EQ(harness_run(&point, 12345), 0);
+    CHECK(point.point.error == NULL);
+    CHECK_INT_EQ(point.point.row_count, 2);
+    for (size_t row = 0; row < point.point.row_count; row++)
+        CHECK_INT_EQ(harness_row_problems(&point, row), 0);
+    CHECK_STR_EQ(harness_text(&point, 0, "weighting"), "weighted");
+    CHECK_STR_EQ(harness_text(&point, 1, "weighting"), "plain");
+    CHECK(harness_real(&point, 0, "rel_diff") < 1e-14);
+    CHECK(harness_real(&point, 0, "rel_diff_eps") < 45.0);
+    CHECK(harness_real(&point, 1, "rel_diff") > 1e-4);
+    CHECK(harness_real(&point, 0, "rel_diff") ==
+          harness_real(&point, 0, "max_abs_diff") / harness_real(&point, 0, "grad_max_abs"));
+    CHECK(harness_real(&point, 0, "grad_max_abs") == harness_real(&point, 1, "grad_max_abs"));
+    CHECK_INT_EQ(harness_integer(&point, 1, "shard_min"), 278);
+    CHECK_INT_EQ(harness_integer(&point, 1, "shard_max"), 2222);
+    /* The bits, for comparing runs under different OPENBLAS_NUM_THREADS
+     * (test_equivalence_threads runs this program twice). */
+    printf("test_equivalence: weighted max_abs_diff %a\n",
+           harness_real(&point, 0, "max_abs_diff"));
 
     /* Same point seed: bit-identical rows. Another seed: other data. */
-    test_host_point_init(&again, plugin, 12345);
-    CHECK_INT_EQ(plugin->run(&test_host, &again), RUNNER_OK);
-    CHECK(memcmp(point.rows, again.rows, sizeof point.rows) == 0);
-    test_host_point_init(&again, plugin, 12346);
-    CHECK_INT_EQ(plugin->run(&test_host, &again), RUNNER_OK);
-    CHECK(test_host_real(&point, 0, "grad_max_abs") != test_host_real(&again, 0, "grad_max_abs"));
+    CHECK_INT_EQ(harness_run(&again, 12345), 0);
+    CHECK(harness_rows_identical(&point, &again));
+    CHECK_INT_EQ(harness_run(&again, 12346), 0);
+    CHECK(harness_real(&point, 0, "grad_max_abs") != harness_real(&again, 0, "grad_max_abs"));
+    harness_free(&again);
 
-    test_host_point_init(&point, plugin, 1);
-    test_host_set_param_text(&point, "split", "even");
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(test_host_integer(&point, 1, "shard_min"), 1250);
-    CHECK(test_host_real(&point, 1, "rel_diff") < 1e-14);
+    CHECK_INT_EQ(harness_set(&point, "split", value_text("even")), 0);
+    CHECK_INT_EQ(harness_run(&point, 1), 0);
+    CHECK_INT_EQ(harness_integer(&point, 1, "shard_min"), 1250);
+    CHECK(harness_real(&point, 1, "rel_diff") < 1e-14);
+    CHECK_INT_EQ(harness_set(&point, "split", value_text("random")), -1);
+    CHECK_STR_EQ(point.message, "split: 'random' is not one of 'uneven', 'even'");
 
-    test_host_point_init(&point, plugin, 1);
-    test_host_set_param_integer(&point, "samples", 10);
-    test_host_set_param_integer(&point, "shards", 11);
-    CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_ERROR);
-    CHECK_INT_EQ(point.row_count, 0);
-    CHECK_STR_EQ(point.message, "equivalence: shards (11) exceeds samples (10): every shard "
+    CHECK_INT_EQ(harness_set(&point, "split", value_text("uneven")), 0);
+    CHECK_INT_EQ(harness_set(&point, "samples", value_integer(10)), 0);
+    CHECK_INT_EQ(harness_set(&point, "shards", value_integer(11)), 0);
+    CHECK_INT_EQ(harness_run(&point, 1), -1);
+    CHECK_INT_EQ(point.point.row_count, 0);
+    CHECK_STR_EQ(point.point.error, "equivalence: shards (11) exceeds samples (10): every shard "
                  "needs at least one sample; lower shards or raise samples");
+
+    /* Ctrl-C: the stop flag the host was given ends the point. */
+    CHECK_INT_EQ(harness_set(&point, "samples", value_integer(10000)), 0);
+    CHECK_INT_EQ(harness_set(&point, "shards", value_integer(8)), 0);
+    point.stop = 1;
+    CHECK_INT_EQ(harness_run(&point, 1), -1);
+    CHECK_STR_EQ(point.point.error, "equivalence: interrupted");
+    CHECK_INT_EQ(point.point.row_count, 0);
+    point.stop = 0;
 
 #if defined(__SANITIZE_ADDRESS__)
     /* ASan aborts on an 8 TB request instead of returning NULL. */
@@ -293,17 +307,17 @@ static void test_plugin(void)
     if (overcommit)
         fclose(overcommit);
     if (mode == '0' || mode == '2') {
-        test_host_point_init(&point, plugin, 1);
-        test_host_set_param_integer(&point, "samples", 100000000);
-        test_host_set_param_integer(&point, "features", 10000);
-        CHECK_INT_EQ(plugin->run(&test_host, &point), RUNNER_ERROR);
-        CHECK_STR_EQ(point.message, "equivalence: cannot allocate 8000800000000 bytes for the "
-                     "100000000 x 10001 samples (samples x (features + 1)); lower samples "
+        CHECK_INT_EQ(harness_set(&point, "samples", value_integer(100000000)), 0);
+        CHECK_INT_EQ(harness_set(&point, "features", value_integer(10000)), 0);
+        CHECK_INT_EQ(harness_run(&point, 1), -1);
+        CHECK_STR_EQ(point.point.error, "equivalence: cannot allocate 8000800000000 bytes for "
+                     "the 100000000 x 10001 samples (samples x (features + 1)); lower samples "
                      "or features");
     } else {
         printf("test_equivalence: overcommit mode %c, allocation failure not tested\n", mode);
     }
 #endif
+    harness_free(&point);
 }
 
 int main(void)

@@ -1,9 +1,8 @@
 /* Unit tests of the sharding model: names and hashes against independent
  * computations (snprintf, XXH64 itself, RFC 1321 vectors), the ring against a
  * naive linear scan, and the figures against the formulas of science.md
- * section 4. A fake host drives plugin.c through the ABI as runner would. */
+ * section 4. plugin.c runs through the real host (plugin_harness.h). */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +12,7 @@
 
 #include "check.h"
 #include "model.h"
+#include "plugin_harness.h"
 
 static shard_result run_config(shard_hash_kind kind, uint64_t seed, uint64_t keys,
                                uint32_t nodes, uint32_t vnodes)
@@ -430,165 +430,19 @@ static void test_stop(void)
     shard_hasher_cleanup(&hasher);
 }
 
-/* ---- plugin.c through the ABI, on a fake host ---------------------------- */
+/* ---- plugin.c through the real host -------------------------------------- */
 
-#define MAX_FIELDS 32
-
-/* Defined by RUNNER_PLUGIN_DEFINE in plugin.c, linked into this test. */
-const runner_plugin *runner_plugin_entry(void);
-
-typedef struct fake_point {
-    const runner_plugin *plugin;
-    int64_t integers[MAX_FIELDS];   /* parameters, by index */
-    const char *texts[MAX_FIELDS];
-    int set[MAX_FIELDS];            /* columns of the current row */
-    int64_t out_integer[MAX_FIELDS];
-    double out_real[MAX_FIELDS];
-    char out_text[MAX_FIELDS][32];
-    int rows, wrong_type, stop;
-    char failure[256];
-} fake_point;
-
-static const runner_param *fake_param(runner_point *point, size_t i, runner_type type)
-{
-    fake_point *p = (fake_point *)point;
-    CHECK(i < p->plugin->param_count);
-    if (i >= p->plugin->param_count)
-        return NULL;
-    CHECK_INT_EQ(p->plugin->params[i].type, type);
-    return &p->plugin->params[i];
-}
-
-static int64_t fake_param_integer(runner_point *point, size_t i)
-{
-    fake_param(point, i, RUNNER_INTEGER);
-    return ((fake_point *)point)->integers[i];
-}
-
-static double fake_param_real(runner_point *point, size_t i)
-{
-    fake_param(point, i, RUNNER_REAL);
-    return 0;
-}
-
-static const char *fake_param_text(runner_point *point, size_t i)
-{
-    fake_param(point, i, RUNNER_TEXT);
-    return ((fake_point *)point)->texts[i];
-}
-
-static int fake_param_boolean(runner_point *point, size_t i)
-{
-    fake_param(point, i, RUNNER_BOOLEAN);
-    return 0;
-}
-
-static int fake_column(runner_point *point, size_t i, runner_type type)
-{
-    fake_point *p = (fake_point *)point;
-    if (i >= p->plugin->column_count || p->plugin->columns[i].type != type) {
-        p->wrong_type++;
-        return RUNNER_ERROR;
-    }
-    p->set[i]++;
-    return RUNNER_OK;
-}
-
-static int fake_set_integer(runner_point *point, size_t i, int64_t value)
-{
-    if (fake_column(point, i, RUNNER_INTEGER))
-        return RUNNER_ERROR;
-    ((fake_point *)point)->out_integer[i] = value;
-    return RUNNER_OK;
-}
-
-static int fake_set_real(runner_point *point, size_t i, double value)
-{
-    if (fake_column(point, i, RUNNER_REAL))
-        return RUNNER_ERROR;
-    ((fake_point *)point)->out_real[i] = value;
-    return RUNNER_OK;
-}
-
-static int fake_set_text(runner_point *point, size_t i, const char *value)
-{
-    if (fake_column(point, i, RUNNER_TEXT))
-        return RUNNER_ERROR;
-    snprintf(((fake_point *)point)->out_text[i], 32, "%s", value);
-    return RUNNER_OK;
-}
-
-static int fake_set_boolean(runner_point *point, size_t i, int value)
-{
-    (void)value;
-    return fake_column(point, i, RUNNER_BOOLEAN);
-}
-
-static int fake_emit_row(runner_point *point)
-{
-    ((fake_point *)point)->rows++;
-    return RUNNER_OK;
-}
-
-static int fake_fail(runner_point *point, const char *fmt, ...)
-{
-    fake_point *p = (fake_point *)point;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->failure, sizeof(p->failure), fmt, ap);
-    va_end(ap);
-    return RUNNER_ERROR;
-}
-
-static void fake_log(runner_point *point, runner_log_level level, const char *fmt, ...)
-{
-    (void)point, (void)level, (void)fmt;
-}
-
-static uint64_t fake_seed(runner_point *point)
-{
-    (void)point;
-    return 0;
-}
-
-static double fake_uniform(runner_point *point)
-{
-    (void)point;
-    return 0;
-}
-
-static int fake_should_stop(runner_point *point)
-{
-    return ((fake_point *)point)->stop;
-}
-
-static const runner_host fake_host = {
-    RUNNER_PLUGIN_ABI, sizeof(runner_host),
-    fake_param_integer, fake_param_real, fake_param_text, fake_param_boolean,
-    fake_set_integer, fake_set_real, fake_set_text, fake_set_boolean, fake_emit_row,
-    fake_fail, fake_log, fake_seed, fake_seed, fake_uniform, fake_should_stop,
-};
-
-static int find_field(const runner_plugin *plugin, const char *name, int column)
+/* Index of the parameter (column = 0) or column (1) called name; an unknown
+ * name is a failed check and gives index 0, so the test reads on safely. */
+static uint32_t find_field(const runner_plugin *plugin, const char *name, int column)
 {
     uint32_t count = column ? plugin->column_count : plugin->param_count;
     for (uint32_t i = 0; i < count; i++)
         if (strcmp(column ? plugin->columns[i].name : plugin->params[i].name, name) == 0)
-            return (int)i;
+            return i;
     fprintf(stderr, "no %s named %s\n", column ? "column" : "parameter", name);
     check_failures++;
-    return MAX_FIELDS - 1;
-}
-
-/* A point with every parameter at its declared default. */
-static void fake_defaults(fake_point *p, const runner_plugin *plugin)
-{
-    memset(p, 0, sizeof(*p));
-    p->plugin = plugin;
-    for (uint32_t i = 0; i < plugin->param_count; i++) {
-        p->integers[i] = (int64_t)plugin->params[i].default_number;
-        p->texts[i] = plugin->params[i].default_text;
-    }
+    return 0;
 }
 
 static void test_descriptor(void)
@@ -597,7 +451,9 @@ static void test_descriptor(void)
     CHECK_INT_EQ(plugin->abi_version, RUNNER_PLUGIN_ABI);
     CHECK_INT_EQ(plugin->struct_size, sizeof(runner_plugin));
     CHECK_STR_EQ(plugin->name, "sharding");
-    CHECK(plugin->param_count < MAX_FIELDS && plugin->column_count < MAX_FIELDS);
+    /* What the loader checks: names lower_snake_case and unique, no column
+     * named like a parameter, defaults in range and among the choices. */
+    CHECK_INT_EQ(harness_validate(plugin), 0);
 
     /* The contract: names, types, units, defaults and ranges. */
     struct { const char *name; runner_type type; const char *unit; double def, min, max; } want[] = {
@@ -622,13 +478,6 @@ static void test_descriptor(void)
         CHECK_STR_EQ(hash->choices[0], "xxh64");
         CHECK_STR_EQ(hash->choices[1], "md5");
     }
-    /* Column names are unique and never a parameter's. */
-    for (uint32_t i = 0; i < plugin->column_count; i++) {
-        for (uint32_t j = 0; j < i; j++)
-            CHECK(strcmp(plugin->columns[i].name, plugin->columns[j].name) != 0);
-        for (uint32_t j = 0; j < plugin->param_count; j++)
-            CHECK(strcmp(plugin->columns[i].name, plugin->params[j].name) != 0);
-    }
     const char *fractions[] = { "moved_mod", "moved_ring", "moved_ideal", "moved_mod_expected",
                                 "load_cv" };
     for (size_t i = 0; i < sizeof(fractions) / sizeof(fractions[0]); i++)
@@ -640,54 +489,67 @@ static void test_descriptor(void)
 
 static void test_plugin_run(const char *hash_name, shard_hash_kind kind)
 {
-    const runner_plugin *plugin = runner_plugin_entry();
-    fake_point p;
-    fake_defaults(&p, plugin);
-    p.texts[find_field(plugin, "hash", 0)] = hash_name;
-    CHECK_INT_EQ(plugin->run(&fake_host, (runner_point *)&p), RUNNER_OK);
-    CHECK_STR_EQ(p.failure, "");
-    CHECK_INT_EQ(p.rows, 1);
-    CHECK_INT_EQ(p.wrong_type, 0);
-    for (uint32_t i = 0; i < plugin->column_count; i++)
-        CHECK_INT_EQ(p.set[i], 1); /* every column, once */
+    harness h;
+    harness_init(&h, runner_plugin_entry());
+    CHECK_INT_EQ(harness_set(&h, "hash", value_text(hash_name)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), 0);
+    CHECK(h.point.error == NULL);
+    CHECK_INT_EQ(h.point.row_count, 1);
+    CHECK_INT_EQ(harness_row_problems(&h, 0), 0); /* every column, of its type */
 
-    /* The row is the model's result at the defaults. */
+    /* The row is the model's result at the defaults (hash seed 0: the
+     * plugin's seed parameter, not the host's seed). */
     shard_result r = run_config(kind, 0, 20000, 8, 120);
-    CHECK_STR_EQ(p.out_text[find_field(plugin, "hash_name", 1)], hash_name);
-    CHECK_NEAR(p.out_real[find_field(plugin, "moved_mod", 1)], r.moved_mod_keys / 20000.0, 0);
-    CHECK_NEAR(p.out_real[find_field(plugin, "moved_ring", 1)], r.moved_ring_keys / 20000.0, 0);
-    CHECK_NEAR(p.out_real[find_field(plugin, "moved_ideal", 1)], 1.0 / 9, 1e-15);
-    CHECK_NEAR(p.out_real[find_field(plugin, "moved_mod_expected", 1)], 8.0 / 9, 1e-15);
-    CHECK_INT_EQ(p.out_integer[find_field(plugin, "load_max", 1)], r.load_max);
-    CHECK_INT_EQ(p.out_integer[find_field(plugin, "load_min", 1)], r.load_min);
-    CHECK_NEAR(p.out_real[find_field(plugin, "load_ratio", 1)],
-               (double)r.load_max / (double)r.load_min, 1e-15);
-    CHECK_NEAR(p.out_real[find_field(plugin, "load_ratio_mod", 1)],
+    CHECK_STR_EQ(harness_text(&h, 0, "hash_name"), hash_name);
+    CHECK_NEAR(harness_real(&h, 0, "moved_mod"), r.moved_mod_keys / 20000.0, 0);
+    CHECK_NEAR(harness_real(&h, 0, "moved_ring"), r.moved_ring_keys / 20000.0, 0);
+    CHECK_NEAR(harness_real(&h, 0, "moved_ideal"), 1.0 / 9, 1e-15);
+    CHECK_NEAR(harness_real(&h, 0, "moved_mod_expected"), 8.0 / 9, 1e-15);
+    CHECK_INT_EQ(harness_integer(&h, 0, "moved_mod_keys"), r.moved_mod_keys);
+    CHECK_INT_EQ(harness_integer(&h, 0, "moved_ring_keys"), r.moved_ring_keys);
+    CHECK_INT_EQ(harness_integer(&h, 0, "load_max"), r.load_max);
+    CHECK_INT_EQ(harness_integer(&h, 0, "load_min"), r.load_min);
+    CHECK_NEAR(harness_real(&h, 0, "load_ratio"), (double)r.load_max / (double)r.load_min, 1e-15);
+    CHECK_NEAR(harness_real(&h, 0, "load_ratio_mod"),
                (double)r.load_max_mod / (double)r.load_min_mod, 1e-15);
-    CHECK_NEAR(p.out_real[find_field(plugin, "load_cv", 1)], r.load_cv, 0);
-    CHECK_NEAR(p.out_real[find_field(plugin, "load_mean", 1)], 2500, 0);
-    CHECK_INT_EQ(p.out_integer[find_field(plugin, "ring_points", 1)], 9 * 120);
+    CHECK_NEAR(harness_real(&h, 0, "load_cv"), r.load_cv, 0);
+    CHECK_NEAR(harness_real(&h, 0, "load_mean"), 2500, 0);
+    CHECK_INT_EQ(harness_integer(&h, 0, "ring_points"), 9 * 120);
+
+    /* Only the seed parameter chooses the keys: the host's seed does not. */
+    harness other;
+    harness_init(&other, runner_plugin_entry());
+    CHECK_INT_EQ(harness_set(&other, "hash", value_text(hash_name)), 0);
+    CHECK_INT_EQ(harness_run(&other, 2), 0);
+    CHECK(harness_rows_identical(&h, &other));
+    harness_free(&other);
+    harness_free(&h);
 }
 
 static void test_plugin_failures(void)
 {
-    const runner_plugin *plugin = runner_plugin_entry();
-    fake_point p;
+    harness h;
+    harness_init(&h, runner_plugin_entry());
 
-    fake_defaults(&p, plugin);
-    p.integers[find_field(plugin, "nodes", 0)] = 100000;
-    p.integers[find_field(plugin, "vnodes", 0)] = 10000;
-    CHECK_INT_EQ(plugin->run(&fake_host, (runner_point *)&p), RUNNER_ERROR);
-    CHECK_STR_EQ(p.failure, "ring of (nodes+1)*vnodes = 1000010000 points exceeds the limit "
-                            "of 33554432 (about 0.7 GB): lower nodes or vnodes");
-    CHECK_INT_EQ(p.rows, 0);
+    CHECK_INT_EQ(harness_set(&h, "nodes", value_integer(100000)), 0);
+    CHECK_INT_EQ(harness_set(&h, "vnodes", value_integer(10000)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), -1);
+    CHECK_STR_EQ(h.point.error, "ring of (nodes+1)*vnodes = 1000010000 points exceeds the limit "
+                                "of 33554432 (about 0.7 GB): lower nodes or vnodes");
+    CHECK_INT_EQ(h.point.row_count, 0);
 
-    fake_defaults(&p, plugin);
-    p.integers[find_field(plugin, "keys", 0)] = 1000000;
-    p.stop = 1;
-    CHECK_INT_EQ(plugin->run(&fake_host, (runner_point *)&p), RUNNER_ERROR);
-    CHECK_STR_EQ(p.failure, "stopped on request before all 1000000 keys were placed");
-    CHECK_INT_EQ(p.rows, 0);
+    /* A hash outside the choices never reaches run(). */
+    CHECK_INT_EQ(harness_set(&h, "hash", value_text("sha1")), -1);
+    CHECK_STR_EQ(h.message, "hash: 'sha1' is not one of 'xxh64', 'md5'");
+
+    CHECK_INT_EQ(harness_set(&h, "nodes", value_integer(8)), 0);
+    CHECK_INT_EQ(harness_set(&h, "vnodes", value_integer(120)), 0);
+    CHECK_INT_EQ(harness_set(&h, "keys", value_integer(1000000)), 0);
+    h.stop = 1;
+    CHECK_INT_EQ(harness_run(&h, 1), -1);
+    CHECK_STR_EQ(h.point.error, "stopped on request before all 1000000 keys were placed");
+    CHECK_INT_EQ(h.point.row_count, 0);
+    harness_free(&h);
 }
 
 int main(void)

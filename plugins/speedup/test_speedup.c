@@ -1,13 +1,11 @@
 /* Unit tests for the speedup model (science.md section 5) and its plugin
- * glue. The walk-through's speedups were printed from Monte Carlo waits;
+ * glue, run through the real host (plugin_harness.h). The walk-through's speedups were printed from Monte Carlo waits;
  * they are asserted to within 0.02, and the exact values to the digit. */
 #include <stdint.h>
 
-#include "../straggler/fake_host.h"
 #include "check.h"
 #include "model.h"
-
-const runner_plugin *runner_plugin_entry(void);
+#include "plugin_harness.h"
 
 static speedup_row exact_row(double base, double jitter, int64_t workers)
 {
@@ -146,7 +144,7 @@ static void test_declarations(const runner_plugin *plugin)
         { "compute_s", RUNNER_REAL, "s" },
         { "gustafson", RUNNER_REAL, "" },
     };
-    CHECK_INT_EQ(fake_check_descriptor(plugin), 0);
+    CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "speedup");
     CHECK_INT_EQ(plugin->param_count, sizeof params / sizeof params[0]);
     CHECK_INT_EQ(plugin->column_count, sizeof columns / sizeof columns[0]);
@@ -165,75 +163,85 @@ static void test_declarations(const runner_plugin *plugin)
     }
 }
 
-static void run_point(const runner_plugin *plugin, runner_point *point, uint64_t seed,
-                      double jitter, int64_t workers, int64_t trials)
+/* Runs h (base at its default, 30 s) at the given jitter, workers and
+ * trials; expects one complete row. */
+static void run_point(harness *h, uint64_t seed, double jitter, int64_t workers, int64_t trials)
 {
-    fake_point_init(point, plugin, seed);
-    CHECK_INT_EQ(fake_param_set(point, "jitter", jitter), 0);
-    CHECK_INT_EQ(fake_param_set(point, "workers", (double)workers), 0);
-    CHECK_INT_EQ(fake_param_set(point, "trials", (double)trials), 0);
-    CHECK_INT_EQ(plugin->run(&fake_host, point), RUNNER_OK);
-    CHECK_INT_EQ(point->row_count, 1);
-    CHECK_INT_EQ(point->misuse, 0);
-    if (point->row_count == 1)
-        CHECK_INT_EQ(fake_unset_columns(point, 0), 0);
+    CHECK_INT_EQ(harness_set(h, "jitter", value_real(jitter)), 0);
+    CHECK_INT_EQ(harness_set(h, "workers", value_integer(workers)), 0);
+    CHECK_INT_EQ(harness_set(h, "trials", value_integer(trials)), 0);
+    CHECK_INT_EQ(harness_run(h, seed), 0);
+    CHECK(h->point.error == NULL);
+    CHECK_INT_EQ(h->point.row_count, 1);
+    if (h->point.row_count == 1)
+        CHECK_INT_EQ(harness_row_problems(h, 0), 0);
 }
 
 static void test_plugin_exact_mode(const runner_plugin *plugin)
 {
-    static runner_point point, other;
+    harness point, other;
+    harness_init(&point, plugin);
+    harness_init(&other, plugin);
     /* trials = 0 (the default): exact waits, no randomness, seed irrelevant. */
-    run_point(plugin, &point, 1, 2, 512, 0);
-    run_point(plugin, &other, 2, 2, 512, 0);
-    CHECK(memcmp(&point.rows[0], &other.rows[0], sizeof point.rows[0]) == 0);
-    CHECK_NEAR(fake_real(&point, 0, "speedup"), 15.0874, 1e-4);
-    CHECK(fake_real(&point, 0, "ceiling") == 15.5);
-    CHECK(fake_real(&point, 0, "ceiling_amdahl") == 15.0);
+    run_point(&point, 1, 2, 512, 0);
+    run_point(&other, 2, 2, 512, 0);
+    CHECK(harness_rows_identical(&point, &other));
+    CHECK_NEAR(harness_real(&point, 0, "speedup"), 15.0874, 1e-4);
+    CHECK(harness_real(&point, 0, "ceiling") == 15.5);
+    CHECK(harness_real(&point, 0, "ceiling_amdahl") == 15.0);
     /* Every column carries the model's field of the same name. */
     speedup_row row = exact_row(30, 2, 512);
-    CHECK(fake_real(&point, 0, "wait_s") == row.wait_s);
-    CHECK(fake_real(&point, 0, "round_s") == row.round_s);
-    CHECK(fake_real(&point, 0, "speedup") == row.speedup);
-    CHECK(fake_real(&point, 0, "efficiency") == row.efficiency);
-    CHECK(fake_real(&point, 0, "karp_flatt") == row.karp_flatt);
-    CHECK(fake_real(&point, 0, "t1_s") == row.t1_s);
-    CHECK(fake_real(&point, 0, "compute_s") == row.compute_s);
-    CHECK(fake_real(&point, 0, "gustafson") == row.gustafson);
-    CHECK_INT_EQ(point.stop_checks, 0);
+    CHECK(harness_real(&point, 0, "wait_s") == row.wait_s);
+    CHECK(harness_real(&point, 0, "round_s") == row.round_s);
+    CHECK(harness_real(&point, 0, "speedup") == row.speedup);
+    CHECK(harness_real(&point, 0, "efficiency") == row.efficiency);
+    CHECK(harness_real(&point, 0, "karp_flatt") == row.karp_flatt);
+    CHECK(harness_real(&point, 0, "t1_s") == row.t1_s);
+    CHECK(harness_real(&point, 0, "compute_s") == row.compute_s);
+    CHECK(harness_real(&point, 0, "gustafson") == row.gustafson);
+    /* No long loop, so nothing to interrupt: a raised stop flag changes
+     * nothing. */
+    other.stop = 1;
+    CHECK_INT_EQ(harness_run(&other, 2), 0);
+    CHECK(harness_rows_identical(&point, &other));
+    harness_free(&other);
 
     /* One worker: Karp-Flatt is emitted as NaN, not left NULL. */
-    run_point(plugin, &point, 1, 2, 1, 0);
-    CHECK(isnan(fake_real(&point, 0, "karp_flatt")));
-    CHECK(fake_real(&point, 0, "speedup") == 1.0);
+    run_point(&point, 1, 2, 1, 0);
+    CHECK(isnan(harness_real(&point, 0, "karp_flatt")));
+    CHECK(harness_real(&point, 0, "speedup") == 1.0);
 
     /* J = 0: the ceilings are +inf. */
-    run_point(plugin, &point, 1, 0, 8, 0);
-    CHECK(isinf(fake_real(&point, 0, "ceiling")) && isinf(fake_real(&point, 0, "ceiling_amdahl")));
+    run_point(&point, 1, 0, 8, 0);
+    CHECK(isinf(harness_real(&point, 0, "ceiling")) && isinf(harness_real(&point, 0, "ceiling_amdahl")));
+    harness_free(&point);
 }
 
 static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
 {
-    static runner_point point, again, other;
+    harness point, again, other;
     static const int64_t workers[] = { 1, 8, 512 };
+    harness_init(&point, plugin);
+    harness_init(&again, plugin);
+    harness_init(&other, plugin);
     for (int i = 0; i < 3; i++) {
         int64_t k = workers[i];
         speedup_row exact = exact_row(30, 2, k);
-        run_point(plugin, &point, 77, 2, k, 4000);
+        run_point(&point, 77, 2, k, 4000);
         double se_1 = straggler_max_delay_sd(2, 1) / sqrt(4000.0);
         double se_k = straggler_max_delay_sd(2, k) / sqrt(4000.0);
-        CHECK_NEAR(fake_real(&point, 0, "wait_s"), exact.wait_s, 4.0 * se_k);
-        CHECK_NEAR(fake_real(&point, 0, "t1_s"), exact.t1_s, 4.0 * se_1);
+        CHECK_NEAR(harness_real(&point, 0, "wait_s"), exact.wait_s, 4.0 * se_k);
+        CHECK_NEAR(harness_real(&point, 0, "t1_s"), exact.t1_s, 4.0 * se_1);
         /* First-order error of T1 / T_k: S (dT1/T1 + dT_k/T_k). */
-        CHECK_NEAR(fake_real(&point, 0, "speedup"), exact.speedup,
+        CHECK_NEAR(harness_real(&point, 0, "speedup"), exact.speedup,
                    4.0 * exact.speedup * (se_1 / exact.t1_s + se_k / exact.round_s));
         if (k == 1) {
             /* T_1 is T1: the same estimate, so S(1) = 1 and e is NaN. */
-            CHECK(fake_real(&point, 0, "speedup") == 1.0);
-            CHECK(isnan(fake_real(&point, 0, "karp_flatt")));
+            CHECK(harness_real(&point, 0, "speedup") == 1.0);
+            CHECK(isnan(harness_real(&point, 0, "karp_flatt")));
         }
         /* The ceilings are properties of the model, not of the draw. */
-        CHECK(fake_real(&point, 0, "ceiling") == 15.5);
-        CHECK(point.stop_checks >= (k == 1 ? 1 : 2));
+        CHECK(harness_real(&point, 0, "ceiling") == 15.5);
     }
     /* At 512 workers and 4000 rounds the estimate's standard error is about
      * 0.005 (almost all of it from W(1)), so the walk-through's 15.08 and the
@@ -244,11 +252,13 @@ static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
     CHECK(se_speedup > 0.004 && se_speedup < 0.006);
 
     /* Same seed, bit-identical row; another seed, another estimate. */
-    run_point(plugin, &point, 5, 2, 64, 4000);
-    run_point(plugin, &again, 5, 2, 64, 4000);
-    run_point(plugin, &other, 6, 2, 64, 4000);
-    CHECK(memcmp(&point.rows[0], &again.rows[0], sizeof point.rows[0]) == 0);
-    CHECK(fake_real(&point, 0, "speedup") != fake_real(&other, 0, "speedup"));
+    run_point(&point, 5, 2, 64, 4000);
+    run_point(&again, 5, 2, 64, 4000);
+    run_point(&other, 6, 2, 64, 4000);
+    CHECK(harness_rows_identical(&point, &again));
+    CHECK(harness_real(&point, 0, "speedup") != harness_real(&other, 0, "speedup"));
+    harness_free(&again);
+    harness_free(&other);
 
     /* W(1) then W(k) from one stream seeded by the host. */
     runner_rng rng;
@@ -256,16 +266,15 @@ static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
     double wait_1, wait_k;
     CHECK_INT_EQ(straggler_max_delay_mc(&rng, 2, 1, 4000, NULL, NULL, &wait_1), 0);
     CHECK_INT_EQ(straggler_max_delay_mc(&rng, 2, 64, 4000, NULL, NULL, &wait_k), 0);
-    CHECK(fake_real(&point, 0, "t1_s") == 30.0 + wait_1);
-    CHECK(fake_real(&point, 0, "wait_s") == wait_k);
+    CHECK(harness_real(&point, 0, "t1_s") == 30.0 + wait_1);
+    CHECK(harness_real(&point, 0, "wait_s") == wait_k);
 
     /* Ctrl-C during the estimate: the point fails and emits nothing. */
-    fake_point_init(&point, plugin, 5);
-    CHECK_INT_EQ(fake_param_set(&point, "trials", 4000), 0);
     point.stop = 1;
-    CHECK_INT_EQ(plugin->run(&fake_host, &point), RUNNER_ERROR);
-    CHECK_STR_EQ(point.message, "interrupted");
-    CHECK_INT_EQ(point.row_count, 0);
+    CHECK_INT_EQ(harness_run(&point, 5), -1);
+    CHECK_STR_EQ(point.point.error, "interrupted");
+    CHECK_INT_EQ(point.point.row_count, 0);
+    harness_free(&point);
 }
 
 int main(void)

@@ -1,14 +1,12 @@
 /* Unit tests for the straggler model (science.md section 3) and its plugin
- * glue, run against fake_host.h. The walk-through's table is asserted as
+ * glue, run through the real host (plugin_harness.h). The walk-through's table is asserted as
  * printed where it is exact, and corrected where it was a Monte Carlo draw. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
-#include "fake_host.h"
 #include "model.h"
-
-const runner_plugin *runner_plugin_entry(void);
+#include "plugin_harness.h"
 
 static const int64_t walk_through_workers[] = { 1, 8, 64, 512 };
 
@@ -197,7 +195,7 @@ static void test_declarations(const runner_plugin *plugin)
         { "wait_share_exact", RUNNER_REAL, "fraction" },
         { "samples", RUNNER_INTEGER, "samples" },
     };
-    CHECK_INT_EQ(fake_check_descriptor(plugin), 0);
+    CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "straggler");
     CHECK_INT_EQ(plugin->param_count, sizeof params / sizeof params[0]);
     CHECK_INT_EQ(plugin->column_count, sizeof columns / sizeof columns[0]);
@@ -218,75 +216,75 @@ static void test_declarations(const runner_plugin *plugin)
 
 static void test_plugin_run(const runner_plugin *plugin)
 {
-    static runner_point point, again, other;
+    harness point, again, other;
+    harness_init(&point, plugin);
+    harness_init(&again, plugin);
+    harness_init(&other, plugin);
 
     /* Defaults: base 30, J 2, one worker, 4000 rounds. */
-    fake_point_init(&point, plugin, 0x1234);
-    CHECK_INT_EQ(plugin->run(&fake_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(point.row_count, 1);
-    CHECK_INT_EQ(point.misuse, 0);
-    CHECK(!point.failed);
-    CHECK_INT_EQ(fake_unset_columns(&point, 0), 0);
-    CHECK_INT_EQ(fake_integer(&point, 0, "samples"), 4000);
-    CHECK(fake_real(&point, 0, "compute_s") == 30.0);
-    CHECK(fake_real(&point, 0, "max_delay_exact_s") == 1.0);
-    CHECK(fake_real(&point, 0, "round_exact_s") == 31.0);
+    CHECK_INT_EQ(harness_run(&point, 0x1234), 0);
+    CHECK(point.point.error == NULL);
+    CHECK_INT_EQ(point.point.row_count, 1);
+    CHECK_INT_EQ(harness_row_problems(&point, 0), 0);
+    CHECK_INT_EQ(harness_integer(&point, 0, "samples"), 4000);
+    CHECK(harness_real(&point, 0, "compute_s") == 30.0);
+    CHECK(harness_real(&point, 0, "max_delay_exact_s") == 1.0);
+    CHECK(harness_real(&point, 0, "round_exact_s") == 31.0);
     /* The row's estimate is the model's, on the host's seed: bit-identical. */
     double expected = monte_carlo(0x1234, 2.0, 1, 4000);
-    double got = fake_real(&point, 0, "max_delay_s");
+    double got = harness_real(&point, 0, "max_delay_s");
     CHECK(memcmp(&expected, &got, sizeof got) == 0);
-    CHECK_NEAR(got, 1.0, 4.0 * fake_real(&point, 0, "max_delay_stderr_s"));
+    CHECK_NEAR(got, 1.0, 4.0 * harness_real(&point, 0, "max_delay_stderr_s"));
     /* Every column carries the model's field of the same name. */
     straggler_row row;
     straggler_row_fill(&row, 30.0, 2.0, 1, 4000, expected);
-    CHECK(fake_real(&point, 0, "compute_s") == row.compute_s);
-    CHECK(fake_real(&point, 0, "max_delay_exact_s") == row.max_delay_exact_s);
-    CHECK(fake_real(&point, 0, "max_delay_stderr_s") == row.max_delay_stderr_s);
-    CHECK(fake_real(&point, 0, "round_s") == row.round_s);
-    CHECK(fake_real(&point, 0, "round_exact_s") == row.round_exact_s);
-    CHECK(fake_real(&point, 0, "wait_share") == row.wait_share);
-    CHECK(fake_real(&point, 0, "wait_share_exact") == row.wait_share_exact);
-    CHECK(fake_real(&point, 0, "round_s") != fake_real(&point, 0, "round_exact_s"));
+    CHECK(harness_real(&point, 0, "compute_s") == row.compute_s);
+    CHECK(harness_real(&point, 0, "max_delay_exact_s") == row.max_delay_exact_s);
+    CHECK(harness_real(&point, 0, "max_delay_stderr_s") == row.max_delay_stderr_s);
+    CHECK(harness_real(&point, 0, "round_s") == row.round_s);
+    CHECK(harness_real(&point, 0, "round_exact_s") == row.round_exact_s);
+    CHECK(harness_real(&point, 0, "wait_share") == row.wait_share);
+    CHECK(harness_real(&point, 0, "wait_share_exact") == row.wait_share_exact);
+    CHECK(harness_real(&point, 0, "round_s") != harness_real(&point, 0, "round_exact_s"));
 
     /* Same point, same seed: the same row to the bit; another seed differs. */
-    fake_point_init(&again, plugin, 0x1234);
-    fake_point_init(&other, plugin, 0x1235);
-    CHECK_INT_EQ(plugin->run(&fake_host, &again), RUNNER_OK);
-    CHECK_INT_EQ(plugin->run(&fake_host, &other), RUNNER_OK);
-    CHECK(memcmp(&point.rows[0], &again.rows[0], sizeof point.rows[0]) == 0);
-    CHECK(fake_real(&point, 0, "max_delay_s") != fake_real(&other, 0, "max_delay_s"));
+    CHECK_INT_EQ(harness_run(&again, 0x1234), 0);
+    CHECK_INT_EQ(harness_run(&other, 0x1235), 0);
+    CHECK(harness_rows_identical(&point, &again));
+    CHECK(harness_real(&point, 0, "max_delay_s") != harness_real(&other, 0, "max_delay_s"));
+    harness_free(&again);
+    harness_free(&other);
 
     /* The walk-through's k = 512 row through the glue. */
-    fake_point_init(&point, plugin, 7);
-    CHECK_INT_EQ(fake_param_set(&point, "workers", 512), 0);
-    CHECK_INT_EQ(plugin->run(&fake_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(fake_integer(&point, 0, "samples"), 512 * 4000);
-    CHECK_NEAR(fake_real(&point, 0, "max_delay_s"), 1.996101, 4.0 * fake_real(&point, 0, "max_delay_stderr_s"));
-    CHECK_NEAR(fake_real(&point, 0, "wait_share_exact"), 0.97148, 1e-5);
-    CHECK(point.stop_checks >= 1);
-
-    /* base 0, J 0: NaN shares are emitted as values, not left NULL. */
-    fake_point_init(&point, plugin, 7);
-    CHECK_INT_EQ(fake_param_set(&point, "base", 0), 0);
-    CHECK_INT_EQ(fake_param_set(&point, "jitter", 0), 0);
-    CHECK_INT_EQ(plugin->run(&fake_host, &point), RUNNER_OK);
-    CHECK_INT_EQ(fake_unset_columns(&point, 0), 0);
-    CHECK(isnan(fake_real(&point, 0, "wait_share")));
-    CHECK(fake_real(&point, 0, "max_delay_s") == 0.0);
+    CHECK_INT_EQ(harness_set(&point, "workers", value_integer(512)), 0);
+    CHECK_INT_EQ(harness_run(&point, 7), 0);
+    CHECK_INT_EQ(harness_integer(&point, 0, "samples"), 512 * 4000);
+    CHECK_NEAR(harness_real(&point, 0, "max_delay_s"), 1.996101,
+               4.0 * harness_real(&point, 0, "max_delay_stderr_s"));
+    CHECK_NEAR(harness_real(&point, 0, "wait_share_exact"), 0.97148, 1e-5);
 
     /* Ctrl-C: the point fails with "interrupted" and emits nothing. */
-    fake_point_init(&point, plugin, 7);
     point.stop = 1;
-    CHECK_INT_EQ(plugin->run(&fake_host, &point), RUNNER_ERROR);
-    CHECK(point.failed);
-    CHECK_STR_EQ(point.message, "interrupted");
-    CHECK_INT_EQ(point.row_count, 0);
+    CHECK_INT_EQ(harness_run(&point, 7), -1);
+    CHECK_STR_EQ(point.point.error, "interrupted");
+    CHECK_INT_EQ(point.point.row_count, 0);
+    point.stop = 0;
+
+    /* base 0, J 0: NaN shares are emitted as values, not left NULL. */
+    CHECK_INT_EQ(harness_set(&point, "workers", value_integer(1)), 0);
+    CHECK_INT_EQ(harness_set(&point, "base", value_real(0)), 0);
+    CHECK_INT_EQ(harness_set(&point, "jitter", value_real(0)), 0);
+    CHECK_INT_EQ(harness_run(&point, 7), 0);
+    CHECK_INT_EQ(harness_row_problems(&point, 0), 0);
+    CHECK(isnan(harness_real(&point, 0, "wait_share")));
+    CHECK(harness_real(&point, 0, "max_delay_s") == 0.0);
 
     /* The host, not run(), rejects out-of-range values. */
-    fake_point_init(&point, plugin, 7);
-    CHECK_INT_EQ(fake_param_set(&point, "workers", 0), -1);
-    CHECK_INT_EQ(fake_param_set(&point, "trials", 0), -1);
-    CHECK_INT_EQ(fake_param_set(&point, "jitter", -1), -1);
+    CHECK_INT_EQ(harness_set(&point, "workers", value_integer(0)), -1);
+    CHECK_STR_EQ(point.message, "workers: 0 is out of range [1, 10000000] workers");
+    CHECK_INT_EQ(harness_set(&point, "trials", value_integer(0)), -1);
+    CHECK_INT_EQ(harness_set(&point, "jitter", value_real(-1)), -1);
+    harness_free(&point);
 }
 
 int main(void)
