@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS sweep (
     git_commit      TEXT,                          -- NULL outside a git repo
     host            TEXT NOT NULL,
     command_line    TEXT NOT NULL,
+    pid             INTEGER,                       -- process running it (to spot dead ones)
     seed            INTEGER NOT NULL,
     started_at      TEXT NOT NULL,                 -- UTC, ISO 8601
     ended_at        TEXT,
@@ -53,14 +54,14 @@ CREATE TABLE IF NOT EXISTS point (
     params_json     TEXT NOT NULL,             -- canonical parameters
     identity        TEXT NOT NULL,             -- SHA-256 of plugin, version, params, seed
     seed            INTEGER NOT NULL,          -- the point's random seed (as signed 64-bit)
-    status          TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    status          TEXT NOT NULL
+        CHECK (status IN ('ok', 'failed', 'crashed', 'timeout')),
     error           TEXT,
     started_at      TEXT NOT NULL,
     duration_s      REAL NOT NULL,
     row_count       INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS point_by_section ON point(section_id, ordinal);
-CREATE INDEX IF NOT EXISTS point_by_identity ON point(identity);
 
 -- Units and docs of every result-table column, so the plain sqlite3 shell
 -- (and runner show) can say what a number means.

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "store.h"
@@ -427,8 +429,13 @@ static void test_write_and_read_back(void)
     }
     table_free(t);
 
-    CHECK_INT_EQ(report(store_section_table(s, 999, &t, &err), &err), -1);
+    CHECK_INT_EQ(store_section_table(s, 999, &t, &err), -1);
     CHECK(t == NULL);
+    char expected[800];
+    snprintf(expected, sizeof expected, "%s: cannot read section 999: no such section", path);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    err = NULL;
 
     CHECK_INT_EQ(report(store_sweep_end(s, sweep_id, "failed", STARTED_AT + 61.5, &err), &err), 0);
     CHECK_STR_EQ(raw_text(db, "SELECT status || ' ' || ended_at FROM sweep"),
@@ -644,6 +651,26 @@ static void test_unwritable_location(void)
     free(err);
 }
 
+static void test_read_only_file(void)
+{
+    if (geteuid() == 0) {
+        printf("test_read_only_file: skipped (root writes read-only files)\n");
+        return;
+    }
+    const char *path = db_path("read_only.db");
+    store_close(open_fresh(path));
+    CHECK_INT_EQ(chmod(path, 0444), 0);
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(store_open(path, &s, &err), -1);
+    char expected[800];
+    snprintf(expected, sizeof expected, "%s: cannot open database for writing: the file is "
+             "read-only", path);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    chmod(path, 0644);
+}
+
 static void test_widening(void)
 {
     const char *path = db_path("widen.db");
@@ -854,6 +881,7 @@ int main(void)
     test_not_a_database_refused_untouched();
     test_foreign_sqlite_database_refused();
     test_unwritable_location();
+    test_read_only_file();
     test_widening();
     test_failed_point_leaves_nothing();
     test_batches_commit_on_close();
