@@ -11,6 +11,34 @@
 #include "digest.h"
 #include "util.h"
 
+/* "an integer", "a real", ... for messages. */
+static const char *with_article(runner_type type)
+{
+    switch (type) {
+    case RUNNER_INTEGER: return "an integer";
+    case RUNNER_REAL: return "a real";
+    case RUNNER_TEXT: return "a text";
+    case RUNNER_BOOLEAN: return "a boolean";
+    }
+    return "nothing";
+}
+
+/* 1 if s is well-formed UTF-8 (JSON, and so the canonical form, needs it). */
+static int valid_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int extra = *p < 0x80 ? 0 : (*p >> 5) == 6 ? 1 : (*p >> 4) == 14 ? 2 : (*p >> 3) == 30 ? 3 : -1;
+        if (extra < 0)
+            return 0;
+        p++;
+        for (int i = 0; i < extra; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return 0;
+    }
+    return 1;
+}
+
 long param_find(const runner_plugin *plugin, const char *name)
 {
     for (uint32_t i = 0; i < plugin->param_count; i++)
@@ -85,8 +113,8 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
             }
             *v = value_integer((int64_t)x);
         } else {
-            snprintf(msg, msg_size, "%s: expected an integer, got a %s", spec->name,
-                     value_type_name(v->type));
+            snprintf(msg, msg_size, "%s: expected an integer, got %s", spec->name,
+                     with_article(v->type));
             return -1;
         }
         if (x < spec->min || x > spec->max) {
@@ -99,8 +127,8 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
         if (v->type == RUNNER_INTEGER)
             *v = value_real((double)v->as.integer);
         else if (v->type != RUNNER_REAL) {
-            snprintf(msg, msg_size, "%s: expected a number, got a %s", spec->name,
-                     value_type_name(v->type));
+            snprintf(msg, msg_size, "%s: expected a number, got %s", spec->name,
+                     with_article(v->type));
             return -1;
         }
         double x = v->as.real;
@@ -117,15 +145,19 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
     }
     case RUNNER_BOOLEAN:
         if (v->type != RUNNER_BOOLEAN) {
-            snprintf(msg, msg_size, "%s: expected true or false, got a %s", spec->name,
-                     value_type_name(v->type));
+            snprintf(msg, msg_size, "%s: expected true or false, got %s", spec->name,
+                     with_article(v->type));
             return -1;
         }
         return 0;
     case RUNNER_TEXT:
         if (v->type != RUNNER_TEXT) {
-            snprintf(msg, msg_size, "%s: expected a string, got a %s", spec->name,
-                     value_type_name(v->type));
+            snprintf(msg, msg_size, "%s: expected a string, got %s", spec->name,
+                     with_article(v->type));
+            return -1;
+        }
+        if (!valid_utf8(v->as.text)) {
+            snprintf(msg, msg_size, "%s: text is not valid UTF-8", spec->name);
             return -1;
         }
         if (spec->choices) {
@@ -183,8 +215,15 @@ char *param_canonical_json(const runner_plugin *plugin, const value *params)
     json_t *object = json_object();
     if (!object)
         return NULL;
-    for (uint32_t i = 0; i < plugin->param_count; i++)
-        json_object_set_new(object, plugin->params[i].name, value_to_json(&params[i]));
+    for (uint32_t i = 0; i < plugin->param_count; i++) {
+        /* A value JSON cannot hold (invalid UTF-8) must not silently drop
+         * out of the identity: fail instead. */
+        json_t *v = value_to_json(&params[i]);
+        if (!v || json_object_set_new(object, plugin->params[i].name, v) != 0) {
+            json_decref(object);
+            return NULL;
+        }
+    }
     char *text = json_dumps(object, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(object);
     return text;

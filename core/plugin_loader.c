@@ -54,6 +54,10 @@ static int validate_param(const runner_param *p, uint32_t i, char *msg, size_t s
         return -1;
     }
     if (p->type == RUNNER_INTEGER || p->type == RUNNER_REAL) {
+        if (!isfinite(p->default_number)) {
+            snprintf(msg, size, "parameter '%s': default must be a finite number", p->name);
+            return -1;
+        }
         if (isnan(p->min) || isnan(p->max) || p->min > p->max) {
             snprintf(msg, size, "parameter '%s': range [%g, %g] is empty", p->name, p->min, p->max);
             return -1;
@@ -273,6 +277,16 @@ static loaded_plugin *find_loaded(plugin_registry *reg, const char *name)
     return NULL;
 }
 
+/* 1 if a duplicate-name error for name was reported in this directory. */
+static int duplicate_reported(const plugin_registry *reg, size_t first_error, const char *name)
+{
+    for (size_t i = first_error; i < reg->error_count; i++)
+        if (reg->error_stems[i] && strcmp(reg->error_stems[i], name) == 0 &&
+            strncmp(reg->errors[i], "two plugins named", 17) == 0)
+            return 1;
+    return 0;
+}
+
 static int compare_strings(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -288,7 +302,7 @@ static int scan_dir(plugin_registry *reg, const char *dir, int explicit_dir, cha
             return util_fail(err, "plugin directory '%s': %s", dir, strerror(errno));
         return 0;
     }
-    size_t first_in_dir = reg->count;
+    size_t first_in_dir = reg->count, first_error_in_dir = reg->error_count;
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *entry;
@@ -326,7 +340,9 @@ static int scan_dir(plugin_registry *reg, const char *dir, int explicit_dir, cha
             add_error(reg, stem, load_err);
         } else {
             loaded_plugin *same = find_loaded(reg, lp.desc->name);
-            if (same && (size_t)(same - reg->plugins) >= first_in_dir) {
+            if (duplicate_reported(reg, first_error_in_dir, lp.desc->name)) {
+                plugin_unload(&lp); /* a third file of a name already refused */
+            } else if (same && (size_t)(same - reg->plugins) >= first_in_dir) {
                 char *message = util_format("two plugins named '%s': %s and %s; remove one, or "
                                             "put the one you want in an earlier --plugin-dir",
                                             lp.desc->name, same->path, lp.path);
