@@ -10,16 +10,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "output.h"
 #include "param.h"
+#include "plot.h"
 #include "plugin_loader.h"
 #include "provenance.h"
+#include "report.h"
 #include "script.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
 
 static volatile sig_atomic_t stop_requested = 0;
+
+static int open_existing(const char *path, store **s);
 
 /* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
  * at once; SQLite's journal keeps the database consistent. */
@@ -39,14 +45,23 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  runner sweep SCRIPT [--db FILE] [--set NAME=VALUE]... [--plugin-dir DIR]...\n"
-    "               [--max-points N] [--seed N] [--quiet]\n"
-    "               [--script-timeout S] [--script-memory MIB]\n"
+    "               [--max-points N] [--seed N] [--jobs N] [--resume] [--fail-fast]\n"
+    "               [--quiet] [--script-timeout S] [--script-memory MIB]\n"
     "                                  run a sweep script and store its rows\n"
+    "  runner resume SWEEP [--db FILE] [--plugin-dir DIR]... [--jobs N] [--quiet]\n"
+    "                                  finish an interrupted sweep: run only the points\n"
+    "                                  it has not stored, with its own script and seed\n"
     "  runner plugins [NAME] [--plugin-dir DIR]...\n"
     "                                  list plugins, or one plugin's parameters and columns\n"
-    "  runner sweeps [--db FILE]       list the sweeps the database holds\n"
+    "  runner sweeps [--db FILE] [--format table|csv|json]\n"
+    "                                  list the sweeps the database holds\n"
     "  runner show SWEEP [--db FILE] [--format table|csv|json]\n"
     "                                  print a stored sweep's rows ('last' = newest)\n"
+    "  runner plot SWEEP --x COL --y COL [--by COL] [--section N] [--logx] [--logy]\n"
+    "              [--title TEXT] [--db FILE] -o FILE.svg|FILE.png\n"
+    "                                  draw a section's columns with gnuplot\n"
+    "  runner report SWEEP -o FILE.html [--db FILE]\n"
+    "                                  one self-contained HTML page: provenance, tables, plots\n"
     "  runner --help | --version\n"
     "\n"
     "The database is ./results.db unless --db or RUNNER_DB says otherwise.\n"
@@ -66,6 +81,9 @@ typedef struct cli_options {
     uint64_t max_points;
     uint64_t seed;
     int quiet;
+    int resume;
+    int fail_fast;
+    int jobs;                   /* 0: one per core */
     double script_timeout_s;
     size_t script_memory_bytes;
     output_format format;
@@ -139,8 +157,18 @@ static int parse_options(int argc, char **argv, const char *command, const char 
                     flag);
             return EXIT_USAGE;
         }
-        if (matches(arg, "--quiet")) {
-            o->quiet = 1;
+        if (matches(arg, "--quiet") || matches(arg, "--resume") || matches(arg, "--fail-fast")) {
+            if (strchr(arg, '=')) {
+                fprintf(stderr, "runner: %s: option '%s' takes no value; see 'runner --help'\n",
+                        command, flag);
+                return EXIT_USAGE;
+            }
+            if (strcmp(flag, "--quiet") == 0)
+                o->quiet = 1;
+            else if (strcmp(flag, "--resume") == 0)
+                o->resume = 1;
+            else
+                o->fail_fast = 1;
             continue;
         }
         v = option_value(argc, argv, &i, flag);
@@ -158,6 +186,11 @@ static int parse_options(int argc, char **argv, const char *command, const char 
         } else if (strcmp(flag, "--max-points") == 0) {
             if (parse_u64(v, &o->max_points) != 0 || o->max_points == 0)
                 return usage_error("--max-points %s: expected a positive integer", v);
+        } else if (strcmp(flag, "--jobs") == 0) {
+            uint64_t jobs;
+            if (parse_u64(v, &jobs) != 0 || jobs == 0 || jobs > 1024)
+                return usage_error("--jobs %s: expected a number of threads between 1 and 1024", v);
+            o->jobs = (int)jobs;
         } else if (strcmp(flag, "--seed") == 0) {
             if (parse_u64(v, &o->seed) != 0)
                 return usage_error("--seed %s: expected a non-negative integer", v);
@@ -189,16 +222,27 @@ static void free_options(cli_options *o)
     free(o->overrides);
 }
 
-static int command_sweep(int argc, char **argv, cli_options *o)
+static void install_signal_handlers(void)
 {
-    if (!o->positional)
-        return usage_error("%s", "sweep needs a SCRIPT (e.g. runner sweep scripts/jitter.lua)");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+static int default_jobs(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)(cores < 1024 ? cores : 1024) : 1;
+}
+
+static int command_sweep(int argc, char **argv, cli_options *o)
+{
+    if (!o->positional)
+        return usage_error("%s", "sweep needs a SCRIPT (e.g. runner sweep scripts/jitter.lua)");
+    install_signal_handlers();
     char *command_line = provenance_command_line(argc, argv);
     script_config config = {
         .script_path = o->positional,
@@ -213,9 +257,78 @@ static int command_sweep(int argc, char **argv, cli_options *o)
         .time_limit_s = o->script_timeout_s > 0 ? o->script_timeout_s : 600,
         .command_line = command_line,
         .stop = &stop_requested,
+        .jobs = o->jobs ? o->jobs : default_jobs(),
+        .fail_fast = o->fail_fast,
+        .resume = o->resume,
     };
     int status = script_run(&config);
     free(command_line);
+    return status;
+}
+
+/* runner resume SWEEP: the stored script text, --set values and seed, so the
+ * finished sweep holds exactly the rows an uninterrupted run would have. */
+static int command_resume(int argc, char **argv, cli_options *o)
+{
+    uint64_t id = 0;
+    if (!o->positional || parse_u64(o->positional, &id) != 0 || id == 0)
+        return usage_error("%s", "resume needs a SWEEP id (see 'runner sweeps')");
+    store *s = NULL;
+    char *err = NULL;
+    store_sweep_record record;
+    int status = open_existing(o->db_path, &s);
+    if (status != EXIT_OK)
+        return status;
+    if (store_find_sweep(s, (int64_t)id, NULL, &record, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        store_close(s);
+        return EXIT_USAGE;
+    }
+    store_close(s);
+    if (record.id == 0) {
+        fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", o->db_path,
+                o->positional);
+        return EXIT_USAGE;
+    }
+    /* The --set values the sweep ran with, from its overrides_json. */
+    json_t *overrides = json_loads(record.overrides_json ? record.overrides_json : "{}", 0, NULL);
+    size_t n = overrides ? json_object_size(overrides) : 0;
+    char **sets = calloc(n + 1, sizeof *sets);
+    size_t count = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach(overrides, key, value) {
+        if (json_is_string(value) && sets)
+            sets[count++] = util_format("%s=%s", key, json_string_value(value));
+    }
+    install_signal_handlers();
+    char *command_line = provenance_command_line(argc, argv);
+    script_config config = {
+        .script_path = record.script_path,
+        .script_text = record.script_text,
+        .db_path = o->db_path,
+        .plugin_dirs = o->plugin_dirs,
+        .overrides = (const char *const *)sets,
+        .override_count = count,
+        .max_points = 0,
+        .seed = record.seed,
+        .quiet = o->quiet,
+        .memory_limit_bytes = (size_t)1 << 30,
+        .time_limit_s = 600,
+        .command_line = command_line,
+        .stop = &stop_requested,
+        .jobs = o->jobs ? o->jobs : default_jobs(),
+        .resume = 1,
+        .resume_sweep_id = record.id,
+    };
+    status = script_run(&config);
+    free(command_line);
+    for (size_t i = 0; i < count; i++)
+        free(sets[i]);
+    free(sets);
+    json_decref(overrides);
+    store_sweep_record_clear(&record);
     return status;
 }
 
@@ -423,9 +536,14 @@ int cli_main(int argc, char **argv)
     if (strcmp(command, "sweep") == 0) {
         status = parse_options(argc, argv, command,
                                " --db --set --plugin-dir --max-points --seed --quiet "
-                               "--script-timeout --script-memory ", &o);
+                               "--script-timeout --script-memory --jobs --resume --fail-fast ",
+                               &o);
         if (status == EXIT_OK)
             status = command_sweep(argc, argv, &o);
+    } else if (strcmp(command, "resume") == 0) {
+        status = parse_options(argc, argv, command, " --db --plugin-dir --jobs --quiet ", &o);
+        if (status == EXIT_OK)
+            status = command_resume(argc, argv, &o);
     } else if (strcmp(command, "plugins") == 0) {
         status = parse_options(argc, argv, command, " --plugin-dir ", &o);
         if (status == EXIT_OK)
@@ -438,6 +556,10 @@ int cli_main(int argc, char **argv)
         status = parse_options(argc, argv, command, " --db --format ", &o);
         if (status == EXIT_OK)
             status = command_show(&o);
+    } else if (strcmp(command, "plot") == 0) {
+        status = plot_command(argc, argv);
+    } else if (strcmp(command, "report") == 0) {
+        status = report_command(argc, argv);
     } else {
         status = usage_error("unknown command '%s'", command);
     }

@@ -44,6 +44,12 @@ static int is_numeric(runner_type type)
 
 void output_table_text(FILE *out, const table *t)
 {
+    output_table_text_head(out, t, (size_t)-1);
+}
+
+void output_table_text_head(FILE *out, const table *t, size_t max_rows)
+{
+    size_t shown_rows = t->row_count < max_rows ? t->row_count : max_rows;
     size_t n = t->column_count;
     int *shown = calloc(n ? n : 1, sizeof *shown);
     size_t *width = calloc(n ? n : 1, sizeof *width);
@@ -70,7 +76,7 @@ void output_table_text(FILE *out, const table *t)
             continue;
         column_header(&t->columns[c], header, sizeof header);
         width[c] = strlen(header);
-        for (size_t r = 0; r < t->row_count; r++) {
+        for (size_t r = 0; r < shown_rows; r++) {
             value_format(table_cell(t, r, c), 6, cell, sizeof cell);
             if (strlen(cell) > width[c])
                 width[c] = strlen(cell);
@@ -86,7 +92,7 @@ void output_table_text(FILE *out, const table *t)
         sep = "  ";
     }
     fputc('\n', out);
-    for (size_t r = 0; r < t->row_count; r++) {
+    for (size_t r = 0; r < shown_rows; r++) {
         sep = "";
         for (size_t c = 0; c < n; c++) {
             if (!shown[c])
@@ -98,6 +104,9 @@ void output_table_text(FILE *out, const table *t)
         }
         fputc('\n', out);
     }
+    if (shown_rows < t->row_count)
+        fprintf(out, "... %zu more rows (all are stored: runner show prints them)\n",
+                t->row_count - shown_rows);
 done:
     free(shown);
     free(width);

@@ -14,6 +14,9 @@ int output_parse_format(const char *name, output_format *format);
  * line ("base = 30 s, trials = 0"), then a header "name [unit]" and the rows.
  * Reals are shown with 6 significant digits; integers exactly. */
 void output_table_text(FILE *out, const table *t);
+/* The same, printing at most max_rows rows and a line saying how many more
+ * there are. */
+void output_table_text_head(FILE *out, const table *t, size_t max_rows);
 /* CSV with a header row of column names; reals with 17 significant digits
  * so the numbers round-trip; NaN, inf, -inf spelled out. */
 void output_table_csv(FILE *out, const table *t);

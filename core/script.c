@@ -13,12 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "digest.h"
 #include "grid.h"
 #include "output.h"
 #include "param.h"
+#include "plot.h"
 #include "plugin_loader.h"
 #include "provenance.h"
 #include "store.h"
@@ -26,8 +30,15 @@
 #include "util.h"
 
 #define ZIP_METATABLE "runner.zip"
+/* A section prints at most this many rows; all are stored. */
+#define PRINTED_ROWS_MAX 200
 
-typedef enum failure_kind { FAIL_INPUT = 0, FAIL_INTERRUPTED, FAIL_STOPPED } failure_kind;
+typedef enum failure_kind {
+    FAIL_INPUT = 0,    /* bad script or input: exit 2 */
+    FAIL_INTERRUPTED,  /* Ctrl-C: exit 130 */
+    FAIL_STOPPED,      /* the store failed: exit 2 */
+    FAIL_FAST          /* --fail-fast after a failed point: exit 1 */
+} failure_kind;
 
 typedef struct script_state {
     const script_config *config;
@@ -417,6 +428,64 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
 
 /* ---- the sweep record ---- */
 
+static void start_run(script_state *s, uint64_t seed)
+{
+    s->run.store = s->store;
+    s->run.seed = seed;
+    s->run.stop = s->config->stop;
+    s->run.quiet = s->config->quiet;
+    s->run.jobs = s->config->jobs;
+    s->sweep_begun = 1;
+}
+
+/* 1 if pid is a live process on this host. */
+static int process_alive(int64_t pid)
+{
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* --resume: continue the sweep the config names (or the newest one of this
+ * script) with its own seed. Points it stored are read back, not rerun. */
+static int reopen_sweep(script_state *s, const char *host, char *msg, size_t size)
+{
+    store_sweep_record record;
+    char *err = NULL;
+    if (store_find_sweep(s->store, s->config->resume_sweep_id, s->config->script_path, &record,
+                         &err) != 0) {
+        snprintf(msg, size, "%s", err);
+        free(err);
+        return -1;
+    }
+    if (record.id == 0) {
+        if (s->config->resume_sweep_id)
+            snprintf(msg, size, "%s: no sweep %lld to resume; 'runner sweeps' lists them",
+                     s->config->db_path, (long long)s->config->resume_sweep_id);
+        else
+            snprintf(msg, size, "%s: no earlier sweep of %s to resume; run it without --resume",
+                     s->config->db_path, s->config->script_path);
+        return -1;
+    }
+    if (strcmp(record.status, "running") == 0 && strcmp(record.host, host) == 0 &&
+        record.pid != (int64_t)getpid() && process_alive(record.pid)) {
+        snprintf(msg, size, "%s: sweep %lld is still running (pid %lld on this host); wait for "
+                 "it or stop it first", s->config->db_path, (long long)record.id,
+                 (long long)record.pid);
+        store_sweep_record_clear(&record);
+        return -1;
+    }
+    s->run.sweep_id = record.id;
+    s->run.resume = 1;
+    uint64_t seed = record.seed;
+    store_sweep_record_clear(&record);
+    if (store_sweep_reopen(s->store, s->run.sweep_id, (int64_t)getpid(), &err) != 0) {
+        snprintf(msg, size, "%s", err);
+        free(err);
+        return -1;
+    }
+    start_run(s, seed);
+    return 0;
+}
+
 /* Opens the database and begins the sweep row, once per script. Returns 0,
  * or -1 with msg. */
 static int begin_sweep(script_state *s, char *msg, size_t size)
@@ -431,6 +500,8 @@ static int begin_sweep(script_state *s, char *msg, size_t size)
     }
     char host[256];
     provenance_host(host, sizeof host);
+    if (s->config->resume)
+        return reopen_sweep(s, host, msg, size);
     char *git = provenance_git_commit(s->config->script_path);
     char *options = json_dumps(s->options_used, JSON_COMPACT | JSON_SORT_KEYS);
     char *overrides = json_dumps(s->overrides, JSON_COMPACT | JSON_SORT_KEYS);
@@ -446,6 +517,7 @@ static int begin_sweep(script_state *s, char *msg, size_t size)
         .command_line = s->config->command_line ? s->config->command_line : "",
         .seed = s->config->seed,
         .started_at = util_now(),
+        .pid = (int64_t)getpid(),
     };
     int rc = store_sweep_begin(s->store, &info, &s->run.sweep_id, &err);
     free(git);
@@ -456,11 +528,7 @@ static int begin_sweep(script_state *s, char *msg, size_t size)
         free(err);
         return -1;
     }
-    s->run.store = s->store;
-    s->run.seed = s->config->seed;
-    s->run.stop = s->config->stop;
-    s->run.quiet = s->config->quiet;
-    s->sweep_begun = 1;
+    start_run(s, s->config->seed);
     return 0;
 }
 
@@ -482,17 +550,25 @@ static void push_rows(lua_State *L, const table *t)
  * columns = {"workers", "speedup"} } (columns: which to print; all are
  * stored). Strings stay owned by the options table on the Lua stack. */
 static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx,
-                              const char **title, int *print_rows, const char **shown,
-                              size_t *shown_count, char *msg, size_t size)
+                              const char **title, int *print_rows, int *keep_rows,
+                              const char **shown, size_t *shown_count, char *msg, size_t size)
 {
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-        if (strcmp(key, "title") == 0 && lua_type(L, -1) == LUA_TSTRING) {
-            *title = lua_tostring(L, -1);
-        } else if (strcmp(key, "print") == 0 && lua_type(L, -1) == LUA_TBOOLEAN) {
-            *print_rows = lua_toboolean(L, -1);
-        } else if (strcmp(key, "columns") == 0 && lua_type(L, -1) == LUA_TTABLE) {
+        int type = lua_type(L, -1);
+        const char *wanted = NULL;
+        if (strcmp(key, "title") == 0) {
+            if (type == LUA_TSTRING)
+                *title = lua_tostring(L, -1);
+            else
+                wanted = "a string";
+        } else if (strcmp(key, "print") == 0 || strcmp(key, "keep_rows") == 0) {
+            if (type == LUA_TBOOLEAN)
+                *(key[0] == 'p' ? print_rows : keep_rows) = lua_toboolean(L, -1);
+            else
+                wanted = "true or false";
+        } else if (strcmp(key, "columns") == 0 && type == LUA_TTABLE) {
             size_t n = lua_rawlen(L, -1);
             for (size_t i = 1; i <= n && *shown_count < 128; i++) {
                 lua_rawgeti(L, -1, (lua_Integer)i);
@@ -509,10 +585,18 @@ static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx
                 }
                 shown[(*shown_count)++] = name;
             }
+        } else if (strcmp(key, "columns") == 0) {
+            wanted = "a list of column names";
         } else {
             lua_pop(L, 2);
-            snprintf(msg, size, "unknown sweep option '%s' (expected title = \"...\", "
-                     "print = true|false, columns = {...})", key);
+            snprintf(msg, size, "unknown sweep option '%s' (expected title, print, keep_rows, "
+                     "columns)", key);
+            return -1;
+        }
+        if (wanted) {
+            snprintf(msg, size, "sweep option '%s' must be %s, got %s", key, wanted,
+                     luaL_typename(L, -1));
+            lua_pop(L, 2);
             return -1;
         }
         lua_pop(L, 1);
@@ -571,11 +655,11 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
                      "with options{...} before the first sweep)", len, s->config->overrides[0]);
     }
     const char *title = NULL;
-    int print_rows = 1;
+    int print_rows = 1, keep_rows = 1;
     const char *shown[128];
     size_t shown_count = 0;
-    if (opts_idx && read_sweep_options(L, lp->desc, opts_idx, &title, &print_rows, shown,
-                                       &shown_count, msg, sizeof msg) != 0)
+    if (opts_idx && read_sweep_options(L, lp->desc, opts_idx, &title, &print_rows, &keep_rows,
+                                       shown, &shown_count, msg, sizeof msg) != 0)
         return script_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
     lua_Debug ar;
     int line = 0;
@@ -600,8 +684,14 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     }
     double clock0 = util_monotonic();
     table *rows = NULL;
-    int rc;
-    rc = sweep_run_section(&s->run, lp, g, title, line, &rows, &err);
+    uint64_t failed_before = s->run.points_failed;
+    sweep_section_options section = {
+        .title = title, .script_line = line, .fail_fast = s->config->fail_fast,
+    };
+    /* Rows are kept for Lua and printing unless the script says otherwise:
+     * a sweep of millions of points streams straight to the database. */
+    int rc = sweep_run_section(&s->run, lp, g, &section,
+                               keep_rows || print_rows ? &rows : NULL, &err);
     grid_free(g);
     s->points_time_s += util_monotonic() - clock0;
     if (rc != 0) {
@@ -617,14 +707,23 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         lua_pushstring(L, "interrupted");
         return lua_error(L);
     }
-    if (print_rows) {
+    if (print_rows && rows) {
         table *printed = shown_count ? table_select(rows, shown, shown_count) : NULL;
-        output_table_text(stdout, printed ? printed : rows);
+        output_table_text_head(stdout, printed ? printed : rows, PRINTED_ROWS_MAX);
         table_free(printed);
         fputc('\n', stdout);
         fflush(stdout);
     }
-    push_rows(L, rows);
+    if (s->config->fail_fast && s->run.points_failed > failed_before) {
+        table_free(rows);
+        s->failure = FAIL_FAST;
+        lua_pushstring(L, "stopped at the first failed point (--fail-fast)");
+        return lua_error(L);
+    }
+    if (keep_rows && rows)
+        push_rows(L, rows);
+    else
+        lua_newtable(L);
     table_free(rows);
     return 1;
 }
@@ -991,7 +1090,10 @@ int script_run(const script_config *config)
             goto done;
         }
     }
-    if (util_read_file(config->script_path, &s.script_text, &len) != 0) {
+    if (config->script_text) {
+        s.script_text = util_strdup(config->script_text);
+        len = s.script_text ? strlen(s.script_text) : 0;
+    } else if (util_read_file(config->script_path, &s.script_text, &len) != 0) {
         fprintf(stderr, "runner: %s: cannot read the script: %s\n", config->script_path,
                 strerror(errno));
         goto done;
@@ -1015,6 +1117,7 @@ int script_run(const script_config *config)
     lua_pop(L, 1);
     for (const luaL_Reg *f = runner_globals; f->name; f++)
         lua_register(L, f->name, f->func);
+    plot_register_lua(L);
     push_runner_table(L, config);
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 10000);
     s.started = util_monotonic();
@@ -1028,8 +1131,12 @@ int script_run(const script_config *config)
     if (rc != LUA_OK) {
         const char *message = lua_tostring(L, -1);
         if (s.failure == FAIL_INTERRUPTED) {
-            fprintf(stderr, "runner: interrupted; finished points are stored\n");
+            fprintf(stderr, "runner: interrupted; finished points are stored (continue with "
+                    "--resume)\n");
             status = EXIT_INTERRUPTED;
+        } else if (s.failure == FAIL_FAST) {
+            fprintf(stderr, "runner: %s\n", message);
+            status = EXIT_POINTS_FAILED;
         } else {
             fprintf(stderr, "runner: %s\n", message ? message : "script failed");
             status = EXIT_USAGE;
@@ -1049,9 +1156,15 @@ int script_run(const script_config *config)
             err = NULL;
             status = EXIT_USAGE;
         }
-        fprintf(stderr, "runner: sweep %lld stored in %s: %llu points ok, %llu failed\n",
-                (long long)s.run.sweep_id, config->db_path,
-                (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed);
+        if (s.run.points_skipped)
+            fprintf(stderr, "runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
+                    "%llu already stored\n", (long long)s.run.sweep_id, config->db_path,
+                    (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed,
+                    (unsigned long long)s.run.points_skipped);
+        else
+            fprintf(stderr, "runner: sweep %lld stored in %s: %llu points ok, %llu failed\n",
+                    (long long)s.run.sweep_id, config->db_path,
+                    (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed);
     }
 done:
     if (s.L)

@@ -22,6 +22,11 @@ typedef struct script_config {
     double time_limit_s;               /* the script's own run time, points excluded */
     const char *command_line;
     const volatile sig_atomic_t *stop;
+    int jobs;                          /* threads running points */
+    int fail_fast;                     /* stop the script at the first failed point */
+    int resume;                        /* continue an earlier sweep (--resume) */
+    int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
+    const char *script_text;           /* run this text instead of reading the file */
 } script_config;
 
 /* Runs the script. Returns the process exit status (cli.h): 0, 1 when some

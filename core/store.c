@@ -79,7 +79,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_INSERT_SWEEP] =
         "INSERT INTO sweep (script_path, script_text, script_sha256, options_json,"
         " overrides_json, runner_version, git_commit, host, command_line, seed, started_at,"
-        " status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running')",
+        " pid, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'running')",
     [STMT_END_SWEEP] = "UPDATE sweep SET status = ?2, ended_at = ?3 WHERE id = ?1",
     [STMT_INSERT_SWEEP_PLUGIN] =
         "INSERT INTO sweep_plugin (sweep_id, plugin, plugin_version, so_path, so_sha256)"
@@ -687,6 +687,10 @@ int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id,
     bind_text(st, 9, info->command_line);
     sqlite3_bind_int64(st, 10, seed);
     bind_text(st, 11, started);
+    if (info->pid > 0)
+        sqlite3_bind_int64(st, 12, info->pid);
+    else
+        sqlite3_bind_null(st, 12);
     /* Autocommit: the sweep is visible to other readers at once. */
     if (step_done(s, st, what, err) != 0)
         return -1;
@@ -1338,4 +1342,237 @@ fail:
     sqlite3_reset(st);
     free(list);
     return -1;
+}
+
+/* --- resuming ------------------------------------------------------------ */
+
+int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
+                     store_sweep_record *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    const char *sql =
+        "SELECT id, script_path, script_text, overrides_json, seed, status, pid, host"
+        " FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
+        " ORDER BY id DESC LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail_sql(s, err, "cannot look up the sweep to resume");
+    sqlite3_bind_int64(st, 1, sweep_id);
+    bind_text(st, 2, script_path);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        out->script_path = util_strdup((const char *)sqlite3_column_text(st, 1));
+        out->script_text = util_strdup((const char *)sqlite3_column_text(st, 2));
+        out->overrides_json = util_strdup((const char *)sqlite3_column_text(st, 3));
+        int64_t seed = sqlite3_column_int64(st, 4);
+        memcpy(&out->seed, &seed, sizeof seed);
+        out->status = util_strdup((const char *)sqlite3_column_text(st, 5));
+        out->pid = sqlite3_column_type(st, 6) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 6);
+        out->host = util_strdup((const char *)sqlite3_column_text(st, 7));
+        if (!out->script_path || !out->script_text || !out->status || !out->host) {
+            sqlite3_finalize(st);
+            store_sweep_record_clear(out);
+            return util_fail(err, "out of memory");
+        }
+    } else if (rc != SQLITE_DONE) {
+        fail_sql(s, err, "cannot look up the sweep to resume");
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+void store_sweep_record_clear(store_sweep_record *r)
+{
+    if (!r)
+        return;
+    free(r->script_path);
+    free(r->script_text);
+    free(r->overrides_json);
+    free(r->status);
+    free(r->host);
+    memset(r, 0, sizeof *r);
+}
+
+int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err)
+{
+    if (batch_commit(s, err) != 0)
+        return -1;
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot reopen the sweep";
+    if (sqlite3_prepare_v2(s->db, "UPDATE sweep SET status = 'running', ended_at = NULL, pid = ?2"
+                           " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return fail_sql(s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, pid);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail_sql(s, err, "%s", what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int compare_identity(const void *a, const void *b)
+{
+    return memcmp(a, b, 64);
+}
+
+int store_identity_set_contains(const store_identity_set *set, const char *identity)
+{
+    return set && set->count &&
+           bsearch(identity, set->ids, set->count, sizeof set->ids[0], compare_identity) != NULL;
+}
+
+void store_identity_set_free(store_identity_set *set)
+{
+    if (!set)
+        return;
+    free(set->ids);
+    free(set);
+}
+
+/* Runs one statement with (id) bound; 0 or -1. */
+static int exec_with_id(store *s, const char *sql, int64_t id, const char *what, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail_sql(s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail_sql(s, err, "%s", what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *plugin,
+                         const char *title, int script_line, int64_t point_count,
+                         int64_t *section_id, store_identity_set **done, char **err)
+{
+    *done = NULL;
+    char what[160];
+    snprintf(what, sizeof what, "cannot resume section %d (\"%s\") of sweep %" PRId64, ordinal,
+             plugin, sweep_id);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2"
+                           " AND plugin = ?3 ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return fail_sql(s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int(st, 2, ordinal);
+    bind_text(st, 3, plugin);
+    int rc = sqlite3_step(st);
+    int64_t found = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fail_sql(s, err, "%s", what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    if (!found)
+        return store_section_begin(s, sweep_id, ordinal, plugin, title, script_line, point_count,
+                                   section_id, err);
+    *section_id = found;
+    /* Points that did not succeed run again: their old records go, in one
+     * transaction with nothing else, so the section never shows both. */
+    if (batch_commit(s, err) != 0)
+        return -1;
+    if (exec_with_id(s, "DELETE FROM point WHERE section_id = ?1 AND status <> 'ok'", found,
+                     what, err) != 0)
+        return -1;
+    store_identity_set *set = calloc(1, sizeof *set);
+    size_t capacity = 0;
+    if (!set)
+        return util_fail(err, "out of memory");
+    if (sqlite3_prepare_v2(s->db, "SELECT identity FROM point WHERE section_id = ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        store_identity_set_free(set);
+        return fail_sql(s, err, "%s", what);
+    }
+    sqlite3_bind_int64(st, 1, found);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(st, 0);
+        if (!id || strlen(id) != 64)
+            continue;
+        if (set->count == capacity) {
+            capacity = capacity ? capacity * 2 : 256;
+            char (*bigger)[65] = realloc(set->ids, capacity * sizeof *bigger);
+            if (!bigger) {
+                sqlite3_finalize(st);
+                store_identity_set_free(set);
+                return util_fail(err, "out of memory");
+            }
+            set->ids = bigger;
+        }
+        memcpy(set->ids[set->count++], id, 65);
+    }
+    if (rc != SQLITE_DONE) {
+        fail_sql(s, err, "%s", what);
+        sqlite3_finalize(st);
+        store_identity_set_free(set);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    qsort(set->ids, set->count, sizeof set->ids[0], compare_identity);
+    *done = set;
+    return 0;
+}
+
+int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
+                     const char *identity, table *out, char **err)
+{
+    char what[160];
+    snprintf(what, sizeof what, "cannot read back a stored point of section %" PRId64,
+             section_id);
+    size_t width = plugin->param_count + plugin->column_count;
+    sql_buf sql = { 0 };
+    sqlite3_stmt *st = NULL;
+    value *row = calloc(width ? width : 1, sizeof *row);
+    int rc = -1;
+    sb_str(&sql, "SELECT ");
+    for (size_t i = 0; i < width; i++) {
+        if (i)
+            sb_str(&sql, ", ");
+        sb_ident(&sql, i < plugin->param_count ? plugin->params[i].name
+                                                : plugin->columns[i - plugin->param_count].name);
+    }
+    sb_str(&sql, " FROM ");
+    sb_ident(&sql, plugin->name);
+    sb_str(&sql, " WHERE \"point_id\" = (SELECT id FROM point WHERE section_id = ?1 AND"
+                 " identity = ?2 AND status = 'ok' ORDER BY id DESC LIMIT 1) ORDER BY \"row_id\"");
+    if (sql.oom || !row) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
+        fail_sql(s, err, "%s", what);
+        goto done;
+    }
+    sqlite3_bind_int64(st, 1, section_id);
+    bind_text(st, 2, identity);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (size_t i = 0; i < width; i++) {
+            runner_type type = i < plugin->param_count ? plugin->params[i].type
+                                                        : plugin->columns[i - plugin->param_count].type;
+            if (column_value(st, (int)i, type, &row[i]) != 0) {
+                util_fail(err, "out of memory");
+                goto done;
+            }
+        }
+        if (table_append_row(out, row) != 0) {
+            util_fail(err, "out of memory");
+            goto done;
+        }
+    }
+    if (step != SQLITE_DONE) {
+        fail_sql(s, err, "%s", what);
+        goto done;
+    }
+    rc = 0;
+done:
+    if (row)
+        for (size_t i = 0; i < width; i++)
+            value_clear(&row[i]);
+    free(row);
+    sqlite3_finalize(st);
+    free(sql.data);
+    return rc;
 }

@@ -31,6 +31,7 @@ typedef struct store_sweep_info {
     const char *command_line;
     uint64_t seed;
     double started_at;           /* unix time, s */
+    int64_t pid;                 /* the running process, so a dead one can be spotted */
 } store_sweep_info;
 
 /* One finished point, ready to persist. All pointers are borrowed. */
@@ -95,5 +96,44 @@ int store_list_sweeps(store *s, table **out, char **err);
 int store_section_table(store *s, int64_t section_id, table **out, char **err);
 /* Section ids of a sweep, in order; *ids is malloc'd (caller frees). */
 int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *count, char **err);
+
+/* Resuming. A sweep record found for resuming; strings owned (clear it). */
+typedef struct store_sweep_record {
+    int64_t id;                  /* 0: none found */
+    char *script_path;
+    char *script_text;
+    char *overrides_json;
+    uint64_t seed;
+    char *status;
+    int64_t pid;                 /* 0 when unknown */
+    char *host;
+} store_sweep_record;
+
+/* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.
+ * out->id is 0 when there is none. */
+int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
+                     store_sweep_record *out, char **err);
+void store_sweep_record_clear(store_sweep_record *r);
+/* Marks the sweep running again under this process. */
+int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err);
+
+/* Identities of a section's finished points, sorted for lookup. */
+typedef struct store_identity_set {
+    char (*ids)[65];
+    size_t count;
+} store_identity_set;
+int store_identity_set_contains(const store_identity_set *set, const char *identity);
+void store_identity_set_free(store_identity_set *set);  /* accepts NULL */
+
+/* Finds section `ordinal` of the sweep (same plugin) or begins it. For an
+ * existing one, deletes its points that did not succeed (they run again) and
+ * returns the identities of those that did in *done (caller frees). */
+int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *plugin,
+                         const char *title, int script_line, int64_t point_count,
+                         int64_t *section_id, store_identity_set **done, char **err);
+/* Appends the stored rows of the section's successful point with this
+ * identity to out, laid out as parameters then outputs of plugin. */
+int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
+                     const char *identity, table *out, char **err);
 
 #endif

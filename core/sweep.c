@@ -1,16 +1,53 @@
-/* sweep: the point loop. Each point: parameters from the grid, canonical
- * form and seed, plugin run through the host, then one atomic store. */
+/* sweep: the point loop. Points run on `jobs` threads (or inline for one
+ * job); a reorder window hands them to the single writer in point order, so
+ * rows, their order and their ids are the same for any number of jobs. */
 #include "sweep.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "host.h"
 #include "param.h"
 #include "progress.h"
 #include "util.h"
+
+/* A finished point waiting to be written. Owns everything but params. */
+typedef struct finished_point {
+    int state;                  /* SLOT_FREE, SLOT_RUNNING, SLOT_DONE */
+    uint64_t index;
+    value *params;              /* param_count values borrowing text from the grid */
+    char *canonical;
+    char identity[65];
+    uint64_t seed;
+    int skipped;                /* already stored by an earlier run (resume) */
+    int failed;
+    int interrupted;            /* cut short by a stop request: not a result */
+    char *error;
+    double started_at, duration_s;
+    value *rows;                /* row_count * column_count, owned */
+    size_t row_count;
+    char *fatal;                /* out of memory and such: stops the sweep */
+} finished_point;
+
+enum { SLOT_FREE = 0, SLOT_RUNNING, SLOT_DONE };
+
+typedef struct section_job {
+    sweep_run *run;
+    const runner_plugin *plugin;
+    const grid *grid;
+    uint64_t count;
+    finished_point *window;
+    size_t window_size;
+    uint64_t next_index;        /* next point a worker may claim */
+    uint64_t written;           /* points the writer has consumed */
+    int cancel;                 /* the writer failed: workers stop */
+    const store_identity_set *done; /* identities to skip (resume), may be NULL */
+    pthread_mutex_t lock;
+    pthread_cond_t slot_done;   /* a worker finished a point */
+    pthread_cond_t slot_free;   /* the writer freed a slot */
+} section_job;
 
 static int record_plugin(sweep_run *run, const loaded_plugin *lp, char **err)
 {
@@ -49,21 +86,20 @@ fail:
     return NULL;
 }
 
-/* Appends a point's rows (parameters repeated on each) to the table. */
+/* Appends rows (column_count values each) with the parameters in front. */
 static int append_rows(table *t, const runner_plugin *plugin, const value *params,
-                       const runner_point *point)
+                       const value *rows, size_t row_count)
 {
     size_t width = plugin->param_count + plugin->column_count;
     value *row = calloc(width, sizeof *row);
     if (!row)
         return -1;
-    for (size_t r = 0; r < point->row_count; r++) {
+    for (size_t r = 0; r < row_count; r++) {
         for (uint32_t i = 0; i < plugin->param_count; i++)
             if (value_copy(&row[i], &params[i]) != 0)
                 goto fail;
         for (uint32_t i = 0; i < plugin->column_count; i++)
-            if (value_copy(&row[plugin->param_count + i],
-                           &point->rows[r * plugin->column_count + i]) != 0)
+            if (value_copy(&row[plugin->param_count + i], &rows[r * plugin->column_count + i]) != 0)
                 goto fail;
         if (table_append_row(t, row) != 0)
             goto fail;
@@ -77,97 +113,298 @@ fail:
     return -1;
 }
 
+static void clear_finished(finished_point *f, const runner_plugin *plugin)
+{
+    free(f->canonical);
+    free(f->error);
+    free(f->fatal);
+    for (size_t i = 0; i < f->row_count * plugin->column_count; i++)
+        value_clear(&f->rows[i]);
+    free(f->rows);
+    value *params = f->params;
+    memset(f, 0, sizeof *f);
+    f->params = params;
+}
+
+/* Runs point f->index into f, using the caller's runner_point. */
+static void compute_point(section_job *job, runner_point *point, finished_point *f)
+{
+    const runner_plugin *plugin = job->plugin;
+    grid_point(job->grid, f->index, f->params);
+    f->canonical = param_canonical_json(plugin, f->params);
+    if (!f->canonical ||
+        param_point_identity(plugin, f->canonical, job->run->seed, f->identity, &f->seed) != 0) {
+        f->fatal = util_strdup("out of memory computing a point's identity");
+        return;
+    }
+    if (job->done && store_identity_set_contains(job->done, f->identity)) {
+        f->skipped = 1;
+        return;
+    }
+    host_point_reset(point, f->params, f->seed);
+    f->started_at = util_now();
+    double clock0 = util_monotonic();
+    f->failed = host_run_point(point) != 0;
+    f->duration_s = util_monotonic() - clock0;
+    if (f->failed && job->run->stop && *job->run->stop) {
+        /* Cut short by Ctrl-C: not a result. Left unstored, so a resumed
+         * sweep runs it again. */
+        f->interrupted = 1;
+        return;
+    }
+    if (f->failed) {
+        f->error = point->error;
+        point->error = NULL;
+    }
+    /* Take the rows; the point gets fresh buffers on its next reset. */
+    f->rows = point->rows;
+    f->row_count = point->row_count;
+    point->rows = NULL;
+    point->row_count = point->row_capacity = 0;
+}
+
+static void *worker_main(void *arg)
+{
+    section_job *job = arg;
+    runner_point point;
+    int ready = host_point_init(&point, job->plugin, job->run->stop) == 0;
+    pthread_mutex_lock(&job->lock);
+    for (;;) {
+        while (!job->cancel && job->next_index < job->count &&
+               job->next_index >= job->written + job->window_size)
+            pthread_cond_wait(&job->slot_free, &job->lock);
+        if (job->cancel || job->next_index >= job->count)
+            break;
+        uint64_t index = job->next_index++;
+        finished_point *f = &job->window[index % job->window_size];
+        f->state = SLOT_RUNNING;
+        f->index = index;
+        pthread_mutex_unlock(&job->lock);
+        if (ready && !(job->run->stop && *job->run->stop))
+            compute_point(job, &point, f);
+        else if (!ready)
+            f->fatal = util_strdup("out of memory starting a worker");
+        else
+            f->interrupted = 1;
+        pthread_mutex_lock(&job->lock);
+        f->state = SLOT_DONE;
+        pthread_cond_broadcast(&job->slot_done);
+    }
+    pthread_mutex_unlock(&job->lock);
+    if (ready)
+        host_point_free(&point);
+    return NULL;
+}
+
+/* The writer's side: store one finished point, keep its rows if asked. */
+static int write_point(section_job *job, int64_t section_id, finished_point *f,
+                       table *result, char **err)
+{
+    sweep_run *run = job->run;
+    const runner_plugin *plugin = job->plugin;
+    if (f->skipped) {
+        run->points_skipped++;
+        if (result && store_point_rows(run->store, plugin, section_id, f->identity, result, err) != 0)
+            return -1;
+        return 0;
+    }
+    store_point record = {
+        .sweep_id = run->sweep_id,
+        .section_id = section_id,
+        .ordinal = (int64_t)f->index,
+        .params_json = f->canonical,
+        .identity = f->identity,
+        .seed = f->seed,
+        .status = f->failed ? "failed" : "ok",
+        .error = f->failed ? f->error : NULL,
+        .started_at = f->started_at,
+        .duration_s = f->duration_s,
+        .params = f->params,
+        .row_count = f->failed ? 0 : f->row_count,
+        .rows = f->rows,
+    };
+    if (f->failed)
+        run->points_failed++;
+    else
+        run->points_ok++;
+    if (store_write_point(run->store, plugin, &record, err) != 0)
+        return -1;
+    if (result && !f->failed && append_rows(result, plugin, f->params, f->rows, f->row_count) != 0)
+        return util_fail(err, "out of memory keeping the rows of section %d (use keep_rows = false "
+                         "for very large sweeps)", run->section_count);
+    return 0;
+}
+
+static void report_failure(const section_job *job, const finished_point *f, progress *bar)
+{
+    progress_clear(bar);
+    fprintf(stderr, "runner: %s point %llu %s failed: %s\n", job->plugin->name,
+            (unsigned long long)f->index, f->canonical, f->error);
+}
+
 int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
-                      const char *title, int script_line, table **rows, char **err)
+                      const sweep_section_options *options, table **rows, char **err)
 {
     const runner_plugin *plugin = lp->desc;
-    uint64_t count = grid_point_count(g);
+    section_job job = { .run = run, .plugin = plugin, .grid = g, .count = grid_point_count(g) };
+    int jobs = run->jobs > 1 ? run->jobs : 1;
+    if ((uint64_t)jobs > job.count)
+        jobs = job.count > 0 ? (int)job.count : 1;
+    job.window_size = jobs == 1 ? 1 : (size_t)jobs * 16;
     int64_t section_id = 0;
-    value *params = calloc(plugin->param_count ? plugin->param_count : 1, sizeof *params);
-    table *result = rows ? new_result_table(plugin, title) : NULL;
-    runner_point point;
-    int point_ready = 0, rc = -1;
+    table *result = rows ? new_result_table(plugin, options->title) : NULL;
+    store_identity_set *done = NULL;
+    pthread_t *threads = NULL;
+    int started_threads = 0, rc = -1, locked = 0;
+    runner_point inline_point;
+    int inline_ready = 0;
     progress bar;
-    progress_begin(&bar, plugin->name, count, run->quiet);
+    progress_begin(&bar, plugin->name, job.count, run->quiet);
 
-    if (!params || (rows && !result) || host_point_init(&point, plugin, run->stop) != 0) {
+    pthread_mutex_init(&job.lock, NULL);
+    pthread_cond_init(&job.slot_done, NULL);
+    pthread_cond_init(&job.slot_free, NULL);
+    job.window = calloc(job.window_size, sizeof *job.window);
+    if (!job.window || (rows && !result)) {
         util_fail(err, "out of memory");
         goto done;
     }
-    point_ready = 1;
-    if (record_plugin(run, lp, err) != 0)
-        goto done;
-    run->section_count++;
-    if (store_section_begin(run->store, run->sweep_id, run->section_count, plugin->name, title,
-                            script_line, (int64_t)count, &section_id, err) != 0)
-        goto done;
-
-    for (uint64_t index = 0; index < count; index++) {
-        if (run->stop && *run->stop) {
-            run->interrupted = 1;
-            break;
-        }
-        grid_point(g, index, params);
-        char *canonical = param_canonical_json(plugin, params);
-        char identity[65];
-        uint64_t seed = 0;
-        if (!canonical || param_point_identity(plugin, canonical, run->seed, identity, &seed) != 0) {
-            free(canonical);
+    for (size_t i = 0; i < job.window_size; i++) {
+        job.window[i].params = calloc(plugin->param_count ? plugin->param_count : 1,
+                                      sizeof(value));
+        if (!job.window[i].params) {
             util_fail(err, "out of memory");
             goto done;
         }
-        host_point_reset(&point, params, seed);
-        double started = util_now(), clock0 = util_monotonic();
-        int failed = host_run_point(&point) != 0;
-        if (failed && run->stop && *run->stop) {
-            /* Cut short by Ctrl-C: not a result. Leave it unstored so a
-             * resumed sweep runs it again. */
-            free(canonical);
-            run->interrupted = 1;
-            break;
-        }
-        store_point record = {
-            .sweep_id = run->sweep_id,
-            .section_id = section_id,
-            .ordinal = (int64_t)index,
-            .params_json = canonical,
-            .identity = identity,
-            .seed = seed,
-            .status = failed ? "failed" : "ok",
-            .error = failed ? point.error : NULL,
-            .started_at = started,
-            .duration_s = util_monotonic() - clock0,
-            .params = params,
-            .row_count = point.row_count,
-            .rows = point.rows,
-        };
-        if (failed) {
-            run->points_failed++;
-            progress_clear(&bar);
-            fprintf(stderr, "runner: %s point %llu %s failed: %s\n", plugin->name,
-                    (unsigned long long)index, canonical, point.error);
-        } else {
-            run->points_ok++;
-        }
-        int stored = store_write_point(run->store, plugin, &record, err);
-        free(canonical);
-        if (stored != 0)
+    }
+    if (record_plugin(run, lp, err) != 0)
+        goto done;
+    run->section_count++;
+    if (run->resume) {
+        if (store_section_resume(run->store, run->sweep_id, run->section_count, plugin->name,
+                                 options->title, options->script_line, (int64_t)job.count,
+                                 &section_id, &done, err) != 0)
             goto done;
-        if (result && !failed && append_rows(result, plugin, params, &point) != 0) {
-            util_fail(err, "out of memory keeping the rows of section '%s'",
-                      title ? title : plugin->name);
+        job.done = done;
+    } else if (store_section_begin(run->store, run->sweep_id, run->section_count, plugin->name,
+                                   options->title, options->script_line, (int64_t)job.count,
+                                   &section_id, err) != 0) {
+        goto done;
+    }
+
+    if (jobs == 1) {
+        if (host_point_init(&inline_point, plugin, run->stop) != 0) {
+            util_fail(err, "out of memory");
             goto done;
         }
-        progress_update(&bar, index + 1);
+        inline_ready = 1;
+        finished_point *f = &job.window[0];
+        for (uint64_t index = 0; index < job.count; index++) {
+            if (run->stop && *run->stop) {
+                run->interrupted = 1;
+                break;
+            }
+            f->index = index;
+            compute_point(&job, &inline_point, f);
+            if (f->fatal) {
+                util_fail(err, "%s", f->fatal);
+                goto done;
+            }
+            if (f->interrupted) {
+                run->interrupted = 1;
+                break;
+            }
+            if (f->failed)
+                report_failure(&job, f, &bar);
+            if (write_point(&job, section_id, f, result, err) != 0)
+                goto done;
+            clear_finished(f, plugin);
+            progress_update(&bar, index + 1);
+            if (f->failed && options->fail_fast)
+                break;
+        }
+    } else {
+        threads = calloc((size_t)jobs, sizeof *threads);
+        if (!threads) {
+            util_fail(err, "out of memory");
+            goto done;
+        }
+        for (int t = 0; t < jobs; t++) {
+            if (pthread_create(&threads[t], NULL, worker_main, &job) != 0)
+                break;
+            started_threads++;
+        }
+        if (started_threads == 0) {
+            util_fail(err, "cannot start worker threads");
+            goto done;
+        }
+        pthread_mutex_lock(&job.lock);
+        locked = 1;
+        while (job.written < job.count) {
+            finished_point *f = &job.window[job.written % job.window_size];
+            while (f->state != SLOT_DONE || f->index != job.written)
+                pthread_cond_wait(&job.slot_done, &job.lock);
+            pthread_mutex_unlock(&job.lock);
+            locked = 0;
+            int stop_here = 0;
+            if (f->fatal) {
+                util_fail(err, "%s", f->fatal);
+                goto done;
+            }
+            if (f->interrupted) {
+                run->interrupted = 1;
+                stop_here = 1;
+            } else {
+                if (f->failed)
+                    report_failure(&job, f, &bar);
+                if (write_point(&job, section_id, f, result, err) != 0)
+                    goto done;
+                stop_here = f->failed && options->fail_fast;
+            }
+            clear_finished(f, plugin);
+            progress_update(&bar, job.written + 1);
+            pthread_mutex_lock(&job.lock);
+            locked = 1;
+            f->state = SLOT_FREE;
+            job.written++;
+            if (stop_here)
+                job.cancel = 1;
+            pthread_cond_broadcast(&job.slot_free);
+            if (stop_here)
+                break;
+        }
+        if (locked) {
+            pthread_mutex_unlock(&job.lock);
+            locked = 0;
+        }
     }
     if (store_flush(run->store, err) != 0)
         goto done;
     rc = 0;
 done:
+    if (locked)
+        pthread_mutex_unlock(&job.lock);
+    if (started_threads) {
+        pthread_mutex_lock(&job.lock);
+        job.cancel = 1;
+        pthread_cond_broadcast(&job.slot_free);
+        pthread_mutex_unlock(&job.lock);
+        for (int t = 0; t < started_threads; t++)
+            pthread_join(threads[t], NULL);
+    }
+    free(threads);
+    if (inline_ready)
+        host_point_free(&inline_point);
+    for (size_t i = 0; job.window && i < job.window_size; i++) {
+        clear_finished(&job.window[i], plugin);
+        free(job.window[i].params);
+    }
+    free(job.window);
+    store_identity_set_free(done);
+    pthread_mutex_destroy(&job.lock);
+    pthread_cond_destroy(&job.slot_done);
+    pthread_cond_destroy(&job.slot_free);
     progress_end(&bar);
-    if (point_ready)
-        host_point_free(&point);
-    free(params);
     if (rc == 0 && rows)
         *rows = result;
     else

@@ -20,17 +20,27 @@ typedef struct sweep_run {
     uint64_t points_ok, points_failed;
     int interrupted;                     /* a stop request cut a section short */
     int quiet;                           /* no progress line */
+    int jobs;                            /* threads running points (1: inline) */
+    int resume;                          /* skip points an earlier run stored */
+    uint64_t points_skipped;             /* already stored, not run again */
     char **recorded_plugins;             /* names already in sweep_plugin */
     size_t recorded_count;
 } sweep_run;
 
-/* Runs every point of g with lp's plugin and stores them. On return *rows
+typedef struct sweep_section_options {
+    const char *title;                   /* may be NULL */
+    int script_line;                     /* 0 when unknown */
+    int fail_fast;                       /* stop at the first failed point */
+} sweep_section_options;
+
+/* Runs every point of g with lp's plugin and stores them, in point order
+ * whatever run->jobs is. On return *rows
  * (when rows is not NULL) is a new table of the section's rows: every
  * parameter, then every output column; the caller frees it. Failed points
  * are counted and reported on stderr, not returned as errors. Returns 0, or
  * -1 with *err when storing failed (the sweep cannot go on). */
 int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
-                      const char *title, int script_line, table **rows, char **err);
+                      const sweep_section_options *options, table **rows, char **err);
 void sweep_run_free(sweep_run *run);  /* frees the bookkeeping, not the store */
 
 #endif
