@@ -46,7 +46,8 @@ static const char usage_text[] =
     "commands:\n"
     "  runner sweep SCRIPT [--db FILE] [--set NAME=VALUE]... [--plugin-dir DIR]...\n"
     "               [--max-points N] [--seed N] [--jobs N] [--resume] [--fail-fast]\n"
-    "               [--quiet] [--script-timeout S] [--script-memory MIB]\n"
+    "               [--isolate] [--point-timeout S] [--quiet]\n"
+    "               [--script-timeout S] [--script-memory MIB]\n"
     "                                  run a sweep script and store its rows\n"
     "  runner resume SWEEP [--db FILE] [--plugin-dir DIR]... [--jobs N] [--quiet]\n"
     "                                  finish an interrupted sweep: run only the points\n"
@@ -83,6 +84,8 @@ typedef struct cli_options {
     int quiet;
     int resume;
     int fail_fast;
+    int isolate;
+    double point_timeout_s;
     int jobs;                   /* 0: one per core */
     double script_timeout_s;
     size_t script_memory_bytes;
@@ -157,7 +160,8 @@ static int parse_options(int argc, char **argv, const char *command, const char 
                     flag);
             return EXIT_USAGE;
         }
-        if (matches(arg, "--quiet") || matches(arg, "--resume") || matches(arg, "--fail-fast")) {
+        if (matches(arg, "--quiet") || matches(arg, "--resume") || matches(arg, "--fail-fast") ||
+            matches(arg, "--isolate")) {
             if (strchr(arg, '=')) {
                 fprintf(stderr, "runner: %s: option '%s' takes no value; see 'runner --help'\n",
                         command, flag);
@@ -167,6 +171,8 @@ static int parse_options(int argc, char **argv, const char *command, const char 
                 o->quiet = 1;
             else if (strcmp(flag, "--resume") == 0)
                 o->resume = 1;
+            else if (strcmp(flag, "--isolate") == 0)
+                o->isolate = 1;
             else
                 o->fail_fast = 1;
             continue;
@@ -199,6 +205,12 @@ static int parse_options(int argc, char **argv, const char *command, const char 
             o->script_timeout_s = strtod(v, &end);
             if (*end || !(o->script_timeout_s > 0))
                 return usage_error("--script-timeout %s: expected a positive number of seconds", v);
+        } else if (strcmp(flag, "--point-timeout") == 0) {
+            char *end;
+            o->point_timeout_s = strtod(v, &end);
+            if (*end || !(o->point_timeout_s > 0) || o->point_timeout_s > 1e9)
+                return usage_error("--point-timeout %s: expected a positive number of seconds", v);
+            o->isolate = 1; /* a timeout needs a process to kill */
         } else if (strcmp(flag, "--script-memory") == 0) {
             uint64_t mib;
             if (parse_u64(v, &mib) != 0 || mib == 0 || mib > 1u << 20)
@@ -260,6 +272,8 @@ static int command_sweep(int argc, char **argv, cli_options *o)
         .jobs = o->jobs ? o->jobs : default_jobs(),
         .fail_fast = o->fail_fast,
         .resume = o->resume,
+        .isolate = o->isolate,
+        .point_timeout_s = o->point_timeout_s,
     };
     int status = script_run(&config);
     free(command_line);
@@ -321,6 +335,8 @@ static int command_resume(int argc, char **argv, cli_options *o)
         .jobs = o->jobs ? o->jobs : default_jobs(),
         .resume = 1,
         .resume_sweep_id = record.id,
+        .isolate = o->isolate,
+        .point_timeout_s = o->point_timeout_s,
     };
     status = script_run(&config);
     free(command_line);
@@ -536,12 +552,14 @@ int cli_main(int argc, char **argv)
     if (strcmp(command, "sweep") == 0) {
         status = parse_options(argc, argv, command,
                                " --db --set --plugin-dir --max-points --seed --quiet "
-                               "--script-timeout --script-memory --jobs --resume --fail-fast ",
+                               "--script-timeout --script-memory --jobs --resume --fail-fast --isolate "
+                               "--point-timeout ",
                                &o);
         if (status == EXIT_OK)
             status = command_sweep(argc, argv, &o);
     } else if (strcmp(command, "resume") == 0) {
-        status = parse_options(argc, argv, command, " --db --plugin-dir --jobs --quiet ", &o);
+        status = parse_options(argc, argv, command,
+                               " --db --plugin-dir --jobs --quiet --isolate --point-timeout ", &o);
         if (status == EXIT_OK)
             status = command_resume(argc, argv, &o);
     } else if (strcmp(command, "plugins") == 0) {

@@ -435,6 +435,8 @@ static void start_run(script_state *s, uint64_t seed)
     s->run.stop = s->config->stop;
     s->run.quiet = s->config->quiet;
     s->run.jobs = s->config->jobs;
+    s->run.isolate = s->config->isolate;
+    s->run.point_timeout_s = s->config->point_timeout_s;
     s->sweep_begun = 1;
 }
 
@@ -716,9 +718,7 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     }
     if (s->config->fail_fast && s->run.points_failed > failed_before) {
         table_free(rows);
-        s->failure = FAIL_FAST;
-        lua_pushstring(L, "stopped at the first failed point (--fail-fast)");
-        return lua_error(L);
+        return script_raise(L, FAIL_FAST, "stopped at the first failed point (--fail-fast)");
     }
     if (keep_rows && rows)
         push_rows(L, rows);

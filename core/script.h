@@ -24,6 +24,8 @@ typedef struct script_config {
     const volatile sig_atomic_t *stop;
     int jobs;                          /* threads running points */
     int fail_fast;                     /* stop the script at the first failed point */
+    int isolate;                       /* run each point in a child process */
+    double point_timeout_s;            /* with isolate: per-point time limit; 0: none */
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     const char *script_text;           /* run this text instead of reading the file */

@@ -1423,10 +1423,30 @@ int store_identity_set_contains(const store_identity_set *set, const char *ident
            bsearch(identity, set->ids, set->count, sizeof set->ids[0], compare_identity) != NULL;
 }
 
+int store_identity_set_take(store_identity_set *set, const char *identity)
+{
+    if (!set || !set->count)
+        return 0;
+    char (*hit)[65] = bsearch(identity, set->ids, set->count, sizeof set->ids[0],
+                              compare_identity);
+    if (!hit)
+        return 0;
+    size_t i = (size_t)(hit - set->ids);
+    while (i > 0 && compare_identity(set->ids[i - 1], identity) == 0)
+        i--;
+    for (; i < set->count && compare_identity(set->ids[i], identity) == 0; i++)
+        if (!set->taken[i]) {
+            set->taken[i] = 1;
+            return 1;
+        }
+    return 0;
+}
+
 void store_identity_set_free(store_identity_set *set)
 {
     if (!set)
         return;
+    free(set->taken);
     free(set->ids);
     free(set);
 }
@@ -1511,6 +1531,11 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
     }
     sqlite3_finalize(st);
     qsort(set->ids, set->count, sizeof set->ids[0], compare_identity);
+    set->taken = calloc(set->count + 1, 1);
+    if (!set->taken) {
+        store_identity_set_free(set);
+        return util_fail(err, "out of memory");
+    }
     *done = set;
     return 0;
 }

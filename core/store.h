@@ -117,12 +117,16 @@ void store_sweep_record_clear(store_sweep_record *r);
 /* Marks the sweep running again under this process. */
 int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err);
 
-/* Identities of a section's finished points, sorted for lookup. */
+/* Identities of a section's finished points, sorted for lookup; a grid may
+ * hold one point several times, so an identity may appear more than once. */
 typedef struct store_identity_set {
     char (*ids)[65];
+    unsigned char *taken;        /* per entry: claimed by store_identity_set_take */
     size_t count;
 } store_identity_set;
 int store_identity_set_contains(const store_identity_set *set, const char *identity);
+/* Claims one unclaimed occurrence of identity; 1 if there was one. */
+int store_identity_set_take(store_identity_set *set, const char *identity);
 void store_identity_set_free(store_identity_set *set);  /* accepts NULL */
 
 /* Finds section `ordinal` of the sweep (same plugin) or begins it. For an

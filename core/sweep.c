@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "isolate.h"
 #include "param.h"
 #include "progress.h"
 #include "util.h"
@@ -23,6 +24,7 @@ typedef struct finished_point {
     uint64_t seed;
     int skipped;                /* already stored by an earlier run (resume) */
     int failed;
+    const char *status;         /* "ok", "failed", "crashed" or "timeout" */
     int interrupted;            /* cut short by a stop request: not a result */
     char *error;
     double started_at, duration_s;
@@ -43,7 +45,8 @@ typedef struct section_job {
     uint64_t next_index;        /* next point a worker may claim */
     uint64_t written;           /* points the writer has consumed */
     int cancel;                 /* the writer failed: workers stop */
-    const store_identity_set *done; /* identities to skip (resume), may be NULL */
+    store_identity_set *done;   /* identities to skip (resume), may be NULL */
+    pthread_mutex_t done_lock;  /* guards done */
     pthread_mutex_t lock;
     pthread_cond_t slot_done;   /* a worker finished a point */
     pthread_cond_t slot_free;   /* the writer freed a slot */
@@ -126,6 +129,17 @@ static void clear_finished(finished_point *f, const runner_plugin *plugin)
     f->params = params;
 }
 
+/* 1 if an earlier run stored a point with this identity that no other
+ * point of this run has claimed: a grid may hold the same point twice, and
+ * each stored copy stands for one occurrence. */
+static int take_done(section_job *job, const char *identity)
+{
+    pthread_mutex_lock(&job->done_lock);
+    int taken = store_identity_set_take(job->done, identity);
+    pthread_mutex_unlock(&job->done_lock);
+    return taken;
+}
+
 /* Runs point f->index into f, using the caller's runner_point. */
 static void compute_point(section_job *job, runner_point *point, finished_point *f)
 {
@@ -137,14 +151,22 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (job->done && store_identity_set_contains(job->done, f->identity)) {
+    if (job->done && take_done(job, f->identity)) {
         f->skipped = 1;
         return;
     }
     host_point_reset(point, f->params, f->seed);
     f->started_at = util_now();
     double clock0 = util_monotonic();
-    f->failed = host_run_point(point) != 0;
+    if (job->run->isolate) {
+        isolate_status outcome = isolate_run_point(point, job->run->point_timeout_s);
+        static const char *const names[] = { "ok", "failed", "crashed", "timeout" };
+        f->status = names[outcome];
+        f->failed = outcome != ISOLATE_OK;
+    } else {
+        f->failed = host_run_point(point) != 0;
+        f->status = f->failed ? "failed" : "ok";
+    }
     f->duration_s = util_monotonic() - clock0;
     if (f->failed && job->run->stop && *job->run->stop) {
         /* Cut short by Ctrl-C: not a result. Left unstored, so a resumed
@@ -215,7 +237,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
         .params_json = f->canonical,
         .identity = f->identity,
         .seed = f->seed,
-        .status = f->failed ? "failed" : "ok",
+        .status = f->status,
         .error = f->failed ? f->error : NULL,
         .started_at = f->started_at,
         .duration_s = f->duration_s,
@@ -238,8 +260,9 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
 static void report_failure(const section_job *job, const finished_point *f, progress *bar)
 {
     progress_clear(bar);
-    fprintf(stderr, "runner: %s point %llu %s failed: %s\n", job->plugin->name,
-            (unsigned long long)f->index, f->canonical, f->error);
+    fprintf(stderr, "runner: %s point %llu %s %s: %s\n", job->plugin->name,
+            (unsigned long long)f->index, f->canonical,
+            strcmp(f->status, "timeout") == 0 ? "timed out" : f->status, f->error);
 }
 
 int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
@@ -262,6 +285,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     progress_begin(&bar, plugin->name, job.count, run->quiet);
 
     pthread_mutex_init(&job.lock, NULL);
+    pthread_mutex_init(&job.done_lock, NULL);
     pthread_cond_init(&job.slot_done, NULL);
     pthread_cond_init(&job.slot_free, NULL);
     job.window = calloc(job.window_size, sizeof *job.window);
@@ -318,9 +342,10 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
                 report_failure(&job, f, &bar);
             if (write_point(&job, section_id, f, result, err) != 0)
                 goto done;
+            int failed = f->failed;
             clear_finished(f, plugin);
             progress_update(&bar, index + 1);
-            if (f->failed && options->fail_fast)
+            if (failed && options->fail_fast)
                 break;
         }
     } else {
@@ -402,6 +427,7 @@ done:
     free(job.window);
     store_identity_set_free(done);
     pthread_mutex_destroy(&job.lock);
+    pthread_mutex_destroy(&job.done_lock);
     pthread_cond_destroy(&job.slot_done);
     pthread_cond_destroy(&job.slot_free);
     progress_end(&bar);

@@ -22,6 +22,8 @@ typedef struct sweep_run {
     int quiet;                           /* no progress line */
     int jobs;                            /* threads running points (1: inline) */
     int resume;                          /* skip points an earlier run stored */
+    int isolate;                         /* each point in a child process */
+    double point_timeout_s;              /* with isolate: kill a point after this */
     uint64_t points_skipped;             /* already stored, not run again */
     char **recorded_plugins;             /* names already in sweep_plugin */
     size_t recorded_count;

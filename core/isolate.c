@@ -1,0 +1,232 @@
+/* isolate: fork per point, outcome over a pipe, timeout with poll(). The
+ * wire format is private to one runner binary (both ends are this file):
+ * a header, the error text, then each cell as a type byte and its bytes. */
+#include "isolate.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+typedef struct wire_header {
+    uint32_t failed;
+    uint32_t error_len;
+    uint64_t row_count;
+} wire_header;
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The child's side: run, then send the outcome. Never returns. */
+static void child_main(runner_point *point, int fd)
+{
+    /* The parent handles Ctrl-C; the child just finishes or is killed. */
+    signal(SIGINT, SIG_IGN);
+    int failed = host_run_point(point) != 0;
+    size_t columns = point->plugin->column_count;
+    wire_header h = {
+        .failed = (uint32_t)failed,
+        .error_len = failed && point->error ? (uint32_t)strlen(point->error) : 0,
+        .row_count = failed ? 0 : point->row_count,
+    };
+    int bad = write_all(fd, &h, sizeof h) != 0 ||
+              (h.error_len && write_all(fd, point->error, h.error_len) != 0);
+    for (size_t i = 0; !bad && i < h.row_count * columns; i++) {
+        const value *v = &point->rows[i];
+        unsigned char type = (unsigned char)v->type;
+        bad |= write_all(fd, &type, 1) != 0;
+        switch (v->type) {
+        case RUNNER_INTEGER: bad |= write_all(fd, &v->as.integer, sizeof v->as.integer); break;
+        case RUNNER_REAL: bad |= write_all(fd, &v->as.real, sizeof v->as.real); break;
+        case RUNNER_BOOLEAN: bad |= write_all(fd, &v->as.boolean, sizeof v->as.boolean); break;
+        case RUNNER_TEXT: {
+            uint32_t len = (uint32_t)strlen(v->as.text);
+            bad |= write_all(fd, &len, sizeof len) != 0 || write_all(fd, v->as.text, len) != 0;
+            break;
+        }
+        default: break;
+        }
+    }
+    _exit(bad ? 3 : 0);
+}
+
+/* A growing buffer the parent reads the pipe into. */
+typedef struct inbox {
+    char *data;
+    size_t len, cap;
+} inbox;
+
+static int inbox_read(inbox *b, int fd)
+{
+    if (b->cap - b->len < 65536) {
+        size_t cap = b->cap ? b->cap * 2 : 65536;
+        char *bigger = realloc(b->data, cap);
+        if (!bigger)
+            return -1;
+        b->data = bigger;
+        b->cap = cap;
+    }
+    ssize_t n = read(fd, b->data + b->len, b->cap - b->len);
+    if (n < 0)
+        return errno == EINTR ? 1 : -1;
+    b->len += (size_t)n;
+    return n == 0 ? 0 : 1;
+}
+
+static int take(const inbox *b, size_t *pos, void *out, size_t len)
+{
+    if (b->len - *pos < len)
+        return -1;
+    memcpy(out, b->data + *pos, len);
+    *pos += len;
+    return 0;
+}
+
+/* Rebuilds the child's outcome in the parent's point. */
+static int decode(const inbox *b, runner_point *point)
+{
+    wire_header h;
+    size_t pos = 0, columns = point->plugin->column_count;
+    if (take(b, &pos, &h, sizeof h) != 0 || b->len - pos < h.error_len)
+        return -1;
+    if (h.failed) {
+        point->error = h.error_len ? strndup(b->data + pos, h.error_len)
+                                   : util_strdup("failed without a message");
+        return 0;
+    }
+    if (h.row_count > (b->len / (columns ? columns : 1)) + 1)
+        return -1;
+    value *rows = calloc(h.row_count * columns + 1, sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < h.row_count * columns; i++) {
+        unsigned char type;
+        if (take(b, &pos, &type, 1) != 0)
+            goto bad;
+        rows[i].type = (runner_type)type;
+        switch (type) {
+        case RUNNER_INTEGER: if (take(b, &pos, &rows[i].as.integer, sizeof rows[i].as.integer)) goto bad; break;
+        case RUNNER_REAL: if (take(b, &pos, &rows[i].as.real, sizeof rows[i].as.real)) goto bad; break;
+        case RUNNER_BOOLEAN: if (take(b, &pos, &rows[i].as.boolean, sizeof rows[i].as.boolean)) goto bad; break;
+        case RUNNER_TEXT: {
+            uint32_t len;
+            if (take(b, &pos, &len, sizeof len) != 0 || b->len - pos < len)
+                goto bad;
+            rows[i].as.text = strndup(b->data + pos, len);
+            pos += len;
+            if (!rows[i].as.text)
+                goto bad;
+            break;
+        }
+        case 0: break;
+        default: goto bad;
+        }
+    }
+    free(point->rows);
+    point->rows = rows;
+    point->row_count = point->row_capacity = h.row_count;
+    return 0;
+bad:
+    for (size_t i = 0; i < h.row_count * columns; i++)
+        value_clear(&rows[i]);
+    free(rows);
+    return -1;
+}
+
+isolate_status isolate_run_point(runner_point *point, double timeout_s)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        point->error = util_format("cannot isolate the point: pipe: %s", strerror(errno));
+        return ISOLATE_CRASHED;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        point->error = util_format("cannot isolate the point: fork: %s", strerror(errno));
+        return ISOLATE_CRASHED;
+    }
+    if (pid == 0) {
+        /* Other threads' pipes leaked into this child: close them, or their
+         * readers would wait for this child to exit before seeing EOF. */
+        long max_fd = sysconf(_SC_OPEN_MAX);
+        for (long fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); fd++)
+            if (fd != fds[1])
+                close((int)fd);
+        child_main(point, fds[1]);
+    }
+    close(fds[1]);
+    inbox box = { 0 };
+    double deadline = timeout_s > 0 ? util_monotonic() + timeout_s : 0;
+    int timed_out = 0, read_failed = 0;
+    for (;;) {
+        int wait_ms = -1;
+        if (deadline) {
+            double left = deadline - util_monotonic();
+            if (left <= 0) {
+                timed_out = 1;
+                break;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+        int ready = poll(&pfd, 1, wait_ms);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0)
+            continue; /* the deadline check above ends it */
+        int got = inbox_read(&box, fds[0]);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            read_failed = 1;
+            break;
+        }
+    }
+    close(fds[0]);
+    if (timed_out)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    isolate_status outcome;
+    if (timed_out) {
+        point->error = util_format("no result after %g s (--point-timeout); the point's process "
+                                   "was killed", timeout_s);
+        outcome = ISOLATE_TIMEOUT;
+    } else if (WIFSIGNALED(status)) {
+        point->error = util_format("the point's process died of signal %d (%s)",
+                                   WTERMSIG(status), strsignal(WTERMSIG(status)));
+        outcome = ISOLATE_CRASHED;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || read_failed ||
+               decode(&box, point) != 0) {
+        point->error = util_format("the point's process exited with status %d before reporting", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        outcome = ISOLATE_CRASHED;
+    } else {
+        outcome = point->error ? ISOLATE_FAILED : ISOLATE_OK;
+    }
+    free(box.data);
+    return outcome;
+}
