@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES := cmake make gcc pkg-config git \
 	libsqlite3-dev sqlite3 liblua5.4-dev libcurl4-openssl-dev libssl-dev \
-	libjansson-dev libopenblas-dev libxxhash-dev python3
+	libjansson-dev libopenblas-dev libxxhash-dev python3 gnuplot-nox chromium
 
 .PHONY: all deps configure build demo test install clean
 

@@ -4,6 +4,10 @@
 -- only the columns the argument needs are printed.
 local report = require "report"
 
+local opt = options {
+  pictures = { default = false, doc = "also draw the walk-through's pictures into plots/ (needs gnuplot)" },
+}
+
 local function takeaway(fmt, ...)
   printf("=> " .. fmt .. "\n\n", ...)
 end
@@ -85,3 +89,16 @@ local last = report.find(sp, { workers = 512 })
 takeaway("ceiling T1/J = %.1fx (Amdahl approximation base/J = %.1fx); "
          .. "512 workers deliver %.1fx at %s efficiency",
          last.ceiling, last.ceiling_amdahl, last.speedup, report.percent(last.efficiency))
+
+-- The walk-through's pictures, on request: runner sweep scripts/seed.lua --set pictures=true
+if opt.pictures then
+  local function picture(rows, spec)
+    local path, err = plot(rows, spec)
+    printf("%s\n", path and ("picture: " .. path) or ("no picture: " .. err))
+  end
+  picture(sp, { x = "workers", y = "speedup", logx = true, output = "plots/speedup.svg" })
+  picture(st, { x = "workers", y = "wait_share", logx = true, units = { wait_share = "fraction" },
+                output = "plots/wait_share.svg" })
+  picture(comm, { x = "workers", y = "bytes_per_round", by = "scheme", logy = true,
+                  units = { bytes_per_round = "bytes" }, output = "plots/bytes_per_round.svg" })
+end
