@@ -1,12 +1,14 @@
 /* grid: mixed-radix enumeration of crossed and zipped parameter axes. */
 #include "grid.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct grid_axis {
     value *values;   /* owned */
+    char **json;     /* per value: its canonical JSON fragment (grid_finish) */
     size_t count;
     int zip_group;   /* 0: crossed on its own */
 } grid_axis;
@@ -20,6 +22,8 @@ typedef struct grid_dimension {
 struct grid {
     const runner_plugin *plugin;
     value *fixed;           /* param_count values: defaults or single values */
+    char **fixed_json;      /* their canonical JSON fragments (grid_finish) */
+    int fragments_ok;       /* every fragment was made */
     grid_axis *axes;        /* per parameter; count 0 when fixed */
     grid_dimension *dims;
     size_t dim_count;
@@ -54,8 +58,12 @@ grid *grid_new(const runner_plugin *plugin)
 
 static void free_axis(grid_axis *a)
 {
-    for (size_t i = 0; i < a->count; i++)
+    for (size_t i = 0; i < a->count; i++) {
         value_clear(&a->values[i]);
+        if (a->json)
+            free(a->json[i]);
+    }
+    free(a->json);
     free(a->values);
     memset(a, 0, sizeof *a);
 }
@@ -72,10 +80,95 @@ void grid_free(grid *g)
     }
     for (size_t d = 0; d < g->dim_count; d++)
         free(g->dims[d].params);
+    for (uint32_t i = 0; g->fixed_json && i < g->plugin->param_count; i++)
+        free(g->fixed_json[i]);
+    free(g->fixed_json);
     free(g->dims);
     free(g->fixed);
     free(g->axes);
     free(g);
+}
+
+/* The value as compact JSON, as param_canonical_json writes it. */
+static char *value_json(const value *v)
+{
+    json_t *j = NULL;
+    switch (v->type) {
+    case RUNNER_INTEGER: j = json_integer(v->as.integer); break;
+    case RUNNER_REAL: j = json_real(v->as.real); break;
+    case RUNNER_BOOLEAN: j = json_boolean(v->as.boolean); break;
+    case RUNNER_TEXT: j = json_string(v->as.text); break;
+    default: j = json_null(); break;
+    }
+    if (!j)
+        return NULL;
+    char *text = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    return text;
+}
+
+static int make_fragments(grid *g)
+{
+    uint32_t n = g->plugin->param_count;
+    g->fixed_json = calloc(n ? n : 1, sizeof *g->fixed_json);
+    if (!g->fixed_json)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(g->fixed_json[i] = value_json(&g->fixed[i])))
+            return -1;
+        grid_axis *a = &g->axes[i];
+        if (a->count == 0 || a->json)
+            continue;
+        if (!(a->json = calloc(a->count, sizeof *a->json)))
+            return -1;
+        for (size_t k = 0; k < a->count; k++)
+            if (!(a->json[k] = value_json(&a->values[k])))
+                return -1;
+    }
+    return 0;
+}
+
+long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
+{
+    if (!g->fragments_ok)
+        return -1;
+    uint32_t n = g->plugin->param_count;
+    const char *stack_fragments[64];
+    const char **fragment = n <= 64 ? stack_fragments : malloc(n * sizeof *fragment);
+    if (!fragment)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        fragment[i] = g->fixed_json[i];
+    for (size_t d = g->dim_count; d-- > 0;) {
+        const grid_dimension *dim = &g->dims[d];
+        size_t position = (size_t)(index % dim->length);
+        index /= dim->length;
+        for (size_t k = 0; k < dim->param_count; k++)
+            fragment[dim->params[k]] = g->axes[dim->params[k]].json[position];
+    }
+    size_t len = 0;
+#define PUT(text, n_) do { \
+        size_t n__ = (n_); \
+        if (len + n__ < size) \
+            memcpy(buf + len, (text), n__); \
+        len += n__; \
+    } while (0)
+    PUT("{", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            PUT(",", 1);
+        PUT("\"", 1);
+        PUT(g->plugin->params[i].name, strlen(g->plugin->params[i].name));
+        PUT("\":", 2);
+        PUT(fragment[i], strlen(fragment[i]));
+    }
+    PUT("}", 1);
+#undef PUT
+    if (size)
+        buf[len < size ? len : size - 1] = '\0';
+    if (fragment != stack_fragments)
+        free(fragment);
+    return (long)len;
 }
 
 int grid_set(grid *g, uint32_t param_index, value *values, size_t count, int zip_group)
@@ -155,6 +248,8 @@ int grid_finish(grid *g, uint64_t max_points, uint64_t *point_count, char *msg, 
     }
     g->point_count = total;
     *point_count = total;
+    /* Parameter names are identifiers, so only values need JSON encoding. */
+    g->fragments_ok = make_fragments(g) == 0;
     return 0;
 }
 

@@ -25,6 +25,12 @@ int grid_set(grid *g, uint32_t param_index, value *values, size_t count, int zip
  * axes differ in length, or the count exceeds max_points (0: no limit). */
 int grid_finish(grid *g, uint64_t max_points, uint64_t *point_count, char *msg, size_t msg_size);
 uint64_t grid_point_count(const grid *g);
+/* The canonical JSON of point `index` (what param_canonical_json gives for
+ * its values), built from fragments formatted once per axis value: a point
+ * costs a few memcpy, not a JSON encoder. Writes at most size bytes with a
+ * NUL; returns the length (>= size means it did not fit), or -1 when the
+ * fragments could not be made (out of memory, a value JSON cannot hold). */
+long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size);
 /* Writes point `index`'s param_count values into out. The values borrow text
  * from the grid: do not clear them; they live as long as the grid. */
 void grid_point(const grid *g, uint64_t index, value *out);

@@ -232,23 +232,38 @@ char *param_canonical_json(const runner_plugin *plugin, const value *params)
 int param_point_identity(const runner_plugin *plugin, const char *canonical_json,
                          uint64_t sweep_seed, char identity_hex[65], uint64_t *point_seed)
 {
-    char *identity_text = util_format("%s\n%s\n%s\n%" PRIu64, plugin->name, plugin->version,
-                                      canonical_json, sweep_seed);
-    char *seed_text = util_format("%s\n%s\n%" PRIu64, plugin->name, canonical_json, sweep_seed);
+    /* identity: name \n version \n params \n seed; the random seed leaves
+     * the version out. Built with memcpy: this runs for every point. */
+    char seed_text[24], stack[512];
+    int seed_len = snprintf(seed_text, sizeof seed_text, "%" PRIu64, sweep_seed);
+    size_t name_len = strlen(plugin->name), version_len = strlen(plugin->version);
+    size_t json_len = strlen(canonical_json);
+    size_t total = name_len + version_len + json_len + (size_t)seed_len + 3;
+    char *buf = total <= sizeof stack ? stack : malloc(total);
+    if (!buf)
+        return -1;
+    char *p = buf;
+    memcpy(p, plugin->name, name_len), p += name_len, *p++ = '\n';
+    char *after_name = p;
+    memcpy(p, plugin->version, version_len), p += version_len, *p++ = '\n';
+    memcpy(p, canonical_json, json_len), p += json_len, *p++ = '\n';
+    memcpy(p, seed_text, (size_t)seed_len), p += seed_len;
     unsigned char raw[32];
-    int rc = -1;
-    if (!identity_text || !seed_text)
-        goto done;
-    if (digest_sha256_hex(identity_text, strlen(identity_text), identity_hex) != 0 ||
-        digest_sha256(seed_text, strlen(seed_text), raw) != 0)
-        goto done;
-    uint64_t seed = 0;
-    for (int i = 7; i >= 0; i--)
-        seed = (seed << 8) | raw[i];
-    *point_seed = seed;
-    rc = 0;
-done:
-    free(identity_text);
-    free(seed_text);
+    int rc = digest_sha256_hex(buf, (size_t)(p - buf), identity_hex);
+    if (rc == 0) {
+        /* Drop "version\n" for the seed's text: name \n params \n seed. */
+        memmove(after_name, after_name + version_len + 1,
+                (size_t)(p - (after_name + version_len + 1)));
+        p -= version_len + 1;
+        rc = digest_sha256(buf, (size_t)(p - buf), raw);
+    }
+    if (rc == 0) {
+        uint64_t seed = 0;
+        for (int i = 7; i >= 0; i--)
+            seed = (seed << 8) | raw[i];
+        *point_seed = seed;
+    }
+    if (buf != stack)
+        free(buf);
     return rc;
 }

@@ -140,4 +140,86 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
 int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
                      const char *identity, table *out, char **err);
 
+/* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
+
+/* Makes the body of a sweep's summary by reading the sweep back through s,
+ * inside the transaction that closes it, so the body describes exactly what
+ * is committed with it. Returns 0 with *body malloc'd (the store frees it),
+ * or -1 with *err. */
+typedef int (*store_outbox_build_fn)(store *s, int64_t sweep_id, void *ctx, char **body,
+                                     char **err);
+
+/* A summary to queue in the outbox while closing a sweep. */
+typedef struct store_outbox_request {
+    const char *format;            /* "generic" or "slack", kept with the row */
+    store_outbox_build_fn build;
+    void *ctx;                     /* handed to build */
+    int64_t id;                    /* out: the outbox row written; 0 when none */
+    char *error;                   /* out: why none was written (malloc'd; caller frees) */
+} store_outbox_request;
+
+/* store_sweep_end, and in the same transaction an outbox row holding the
+ * body request->build makes (request may be NULL: no row). The summary never
+ * costs the sweep: when it cannot be built or stored, the sweep is closed all
+ * the same, request->id stays 0 and request->error says why. Returns -1 with
+ * *err only when the sweep itself could not be closed. */
+int store_sweep_end_with_outbox(store *s, int64_t sweep_id, const char *status, double ended_at,
+                                store_outbox_request *request, char **err);
+
+/* One outbox row; strings owned (clear it). */
+typedef struct store_outbox_row {
+    int64_t id;                    /* 0: no such row */
+    int64_t sweep_id;
+    char *format;
+    char *body;
+    char *idempotency_key;
+    int64_t attempts;
+    char *delivered_at;            /* NULL while pending */
+    char *next_attempt_at;         /* not before (a receiver's Retry-After); NULL: any time */
+    int due;                       /* pending, and next_attempt_at is NULL or has passed */
+} store_outbox_row;
+int store_outbox_read(store *s, int64_t id, store_outbox_row *out, char **err);
+void store_outbox_row_clear(store_outbox_row *row);  /* accepts NULL */
+/* Ids of the undelivered rows, oldest first; *ids is malloc'd (caller frees). */
+int store_outbox_pending(store *s, int64_t **ids, size_t *count, char **err);
+/* Records one delivery attempt: attempts + 1; last_status = http_status (0:
+ * no HTTP answer, stored NULL); last_error = error (NULL when delivered);
+ * delivered_at = now when delivered; next_attempt_at = not_before (unix s;
+ * 0 stores NULL). error must never hold the webhook URL. */
+int store_outbox_attempt(store *s, int64_t id, int http_status, const char *error, int delivered,
+                         double not_before, char **err);
+
+/* A sweep as its summary describes it, read back; strings owned (clear it). */
+typedef struct store_sweep_digest {
+    int64_t id;
+    char *script_path;
+    char *status;
+    char *started_at;
+    char *ended_at;                /* NULL while running */
+    double duration_s;             /* ended_at - started_at, to the ms; NaN while running */
+    char *host;
+    char *runner_version;
+    int64_t points_ok;
+    int64_t points_failed;         /* every point not ok: failed, crashed, timeout */
+} store_sweep_digest;
+int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out, char **err);
+void store_sweep_digest_clear(store_sweep_digest *d);  /* accepts NULL */
+
+/* One section as its summary describes it; owned (clear it). */
+typedef struct store_section_digest {
+    int64_t id;
+    int ordinal;
+    char *plugin;
+    char *title;                   /* NULL without one */
+    int64_t points_ok, points_failed;
+    int64_t row_count;             /* rows stored for the section */
+    table *head;                   /* its first rows (at most max_rows): parameters, then outputs */
+    value *min, *max;              /* per column of head, over all the section's numbers (NaN
+                                    * excluded); a NULL value for other types or no numbers */
+    int64_t *nan_count;            /* per column of head: cells holding NaN */
+} store_section_digest;
+int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
+                              store_section_digest *out, char **err);
+void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
+
 #endif

@@ -145,7 +145,12 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
 {
     const runner_plugin *plugin = job->plugin;
     grid_point(job->grid, f->index, f->params);
-    f->canonical = param_canonical_json(plugin, f->params);
+    char stack[1024];
+    long len = grid_point_canonical(job->grid, f->index, stack, sizeof stack);
+    if (len >= 0 && (size_t)len < sizeof stack)
+        f->canonical = util_strdup(stack);
+    else
+        f->canonical = param_canonical_json(plugin, f->params);
     if (!f->canonical ||
         param_point_identity(plugin, f->canonical, job->run->seed, f->identity, &f->seed) != 0) {
         f->fatal = util_strdup("out of memory computing a point's identity");
