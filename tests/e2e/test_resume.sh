@@ -7,7 +7,7 @@ REF="$TMP/reference.db"
 script=$(write_script resumable.lua <<'LUA'
 -- Two sections; the second derives its grid from the first's rows, so a
 -- resumed run must hand back the stored rows of finished points.
-local first = sweep("straggler", { workers = {64, 128, 256}, trials = 200000, seed = range(1, 4) },
+local first = sweep("straggler", { workers = {64, 128, 256}, trials = 1000000, seed = range(1, 4) },
                     { print = false })
 local widest = 0
 for _, row in ipairs(first) do widest = math.max(widest, row.workers) end
@@ -39,9 +39,14 @@ no_partial_points() {
 }
 
 # Ctrl-C, then --resume.
-"$RUNNER" sweep "$script" --db "$DB" --quiet >/dev/null 2>&1 &
+"$RUNNER" sweep "$script" --db "$DB" --quiet --jobs 1 >/dev/null 2>&1 &
 pid=$!
-sleep 0.7
+# Interrupt once the first point is committed.
+for i in $(seq 1 100); do
+    n=$(sqlite3 "$DB" "SELECT count(*) FROM point" 2>/dev/null || echo 0)
+    [ "${n:-0}" -ge 1 ] && break
+    sleep 0.1
+done
 kill -INT $pid
 wait $pid
 status=$?
