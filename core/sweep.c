@@ -215,7 +215,9 @@ static void *worker_main(void *arg)
             f->interrupted = 1;
         pthread_mutex_lock(&job->lock);
         f->state = SLOT_DONE;
-        pthread_cond_broadcast(&job->slot_done);
+        /* Only the point the writer waits for needs to wake it. */
+        if (index == job->written)
+            pthread_cond_signal(&job->slot_done);
     }
     pthread_mutex_unlock(&job->lock);
     if (ready)
@@ -370,38 +372,50 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         }
         pthread_mutex_lock(&job.lock);
         locked = 1;
-        while (job.written < job.count) {
-            finished_point *f = &job.window[job.written % job.window_size];
-            while (f->state != SLOT_DONE || f->index != job.written)
+        int stop_here = 0;
+        while (job.written < job.count && !stop_here) {
+            finished_point *first = &job.window[job.written % job.window_size];
+            while (first->state != SLOT_DONE || first->index != job.written)
                 pthread_cond_wait(&job.slot_done, &job.lock);
+            /* Take every finished point in a row, then write them without
+             * the lock: one hand-off per batch, not per point. */
+            uint64_t ready = 0;
+            while (job.written + ready < job.count && ready < job.window_size) {
+                finished_point *f = &job.window[(job.written + ready) % job.window_size];
+                if (f->state != SLOT_DONE || f->index != job.written + ready)
+                    break;
+                ready++;
+            }
             pthread_mutex_unlock(&job.lock);
             locked = 0;
-            int stop_here = 0;
-            if (f->fatal) {
-                util_fail(err, "%s", f->fatal);
-                goto done;
-            }
-            if (f->interrupted) {
-                run->interrupted = 1;
-                stop_here = 1;
-            } else {
-                if (f->failed)
-                    report_failure(&job, f, &bar);
-                if (write_point(&job, section_id, f, result, err) != 0)
+            uint64_t consumed = 0;
+            for (; consumed < ready && !stop_here; consumed++) {
+                finished_point *f = &job.window[(job.written + consumed) % job.window_size];
+                if (f->fatal) {
+                    util_fail(err, "%s", f->fatal);
                     goto done;
-                stop_here = f->failed && options->fail_fast;
+                }
+                if (f->interrupted) {
+                    run->interrupted = 1;
+                    stop_here = 1;
+                } else {
+                    if (f->failed)
+                        report_failure(&job, f, &bar);
+                    if (write_point(&job, section_id, f, result, err) != 0)
+                        goto done;
+                    stop_here = f->failed && options->fail_fast;
+                }
+                clear_finished(f, plugin);
             }
-            clear_finished(f, plugin);
-            progress_update(&bar, job.written + 1);
+            progress_update(&bar, job.written + consumed);
             pthread_mutex_lock(&job.lock);
             locked = 1;
-            f->state = SLOT_FREE;
-            job.written++;
+            for (uint64_t i = 0; i < consumed; i++)
+                job.window[(job.written + i) % job.window_size].state = SLOT_FREE;
+            job.written += consumed;
             if (stop_here)
                 job.cancel = 1;
             pthread_cond_broadcast(&job.slot_free);
-            if (stop_here)
-                break;
         }
         if (locked) {
             pthread_mutex_unlock(&job.lock);
