@@ -1,6 +1,9 @@
-/* Unit tests of the comm model and its plugin glue. The figures are the
+/* Unit tests of the comm model and its plugin glue. The byte figures are the
  * walk-through's (science.md section 2), which are exact arithmetic: the
- * test asserts them to the last printed digit, and the exact byte counts. */
+ * test asserts them to the last printed digit, and the exact byte counts.
+ * The alpha-beta times are checked against the formulas worked by hand
+ * (decimal literals below), the crossovers against equal times and a brute
+ * force search for the fastest scheme. */
 #include "check.h"
 #include "model.h"
 #include "plugin_harness.h"
@@ -155,6 +158,341 @@ static void test_overflow(void)
     CHECK_INT_EQ(comm_round_bytes(COMM_SCHEME_RING, 4000000000000000000LL, 3, &r), -1);
 }
 
+
+/* The default network: alpha 5 us, 100 Gb/s links, 1e11 bytes/s reduction. */
+static comm_net net_of(double latency_s, double bandwidth, double reduce, int64_t servers)
+{
+    comm_net net = { latency_s, bandwidth, reduce, servers };
+    return net;
+}
+
+static comm_time time_of(comm_scheme scheme, double n, int64_t workers, const comm_net *net)
+{
+    comm_time t;
+    memset(&t, 0, sizeof t);
+    comm_round_time(scheme, n, workers, net, &t);
+    return t;
+}
+
+#define CHECK_REL(a, b) CHECK_NEAR((a), (b), 1e-13 * fabs(b))
+
+/* Each formula of science.md, p = 8 ranks, n = W = 4e6 bytes, alpha 5e-6 s,
+ * beta = 1 / 12.5e9 = 8e-11 s/B, gamma = 1 / 1e11 = 1e-11 s/B, worked by hand:
+ *   ring   2 (p-1) a = 7e-5,  2 n (p-1)/p b = 5.6e-4,  n (p-1)/p g = 3.5e-5
+ *   rd     lg p a = 1.5e-5,   n lg p b = 9.6e-4,       n lg p g = 1.2e-4
+ *   hd     2 lg p a = 3e-5,   as ring 5.6e-4 and 3.5e-5
+ *   tree   2 lg p a = 3e-5,   2 n lg p b = 1.92e-3,    n lg p g = 1.2e-4
+ *   dbt    2 lg p a = 3e-5,   2 n b = 6.4e-4,          n g = 4e-5
+ *   ps s=1 (k+s) a = 4.5e-5,  2 k n b = 5.12e-3,       (k-1) n g = 2.8e-4 */
+static void test_time_formulas(void)
+{
+    comm_net net = net_of(5e-6, 12.5e9, 1e11, 1);
+    static const struct {
+        comm_scheme scheme;
+        int64_t steps;
+        double latency, bandwidth, reduction, total;
+    } expect[] = {
+        { COMM_SCHEME_RING, 14, 7e-5, 5.6e-4, 3.5e-5, 6.65e-4 },
+        { COMM_SCHEME_RECURSIVE_DOUBLING, 3, 1.5e-5, 9.6e-4, 1.2e-4, 1.095e-3 },
+        { COMM_SCHEME_HALVING_DOUBLING, 6, 3e-5, 5.6e-4, 3.5e-5, 6.25e-4 },
+        { COMM_SCHEME_BINARY_TREE, 6, 3e-5, 1.92e-3, 1.2e-4, 2.07e-3 },
+        { COMM_SCHEME_DOUBLE_BINARY_TREE, 6, 3e-5, 6.4e-4, 4e-5, 7.1e-4 },
+        { COMM_SCHEME_PS, 9, 4.5e-5, 5.12e-3, 2.8e-4, 5.445e-3 },
+    };
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        comm_time t = time_of(expect[i].scheme, 4e6, 8, &net);
+        CHECK_INT_EQ(t.latency_steps, expect[i].steps);
+        CHECK_REL(t.latency_term_s, expect[i].latency);
+        CHECK_REL(t.bandwidth_term_s, expect[i].bandwidth);
+        CHECK_REL(t.reduction_term_s, expect[i].reduction);
+        CHECK_REL(t.time_s, expect[i].total);
+        CHECK(t.time_s == t.latency_term_s + t.bandwidth_term_s + t.reduction_term_s);
+        CHECK(t.algbw_bytes_per_s == 4e6 / t.time_s);
+    }
+
+    /* Parameter-server shards, k = 8: s = 4 puts 2 k n / s = 4 n on each
+     * shard's link: 12 a = 6e-5, 1.28e-3, (k-1)/s n g = 7e-5. With s = 16 >
+     * k the workers' own 2 n are the bottleneck: 24 a = 1.2e-4, 6.4e-4,
+     * 7/16 n g = 1.75e-5. */
+    net.servers = 4;
+    comm_time ps4 = time_of(COMM_SCHEME_PS, 4e6, 8, &net);
+    CHECK_INT_EQ(ps4.latency_steps, 12);
+    CHECK_REL(ps4.bandwidth_term_s, 1.28e-3);
+    CHECK_REL(ps4.reduction_term_s, 7e-5);
+    CHECK_REL(ps4.time_s, 1.41e-3);
+    net.servers = 16;
+    comm_time ps16 = time_of(COMM_SCHEME_PS, 4e6, 8, &net);
+    CHECK_INT_EQ(ps16.latency_steps, 24);
+    CHECK_REL(ps16.bandwidth_term_s, 6.4e-4);
+    CHECK_REL(ps16.time_s, 1.2e-4 + 6.4e-4 + 1.75e-5);
+    net.servers = 1;
+
+    /* p = 6, not a power of two: ceil(lg 6) = 3 rounds for recursive
+     * doubling, halving-doubling and the binomial tree; the double binary
+     * tree's height is floor(lg 6) = 2. Ring: 10 a, 2 n 5/6 b, n 5/6 g. */
+    CHECK_INT_EQ(comm_ceil_log2(6), 3);
+    CHECK_INT_EQ(comm_floor_log2(6), 2);
+    CHECK_INT_EQ(time_of(COMM_SCHEME_RING, 6e6, 6, &net).latency_steps, 10);
+    CHECK_REL(time_of(COMM_SCHEME_RING, 6e6, 6, &net).time_s, 5e-5 + 8e-4 + 5e-5);
+    CHECK_INT_EQ(time_of(COMM_SCHEME_RECURSIVE_DOUBLING, 6e6, 6, &net).latency_steps, 3);
+    CHECK_REL(time_of(COMM_SCHEME_RECURSIVE_DOUBLING, 6e6, 6, &net).time_s,
+              1.5e-5 + 1.44e-3 + 1.8e-4);
+    CHECK_INT_EQ(time_of(COMM_SCHEME_HALVING_DOUBLING, 6e6, 6, &net).latency_steps, 6);
+    CHECK_REL(time_of(COMM_SCHEME_HALVING_DOUBLING, 6e6, 6, &net).time_s, 3e-5 + 8e-4 + 5e-5);
+    CHECK_INT_EQ(time_of(COMM_SCHEME_BINARY_TREE, 6e6, 6, &net).latency_steps, 6);
+    CHECK_INT_EQ(time_of(COMM_SCHEME_DOUBLE_BINARY_TREE, 6e6, 6, &net).latency_steps, 4);
+    static const int64_t ps[] = { 1, 2, 3, 4, 5, 7, 8, 9, 1023, 1024, 1025, 10000000 };
+    static const int64_t ceil_lg[] = { 0, 1, 2, 2, 3, 3, 3, 4, 10, 10, 11, 24 };
+    static const int64_t floor_lg[] = { 0, 1, 1, 2, 2, 2, 3, 3, 9, 10, 10, 23 };
+    for (int i = 0; i < 12; i++) {
+        CHECK_INT_EQ(comm_ceil_log2(ps[i]), ceil_lg[i]);
+        CHECK_INT_EQ(comm_floor_log2(ps[i]), floor_lg[i]);
+    }
+
+    /* One worker: every all-reduce is free; a server still moves 2 W. */
+    for (int s = COMM_SCHEME_RING; s < COMM_SCHEME_COUNT; s++) {
+        comm_time alone = time_of((comm_scheme)s, 4e6, 1, &net);
+        CHECK(alone.time_s == 0.0 && alone.latency_steps == 0);
+        CHECK(isinf(alone.algbw_bytes_per_s) && alone.busbw_bytes_per_s == 0.0);
+    }
+    CHECK_REL(time_of(COMM_SCHEME_PS, 4e6, 1, &net).time_s, 1e-5 + 6.4e-4);
+}
+
+/* nccl-tests: busbw = algbw * 2 (p - 1) / p for all-reduce, chosen so that a
+ * bandwidth-optimal all-reduce shows the link speed whatever p: with no
+ * latency and free reduction, ring and halving-doubling give busbw = 1/beta,
+ * and the double binary tree gives NCCL's algbw = busbw / 2 = 1 / (2 beta). */
+static void test_busbw(void)
+{
+    comm_net net = net_of(0.0, 12.5e9, HUGE_VAL, 1);
+    static const int64_t ps[] = { 2, 3, 8, 64, 1000, 10000000 };
+    for (int i = 0; i < 6; i++) {
+        double factor = 2.0 * (double)(ps[i] - 1) / (double)ps[i];
+        CHECK(comm_busbw_factor(ps[i]) == factor);
+        comm_time ring = time_of(COMM_SCHEME_RING, 1e9, ps[i], &net);
+        CHECK_REL(ring.busbw_bytes_per_s, 12.5e9);
+        CHECK(ring.busbw_bytes_per_s == ring.algbw_bytes_per_s * factor);
+        CHECK_REL(time_of(COMM_SCHEME_HALVING_DOUBLING, 1e9, ps[i], &net).busbw_bytes_per_s,
+                  12.5e9);
+        CHECK_REL(time_of(COMM_SCHEME_DOUBLE_BINARY_TREE, 1e9, ps[i], &net).algbw_bytes_per_s,
+                  6.25e9);
+    }
+    CHECK(comm_busbw_factor(1) == 0.0);
+    /* With latency the bus bandwidth falls below the link's: p = 8, n = 4e6
+     * ring: 4e6 / 6.65e-4 s * 1.75 with the defaults. */
+    net = net_of(5e-6, 12.5e9, 1e11, 1);
+    CHECK_REL(time_of(COMM_SCHEME_RING, 4e6, 8, &net).busbw_bytes_per_s, 4e6 / 6.65e-4 * 1.75);
+}
+
+static double line_time(const comm_line *line, double n)
+{
+    return line->latency_term_s + n * (line->bandwidth_s_per_byte + line->reduce_s_per_byte);
+}
+
+/* Crossovers: equal times at n*, and the order flips across it. */
+static void test_crossover(void)
+{
+    comm_net net = net_of(5e-6, 12.5e9, 1e11, 1);
+    comm_line ring, rd, hd, tree, dbt, ps;
+    comm_time_line(COMM_SCHEME_RING, 8, &net, &ring);
+    comm_time_line(COMM_SCHEME_RECURSIVE_DOUBLING, 8, &net, &rd);
+    comm_time_line(COMM_SCHEME_HALVING_DOUBLING, 8, &net, &hd);
+    comm_time_line(COMM_SCHEME_BINARY_TREE, 8, &net, &tree);
+    comm_time_line(COMM_SCHEME_DOUBLE_BINARY_TREE, 8, &net, &dbt);
+    comm_time_line(COMM_SCHEME_PS, 8, &net, &ps);
+    /* By hand, p = 8: 14 a + n 1.75 b + n 0.875 g = 3 a + 3 n (b + g), so
+     * n* = 11 a / (2.7e-10 - 1.4875e-10) = 5.5e-5 / 1.2125e-10 bytes. */
+    CHECK_REL(comm_crossover_bytes(&rd, &ring), 5.5e-5 / 1.2125e-10);
+    CHECK(comm_crossover_bytes(&rd, &ring) == comm_crossover_bytes(&ring, &rd));
+    /* Tree: 8 a / (6 b + 3 g - 1.75 b - 0.875 g); dbt: 8 a / (0.25 b + 0.125 g). */
+    CHECK_REL(comm_crossover_bytes(&tree, &ring), 4e-5 / (4.25 * 8e-11 + 2.125e-11));
+    CHECK_REL(comm_crossover_bytes(&dbt, &ring), 4e-5 / (0.25 * 8e-11 + 0.125e-11));
+    /* Same slope as the ring, fewer messages: faster at every size, no crossover. */
+    CHECK(isnan(comm_crossover_bytes(&hd, &ring)));
+    CHECK(isnan(comm_crossover_bytes(&ring, &ring)));
+    /* Lines that cross only at n <= 0: at p = 2 the server (3 messages,
+     * 4 n b) loses to the ring (2 messages, n b) at every size; the tree and
+     * halving-doubling both take 6 messages at p = 8, so they meet at 0. */
+    comm_line ps2, ring2;
+    comm_time_line(COMM_SCHEME_PS, 2, &net, &ps2);
+    comm_time_line(COMM_SCHEME_RING, 2, &net, &ring2);
+    CHECK(isnan(comm_crossover_bytes(&ps2, &ring2)));
+    CHECK(isnan(comm_crossover_bytes(&tree, &hd)));
+    /* The server (9 messages) beats the ring (14) below its crossover. */
+    CHECK_REL(comm_crossover_bytes(&ps, &ring), 2.5e-5 / (14.25 * 8e-11 + 6.125e-11));
+
+    const comm_line *pairs[][2] = { { &rd, &ring }, { &tree, &ring }, { &dbt, &ring },
+                                    { &ps, &ring }, { &rd, &hd }, { &rd, &dbt } };
+    for (int i = 0; i < 6; i++) {
+        const comm_line *a = pairs[i][0], *b = pairs[i][1];
+        double n = comm_crossover_bytes(a, b);
+        CHECK(n > 0.0);
+        CHECK_NEAR(line_time(a, n), line_time(b, n), 1e-13 * line_time(b, n));
+        /* a has fewer messages (faster below n*), b the smaller slope. */
+        CHECK(line_time(a, n / 2) < line_time(b, n / 2));
+        CHECK(line_time(a, n * 2) > line_time(b, n * 2));
+        /* The model's own evaluation agrees with the line. */
+        CHECK(line_time(a, n) == a->latency_term_s + n * (a->bandwidth_s_per_byte
+                                                          + a->reduce_s_per_byte));
+    }
+}
+
+/* The fastest-range columns against a brute-force search over sizes, for
+ * several p (powers of two and not), with and without the server. */
+static void test_fastest_range(void)
+{
+    static const int64_t ps[] = { 2, 3, 6, 8, 64, 100, 512, 4096 };
+    comm_net net = net_of(5e-6, 12.5e9, 1e11, 1);
+    int wrong = 0, covered = 0;
+    for (int i = 0; i < 8; i++) {
+        comm_line lines[COMM_SCHEME_COUNT];
+        double from[COMM_SCHEME_COUNT], to[COMM_SCHEME_COUNT];
+        for (int s = 0; s < COMM_SCHEME_COUNT; s++)
+            comm_time_line((comm_scheme)s, ps[i], &net, &lines[s]);
+        for (int s = 0; s < COMM_SCHEME_COUNT; s++)
+            comm_fastest_range(lines, COMM_SCHEME_COUNT, (size_t)s, &from[s], &to[s]);
+        /* The ranges tile [0, inf): one starts at 0, one ends at inf, and
+         * every other end is another's start. */
+        int starts_at_zero = 0, ends_at_inf = 0;
+        for (int s = 0; s < COMM_SCHEME_COUNT; s++) {
+            if (isnan(from[s]))
+                continue;
+            starts_at_zero += from[s] == 0.0;
+            ends_at_inf += isinf(to[s]);
+            int joined = isinf(to[s]);
+            for (int t = 0; t < COMM_SCHEME_COUNT; t++)
+                joined |= !isnan(from[t]) && from[t] == to[s];
+            wrong += !joined;
+        }
+        wrong += starts_at_zero != 1 || ends_at_inf != 1;
+        /* Brute force: at 200 sizes from 1 B to 1e12 B, the fastest line is
+         * the one whose range holds the size. */
+        for (int j = 0; j < 200; j++) {
+            double n = pow(10.0, 12.0 * j / 199.0);
+            int best = 0;
+            for (int s = 1; s < COMM_SCHEME_COUNT; s++)
+                if (line_time(&lines[s], n) < line_time(&lines[best], n))
+                    best = s;
+            wrong += !(from[best] <= n && n <= to[best]);
+            covered++;
+        }
+    }
+    CHECK_INT_EQ(wrong, 0);
+    CHECK_INT_EQ(covered, 1600);
+
+    /* p = 64 by hand: recursive doubling (6 messages, slope 6 (b + g)) is
+     * the fastest up to n* = 6 a / (6 (b + g) - (2 b + g) 63/64); from there
+     * halving-doubling (12 messages, the ring's slope). The binary tree and
+     * the double binary tree also take 12 messages but have larger slopes,
+     * the ring has the same slope but 126 messages: never the fastest. */
+    comm_line lines[COMM_SCHEME_COUNT];
+    double from, to;
+    for (int s = 0; s < COMM_SCHEME_COUNT; s++)
+        comm_time_line((comm_scheme)s, 64, &net, &lines[s]);
+    comm_fastest_range(lines, COMM_SCHEME_COUNT, COMM_SCHEME_RECURSIVE_DOUBLING, &from, &to);
+    double hd_slope = 2.0 * 63.0 / 64.0 * 8e-11 + 63.0 / 64.0 * 1e-11;
+    CHECK(from == 0.0);
+    CHECK_REL(to, 6.0 * 5e-6 / (6.0 * 9e-11 - hd_slope));
+    comm_fastest_range(lines, COMM_SCHEME_COUNT, COMM_SCHEME_HALVING_DOUBLING, &from, &to);
+    CHECK_REL(from, 6.0 * 5e-6 / (6.0 * 9e-11 - hd_slope));
+    CHECK(isinf(to));
+    for (int s = 0; s < COMM_SCHEME_COUNT; s++) {
+        if (s == COMM_SCHEME_RECURSIVE_DOUBLING || s == COMM_SCHEME_HALVING_DOUBLING)
+            continue;
+        comm_fastest_range(lines, COMM_SCHEME_COUNT, (size_t)s, &from, &to);
+        CHECK(isnan(from) && isnan(to));
+    }
+    /* Identical lines (p = 2: ring and halving-doubling are both 2 a + n b
+     * + n g / 2): the earlier one counts as the faster. */
+    comm_line two[2];
+    comm_time_line(COMM_SCHEME_RING, 2, &net, &two[0]);
+    comm_time_line(COMM_SCHEME_HALVING_DOUBLING, 2, &net, &two[1]);
+    comm_fastest_range(two, 2, 0, &from, &to);
+    CHECK(from == 0.0 && isinf(to));
+    comm_fastest_range(two, 2, 1, &from, &to);
+    CHECK(isnan(from) && isnan(to));
+}
+
+/* Bytes of the new schemes and of the sharded server, and the invariant
+ * that ties bytes to time: bandwidth_term_s = exact bytes_per_round * beta. */
+static void test_scheme_bytes(void)
+{
+    const int64_t w = 4000000;
+    comm_round rd = round_of(COMM_SCHEME_RECURSIVE_DOUBLING, w, 8);
+    CHECK_INT_EQ(rd.bytes_per_round, 12000000);          /* lg 8 = 3 copies */
+    CHECK_INT_EQ(rd.cluster_bytes_per_round, 96000000);  /* 8 workers x 3 W */
+    CHECK_INT_EQ(rd.busiest_link_bytes, 12000000);
+    comm_round hd = round_of(COMM_SCHEME_HALVING_DOUBLING, w, 8);
+    CHECK_INT_EQ(hd.bytes_per_round, 7000000);           /* as the ring */
+    CHECK_INT_EQ(hd.cluster_bytes_per_round, 56000000);
+    comm_round tree = round_of(COMM_SCHEME_BINARY_TREE, w, 8);
+    CHECK_INT_EQ(tree.bytes_per_round, 24000000);        /* root: 3 W in, 3 W out */
+    CHECK_INT_EQ(tree.busiest_link_bytes, 12000000);
+    CHECK_INT_EQ(tree.cluster_bytes_per_round, 56000000); /* 2 (p - 1) messages of W */
+    CHECK_STR_EQ(tree.counted_at, "root");
+    comm_round dbt = round_of(COMM_SCHEME_DOUBLE_BINARY_TREE, w, 8);
+    CHECK_INT_EQ(dbt.bytes_per_round, 8000000);
+    CHECK_INT_EQ(dbt.cluster_bytes_per_round, 56000000);
+    CHECK_INT_EQ(round_of(COMM_SCHEME_DOUBLE_BINARY_TREE, w, 1).bytes_per_round, 0);
+    CHECK_INT_EQ(round_of(COMM_SCHEME_RECURSIVE_DOUBLING, w, 1).bytes_per_round, 0);
+
+    /* Sharded server: bytes at each shard 2 k W / s; the cluster total 2 k W
+     * whatever s; more shards than workers: each worker's 2 W. */
+    comm_round r;
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, w, 8, 4, &r), 0);
+    CHECK_INT_EQ(r.bytes_per_round, 16000000);
+    CHECK_INT_EQ(r.busiest_link_bytes, 8000000);
+    CHECK_INT_EQ(r.cluster_bytes_per_round, 64000000);
+    CHECK_STR_EQ(r.counted_at, "server");
+    CHECK(r.copies_per_round == 4.0);
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, w, 8, 16, &r), 0);
+    CHECK_INT_EQ(r.bytes_per_round, 8000000);
+    CHECK_INT_EQ(r.busiest_link_bytes, 4000000);
+    CHECK_STR_EQ(r.counted_at, "worker");
+    /* ...and the same as before with one server, field by field. */
+    comm_round one, walk;
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, w, 64, 1, &one), 0);
+    walk = round_of(COMM_SCHEME_PS, w, 64);
+    CHECK(memcmp(&one, &walk, sizeof one) == 0);
+    CHECK_INT_EQ(one.bytes_per_round, 512000000);
+
+    /* 2 k W / s against the exact rational, computed the naive way. */
+    int wrong = 0;
+    for (int64_t bytes = 0; bytes <= 60; bytes++)
+        for (int64_t k = 1; k <= 20; k++)
+            for (int64_t s = 1; s <= k; s++) {
+                int64_t numerator = 2 * k * bytes;
+                int64_t nearest = (2 * numerator + s) / (2 * s);
+                int64_t link = (2 * k * bytes + s) / (2 * s);
+                if (comm_round_bytes_sharded(COMM_SCHEME_PS, bytes, k, s, &r) != 0 ||
+                    r.bytes_per_round != nearest || r.busiest_link_bytes != link ||
+                    r.rounding_bytes != (double)(numerator - nearest * s) / (double)s ||
+                    r.rounding_bytes < -0.5 || r.rounding_bytes >= 0.5 ||
+                    r.cluster_bytes_per_round != numerator)
+                    wrong++;
+            }
+    CHECK_INT_EQ(wrong, 0);
+
+    /* Bytes and time agree for every scheme. */
+    static const int64_t ks[] = { 1, 3, 8, 100 };
+    static const int64_t ss[] = { 1, 3, 7, 200 };
+    for (int i = 0; i < 4; i++)
+        for (int s = 0; s < COMM_SCHEME_COUNT; s++) {
+            comm_net net = net_of(5e-6, 12.5e9, 1e11, ss[i]);
+            comm_round bytes;
+            CHECK_INT_EQ(comm_round_bytes_sharded((comm_scheme)s, 999999, ks[i], ss[i], &bytes), 0);
+            comm_time t = time_of((comm_scheme)s, 999999, ks[i], &net);
+            CHECK_NEAR(t.bandwidth_term_s, bytes.bytes_exact / 12.5e9, 1e-15 * t.bandwidth_term_s);
+            CHECK_NEAR(bytes.copies_per_round * 999999, bytes.bytes_exact, 1e-9 * bytes.bytes_exact);
+        }
+    /* Overflow of the new schemes fails as the old ones do. */
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_RECURSIVE_DOUBLING,
+                                          64000000000000000LL, 10000000, 1, &r), -1);
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 2, 1, 1, &r), 0);
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 4, 2, 3, &r), 0);
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 2 + 1, 1, 1, &r), -1);
+}
+
 /* The glue, through the real host: declared parameters, both rows, every
  * column, the failure. */
 static void test_plugin(void)
@@ -165,7 +503,7 @@ static void test_plugin(void)
 
     CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "comm");
-    CHECK_INT_EQ(plugin->param_count, 3);
+    CHECK_INT_EQ(plugin->param_count, 8);
     CHECK_STR_EQ(plugin->params[0].name, "model_params");
     CHECK_STR_EQ(plugin->params[0].unit, "params");
     CHECK(plugin->params[0].default_number == 1e6 && plugin->params[0].max == 1e15);
@@ -173,6 +511,32 @@ static void test_plugin(void)
     CHECK(plugin->params[1].default_number == 4 && plugin->params[1].max == 64);
     CHECK_STR_EQ(plugin->params[2].name, "workers");
     CHECK(plugin->params[2].default_number == 8 && plugin->params[2].max == 1e7);
+    static const struct { const char *name; runner_type type; const char *unit; double def; }
+        added[] = {
+            { "latency_s", RUNNER_REAL, "s", 5e-6 },
+            { "bandwidth_bytes_per_s", RUNNER_REAL, "bytes/s", 12.5e9 },
+            { "reduce_bytes_per_s", RUNNER_REAL, "bytes/s", 1e11 },
+            { "servers", RUNNER_INTEGER, "servers", 1 },
+        };
+    for (int i = 0; i < 4 && plugin->param_count == 8; i++) {
+        CHECK_STR_EQ(plugin->params[3 + i].name, added[i].name);
+        CHECK_INT_EQ(plugin->params[3 + i].type, added[i].type);
+        CHECK_STR_EQ(plugin->params[3 + i].unit, added[i].unit);
+        CHECK(plugin->params[3 + i].default_number == added[i].def);
+    }
+    CHECK_STR_EQ(plugin->params[7].name, "schemes");
+    CHECK_STR_EQ(plugin->params[7].default_text, "walkthrough");
+    /* The walk-through's ten columns keep their place; new ones follow. */
+    static const char *const columns[] = {
+        "scheme", "bytes_per_round", "counted_at", "copy_bytes", "copies_per_round",
+        "mib_per_round", "gib_per_round", "cluster_bytes_per_round", "busiest_link_bytes",
+        "rounding_bytes", "time_s", "latency_term_s", "bandwidth_term_s", "reduction_term_s",
+        "latency_steps", "algbw_bytes_per_s", "busbw_bytes_per_s", "ring_crossover_bytes",
+        "fastest_from_bytes", "fastest_to_bytes", "fastest",
+    };
+    CHECK_INT_EQ(plugin->column_count, sizeof columns / sizeof columns[0]);
+    for (uint32_t i = 0; i < plugin->column_count && i < sizeof columns / sizeof columns[0]; i++)
+        CHECK_STR_EQ(plugin->columns[i].name, columns[i]);
 
     harness_init(&h, plugin);
     CHECK_INT_EQ(harness_run(&h, 1), 0);
@@ -194,6 +558,63 @@ static void test_plugin(void)
     CHECK_STR_EQ(printed(harness_real(&h, 1, "mib_per_round"), 1.0, buffer, sizeof buffer), "6.7");
     CHECK_INT_EQ(harness_row_problems(&h, 0), 0);
     CHECK_INT_EQ(harness_row_problems(&h, 1), 0);
+    /* Times at the default network, as test_time_formulas worked them. */
+    CHECK_REL(harness_real(&h, 0, "time_s"), 5.445e-3);
+    CHECK_REL(harness_real(&h, 1, "time_s"), 6.65e-4);
+    CHECK_REL(harness_real(&h, 1, "latency_term_s"), 7e-5);
+    CHECK_REL(harness_real(&h, 1, "bandwidth_term_s"), 5.6e-4);
+    CHECK_REL(harness_real(&h, 1, "reduction_term_s"), 3.5e-5);
+    CHECK_INT_EQ(harness_integer(&h, 0, "latency_steps"), 9);
+    CHECK_INT_EQ(harness_integer(&h, 1, "latency_steps"), 14);
+    CHECK(harness_real(&h, 1, "algbw_bytes_per_s") == 4e6 / harness_real(&h, 1, "time_s"));
+    CHECK(harness_real(&h, 1, "busbw_bytes_per_s")
+          == harness_real(&h, 1, "algbw_bytes_per_s") * 1.75);
+    /* Two schemes: the server wins below the crossover, the ring above. */
+    double n_star = 2.5e-5 / (14.25 * 8e-11 + 6.125e-11);
+    CHECK_REL(harness_real(&h, 0, "ring_crossover_bytes"), n_star);
+    CHECK(isnan(harness_real(&h, 1, "ring_crossover_bytes")));
+    CHECK(harness_real(&h, 0, "fastest_from_bytes") == 0.0);
+    CHECK_REL(harness_real(&h, 0, "fastest_to_bytes"), n_star);
+    CHECK_REL(harness_real(&h, 1, "fastest_from_bytes"), n_star);
+    CHECK(isinf(harness_real(&h, 1, "fastest_to_bytes")));
+    CHECK_INT_EQ(harness_boolean(&h, 0, "fastest"), 0);
+    CHECK_INT_EQ(harness_boolean(&h, 1, "fastest"), 1);
+
+    /* schemes = "all": the walk-through's two rows unchanged, then four. */
+    harness all;
+    harness_init(&all, plugin);
+    CHECK_INT_EQ(harness_set(&all, "schemes", value_text("all")), 0);
+    CHECK_INT_EQ(harness_run(&all, 1), 0);
+    CHECK_INT_EQ(all.point.row_count, 6);
+    static const char *const names[] = { "ps", "ring", "recursive_doubling",
+                                         "halving_doubling", "binary_tree",
+                                         "double_binary_tree" };
+    static const double times[] = { 5.445e-3, 6.65e-4, 1.095e-3, 6.25e-4, 2.07e-3, 7.1e-4 };
+    int fastest = 0;
+    for (size_t i = 0; i < 6 && all.point.row_count == 6; i++) {
+        CHECK_STR_EQ(harness_text(&all, i, "scheme"), names[i]);
+        CHECK_REL(harness_real(&all, i, "time_s"), times[i]);
+        CHECK_INT_EQ(harness_row_problems(&all, i), 0);
+        fastest += harness_boolean(&all, i, "fastest");
+    }
+    CHECK_INT_EQ(fastest, 1);
+    CHECK_INT_EQ(harness_boolean(&all, 3, "fastest"), 1); /* halving_doubling, 6.25e-4 s */
+    for (uint32_t c = 0; c < 10; c++) {  /* the walk-through's columns, bit for bit */
+        for (size_t i = 0; i < 2; i++) {
+            const value *x = &h.point.rows[i * plugin->column_count + c];
+            const value *y = &all.point.rows[i * plugin->column_count + c];
+            CHECK(value_equal(x, y));
+        }
+    }
+    /* Same point, same rows. */
+    harness again;
+    harness_init(&again, plugin);
+    CHECK_INT_EQ(harness_set(&again, "schemes", value_text("all")), 0);
+    CHECK_INT_EQ(harness_run(&again, 99), 0);
+    CHECK(harness_rows_identical(&all, &again));
+    CHECK_INT_EQ(harness_set(&again, "schemes", value_text("every")), -1);
+    harness_free(&again);
+    harness_free(&all);
 
     CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(12000000000LL)), 0);
     CHECK_INT_EQ(harness_run(&h, 1), 0);
@@ -226,6 +647,11 @@ int main(void)
     test_1e9_parameters();
     test_ring_rounding();
     test_overflow();
+    test_time_formulas();
+    test_busbw();
+    test_crossover();
+    test_fastest_range();
+    test_scheme_bytes();
     test_plugin();
     return check_done("test_comm");
 }

@@ -1,6 +1,9 @@
 /* Unit tests for the speedup model (science.md section 5) and its plugin
- * glue, run through the real host (plugin_harness.h). The walk-through's speedups were printed from Monte Carlo waits;
- * they are asserted to within 0.02, and the exact values to the digit. */
+ * glue, run through the real host (plugin_harness.h). The walk-through's
+ * speedups were printed from Monte Carlo waits; they are asserted to within
+ * 0.02, and the exact values to the digit. The combined round is checked
+ * against the ring all-reduce worked by hand, and its limits against rows
+ * at very many workers. */
 #include <stdint.h>
 
 #include "check.h"
@@ -122,6 +125,125 @@ static void test_degenerate(void)
     CHECK(row.ceiling == 0.5 && row.ceiling_amdahl == 0.0);
 }
 
+
+/* The combined model's setup: ResNet-101-like gradient, 25 Gb/s. */
+static speedup_setup combined(speedup_scaling scaling, double base, double jitter,
+                              int64_t workers)
+{
+    speedup_setup setup = {
+        .model = SPEEDUP_MODEL_COMBINED,
+        .scaling = scaling,
+        .base = base,
+        .jitter = jitter,
+        .workers = workers,
+        .copy_bytes = 178e6,                        /* 44.5e6 float32 */
+        .net = { 5e-6, 3.125e9, 1e11, 1 },
+    };
+    return setup;
+}
+
+static speedup_row exact_setup_row(const speedup_setup *setup)
+{
+    speedup_row row;
+    speedup_row_fill_setup(&row, setup, straggler_max_delay_exact(setup->jitter, 1),
+                           straggler_max_delay_exact(setup->jitter, setup->workers));
+    return row;
+}
+
+#define CHECK_REL(a, b) CHECK_NEAR((a), (b), 1e-13 * fabs(b))
+
+static void test_combined_round(void)
+{
+    /* k = 8, n = 178e6 B, by hand: ring 14 alpha = 7e-5 s,
+     * 2 n 7/8 / 3.125e9 = 0.09968 s, n 7/8 / 1e11 = 0.0015575 s. */
+    speedup_setup setup = combined(SPEEDUP_SCALING_STRONG, 30, 2, 8);
+    speedup_row row = exact_setup_row(&setup);
+    double comm = 7e-5 + 0.09968 + 0.0015575;
+    double round = 3.75 + comm + 16.0 / 9.0;
+    CHECK_REL(speedup_comm_s(&setup.net, 178e6, 8), comm);
+    CHECK_REL(row.comm_s, comm);
+    CHECK(row.compute_s == 3.75);
+    CHECK_REL(row.round_s, round);
+    CHECK(row.t1_s == 31.0);                 /* one worker sends nothing */
+    CHECK_REL(row.speedup, 31.0 / round);
+    CHECK_REL(row.efficiency, 31.0 / round / 8.0);
+    CHECK_REL(row.comm_share, comm / round);
+    CHECK_REL(row.gustafson, 8.0 - 7.0 * (16.0 / 9.0 + comm) / round);
+    CHECK_REL(row.karp_flatt, (round / 31.0 - 0.125) / 0.875);
+    CHECK(isnan(row.ceiling_amdahl));
+    /* Communication only costs: below the walk-through's speedup. */
+    CHECK(row.speedup < exact_row(30, 2, 8).speedup);
+    /* One worker: no exchange, the walk-through's row. */
+    setup.workers = 1;
+    row = exact_setup_row(&setup);
+    CHECK(row.comm_s == 0.0 && row.speedup == 1.0 && row.comm_share == 0.0);
+
+    /* A free network (no latency, infinite bandwidths) is the walk-through. */
+    static const int64_t workers[] = { 1, 2, 8, 512 };
+    for (int i = 0; i < 4; i++) {
+        setup = combined(SPEEDUP_SCALING_STRONG, 30, 2, workers[i]);
+        setup.net = (comm_net){ 0.0, HUGE_VAL, HUGE_VAL, 1 };
+        speedup_row free_net = exact_setup_row(&setup), walk = exact_row(30, 2, workers[i]);
+        CHECK(free_net.comm_s == 0.0);
+        CHECK(free_net.speedup == walk.speedup && free_net.round_s == walk.round_s);
+        CHECK(free_net.gustafson == walk.gustafson);
+        CHECK(free_net.ceiling == walk.ceiling);
+    }
+
+    /* Weak scaling, walk-through: each worker keeps base = 30 s, so
+     * S = k T1 / T_k = 8 x 31 / (30 + 16/9) and the efficiency T1 / T_k. */
+    setup = (speedup_setup){ .model = SPEEDUP_MODEL_WALKTHROUGH,
+                             .scaling = SPEEDUP_SCALING_WEAK, .base = 30, .jitter = 2,
+                             .workers = 8, .copy_bytes = 0, .net = { 0, 1, 1, 1 } };
+    row = exact_setup_row(&setup);
+    CHECK(row.compute_s == 30.0);
+    CHECK_REL(row.speedup, 8.0 * 31.0 / (30.0 + 16.0 / 9.0));
+    CHECK_REL(row.efficiency, 31.0 / (30.0 + 16.0 / 9.0));
+    CHECK(isinf(row.ceiling) && isnan(row.ceiling_amdahl));
+
+    /* Weak scaling, combined, ResNet-101-like at 512 GPUs, 0.5 s of compute
+     * per step, no jitter. By hand: 2 x 511 alpha = 5.11e-3 s,
+     * 2 n 511/512 / 3.125e9 = 0.1136975 s, n 511/512 / 1e11
+     * = 0.0017765234375 s; efficiency 0.5 / (0.5 + comm). */
+    setup = combined(SPEEDUP_SCALING_WEAK, 0.5, 0, 512);
+    row = exact_setup_row(&setup);
+    comm = 5.11e-3 + 0.1136975 + 0.0017765234375;
+    CHECK_REL(row.comm_s, comm);
+    CHECK_REL(row.efficiency, 0.5 / (0.5 + comm));
+    CHECK_NEAR(row.efficiency, 0.8057, 1e-4);  /* below Horovod's ~90%: no overlap */
+}
+
+static void test_combined_ceilings(void)
+{
+    /* Strong, alpha > 0: the ring's 2 (k-1) alpha grows without bound, so
+     * the speedup peaks and falls back towards 0. */
+    speedup_setup setup = combined(SPEEDUP_SCALING_STRONG, 30, 2, 1);
+    CHECK(speedup_ceiling_of(&setup) == 0.0);
+    setup.workers = 1000;
+    double s1000 = exact_setup_row(&setup).speedup;
+    setup.workers = 1000000;
+    double s1e6 = exact_setup_row(&setup).speedup;
+    CHECK(s1e6 < s1000 && s1e6 < 31.0 / (2.0 * 999999.0 * 5e-6));
+
+    /* Strong, alpha = 0: T_k -> n (2 beta + gamma) + J. */
+    setup.net.latency_s = 0.0;
+    double limit = 31.0 / (178e6 * (2.0 / 3.125e9 + 1.0 / 1e11) + 2.0);
+    CHECK_REL(speedup_ceiling_of(&setup), limit);
+    setup.workers = 10000000;
+    speedup_row many = exact_setup_row(&setup);
+    CHECK(many.ceiling == speedup_ceiling_of(&setup));
+    CHECK(many.speedup < limit && many.speedup > limit * (1.0 - 1e-5));
+
+    /* Weak, alpha > 0: k T1 / (base + 2 (k-1) alpha + ...) -> T1 / (2 alpha). */
+    setup = combined(SPEEDUP_SCALING_WEAK, 30, 2, 10000000);
+    setup.net.latency_s = 1e-3;
+    CHECK_REL(speedup_ceiling_of(&setup), 31.0 / 2e-3);
+    many = exact_setup_row(&setup);
+    CHECK(many.speedup < 15500.0 && many.speedup > 0.99 * 15500.0);
+    setup.net.latency_s = 0.0;
+    CHECK(isinf(speedup_ceiling_of(&setup)));
+}
+
 /* The declared contract, as docs/plugins/speedup.md lists it. */
 static void test_declarations(const runner_plugin *plugin)
 {
@@ -131,6 +253,13 @@ static void test_declarations(const runner_plugin *plugin)
         { "jitter", RUNNER_REAL, "s", 2, 0, 1e9 },
         { "workers", RUNNER_INTEGER, "workers", 1, 1, 1e7 },
         { "trials", RUNNER_INTEGER, "rounds", 0, 0, 1e10 },
+        { "model", RUNNER_TEXT, "", 0, 0, 0 },
+        { "scaling", RUNNER_TEXT, "", 0, 0, 0 },
+        { "model_params", RUNNER_INTEGER, "params", 44500000, 1, 1e15 },
+        { "bytes_per_param", RUNNER_INTEGER, "bytes", 4, 1, 64 },
+        { "latency_s", RUNNER_REAL, "s", 5e-6, 0, 1e3 },
+        { "bandwidth_bytes_per_s", RUNNER_REAL, "bytes/s", 3.125e9, 1, 1e15 },
+        { "reduce_bytes_per_s", RUNNER_REAL, "bytes/s", 1e11, 1, 1e15 },
     };
     static const struct { const char *name; runner_type type; const char *unit; } columns[] = {
         { "wait_s", RUNNER_REAL, "s" },
@@ -143,6 +272,8 @@ static void test_declarations(const runner_plugin *plugin)
         { "t1_s", RUNNER_REAL, "s" },
         { "compute_s", RUNNER_REAL, "s" },
         { "gustafson", RUNNER_REAL, "" },
+        { "comm_s", RUNNER_REAL, "s" },
+        { "comm_share", RUNNER_REAL, "fraction" },
     };
     CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "speedup");
@@ -152,10 +283,15 @@ static void test_declarations(const runner_plugin *plugin)
         CHECK_STR_EQ(plugin->params[i].name, params[i].name);
         CHECK_INT_EQ(plugin->params[i].type, params[i].type);
         CHECK_STR_EQ(plugin->params[i].unit, params[i].unit);
+        if (params[i].type == RUNNER_TEXT)
+            continue;
         CHECK(plugin->params[i].default_number == params[i].def);
         CHECK(plugin->params[i].min == params[i].min);
         CHECK(plugin->params[i].max == params[i].max);
     }
+    /* The defaults keep the walk-through's rows. */
+    CHECK_STR_EQ(plugin->params[4].default_text, "walkthrough");
+    CHECK_STR_EQ(plugin->params[5].default_text, "strong");
     for (uint32_t i = 0; i < plugin->column_count && i < sizeof columns / sizeof columns[0]; i++) {
         CHECK_STR_EQ(plugin->columns[i].name, columns[i].name);
         CHECK_INT_EQ(plugin->columns[i].type, columns[i].type);
@@ -277,6 +413,55 @@ static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
     harness_free(&point);
 }
 
+
+static void test_plugin_combined(const runner_plugin *plugin)
+{
+    harness point, again;
+    harness_init(&point, plugin);
+    harness_init(&again, plugin);
+    /* The walk-through's rows carry no communication. */
+    run_point(&point, 1, 2, 8, 0);
+    CHECK(harness_real(&point, 0, "comm_s") == 0.0);
+    CHECK(harness_real(&point, 0, "comm_share") == 0.0);
+
+    CHECK_INT_EQ(harness_set(&point, "model", value_text("combined")), 0);
+    run_point(&point, 1, 2, 8, 0);
+    speedup_setup setup = combined(SPEEDUP_SCALING_STRONG, 30, 2, 8);
+    speedup_row row = exact_setup_row(&setup);
+    CHECK_REL(harness_real(&point, 0, "comm_s"), 7e-5 + 0.09968 + 0.0015575);
+    CHECK(harness_real(&point, 0, "comm_s") == row.comm_s);
+    CHECK(harness_real(&point, 0, "speedup") == row.speedup);
+    CHECK(harness_real(&point, 0, "comm_share") == row.comm_share);
+    CHECK(harness_real(&point, 0, "ceiling") == 0.0);
+    CHECK(isnan(harness_real(&point, 0, "ceiling_amdahl")));
+
+    /* Weak scaling, VGG-16-like: 138e6 float32 parameters. */
+    CHECK_INT_EQ(harness_set(&point, "scaling", value_text("weak")), 0);
+    CHECK_INT_EQ(harness_set(&point, "model_params", value_integer(138000000)), 0);
+    CHECK_INT_EQ(harness_set(&point, "base", value_real(0.5)), 0);
+    run_point(&point, 1, 0, 512, 0);
+    setup = combined(SPEEDUP_SCALING_WEAK, 0.5, 0, 512);
+    setup.copy_bytes = 552e6;
+    row = exact_setup_row(&setup);
+    CHECK(harness_real(&point, 0, "efficiency") == row.efficiency);
+    CHECK(harness_real(&point, 0, "compute_s") == 0.5);
+    CHECK_REL(harness_real(&point, 0, "comm_s"),
+              5.11e-3 + 2.0 * 552e6 * 511.0 / 512.0 / 3.125e9 + 552e6 * 511.0 / 512.0 / 1e11);
+
+    /* Monte Carlo waits with communication: same seed, same row. */
+    CHECK_INT_EQ(harness_set(&again, "model", value_text("combined")), 0);
+    CHECK_INT_EQ(harness_set(&point, "scaling", value_text("strong")), 0);
+    CHECK_INT_EQ(harness_set(&point, "model_params", value_integer(44500000)), 0);
+    CHECK_INT_EQ(harness_set(&point, "base", value_real(30)), 0);
+    run_point(&point, 9, 2, 64, 4000);
+    run_point(&again, 9, 2, 64, 4000);
+    CHECK(harness_rows_identical(&point, &again));
+    CHECK(harness_real(&point, 0, "comm_s") == speedup_comm_s(&setup.net, 178e6, 64));
+    CHECK_INT_EQ(harness_set(&point, "model", value_text("amdahl")), -1);
+    harness_free(&again);
+    harness_free(&point);
+}
+
 int main(void)
 {
     const runner_plugin *plugin = runner_plugin_entry();
@@ -285,8 +470,11 @@ int main(void)
     test_karp_flatt();
     test_gustafson();
     test_degenerate();
+    test_combined_round();
+    test_combined_ceilings();
     test_declarations(plugin);
     test_plugin_exact_mode(plugin);
     test_plugin_monte_carlo_mode(plugin);
+    test_plugin_combined(plugin);
     return check_done("test_speedup");
 }
