@@ -5,12 +5,20 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Checked builds live beside the normal one (see cmake/Sanitize.cmake).
+ASAN_BUILD_DIR ?= build-asan
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
 
 DEB_PACKAGES := cmake make gcc pkg-config git \
 	libsqlite3-dev sqlite3 liblua5.4-dev libcurl4-openssl-dev libssl-dev \
-	libjansson-dev libopenblas-dev libxxhash-dev python3 gnuplot-nox chromium
+	libjansson-dev libopenblas-dev libxxhash-dev python3 gnuplot-nox chromium \
+	valgrind clang libclang-rt-14-dev llvm \
+	python3-optuna python3-numpy python3-uhashring time \
+	openmpi-bin libopenmpi-dev
 
-.PHONY: all deps configure build demo test install clean
+.PHONY: all deps configure build demo test install clean \
+	test-sanitize test-valgrind fuzz-build fuzz-smoke
 
 all: build
 
@@ -43,8 +51,75 @@ demo: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
+# Not part of `make test`: throughput ratios against references measured in
+# the same run, printed with PASS/MISS (docs/performance.md). Takes minutes;
+# BENCH_FLAGS=--quick for a smoke run.
+.PHONY: bench
+bench: build
+	bench/run_all.sh --build-dir $(BUILD_DIR) $(BENCH_FLAGS)
+
 install: build
 	cmake --install $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)
+
+# --- Checked builds (CI runs all three after `make test`) ---
+
+# Every leak fails (LeakSanitizer at exit) and every UB report aborts. The
+# isolate test crashes a point with SIGSEGV on purpose and checks the signal
+# the runner reports, so there ASan must let SIGSEGV through (handle_segv=0);
+# everywhere else ASan catches it and prints the stack. RUNNER_NO_DLCLOSE
+# asks the loader to keep plugins mapped, so a leak in a plugin is reported
+# with the plugin's frames, not "<unknown module>".
+CHECKED_ASAN_OPTIONS = detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
+SANITIZER_ENV = ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	RUNNER_NO_DLCLOSE=1
+ISOLATE_TEST = ^e2e_test_isolate$$
+# A test hung under the sanitizers fails after this long (ctest's own default
+# is 25 minutes); the slowest takes about a minute.
+SANITIZE_TEST_TIMEOUT = 300
+
+test-sanitize: deps
+	cmake -S . -B $(ASAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) \
+	  ctest --output-on-failure --timeout $(SANITIZE_TEST_TIMEOUT) -j $(JOBS) -E '$(ISOLATE_TEST)'
+	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \
+	  ctest --output-on-failure --timeout $(SANITIZE_TEST_TIMEOUT) -R '$(ISOLATE_TEST)'
+
+# Memcheck of the normal build: the walk-through sweep, and a sweep whose
+# points fail (testkit fixture, two threads), which must still exit 1 (some
+# points failed) with the failures stored. Memcheck's own exit status for an
+# error is 99, so it cannot be taken for the runner's 1.
+VALGRIND = valgrind --quiet --error-exitcode=99 --leak-check=full \
+	--errors-for-leak-kinds=definite --show-leak-kinds=definite --track-origins=yes
+FAILING_SWEEP = tests/fuzz/corpus/fuzz_script/testkit_failing_points.lua
+
+test-valgrind: build
+	@set -u; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "memcheck: runner sweep scripts/seed.lua"; \
+	$(VALGRIND) $(BUILD_DIR)/runner sweep scripts/seed.lua --db "$$tmp/seed.db" --quiet \
+	  >"$$tmp/seed.out" || { echo "memcheck: seed.lua failed (status $$?)"; exit 1; }; \
+	echo "memcheck: runner sweep $(FAILING_SWEEP)"; \
+	status=0; RUNNER_PLUGIN_PATH=$(BUILD_DIR)/fixtures/good $(VALGRIND) $(BUILD_DIR)/runner sweep \
+	  $(FAILING_SWEEP) --db "$$tmp/failing.db" --jobs 2 --quiet >"$$tmp/failing.out" 2>"$$tmp/failing.err" \
+	  || status=$$?; \
+	failed=$$(sqlite3 "$$tmp/failing.db" "SELECT count(*) FROM point WHERE status = 'failed'"); \
+	if [ "$$status" != 1 ] || [ "$$failed" != 12 ]; then \
+	  cat "$$tmp/failing.err"; \
+	  echo "memcheck: expected exit status 1 and 12 failed points, got status $$status and $$failed"; \
+	  exit 1; \
+	fi; \
+	echo "memcheck: 2 sweeps, no errors"
+
+# libFuzzer harnesses (tests/fuzz): the whole tree built by clang with
+# -fsanitize=fuzzer-no-link,address,undefined; then each harness fuzzes its
+# corpus for FUZZ_SECONDS, both at once.
+fuzz-build: deps
+	cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DRUNNER_FUZZ=ON $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
+
+fuzz-smoke: fuzz-build
+	$(SANITIZER_ENV) sh tests/fuzz/smoke.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)

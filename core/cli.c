@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "mpi_pool.h"
 #include "output.h"
 #include "param.h"
 #include "plot.h"
@@ -20,12 +21,15 @@
 #include "report.h"
 #include "script.h"
 #include "store.h"
+#include "summary.h"
+#include "sweep.h"
 #include "table.h"
 #include "util.h"
+#include "webhook.h"
 
 static volatile sig_atomic_t stop_requested = 0;
 
-static int open_existing(const char *path, store **s);
+static int open_existing(const char *path, store **s, int for_writing);
 
 /* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
  * at once; SQLite's journal keeps the database consistent. */
@@ -48,8 +52,10 @@ static const char usage_text[] =
     "               [--max-points N] [--seed N] [--jobs N] [--resume] [--fail-fast]\n"
     "               [--isolate] [--point-timeout S] [--quiet]\n"
     "               [--script-timeout S] [--script-memory MIB]\n"
+    "               [--webhook URL] [--webhook-format generic|slack] [--webhook-strict]\n"
     "                                  run a sweep script and store its rows\n"
     "  runner resume SWEEP [--db FILE] [--plugin-dir DIR]... [--jobs N] [--quiet]\n"
+    "               [--webhook URL] [--webhook-format generic|slack] [--webhook-strict]\n"
     "                                  finish an interrupted sweep: run only the points\n"
     "                                  it has not stored, with its own script and seed\n"
     "  runner plugins [NAME] [--plugin-dir DIR]...\n"
@@ -63,14 +69,19 @@ static const char usage_text[] =
     "                                  draw a section's columns with gnuplot\n"
     "  runner report SWEEP -o FILE.html [--db FILE]\n"
     "                                  one self-contained HTML page: provenance, tables, plots\n"
+    "  runner notify [--db FILE] [--webhook URL]\n"
+    "                                  deliver the webhook summaries still in the outbox\n"
     "  runner --help | --version\n"
     "\n"
     "The database is ./results.db unless --db or RUNNER_DB says otherwise.\n"
     "Plugins are searched in --plugin-dir, then RUNNER_PLUGIN_PATH (colon-separated),\n"
     "then runner's build and install directories.\n"
+    "The webhook URL comes from --webhook or RUNNER_WEBHOOK_URL and is never stored;\n"
+    "RUNNER_WEBHOOK_SECRET signs each summary (docs/webhooks.md).\n"
     "\n"
     "exit status: 0 ok, 1 some points failed, 2 bad input or usage (or a failure\n"
-    "that stopped the run), 130 interrupted.\n";
+    "that stopped the run), 3 webhook summary not delivered (--webhook-strict,\n"
+    "notify), 130 interrupted.\n";
 
 typedef struct cli_options {
     const char *positional;
@@ -90,6 +101,10 @@ typedef struct cli_options {
     double script_timeout_s;
     size_t script_memory_bytes;
     output_format format;
+    const char *webhook_url;    /* a secret: never stored or printed in full */
+    summary_format webhook_format;
+    int webhook_format_given;
+    int webhook_strict;
 } cli_options;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -161,7 +176,7 @@ static int parse_options(int argc, char **argv, const char *command, const char 
             return EXIT_USAGE;
         }
         if (matches(arg, "--quiet") || matches(arg, "--resume") || matches(arg, "--fail-fast") ||
-            matches(arg, "--isolate")) {
+            matches(arg, "--isolate") || matches(arg, "--webhook-strict")) {
             if (strchr(arg, '=')) {
                 fprintf(stderr, "runner: %s: option '%s' takes no value; see 'runner --help'\n",
                         command, flag);
@@ -173,6 +188,8 @@ static int parse_options(int argc, char **argv, const char *command, const char 
                 o->resume = 1;
             else if (strcmp(flag, "--isolate") == 0)
                 o->isolate = 1;
+            else if (strcmp(flag, "--webhook-strict") == 0)
+                o->webhook_strict = 1;
             else
                 o->fail_fast = 1;
             continue;
@@ -219,12 +236,23 @@ static int parse_options(int argc, char **argv, const char *command, const char 
         } else if (strcmp(flag, "--format") == 0) {
             if (output_parse_format(v, &o->format) != 0)
                 return usage_error("--format %s: expected table, csv or json", v);
+        } else if (strcmp(flag, "--webhook") == 0) {
+            o->webhook_url = v;
+        } else if (strcmp(flag, "--webhook-format") == 0) {
+            if (summary_parse_format(v, &o->webhook_format) != 0)
+                return usage_error("--webhook-format %s: expected generic or slack", v);
+            o->webhook_format_given = 1;
         }
     }
     if (!o->db_path) {
         const char *env = getenv("RUNNER_DB");
         o->db_path = env && *env ? env : "results.db";
     }
+    if (!*o->db_path)
+        return usage_error("%s", "--db needs a file name");
+    if (strcmp(o->db_path, ":memory:") == 0 || strncmp(o->db_path, "file:", 5) == 0)
+        return usage_error("--db %s: give a file name; results in memory would be lost at exit",
+                           o->db_path);
     return EXIT_OK;
 }
 
@@ -250,12 +278,93 @@ static int default_jobs(void)
     return cores > 0 ? (int)(cores < 1024 ? cores : 1024) : 1;
 }
 
+/* The webhook: --webhook, else RUNNER_WEBHOOK_URL, signed with
+ * RUNNER_WEBHOOK_SECRET. *has is 0 (and target untouched) without a URL. */
+static int webhook_from_options(const cli_options *o, webhook_target *target, int *has)
+{
+    const char *url = o->webhook_url;
+    const char *env = getenv("RUNNER_WEBHOOK_URL");
+    if (!url && env && *env)
+        url = env;
+    *has = url != NULL;
+    if (!url) {
+        if (o->webhook_strict || o->webhook_format_given)
+            return usage_error("%s needs a webhook URL (--webhook URL or RUNNER_WEBHOOK_URL)",
+                               o->webhook_strict ? "--webhook-strict" : "--webhook-format");
+        return EXIT_OK;
+    }
+    char *err = NULL;
+    if (webhook_target_init(target, url, getenv("RUNNER_WEBHOOK_SECRET"), &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        return EXIT_USAGE;
+    }
+    target->stop = &stop_requested;
+    return EXIT_OK;
+}
+
+/* The command line as the sweep records it, with a --webhook URL (a secret)
+ * cut to its scheme and host. malloc'd. */
+static char *recorded_command_line(int argc, char **argv)
+{
+    char **shown = calloc((size_t)argc + 1, sizeof *shown);
+    char **made = calloc((size_t)argc + 1, sizeof *made);
+    char *line = NULL, where[300];
+    if (!shown || !made)
+        goto done;
+    for (int i = 0; i < argc; i++) {
+        shown[i] = argv[i];
+        if (strncmp(argv[i], "--webhook=", 10) == 0) {
+            webhook_url_display(argv[i] + 10, where, sizeof where);
+            shown[i] = made[i] = util_format("--webhook=%s", where);
+        } else if (strcmp(argv[i], "--webhook") == 0 && i + 1 < argc) {
+            webhook_url_display(argv[i + 1], where, sizeof where);
+            shown[i + 1] = made[i + 1] = util_strdup(where);
+            i++;
+        }
+        if (!shown[i])
+            goto done;
+    }
+    line = provenance_command_line(argc, shown);
+done:
+    for (int i = 0; made && i < argc; i++)
+        free(made[i]);
+    free(made);
+    free(shown);
+    return line;
+}
+
+/* Under mpirun or srun (docs/mpi.md), sweep and resume start MPI; rank 0
+ * goes on with the command and every other rank serves its points. Returns
+ * 1 with *status when this process is done (a worker, or MPI failed). */
+static int serve_if_worker(cli_options *o, int *status)
+{
+    char *err = NULL;
+    if (mpi_pool_start(&err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        mpi_pool_abandon();
+        *status = EXIT_USAGE;
+        return 1;
+    }
+    if (mpi_pool_rank() == 0)
+        return 0;
+    install_signal_handlers();
+    *status = sweep_serve(o->plugin_dirs, &stop_requested);
+    return 1;
+}
+
 static int command_sweep(int argc, char **argv, cli_options *o)
 {
     if (!o->positional)
         return usage_error("%s", "sweep needs a SCRIPT (e.g. runner sweep scripts/jitter.lua)");
+    webhook_target webhook;
+    int has_webhook = 0;
+    int status = webhook_from_options(o, &webhook, &has_webhook);
+    if (status != EXIT_OK)
+        return status;
     install_signal_handlers();
-    char *command_line = provenance_command_line(argc, argv);
+    char *command_line = recorded_command_line(argc, argv);
     script_config config = {
         .script_path = o->positional,
         .db_path = o->db_path,
@@ -274,8 +383,11 @@ static int command_sweep(int argc, char **argv, cli_options *o)
         .resume = o->resume,
         .isolate = o->isolate,
         .point_timeout_s = o->point_timeout_s,
+        .webhook = has_webhook ? &webhook : NULL,
+        .webhook_format = o->webhook_format,
+        .webhook_strict = o->webhook_strict,
     };
-    int status = script_run(&config);
+    status = script_run(&config);
     free(command_line);
     return status;
 }
@@ -290,7 +402,12 @@ static int command_resume(int argc, char **argv, cli_options *o)
     store *s = NULL;
     char *err = NULL;
     store_sweep_record record;
-    int status = open_existing(o->db_path, &s);
+    webhook_target webhook;
+    int has_webhook = 0;
+    int status = webhook_from_options(o, &webhook, &has_webhook);
+    if (status != EXIT_OK)
+        return status;
+    status = open_existing(o->db_path, &s, 0);
     if (status != EXIT_OK)
         return status;
     if (store_find_sweep(s, (int64_t)id, NULL, &record, &err) != 0) {
@@ -317,7 +434,7 @@ static int command_resume(int argc, char **argv, cli_options *o)
             sets[count++] = util_format("%s=%s", key, json_string_value(value));
     }
     install_signal_handlers();
-    char *command_line = provenance_command_line(argc, argv);
+    char *command_line = recorded_command_line(argc, argv);
     script_config config = {
         .script_path = record.script_path,
         .script_text = record.script_text,
@@ -337,6 +454,9 @@ static int command_resume(int argc, char **argv, cli_options *o)
         .resume_sweep_id = record.id,
         .isolate = o->isolate,
         .point_timeout_s = o->point_timeout_s,
+        .webhook = has_webhook ? &webhook : NULL,
+        .webhook_format = o->webhook_format,
+        .webhook_strict = o->webhook_strict,
     };
     status = script_run(&config);
     free(command_line);
@@ -433,7 +553,9 @@ static int command_plugins(cli_options *o)
 }
 
 /* Opens an existing database for reading commands; never creates one. */
-static int open_existing(const char *path, store **s)
+/* Opens an existing database; read-only commands never write to it (so a
+ * read-only file works, and an older schema is not migrated by a look). */
+static int open_existing(const char *path, store **s, int for_writing)
 {
     struct stat st;
     char *err = NULL;
@@ -442,7 +564,7 @@ static int open_existing(const char *path, store **s)
                 path);
         return EXIT_USAGE;
     }
-    if (store_open(path, s, &err) != 0) {
+    if ((for_writing ? store_open(path, s, &err) : store_open_read(path, s, &err)) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         free(err);
         return EXIT_USAGE;
@@ -455,7 +577,7 @@ static int command_sweeps(cli_options *o)
     store *s = NULL;
     table *t = NULL;
     char *err = NULL;
-    int status = open_existing(o->db_path, &s);
+    int status = open_existing(o->db_path, &s, 0);
     if (status != EXIT_OK)
         return status;
     if (store_list_sweeps(s, &t, &err) != 0) {
@@ -479,7 +601,7 @@ static int command_show(cli_options *o)
     int64_t *ids = NULL;
     size_t count = 0;
     int64_t sweep_id = 0;
-    int status = open_existing(o->db_path, &s);
+    int status = open_existing(o->db_path, &s, 0);
     if (status != EXIT_OK)
         return status;
     if (strcmp(o->positional, "last") == 0) {
@@ -530,6 +652,62 @@ static int command_show(cli_options *o)
     return status;
 }
 
+/* runner notify: delivers the outbox's pending summaries, oldest first. A
+ * receiver that cannot be reached stops the round (the rest would wait for
+ * the same timeouts); a rejected summary does not. */
+static int command_notify(cli_options *o)
+{
+    webhook_target webhook;
+    int has_webhook = 0;
+    if (o->positional)
+        return usage_error("notify: unexpected argument '%s'", o->positional);
+    int status = webhook_from_options(o, &webhook, &has_webhook);
+    if (status != EXIT_OK)
+        return status;
+    if (!has_webhook)
+        return usage_error("%s", "notify needs the webhook URL (--webhook URL or "
+                           "RUNNER_WEBHOOK_URL): it is never stored");
+    store *s = NULL;
+    char *err = NULL;
+    int64_t *ids = NULL;
+    size_t count = 0, delivered = 0, i = 0;
+    if ((status = open_existing(o->db_path, &s, 1)) != EXIT_OK)
+        return status;
+    if (store_outbox_pending(s, &ids, &count, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        store_close(s);
+        return EXIT_USAGE;
+    }
+    for (; i < count; i++) {
+        store_outbox_row row;
+        if (store_outbox_read(s, ids[i], &row, &err) != 0) {
+            fprintf(stderr, "runner: %s\n", err);
+            free(err);
+            err = NULL;
+            continue;
+        }
+        int64_t sweep_id = row.sweep_id;
+        store_outbox_row_clear(&row);
+        webhook_outcome outcome = webhook_send_summary(s, ids[i], sweep_id, o->db_path, &webhook);
+        if (outcome == WEBHOOK_DELIVERED)
+            delivered++;
+        else if (outcome == WEBHOOK_PENDING) {
+            i++;
+            break;
+        }
+    }
+    if (count == 0)
+        fprintf(stderr, "runner: %s: no webhook summary waits for delivery\n", o->db_path);
+    else if (delivered < count)
+        fprintf(stderr, "runner: %s: %zu of %zu webhook summaries delivered; %zu still in the "
+                "outbox%s\n", o->db_path, delivered, count, count - delivered,
+                i < count ? " (the receiver did not answer, so the rest was not tried)" : "");
+    free(ids);
+    store_close(s);
+    return delivered == count ? EXIT_OK : EXIT_NOT_DELIVERED;
+}
+
 int cli_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -553,14 +731,15 @@ int cli_main(int argc, char **argv)
         status = parse_options(argc, argv, command,
                                " --db --set --plugin-dir --max-points --seed --quiet "
                                "--script-timeout --script-memory --jobs --resume --fail-fast --isolate "
-                               "--point-timeout ",
+                               "--point-timeout --webhook --webhook-format --webhook-strict ",
                                &o);
-        if (status == EXIT_OK)
+        if (status == EXIT_OK && !serve_if_worker(&o, &status))
             status = command_sweep(argc, argv, &o);
     } else if (strcmp(command, "resume") == 0) {
         status = parse_options(argc, argv, command,
-                               " --db --plugin-dir --jobs --quiet --isolate --point-timeout ", &o);
-        if (status == EXIT_OK)
+                               " --db --plugin-dir --jobs --quiet --isolate --point-timeout "
+                               "--webhook --webhook-format --webhook-strict ", &o);
+        if (status == EXIT_OK && !serve_if_worker(&o, &status))
             status = command_resume(argc, argv, &o);
     } else if (strcmp(command, "plugins") == 0) {
         status = parse_options(argc, argv, command, " --plugin-dir ", &o);
@@ -574,6 +753,10 @@ int cli_main(int argc, char **argv)
         status = parse_options(argc, argv, command, " --db --format ", &o);
         if (status == EXIT_OK)
             status = command_show(&o);
+    } else if (strcmp(command, "notify") == 0) {
+        status = parse_options(argc, argv, command, " --db --webhook ", &o);
+        if (status == EXIT_OK)
+            status = command_notify(&o);
     } else if (strcmp(command, "plot") == 0) {
         status = plot_command(argc, argv);
     } else if (strcmp(command, "report") == 0) {
@@ -582,5 +765,6 @@ int cli_main(int argc, char **argv)
         status = usage_error("unknown command '%s'", command);
     }
     free_options(&o);
+    mpi_pool_finish();
     return status;
 }

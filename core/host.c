@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_pool.h"
 #include "util.h"
 
 static void set_error(runner_point *p, char *message)
@@ -155,6 +156,26 @@ static uint64_t seed_of(runner_point *p) { return p->seed; }
 static uint64_t random_u64(runner_point *p) { return runner_rng_next(&p->rng); }
 static double random_uniform(runner_point *p) { return runner_rng_uniform(&p->rng); }
 static int should_stop(runner_point *p) { return p->stop && *p->stop; }
+static int rank_of(runner_point *p) { return p->rank; }
+static int size_of(runner_point *p) { return p->size; }
+
+static int allreduce_sum(runner_point *p, double *values, size_t count)
+{
+    if (p->size <= 1 || count == 0)
+        return RUNNER_OK;
+    if (!values) {
+        set_error(p, util_format("plugin passed NULL values to allreduce_sum"));
+        return RUNNER_ERROR;
+    }
+    char *why = NULL;
+    if (mpi_pool_allreduce_sum(values, count, &why) != 0) {
+        set_error(p, util_format("allreduce_sum of %zu values across %d ranks failed: %s",
+                                 count, p->size, why ? why : "out of memory"));
+        free(why);
+        return RUNNER_ERROR;
+    }
+    return RUNNER_OK;
+}
 
 static const runner_host the_host = {
     .abi_version = RUNNER_PLUGIN_ABI,
@@ -174,6 +195,9 @@ static const runner_host the_host = {
     .random_u64 = random_u64,
     .random_uniform = random_uniform,
     .should_stop = should_stop,
+    .rank = rank_of,
+    .size = size_of,
+    .allreduce_sum = allreduce_sum,
 };
 
 const runner_host *host_table(void) { return &the_host; }
@@ -184,6 +208,7 @@ int host_point_init(runner_point *p, const runner_plugin *plugin,
     memset(p, 0, sizeof *p);
     p->plugin = plugin;
     p->stop = stop;
+    p->size = 1;
     p->current = calloc(plugin->column_count, sizeof *p->current);
     return p->current ? 0 : -1;
 }

@@ -19,12 +19,16 @@ struct runner_point {
     size_t row_count, row_capacity;
     char *error;              /* set by fail() or by a wrong set_* call */
     const volatile sig_atomic_t *stop;  /* non-zero: the user asked to stop */
+    int rank, size;           /* the ranks running this point together: 0 and 1
+                                 unless it is a collective point under MPI */
 };
 
 const runner_host *host_table(void);
 
-/* Prepares p for running plugin on params with the given seed. Returns 0 or
- * -1 (no memory). Reuse with host_point_reset; release with host_point_free. */
+/* Prepares p for running plugin on params with the given seed, as rank 0 of
+ * 1. Returns 0 or -1 (no memory). Reuse with host_point_reset; release with
+ * host_point_free. A collective point under MPI sets p->rank and p->size to
+ * the world's (mpi_pool.h): allreduce_sum then goes through MPI. */
 int host_point_init(runner_point *p, const runner_plugin *plugin,
                     const volatile sig_atomic_t *stop);
 void host_point_reset(runner_point *p, const value *params, uint64_t seed);

@@ -1,6 +1,5 @@
 /* isolate: fork per point, outcome over a pipe, timeout with poll(). The
- * wire format is private to one runner binary (both ends are this file):
- * a header, the error text, then each cell as a type byte and its bytes. */
+ * child sends its outcome in wire.c's format (both ends are this binary). */
 #include "isolate.h"
 
 #include <errno.h>
@@ -14,12 +13,7 @@
 #include <unistd.h>
 
 #include "util.h"
-
-typedef struct wire_header {
-    uint32_t failed;
-    uint32_t error_len;
-    uint64_t row_count;
-} wire_header;
+#include "wire.h"
 
 static int write_all(int fd, const void *data, size_t len)
 {
@@ -42,30 +36,10 @@ static void child_main(runner_point *point, int fd)
     /* The parent handles Ctrl-C; the child just finishes or is killed. */
     signal(SIGINT, SIG_IGN);
     int failed = host_run_point(point) != 0;
-    size_t columns = point->plugin->column_count;
-    wire_header h = {
-        .failed = (uint32_t)failed,
-        .error_len = failed && point->error ? (uint32_t)strlen(point->error) : 0,
-        .row_count = failed ? 0 : point->row_count,
-    };
-    int bad = write_all(fd, &h, sizeof h) != 0 ||
-              (h.error_len && write_all(fd, point->error, h.error_len) != 0);
-    for (size_t i = 0; !bad && i < h.row_count * columns; i++) {
-        const value *v = &point->rows[i];
-        unsigned char type = (unsigned char)v->type;
-        bad |= write_all(fd, &type, 1) != 0;
-        switch (v->type) {
-        case RUNNER_INTEGER: bad |= write_all(fd, &v->as.integer, sizeof v->as.integer); break;
-        case RUNNER_REAL: bad |= write_all(fd, &v->as.real, sizeof v->as.real); break;
-        case RUNNER_BOOLEAN: bad |= write_all(fd, &v->as.boolean, sizeof v->as.boolean); break;
-        case RUNNER_TEXT: {
-            uint32_t len = (uint32_t)strlen(v->as.text);
-            bad |= write_all(fd, &len, sizeof len) != 0 || write_all(fd, v->as.text, len) != 0;
-            break;
-        }
-        default: break;
-        }
-    }
+    wire_writer w = { 0 };
+    wire_put_outcome(&w, failed, failed ? point->error : NULL, point->rows, point->row_count,
+                     point->plugin->column_count);
+    int bad = w.failed || write_all(fd, w.data, w.len) != 0;
     _exit(bad ? 3 : 0);
 }
 
@@ -92,64 +66,25 @@ static int inbox_read(inbox *b, int fd)
     return n == 0 ? 0 : 1;
 }
 
-static int take(const inbox *b, size_t *pos, void *out, size_t len)
-{
-    if (b->len - *pos < len)
-        return -1;
-    memcpy(out, b->data + *pos, len);
-    *pos += len;
-    return 0;
-}
-
 /* Rebuilds the child's outcome in the parent's point. */
 static int decode(const inbox *b, runner_point *point)
 {
-    wire_header h;
-    size_t pos = 0, columns = point->plugin->column_count;
-    if (take(b, &pos, &h, sizeof h) != 0 || b->len - pos < h.error_len)
+    wire_reader r = wire_reader_of(b->data, b->len);
+    int failed;
+    char *error;
+    value *rows;
+    size_t row_count;
+    if (wire_get_outcome(&r, point->plugin->column_count, &failed, &error, &rows, &row_count) != 0)
         return -1;
-    if (h.failed) {
-        point->error = h.error_len ? strndup(b->data + pos, h.error_len)
-                                   : util_strdup("failed without a message");
+    if (failed) {
+        point->error = error ? error : util_strdup("failed without a message");
         return 0;
     }
-    if (h.row_count > (b->len / (columns ? columns : 1)) + 1)
-        return -1;
-    value *rows = calloc(h.row_count * columns + 1, sizeof *rows);
-    if (!rows)
-        return -1;
-    for (size_t i = 0; i < h.row_count * columns; i++) {
-        unsigned char type;
-        if (take(b, &pos, &type, 1) != 0)
-            goto bad;
-        rows[i].type = (runner_type)type;
-        switch (type) {
-        case RUNNER_INTEGER: if (take(b, &pos, &rows[i].as.integer, sizeof rows[i].as.integer)) goto bad; break;
-        case RUNNER_REAL: if (take(b, &pos, &rows[i].as.real, sizeof rows[i].as.real)) goto bad; break;
-        case RUNNER_BOOLEAN: if (take(b, &pos, &rows[i].as.boolean, sizeof rows[i].as.boolean)) goto bad; break;
-        case RUNNER_TEXT: {
-            uint32_t len;
-            if (take(b, &pos, &len, sizeof len) != 0 || b->len - pos < len)
-                goto bad;
-            rows[i].as.text = strndup(b->data + pos, len);
-            pos += len;
-            if (!rows[i].as.text)
-                goto bad;
-            break;
-        }
-        case 0: break;
-        default: goto bad;
-        }
-    }
+    free(error);
     free(point->rows);
     point->rows = rows;
-    point->row_count = point->row_capacity = h.row_count;
+    point->row_count = point->row_capacity = row_count;
     return 0;
-bad:
-    for (size_t i = 0; i < h.row_count * columns; i++)
-        value_clear(&rows[i]);
-    free(rows);
-    return -1;
 }
 
 isolate_status isolate_run_point(runner_point *point, double timeout_s)

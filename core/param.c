@@ -104,7 +104,9 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
         } else if (v->type == RUNNER_REAL) {
             x = v->as.real;
             if (!isfinite(x)) {
-                snprintf(msg, msg_size, "%s: expected a finite integer, got %g", spec->name, x);
+                char shown_x[32];
+                snprintf(msg, msg_size, "%s: expected a finite integer, got %s", spec->name,
+                         util_number(x, shown_x));
                 return -1;
             }
             if (x != floor(x) || fabs(x) > 9007199254740992.0) {
@@ -171,7 +173,9 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
                 if (n > 0 && (size_t)n < sizeof allowed - used)
                     used += (size_t)n;
             }
-            snprintf(msg, msg_size, "%s: '%s' is not one of %s", spec->name, v->as.text, allowed);
+            char shown_text[128];
+            snprintf(msg, msg_size, "%s: '%s' is not one of %s", spec->name,
+                     util_printable(v->as.text, shown_text, sizeof shown_text), allowed);
             return -1;
         }
         return 0;

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,13 @@ static int validate_param(const runner_param *p, uint32_t i, char *msg, size_t s
     return 0;
 }
 
+uint32_t plugin_flags(const runner_plugin *plugin)
+{
+    if (plugin->struct_size < offsetof(runner_plugin, flags) + sizeof plugin->flags)
+        return 0;
+    return plugin->flags;
+}
+
 int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
 {
     if (!util_is_identifier(plugin->name)) {
@@ -114,6 +122,12 @@ int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
     }
     if (!plugin->run) {
         snprintf(msg, size, "plugin '%s' has no run function", plugin->name);
+        return -1;
+    }
+    if (plugin_flags(plugin) & ~RUNNER_PLUGIN_KNOWN_FLAGS) {
+        snprintf(msg, size, "plugin '%s' declares flags 0x%x this runner does not know (it "
+                 "knows 0x%x); upgrade runner", plugin->name, (unsigned)plugin_flags(plugin),
+                 (unsigned)RUNNER_PLUGIN_KNOWN_FLAGS);
         return -1;
     }
     if ((plugin->param_count && !plugin->params) || (plugin->column_count && !plugin->columns) ||
@@ -215,11 +229,17 @@ int plugin_load_file(const char *path, loaded_plugin *out, char **err)
         dlclose(handle);
         return rc;
     }
-    if (desc->struct_size < sizeof(runner_plugin)) {
+    /* A plugin built before fields were appended has a shorter struct: its
+     * missing fields read as 0 (plugin_flags). Shorter than ABI 1's first
+     * struct is not a runner_plugin at all. */
+    if (desc->struct_size < RUNNER_PLUGIN_ABI1_SIZE) {
+        /* desc lives in the object: read it before dlclose unmaps it. */
+        int rc = util_fail(err, "%s: invalid plugin metadata: struct_size %u is smaller than "
+                           "ABI %d's runner_plugin (%zu bytes)", path,
+                           (unsigned)desc->struct_size, RUNNER_PLUGIN_ABI,
+                           (size_t)RUNNER_PLUGIN_ABI1_SIZE);
         dlclose(handle);
-        return util_fail(err, "%s: invalid plugin metadata: struct_size %u is smaller than "
-                         "ABI %d's runner_plugin (%zu bytes)", path, (unsigned)desc->struct_size,
-                         RUNNER_PLUGIN_ABI, sizeof(runner_plugin));
+        return rc;
     }
     if (plugin_validate(desc, msg, sizeof msg) != 0) {
         dlclose(handle);
@@ -331,6 +351,10 @@ static int scan_dir(plugin_registry *reg, const char *dir, int explicit_dir, cha
         int shadowed = 0;
         for (size_t j = 0; j < first_in_dir && stem; j++)
             shadowed |= strcmp(reg->plugins[j].file_stem, stem) == 0;
+        /* A file that failed to load in an earlier directory shadows too: the
+         * user put it first, so its error is the answer, not a later copy. */
+        for (size_t j = 0; j < first_error_in_dir && stem; j++)
+            shadowed |= reg->error_stems[j] && strcmp(reg->error_stems[j], stem) == 0;
         if (!path || !stem || shadowed) {
             free(path);
             free(stem);
@@ -448,8 +472,11 @@ void plugin_registry_free(plugin_registry *reg)
     free(reg);
 }
 
-const loaded_plugin *plugin_registry_get(const plugin_registry *reg, const char *name, char **err)
+const loaded_plugin *plugin_registry_get(const plugin_registry *reg, const char *raw_name,
+                                         char **err)
 {
+    char name[128];
+    util_printable(raw_name, name, sizeof name);
     for (size_t i = 0; i < reg->count; i++)
         if (strcmp(reg->plugins[i].desc->name, name) == 0)
             return &reg->plugins[i];

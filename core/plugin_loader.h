@@ -45,6 +45,9 @@ const char *plugin_registry_search_path(const plugin_registry *reg);
  * with *err naming the file and what to do. */
 int plugin_load_file(const char *path, loaded_plugin *out, char **err);
 void plugin_unload(loaded_plugin *lp);
+/* runner_plugin.flags as the plugin declared them: 0 for a plugin built
+ * with the ABI-1 struct that ends at run (struct_size says so). */
+uint32_t plugin_flags(const runner_plugin *plugin);
 /* Checks the descriptor's metadata; on failure writes the reason. */
 int plugin_validate(const runner_plugin *plugin, char *msg, size_t msg_size);
 

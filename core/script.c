@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <pthread.h>
+#include <time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -26,8 +28,10 @@
 #include "plugin_loader.h"
 #include "provenance.h"
 #include "store.h"
+#include "summary.h"
 #include "sweep.h"
 #include "util.h"
+#include "webhook.h"
 
 #define ZIP_METATABLE "runner.zip"
 /* A section prints at most this many rows; all are stored. */
@@ -44,8 +48,14 @@ typedef struct script_state {
     const script_config *config;
     lua_State *L;
     size_t heap_used;
-    double started, points_time_s;
+    double started;
+    _Atomic long long points_time_us; /* time inside sections, not the script's own */
+    _Atomic int in_points;          /* a section is running (the watchdog waits) */
     failure_kind failure;
+    int fatal;                      /* an error pcall must not swallow was raised */
+    pthread_t watchdog;
+    int watchdog_running;
+    _Atomic int watchdog_quit;
     plugin_registry *registry;
     store *store;
     sweep_run run;
@@ -79,7 +89,9 @@ static int script_raise(lua_State *L, failure_kind kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    state_of(L)->failure = kind;
+    script_state *s = state_of(L);
+    s->failure = kind;
+    s->fatal |= kind != FAIL_INPUT;
     luaL_where(L, 1);
     lua_pushstring(L, buf);
     lua_concat(L, 2);
@@ -114,12 +126,14 @@ static void time_hook(lua_State *L, lua_Debug *ar)
     script_state *s = state_of(L);
     if (s->config->stop && *s->config->stop) {
         s->failure = FAIL_INTERRUPTED;
+        s->fatal = 1;
         lua_pushstring(L, "interrupted");
         lua_error(L);
     }
-    double own = util_monotonic() - s->started - s->points_time_s;
+    double own = util_monotonic() - s->started - (double)s->points_time_us * 1e-6;
     if (s->config->time_limit_s > 0 && own > s->config->time_limit_s) {
         s->failure = FAIL_INPUT;
+        s->fatal = 1;
         char msg[128];
         snprintf(msg, sizeof msg, "the script ran for more than %g s of its own time "
                  "(--script-timeout)", s->config->time_limit_s);
@@ -138,6 +152,32 @@ static int module_name_ok(const char *name)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.'))
             return 0;
     return name[0] != '.' && !strstr(name, "..");
+}
+
+/* Load errors that do not already say where (a binary chunk refused by the
+ * text-only mode) get the file's name in front. */
+static void name_chunk_error(lua_State *L, const char *path)
+{
+    const char *message = lua_tostring(L, -1);
+    size_t n = strlen(path);
+    if (message && !(strncmp(message, path, n) == 0 && message[n] == ':')) {
+        lua_pushfstring(L, "%s: %s", path, message);
+        lua_remove(L, -2);
+    }
+}
+
+/* Lua ignores neither a byte-order mark nor a "#!" line in a buffer (only
+ * luaL_loadfile does): skip the one, blank the other, keep line numbers. */
+static const char *skip_script_prelude(char *text, size_t *len)
+{
+    if (*len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        *len -= 3;
+    }
+    if (*len > 0 && text[0] == '#')
+        for (size_t i = 0; i < *len && text[i] != '\n'; i++)
+            text[i] = ' ';
+    return text;
 }
 
 /* require(name): Lua modules from <script dir>/lib, then runner's own
@@ -185,9 +225,12 @@ static int l_require(lua_State *L)
     free(path);
     int rc = luaL_loadbufferx(L, text, len, chunkname, "t");
     free(text);
-    free(chunkname);
-    if (rc != LUA_OK)
+    if (rc != LUA_OK) {
+        name_chunk_error(L, chunkname + 1);
+        free(chunkname);
         return lua_error(L);
+    }
+    free(chunkname);
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
     if (lua_isnil(L, -1)) {
@@ -211,6 +254,93 @@ static int l_printf(lua_State *L)
     const char *text = lua_tolstring(L, -1, &len);
     fwrite(text, 1, len, stdout);
     return 0;
+}
+
+/* pcall and xpcall must not swallow what stops the script (the time limit,
+ * Ctrl-C, a failed store): once such an error was raised, it is raised
+ * again as soon as the protected call returns. */
+static int guarded_call_done(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    (void)ctx;
+    script_state *s = state_of(L);
+    if (s->fatal && lua_gettop(L) >= 1 && lua_toboolean(L, 1) == 0) {
+        lua_settop(L, 2);
+        return lua_error(L); /* the original message, with its file:line */
+    }
+    if (s->fatal)
+        return luaL_error(L, "the script was stopped");
+    return lua_gettop(L);
+}
+
+static int l_guarded_call(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_callk(L, n, LUA_MULTRET, 0, guarded_call_done);
+    return guarded_call_done(L, LUA_OK, 0);
+}
+
+static void guard_protected_calls(lua_State *L)
+{
+    static const char *const names[] = { "pcall", "xpcall", NULL };
+    for (const char *const *name = names; *name; name++) {
+        lua_getglobal(L, *name);
+        lua_pushcclosure(L, l_guarded_call, 1);
+        lua_setglobal(L, *name);
+    }
+}
+
+/* The count hook cannot stop a script stuck in one long library call (a
+ * pathological string.find): a watchdog thread ends the process then. The
+ * database is safe: nothing is half-written, and --resume continues. */
+#define WATCHDOG_GRACE_S 3.0
+
+static void *watchdog_main(void *arg)
+{
+    script_state *s = arg;
+    double stop_seen = 0;
+    while (!s->watchdog_quit) {
+        struct timespec pause = { 0, 200000000 };
+        nanosleep(&pause, NULL);
+        if (s->in_points)
+            continue;
+        double now = util_monotonic();
+        double own = now - s->started - (double)s->points_time_us * 1e-6;
+        double limit = s->config->time_limit_s;
+        if (limit > 0 && own > limit + WATCHDOG_GRACE_S) {
+            fprintf(stderr, "runner: %s: the script ran for more than %g s of its own time "
+                    "(--script-timeout) inside one library call; stopped\n",
+                    s->config->script_path, limit);
+            _exit(EXIT_USAGE);
+        }
+        if (s->config->stop && *s->config->stop) {
+            if (!stop_seen)
+                stop_seen = now;
+            else if (now - stop_seen > WATCHDOG_GRACE_S) {
+                fprintf(stderr, "runner: interrupted inside a library call; finished points "
+                        "are stored (continue with --resume)\n");
+                _exit(EXIT_INTERRUPTED);
+            }
+        }
+    }
+    return NULL;
+}
+
+static void start_watchdog(script_state *s)
+{
+    s->watchdog_quit = 0;
+    s->watchdog_running = pthread_create(&s->watchdog, NULL, watchdog_main, s) == 0;
+}
+
+static void stop_watchdog(script_state *s)
+{
+    if (!s->watchdog_running)
+        return;
+    s->watchdog_quit = 1;
+    pthread_join(s->watchdog, NULL);
+    s->watchdog_running = 0;
 }
 
 static void open_sandbox(lua_State *L)
@@ -250,6 +380,7 @@ static void open_sandbox(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, "runner.loaded");
     lua_register(L, "require", l_require);
     lua_register(L, "printf", l_printf);
+    guard_protected_calls(L);
 }
 
 /* ---- values between Lua and C ---- */
@@ -347,8 +478,10 @@ fail:
     return -1;
 }
 
-static int unknown_param(const runner_plugin *plugin, const char *name, char *msg, size_t size)
+static int unknown_param(const runner_plugin *plugin, const char *raw_name, char *msg, size_t size)
 {
+    char name[128];
+    util_printable(raw_name, name, sizeof name);
     const char *suggestion = param_suggest(plugin, name);
     if (suggestion)
         snprintf(msg, size, "unknown parameter '%s' (did you mean '%s'?)", name, suggestion);
@@ -681,6 +814,7 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     if (begin_sweep(s, msg, sizeof msg) != 0) {
         grid_free(g);
         s->failure = FAIL_STOPPED;
+        s->fatal = 1;
         lua_pushstring(L, msg);
         return lua_error(L);
     }
@@ -692,20 +826,24 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     };
     /* Rows are kept for Lua and printing unless the script says otherwise:
      * a sweep of millions of points streams straight to the database. */
+    s->in_points = 1;
     int rc = sweep_run_section(&s->run, lp, g, &section,
                                keep_rows || print_rows ? &rows : NULL, &err);
     grid_free(g);
-    s->points_time_s += util_monotonic() - clock0;
+    s->points_time_us += (long long)((util_monotonic() - clock0) * 1e6);
+    s->in_points = 0;
     if (rc != 0) {
         snprintf(msg, sizeof msg, "%s", err ? err : "storing failed");
         free(err);
         s->failure = FAIL_STOPPED;
+        s->fatal = 1;
         lua_pushstring(L, msg);
         return lua_error(L);
     }
     if (s->run.interrupted) {
         table_free(rows);
         s->failure = FAIL_INTERRUPTED;
+        s->fatal = 1;
         lua_pushstring(L, "interrupted");
         return lua_error(L);
     }
@@ -968,8 +1106,11 @@ static int l_range(lua_State *L)
     double step = luaL_optnumber(L, 3, 1);
     if (!isfinite(first) || !isfinite(last) || !isfinite(step) || step == 0 ||
         (last - first) / step < 0)
-        return script_raise(L, FAIL_INPUT, "range(%g, %g, %g): the step never reaches the end", first,
-                     last, step);
+    {
+        char a[32], b[32], c[32];
+        return script_raise(L, FAIL_INPUT, "range(%s, %s, %s): the step never reaches the end",
+                            util_number(first, a), util_number(last, b), util_number(step, c));
+    }
     /* Count with a tolerance so range(0, 1, 0.1) includes 1. */
     lua_Integer n = (lua_Integer)floor((last - first) / step + 1e-9) + 1;
     push_sequence_checked(L, n);
@@ -1004,8 +1145,11 @@ static int l_logspace(lua_State *L)
     double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
     lua_Integer n = luaL_checkinteger(L, 3);
     if (!(first > 0) || !(last > 0) || !isfinite(first) || !isfinite(last))
-        return script_raise(L, FAIL_INPUT, "logspace(%g, %g, %lld): ends must be positive and finite",
-                     first, last, (long long)n);
+    {
+        char a[32], b[32];
+        return script_raise(L, FAIL_INPUT, "logspace(%s, %s, %lld): ends must be positive and finite",
+                            util_number(first, a), util_number(last, b), (long long)n);
+    }
     push_sequence_checked(L, n);
     double ratio = n == 1 ? 1 : log(last / first) / (double)(n - 1);
     for (lua_Integer i = 0; i < n; i++) {
@@ -1089,6 +1233,13 @@ int script_run(const script_config *config)
             fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", config->overrides[i]);
             goto done;
         }
+        size_t name_len = strcspn(config->overrides[i], "=");
+        for (size_t j = 0; j < i; j++)
+            if (strncmp(config->overrides[j], config->overrides[i], name_len + 1) == 0) {
+                fprintf(stderr, "runner: --set %.*s: given twice; give each option once\n",
+                        (int)name_len, config->overrides[i]);
+                goto done;
+            }
     }
     if (config->script_text) {
         s.script_text = util_strdup(config->script_text);
@@ -1124,10 +1275,20 @@ int script_run(const script_config *config)
 
     lua_pushcfunction(L, message_handler);
     char *chunkname = util_format("@%s", config->script_path);
-    int rc = luaL_loadbufferx(L, s.script_text, len, chunkname, "t");
+    /* The stored text and its hash stay as written; Lua gets a copy. */
+    char *code = util_strdup(s.script_text);
+    size_t code_len = len;
+    const char *code_start = code ? skip_script_prelude(code, &code_len) : s.script_text;
+    int rc = luaL_loadbufferx(L, code_start, code_len, chunkname, "t");
+    free(code);
+    if (rc != LUA_OK)
+        name_chunk_error(L, config->script_path);
     free(chunkname);
-    if (rc == LUA_OK)
+    if (rc == LUA_OK) {
+        start_watchdog(&s);
         rc = lua_pcall(L, 0, 0, 1);
+        stop_watchdog(&s);
+    }
     if (rc != LUA_OK) {
         const char *message = lua_tostring(L, -1);
         if (s.failure == FAIL_INTERRUPTED) {
@@ -1150,13 +1311,25 @@ int script_run(const script_config *config)
         const char *sweep_status = status == EXIT_OK ? "ok"
                                  : status == EXIT_POINTS_FAILED ? "failed"
                                  : status == EXIT_INTERRUPTED ? "interrupted" : "error";
-        if (store_sweep_end(s.store, s.run.sweep_id, sweep_status, util_now(), &err) != 0) {
+        /* A webhook's summary is queued in the transaction that closes the
+         * sweep, and sent once it is committed. */
+        summary_options summary = { .format = (summary_format)config->webhook_format,
+                                    .db_path = config->db_path };
+        store_outbox_request outbox = { .format = summary_format_name(summary.format),
+                                        .build = summary_build, .ctx = &summary };
+        if (store_sweep_end_with_outbox(s.store, s.run.sweep_id, sweep_status, util_now(),
+                                        config->webhook ? &outbox : NULL, &err) != 0) {
             fprintf(stderr, "runner: %s\n", err);
             free(err);
             err = NULL;
             status = EXIT_USAGE;
         }
-        if (s.run.points_skipped)
+        if (s.failure == FAIL_STOPPED)
+            /* The batch that failed was rolled back: counts would overstate. */
+            fprintf(stderr, "runner: sweep %lld stopped in %s after a storage error; what was "
+                    "committed is kept, and --resume finishes the sweep\n",
+                    (long long)s.run.sweep_id, config->db_path);
+        else if (s.run.points_skipped)
             fprintf(stderr, "runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
                     "%llu already stored\n", (long long)s.run.sweep_id, config->db_path,
                     (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed,
@@ -1165,6 +1338,19 @@ int script_run(const script_config *config)
             fprintf(stderr, "runner: sweep %lld stored in %s: %llu points ok, %llu failed\n",
                     (long long)s.run.sweep_id, config->db_path,
                     (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed);
+        if (config->webhook) {
+            int delivered = 0;
+            if (outbox.error)
+                fprintf(stderr, "runner: warning: no webhook summary for sweep %lld: %s\n",
+                        (long long)s.run.sweep_id, outbox.error);
+            else if (outbox.id)
+                delivered = webhook_send_summary(s.store, outbox.id, s.run.sweep_id,
+                                                 config->db_path, config->webhook) ==
+                            WEBHOOK_DELIVERED;
+            free(outbox.error);
+            if (!delivered && config->webhook_strict && status == EXIT_OK)
+                status = EXIT_NOT_DELIVERED;
+        }
     }
 done:
     if (s.L)

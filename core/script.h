@@ -29,11 +29,15 @@ typedef struct script_config {
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     const char *script_text;           /* run this text instead of reading the file */
+    const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
+    int webhook_format;                /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */
+    int webhook_strict;                /* exit EXIT_NOT_DELIVERED when it is not delivered */
 } script_config;
 
 /* Runs the script. Returns the process exit status (cli.h): 0, 1 when some
  * points failed, 2 on bad input or a failure that stopped the run, 130 when
- * interrupted. Errors are printed on stderr as one line. */
+ * interrupted; 3 (webhook_strict) when it would be 0 but the webhook summary
+ * was not delivered. Errors are printed on stderr as one line. */
 int script_run(const script_config *config);
 
 #endif

@@ -152,6 +152,7 @@ struct store {
     size_t plugin_count;
     size_t last_plugin;           /* index of the last plugin written, for a fast lookup */
     int in_batch;                 /* 1 while our batch transaction is open */
+    int read_only;                /* opened by store_open_read */
     int64_t batch_points;
     double batch_started;         /* monotonic s */
     double last_point_at;         /* monotonic s of the previous store_write_point */
@@ -520,9 +521,20 @@ static int check_empty(store *s, char **err)
 static int set_pragmas(store *s, char **err)
 {
     sqlite3_stmt *st = NULL;
-    int ok = 0;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
+    int ok = 0, rc = SQLITE_ERROR;
+    /* Switching to WAL does not wait on the busy handler: while another
+     * runner creates the file, retry for as long as the busy timeout. */
+    for (int waited_ms = 0; waited_ms <= BUSY_TIMEOUT_MS; waited_ms += 10) {
+        if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK)
+            break;
+        rc = sqlite3_step(st);
+        if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+            break;
+        sqlite3_finalize(st);
+        st = NULL;
+        sqlite3_sleep(10);
+    }
+    if (rc != SQLITE_ROW) {
         fail_sql(s, err, "cannot switch to WAL journal mode");
         hint_writable(s, err);
         goto done;
@@ -620,12 +632,68 @@ int store_open(const char *path, store **out, char **err)
         refuse_newer(s, version, err);
         goto fail;
     }
-    if (version == 0 && check_empty(s, err) != 0)
-        goto fail;
+    if (version == 0 && check_empty(s, err) != 0) {
+        /* Another runner may be creating this database right now: wait for
+         * its write transaction (a lock, not a write), then look again. */
+        char *first_err = *err;
+        *err = NULL;
+        int now = 0;
+        int settled = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+                      read_user_version(s, &now, err) == 0;
+        if (!sqlite3_get_autocommit(s->db))
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        if (!settled || now == 0) {
+            free(*err);
+            *err = first_err;
+            goto fail;
+        }
+        free(first_err);
+        version = now;
+        if (version > STORE_SCHEMA_VERSION) {
+            refuse_newer(s, version, err);
+            goto fail;
+        }
+    }
     if (set_pragmas(s, err) != 0)
         goto fail;
     if (version < STORE_SCHEMA_VERSION && migrate(s, err) != 0)
         goto fail;
+    *out = s;
+    return 0;
+fail:
+    store_close(s);
+    return -1;
+}
+
+int store_open_read(const char *path, store **out, char **err)
+{
+    *out = NULL;
+    store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = util_strdup(path))) {
+        free(s);
+        return util_fail(err, "%s: cannot open database: out of memory", path);
+    }
+    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        util_fail(err, "%s: cannot open database: %s", path,
+                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    s->read_only = 1;
+    int version = 0;
+    if (read_user_version(s, &version, err) != 0)
+        goto fail;
+    if (version > STORE_SCHEMA_VERSION) {
+        refuse_newer(s, version, err);
+        goto fail;
+    }
+    if (version == 0) {
+        if (check_empty(s, err) == 0)
+            util_fail(err, "%s: not a runner database (it is empty)", path);
+        goto fail;
+    }
     *out = s;
     return 0;
 fail:
@@ -641,7 +709,7 @@ void store_close(store *s)
     if (!s)
         return;
     char *err = NULL;
-    if (s->db && batch_commit(s, &err) != 0) {
+    if (s->db && !s->read_only && batch_commit(s, &err) != 0) {
         fprintf(stderr, "runner: %s\n", err ? err : "cannot commit stored points");
         free(err);
     }
@@ -1650,6 +1718,19 @@ static int outbox_insert(store *s, int64_t sweep_id, const char *format, const c
     }
     snprintf(key, sizeof key, "runner-%" PRId64 "-%" PRId64 "-%.16s", sweep_id, next, sha);
     format_utc(util_now(), NULL, created);
+    /* A resumed sweep ends again: its new summary replaces one still waiting. */
+    if (sqlite3_prepare_v2(s->db, "DELETE FROM outbox WHERE sweep_id = ?1 AND"
+                           " delivered_at IS NULL", -1, &st, NULL) != SQLITE_OK) {
+        fail_sql(s, err, "%s", what);
+        goto done;
+    }
+    sqlite3_bind_int64(st, 1, sweep_id);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        fail_sql(s, err, "%s", what);
+        goto done;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
     if (sqlite3_prepare_v2(s->db, "INSERT INTO outbox (id, sweep_id, created_at, format, body,"
                            " idempotency_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
                            NULL) != SQLITE_OK) {
@@ -1883,8 +1964,11 @@ int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out,
                            "SELECT id, script_path, status, started_at, ended_at,"
                            " round((julianday(ended_at) - julianday(started_at)) * 86400.0, 3),"
                            " host, runner_version,"
-                           " (SELECT count(*) FROM point WHERE sweep_id = ?1 AND status = 'ok'),"
-                           " (SELECT count(*) FROM point WHERE sweep_id = ?1 AND status <> 'ok')"
+                           /* by section: point is indexed on section_id, not sweep_id */
+                           " (SELECT count(*) FROM point WHERE status = 'ok' AND section_id IN"
+                           "  (SELECT id FROM section WHERE sweep_id = ?1)),"
+                           " (SELECT count(*) FROM point WHERE status <> 'ok' AND section_id IN"
+                           "  (SELECT id FROM section WHERE sweep_id = ?1))"
                            " FROM sweep WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
         return fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -1947,8 +2031,10 @@ int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
 
     if (sqlite3_prepare_v2(s->db,
                            "SELECT s.ordinal, s.plugin, s.title,"
-                           " (SELECT count(*) FROM point WHERE section_id = s.id AND status = 'ok'),"
-                           " (SELECT count(*) FROM point WHERE section_id = s.id AND status <> 'ok')"
+                           " (SELECT count(*) FROM point WHERE section_id = s.id"
+                           "  AND status = 'ok'),"
+                           " (SELECT count(*) FROM point WHERE section_id = s.id"
+                           "  AND status <> 'ok')"
                            " FROM section AS s WHERE s.id = ?1", -1, &st, NULL) != SQLITE_OK) {
         fail_sql(s, err, "%s", what);
         goto fail;
@@ -2031,10 +2117,13 @@ int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
     }
     sb_str(&head, " FROM ");
     sb_ident(&head, out->plugin);
-    sb_str(&head, " WHERE \"section_id\" = ?1 ORDER BY \"row_id\" LIMIT ?2");
+    /* sweep_id first: the result table's one index starts with it. */
+    sb_str(&head, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
+                  " AND \"section_id\" = ?1 ORDER BY \"row_id\" LIMIT ?2");
     sb_str(&figures, " FROM ");
     sb_ident(&figures, out->plugin);
-    sb_str(&figures, " WHERE \"section_id\" = ?1");
+    sb_str(&figures, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
+                     " AND \"section_id\" = ?1");
     if (head.oom || figures.oom)
         goto oom;
 

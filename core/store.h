@@ -54,6 +54,10 @@ typedef struct store_point {
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
  * foreign keys. Migrates an older schema; refuses a newer one. */
 int store_open(const char *path, store **out, char **err);
+/* Opens an existing database for reading only (sweeps, show): never writes,
+ * never migrates, works on a read-only file. Refuses newer and non-runner
+ * files like store_open. */
+int store_open_read(const char *path, store **out, char **err);
 /* Commits any pending batch and closes. Accepts NULL. */
 void store_close(store *s);
 const char *store_path(const store *s);

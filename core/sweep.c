@@ -10,9 +10,12 @@
 
 #include "host.h"
 #include "isolate.h"
+#include "mpi_pool.h"
 #include "param.h"
 #include "progress.h"
+#include "provenance.h"
 #include "util.h"
+#include "wire.h"
 
 /* A finished point waiting to be written. Owns everything but params. */
 typedef struct finished_point {
@@ -34,6 +37,9 @@ typedef struct finished_point {
 } finished_point;
 
 enum { SLOT_FREE = 0, SLOT_RUNNING, SLOT_DONE };
+
+/* A point's status by isolate_status; MPI results carry the index. */
+static const char *const status_names[] = { "ok", "failed", "crashed", "timeout" };
 
 typedef struct section_job {
     sweep_run *run;
@@ -140,8 +146,10 @@ static int take_done(section_job *job, const char *identity)
     return taken;
 }
 
-/* Runs point f->index into f, using the caller's runner_point. */
-static void compute_point(section_job *job, runner_point *point, finished_point *f)
+/* Fills f->params, f->canonical, f->identity and f->seed for point f->index,
+ * and marks it skipped when an earlier run stored it (resume). Sets f->fatal
+ * when memory runs out. */
+static void prepare_point(section_job *job, finished_point *f)
 {
     const runner_plugin *plugin = job->plugin;
     grid_point(job->grid, f->index, f->params);
@@ -156,26 +164,30 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (job->done && take_done(job, f->identity)) {
+    if (job->done && take_done(job, f->identity))
         f->skipped = 1;
-        return;
-    }
+}
+
+/* Runs the plugin on f->params and f->seed with the caller's point, in this
+ * process or (isolate) a child, and records the outcome in f: status,
+ * timing, error, rows. A failure caused by a stop request is marked
+ * interrupted instead: not a result, so a resumed sweep runs it again. */
+static void execute_point(runner_point *point, finished_point *f, int isolate,
+                          double timeout_s, const volatile sig_atomic_t *stop)
+{
     host_point_reset(point, f->params, f->seed);
     f->started_at = util_now();
     double clock0 = util_monotonic();
-    if (job->run->isolate) {
-        isolate_status outcome = isolate_run_point(point, job->run->point_timeout_s);
-        static const char *const names[] = { "ok", "failed", "crashed", "timeout" };
-        f->status = names[outcome];
+    if (isolate) {
+        isolate_status outcome = isolate_run_point(point, timeout_s);
+        f->status = status_names[outcome];
         f->failed = outcome != ISOLATE_OK;
     } else {
         f->failed = host_run_point(point) != 0;
         f->status = f->failed ? "failed" : "ok";
     }
     f->duration_s = util_monotonic() - clock0;
-    if (f->failed && job->run->stop && *job->run->stop) {
-        /* Cut short by Ctrl-C: not a result. Left unstored, so a resumed
-         * sweep runs it again. */
+    if (f->failed && stop && *stop) {
         f->interrupted = 1;
         return;
     }
@@ -188,6 +200,15 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
     f->row_count = point->row_count;
     point->rows = NULL;
     point->row_count = point->row_capacity = 0;
+}
+
+/* Runs point f->index into f, using the caller's runner_point. */
+static void compute_point(section_job *job, runner_point *point, finished_point *f)
+{
+    prepare_point(job, f);
+    if (f->fatal || f->skipped)
+        return;
+    execute_point(point, f, job->run->isolate, job->run->point_timeout_s, job->run->stop);
 }
 
 static void *worker_main(void *arg)
@@ -272,6 +293,469 @@ static void report_failure(const section_job *job, const finished_point *f, prog
             strcmp(f->status, "timeout") == 0 ? "timed out" : f->status, f->error);
 }
 
+/* ---- MPI: rank 0's side (docs/mpi.md) ----
+ *
+ * Messages between rank 0 and the workers, each payload in wire.c's bytes:
+ *   SECTION  0 -> all     plugin name, its .so's sha256, collective, isolate,
+ *                         point timeout
+ *   READY    worker -> 0  ok, and why not ("rank 2 on node7: ...")
+ *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells
+ *   RESULTS  worker -> 0  one per point, as soon as it is done: 1, index,
+ *                         status, interrupted, started_at, duration_s,
+ *                         outcome (wire_put_outcome)
+ *   END      0 -> worker  the section is over
+ *   STATUS   worker -> 0  after each collective point: failed, interrupted,
+ *                         error
+ * A collective section sends its points with mpi_pool_broadcast instead of
+ * POINTS; an empty broadcast ends it. Rank 0 computes and checks every
+ * point's identity and seed, so workers need neither the grid nor the
+ * sweep seed, and a point's rows cannot depend on the rank that ran it. */
+enum { TAG_SECTION = 1, TAG_READY, TAG_POINTS, TAG_RESULTS, TAG_END, TAG_STATUS };
+
+typedef enum section_mode {
+    SECTION_LOCAL,        /* this process: inline or --jobs threads */
+    SECTION_DISTRIBUTED,  /* each point on one worker rank */
+    SECTION_COLLECTIVE    /* each point on every rank together */
+} section_mode;
+
+#define CHUNK_MAX 32           /* points per POINTS message */
+/* After a stop request (Ctrl-C, or the launcher's SIGTERM when a rank died)
+ * rank 0 commits what it wrote at once, then waits this long for points
+ * still out before it gives up on them. Open MPI's mpirun sends SIGKILL 1 s
+ * after SIGTERM (odls_base_sigkill_timeout), so this stays under that. */
+#define STOP_GRACE_S 0.5
+
+static size_t distributed_window(uint64_t count)
+{
+    uint64_t window = (uint64_t)(mpi_pool_size() - 1) * CHUNK_MAX * 4;
+    if (window > count)
+        window = count;
+    return window > 0 ? (size_t)window : 1;
+}
+
+/* Tells every worker about the section and waits until each says whether it
+ * can run it. Returns 0, or -1 with *err naming the ranks that cannot (the
+ * section is then closed on every rank). */
+static int open_remote_section(const section_job *job, const loaded_plugin *lp,
+                               int collective, char **err)
+{
+    int size = mpi_pool_size(), not_ready = 0;
+    char *why = NULL;
+    wire_writer w = { 0 };
+    wire_put_text(&w, lp->desc->name);
+    wire_put_text(&w, lp->sha256);
+    wire_put_u8(&w, (uint8_t)collective);
+    wire_put_u8(&w, (uint8_t)(job->run->isolate && !collective));
+    wire_put_f64(&w, job->run->point_timeout_s);
+    if (w.failed) {
+        wire_writer_free(&w);
+        return util_fail(err, "out of memory");
+    }
+    for (int r = 1; r < size; r++)
+        if (mpi_pool_send(r, TAG_SECTION, w.data, w.len, err) != 0) {
+            wire_writer_free(&w);
+            mpi_pool_abandon();
+            return -1;
+        }
+    wire_writer_free(&w);
+    for (int i = 1; i < size; i++) {
+        mpi_pool_message msg;
+        if (mpi_pool_receive(MPI_POOL_ANY, TAG_READY, NULL, 0, &msg, err) < 0) {
+            free(why);
+            mpi_pool_abandon();
+            return -1;
+        }
+        wire_reader r = wire_reader_of(msg.data, msg.len);
+        int ok = wire_get_u8(&r);
+        char *reason = wire_get_text(&r);
+        if (!ok || r.failed) {
+            not_ready++;
+            if (!why)
+                why = reason ? reason : util_format("rank %d: malformed reply", msg.source);
+            else
+                free(reason);
+        } else {
+            free(reason);
+        }
+        free(msg.data);
+    }
+    if (!not_ready)
+        return 0;
+    char *none = NULL;
+    if (collective) {
+        size_t len = 0;
+        mpi_pool_broadcast(&none, &len, NULL);
+    } else {
+        for (int r = 1; r < size; r++)
+            mpi_pool_send(r, TAG_END, NULL, 0, NULL);
+    }
+    char more[48] = "";
+    if (not_ready > 1)
+        snprintf(more, sizeof more, " (and %d more rank%s)", not_ready - 1,
+                 not_ready > 2 ? "s" : "");
+    util_fail(err, "%s%s; every rank needs the same plugins (same --plugin-dir, same build)",
+              why ? why : "a rank cannot run the plugin", more);
+    free(why);
+    return -1;
+}
+
+/* Rebuilds a RESULTS message into the window slots its points occupy. */
+static int take_results(section_job *job, const mpi_pool_message *msg, char **err)
+{
+    wire_reader r = wire_reader_of(msg->data, msg->len);
+    uint32_t n = wire_get_u32(&r);
+    size_t columns = job->plugin->column_count;
+    for (uint32_t i = 0; i < n && !r.failed; i++) {
+        uint64_t index = wire_get_u64(&r);
+        uint8_t status = wire_get_u8(&r);
+        uint8_t interrupted = wire_get_u8(&r);
+        double started_at = wire_get_f64(&r), duration_s = wire_get_f64(&r);
+        finished_point *f = &job->window[index % job->window_size];
+        if (r.failed || status > 3 || f->state != SLOT_RUNNING || f->index != index)
+            break;
+        int failed;
+        if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0)
+            break;
+        f->status = status_names[status];
+        f->failed = status != 0;
+        f->interrupted = interrupted;
+        f->started_at = started_at;
+        f->duration_s = duration_s;
+        if (f->failed && !f->error)
+            f->error = util_strdup("failed without a message");
+        f->state = SLOT_DONE;
+        if (i + 1 == n && r.pos == r.len)
+            return 0;
+    }
+    if (n == 0 && !r.failed && r.pos == r.len)
+        return 0;
+    mpi_pool_abandon();
+    return util_fail(err, "a malformed result message from rank %d (are all ranks the same "
+                     "runner build?)", msg->source);
+}
+
+/* The worker with the fewest points out, if it is running low: it then
+ * has at most `chunk` points to go, so a new chunk arrives before it runs
+ * dry and no worker holds more than two chunks. 0 if none is low. */
+static int pick_worker(const uint64_t *out, int workers, uint64_t chunk)
+{
+    int best = 0;
+    for (int r = 1; r <= workers; r++)
+        if (out[r] <= chunk && (best == 0 || out[r] < out[best]))
+            best = r;
+    return best;
+}
+
+/* Waits for a message with `tag` from any worker. Once *stop is set it
+ * first commits what was written (the launcher may SIGKILL this rank soon),
+ * then waits until *give_up_at (0: not stopping yet). Returns 1 with *msg,
+ * 0 when it gave up, -1 with *err. */
+static int await_message(sweep_run *run, int tag, double *give_up_at, mpi_pool_message *msg,
+                         char **err)
+{
+    for (;;) {
+        int stopping = *give_up_at > 0;
+        double grace = stopping ? *give_up_at - util_monotonic() : 0;
+        int got = mpi_pool_receive(MPI_POOL_ANY, tag, run->stop, grace > 0 ? grace : 0, msg, err);
+        if (got != 0 || stopping)
+            return got;
+        if (store_flush(run->store, err) != 0)
+            return -1;
+        *give_up_at = util_monotonic() + STOP_GRACE_S;
+    }
+}
+
+/* A section whose points run on the worker ranks, one rank per point: rank 0
+ * prepares each point (identity, seed, resume), sends chunks of them, and
+ * writes the results in point order through the same reorder window and
+ * write_point as local threads. Returns 0 (interrupted or not), or -1 with
+ * *err when communication or storing failed. */
+static int run_distributed(section_job *job, const loaded_plugin *lp, int64_t section_id,
+                           const sweep_section_options *options, table *result, progress *bar,
+                           char **err)
+{
+    sweep_run *run = job->run;
+    const runner_plugin *plugin = job->plugin;
+    int workers = mpi_pool_size() - 1, rc = -1;
+    int dispatching = 1, writing = 1, broken = 0;
+    uint64_t *out = calloc((size_t)workers + 1, sizeof *out); /* points out, per worker */
+    uint64_t next = 0, outstanding = 0;
+    double give_up_at = 0;
+    wire_writer w = { 0 };
+    if (!out)
+        return util_fail(err, "out of memory");
+    if (open_remote_section(job, lp, 0, err) != 0) {
+        free(out);
+        return -1;
+    }
+    for (;;) {
+        /* Hand out chunks while a worker runs low and the window has slots. */
+        while (dispatching && next < job->count && next < job->written + job->window_size) {
+            if (run->stop && *run->stop) {
+                dispatching = 0;
+                break;
+            }
+            uint64_t chunk = (job->count - next) / ((uint64_t)workers * 4);
+            chunk = chunk < 1 ? 1 : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
+            int worker = pick_worker(out, workers, chunk);
+            if (!worker)
+                break;
+            if (chunk > job->written + job->window_size - next)
+                chunk = job->written + job->window_size - next;
+            uint32_t n = 0;
+            w.len = 0;
+            wire_put_u32(&w, 0); /* n, filled in below */
+            for (uint64_t i = 0; i < chunk; i++, next++) {
+                finished_point *f = &job->window[next % job->window_size];
+                f->index = next;
+                prepare_point(job, f);
+                if (f->fatal) {
+                    util_fail(err, "%s", f->fatal);
+                    goto done;
+                }
+                f->state = f->skipped ? SLOT_DONE : SLOT_RUNNING;
+                if (f->skipped)
+                    continue;
+                wire_put_u64(&w, f->index);
+                wire_put_u64(&w, f->seed);
+                wire_put_cells(&w, f->params, plugin->param_count);
+                n++;
+            }
+            if (w.failed) {
+                util_fail(err, "out of memory");
+                goto done;
+            }
+            if (n == 0)
+                continue; /* every point of the chunk was stored already */
+            memcpy(w.data, &n, sizeof n);
+            if (mpi_pool_send(worker, TAG_POINTS, w.data, w.len, err) != 0) {
+                broken = 1;
+                goto done;
+            }
+            out[worker] += n;
+            outstanding += n;
+        }
+        /* Write the finished points at the head of the window, in order. */
+        uint64_t before = job->written;
+        while (writing && job->written < next) {
+            finished_point *f = &job->window[job->written % job->window_size];
+            if (f->state != SLOT_DONE)
+                break;
+            if (f->interrupted) {
+                run->interrupted = 1; /* a worker's point was cut short */
+                writing = dispatching = 0;
+                break;
+            }
+            if (f->failed)
+                report_failure(job, f, bar);
+            if (write_point(job, section_id, f, result, err) != 0)
+                goto done;
+            int failed = f->failed;
+            clear_finished(f, plugin);
+            job->written++;
+            if (failed && options->fail_fast)
+                writing = dispatching = 0;
+        }
+        if (job->written != before)
+            progress_update(bar, job->written);
+        if (!writing || job->written == job->count)
+            break;
+        if (outstanding == 0) {
+            if (dispatching && next < job->count && !(run->stop && *run->stop))
+                continue;
+            break;
+        }
+        mpi_pool_message msg;
+        int got = await_message(run, TAG_RESULTS, &give_up_at, &msg, err);
+        if (got <= 0) {
+            broken = 1;
+            if (got < 0)
+                goto done;
+            break; /* stopped, and the points still out never came back */
+        }
+        if (msg.source >= 1 && msg.source <= workers && out[msg.source] > 0) {
+            out[msg.source]--;
+            outstanding--;
+        }
+        int bad = take_results(job, &msg, err);
+        free(msg.data);
+        if (bad) {
+            broken = 1;
+            goto done;
+        }
+        if (run->stop && *run->stop)
+            dispatching = 0;
+    }
+    if (job->written < job->count && run->stop && *run->stop)
+        run->interrupted = 1;
+    rc = 0;
+done:
+    /* Every point out must come back before the section ends, or its result
+     * would be taken for the next section's. */
+    while (!broken && outstanding > 0) {
+        mpi_pool_message msg;
+        char *drain_err = NULL;
+        int got = await_message(run, TAG_RESULTS, &give_up_at, &msg, &drain_err);
+        free(drain_err);
+        if (got <= 0) {
+            broken = 1;
+            break;
+        }
+        outstanding--;
+        free(msg.data);
+    }
+    if (broken) {
+        /* A worker is gone or stuck: the job cannot end cleanly, but what
+         * was written is committed by the caller (store_flush). */
+        mpi_pool_abandon();
+        if (run->stop && *run->stop)
+            run->interrupted = 1;
+    } else {
+        for (int r = 1; r <= workers; r++)
+            if (mpi_pool_send(r, TAG_END, NULL, 0, rc == 0 ? err : NULL) != 0 && rc == 0) {
+                mpi_pool_abandon();
+                rc = -1;
+                break;
+            }
+    }
+    /* Slots handed out but never written still hold their rows. */
+    for (size_t i = 0; i < job->window_size; i++)
+        clear_finished(&job->window[i], plugin);
+    wire_writer_free(&w);
+    free(out);
+    return rc;
+}
+
+/* After a collective point: every worker's STATUS. A point that failed or
+ * was interrupted on any rank is that for the sweep too. Returns 0, 1 when
+ * the statuses never came (stopped), -1 with *err. */
+static int collect_statuses(sweep_run *run, const runner_plugin *plugin, finished_point *f,
+                            char **err)
+{
+    double give_up_at = 0;
+    for (int i = 1; i < mpi_pool_size(); i++) {
+        mpi_pool_message msg;
+        int got = await_message(run, TAG_STATUS, &give_up_at, &msg, err);
+        if (got <= 0)
+            return got < 0 ? -1 : 1;
+        wire_reader r = wire_reader_of(msg.data, msg.len);
+        int failed = wire_get_u8(&r), interrupted = wire_get_u8(&r);
+        char *error = wire_get_text(&r);
+        if (r.failed) {
+            free(error);
+            free(msg.data);
+            return util_fail(err, "a malformed status message from rank %d", msg.source);
+        }
+        if (interrupted)
+            f->interrupted = 1;
+        else if (failed && !f->failed) {
+            f->failed = 1;
+            f->status = "failed";
+            f->error = util_format("rank %d: %s", msg.source, error && *error ? error
+                                   : "failed without a message");
+            for (size_t c = 0; c < f->row_count * plugin->column_count; c++)
+                value_clear(&f->rows[c]);
+            free(f->rows);
+            f->rows = NULL;
+            f->row_count = 0;
+        }
+        free(error);
+        free(msg.data);
+    }
+    return 0;
+}
+
+/* A collective section: every rank runs every point together (the plugin
+ * may call allreduce_sum), in point order; rank 0 broadcasts each point and
+ * stores its own rows. Returns 0 (interrupted or not), or -1 with *err. */
+static int run_collective(section_job *job, const loaded_plugin *lp, int64_t section_id,
+                          const sweep_section_options *options, table *result, progress *bar,
+                          char **err)
+{
+    sweep_run *run = job->run;
+    const runner_plugin *plugin = job->plugin;
+    runner_point point;
+    wire_writer w = { 0 };
+    int rc = -1, broken = 0;
+    if (host_point_init(&point, plugin, run->stop) != 0)
+        return util_fail(err, "out of memory");
+    point.rank = 0;
+    point.size = mpi_pool_size();
+    if (open_remote_section(job, lp, 1, err) != 0) {
+        host_point_free(&point);
+        return -1;
+    }
+    if (run->isolate)
+        fprintf(stderr, "runner: %s is a collective plugin: on %d ranks its points run in the "
+                "ranks' own processes, not isolated\n", plugin->name, point.size);
+    finished_point *f = &job->window[0];
+    for (uint64_t index = 0; index < job->count; index++) {
+        if (run->stop && *run->stop) {
+            run->interrupted = 1;
+            break;
+        }
+        f->index = index;
+        prepare_point(job, f);
+        if (f->fatal) {
+            util_fail(err, "%s", f->fatal);
+            goto done;
+        }
+        if (!f->skipped) {
+            w.len = 0;
+            wire_put_u64(&w, f->index);
+            wire_put_u64(&w, f->seed);
+            wire_put_cells(&w, f->params, plugin->param_count);
+            if (w.failed) {
+                util_fail(err, "out of memory");
+                goto done;
+            }
+            char *data = w.data;
+            size_t len = w.len;
+            if (mpi_pool_broadcast(&data, &len, err) != 0) {
+                broken = 1;
+                goto done;
+            }
+            execute_point(&point, f, 0, 0, run->stop);
+            int got = collect_statuses(run, plugin, f, err);
+            if (got != 0) {
+                broken = 1;
+                if (got < 0)
+                    goto done;
+                f->interrupted = 1;
+            }
+        }
+        if (f->interrupted) {
+            run->interrupted = 1;
+            break;
+        }
+        if (f->failed)
+            report_failure(job, f, bar);
+        if (write_point(job, section_id, f, result, err) != 0)
+            goto done;
+        int failed = f->failed;
+        clear_finished(f, plugin);
+        progress_update(bar, index + 1);
+        if (failed && options->fail_fast)
+            break;
+    }
+    rc = 0;
+done:
+    if (broken) {
+        mpi_pool_abandon();
+    } else {
+        char *none = NULL;
+        size_t len = 0;
+        if (mpi_pool_broadcast(&none, &len, rc == 0 ? err : NULL) != 0) {
+            mpi_pool_abandon();
+            rc = -1;
+        }
+    }
+    clear_finished(f, plugin);
+    wire_writer_free(&w);
+    host_point_free(&point);
+    return rc;
+}
+
 int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
                       const sweep_section_options *options, table **rows, char **err)
 {
@@ -281,6 +765,14 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     if ((uint64_t)jobs > job.count)
         jobs = job.count > 0 ? (int)job.count : 1;
     job.window_size = jobs == 1 ? 1 : (size_t)jobs * 16;
+    /* Under MPI the workers compute (docs/mpi.md): rank 0 hands out points
+     * and writes; a collective plugin's points run on every rank at once. */
+    section_mode mode = SECTION_LOCAL;
+    if (mpi_pool_size() > 1) {
+        mode = plugin_flags(plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
+                                                               : SECTION_DISTRIBUTED;
+        job.window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job.count);
+    }
     int64_t section_id = 0;
     table *result = rows ? new_result_table(plugin, options->title) : NULL;
     store_identity_set *done = NULL;
@@ -323,7 +815,13 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         goto done;
     }
 
-    if (jobs == 1) {
+    if (mode == SECTION_DISTRIBUTED) {
+        if (run_distributed(&job, lp, section_id, options, result, &bar, err) != 0)
+            goto done;
+    } else if (mode == SECTION_COLLECTIVE) {
+        if (run_collective(&job, lp, section_id, options, result, &bar, err) != 0)
+            goto done;
+    } else if (jobs == 1) {
         if (host_point_init(&inline_point, plugin, run->stop) != 0) {
             util_fail(err, "out of memory");
             goto done;
@@ -466,4 +964,214 @@ void sweep_run_free(sweep_run *run)
     free(run->recorded_plugins);
     run->recorded_plugins = NULL;
     run->recorded_count = 0;
+}
+
+/* ---- MPI: a worker's side ---- */
+
+/* "rank 2 on node7: <reason>", malloc'd. */
+static char *rank_message(const char *reason)
+{
+    char host[256];
+    provenance_host(host, sizeof host);
+    return util_format("rank %d on %s: %s", mpi_pool_rank(), host,
+                       reason ? reason : "out of memory");
+}
+
+/* Decodes one point (index, seed, parameter cells) into f, whose params
+ * array it owns. Returns 0 or -1. */
+static int read_point(wire_reader *r, const runner_plugin *plugin, finished_point *f)
+{
+    f->index = wire_get_u64(r);
+    f->seed = wire_get_u64(r);
+    return r->failed ? -1 : wire_get_cells(r, f->params, plugin->param_count);
+}
+
+static void clear_params(value *params, const runner_plugin *plugin)
+{
+    for (uint32_t i = 0; i < plugin->param_count; i++)
+        value_clear(&params[i]);
+}
+
+/* Runs a POINTS message, answering each point with a RESULTS message.
+ * Returns 0 or -1 (*err). */
+static int serve_points(const runner_plugin *plugin, runner_point *point, finished_point *f,
+                        const mpi_pool_message *msg, int isolate, double timeout_s,
+                        const volatile sig_atomic_t *stop, char **err)
+{
+    wire_reader r = wire_reader_of(msg->data, msg->len);
+    wire_writer w = { 0 };
+    uint32_t n = wire_get_u32(&r);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        if (read_point(&r, plugin, f) != 0) {
+            wire_writer_free(&w);
+            return util_fail(err, "a malformed points message from rank 0");
+        }
+        execute_point(point, f, isolate, timeout_s, stop);
+        uint8_t status = 0;
+        while (status < 3 && strcmp(status_names[status], f->status) != 0)
+            status++;
+        /* One message per point, so rank 0 writes each as soon as it can. */
+        w.len = 0;
+        wire_put_u32(&w, 1);
+        wire_put_u64(&w, f->index);
+        wire_put_u8(&w, status);
+        wire_put_u8(&w, (uint8_t)f->interrupted);
+        wire_put_f64(&w, f->started_at);
+        wire_put_f64(&w, f->duration_s);
+        wire_put_outcome(&w, f->failed, f->error, f->rows, f->interrupted ? 0 : f->row_count,
+                         plugin->column_count);
+        clear_finished(f, plugin);
+        clear_params(f->params, plugin);
+        rc = w.failed ? util_fail(err, "out of memory sending results")
+                      : mpi_pool_send(0, TAG_RESULTS, w.data, w.len, err);
+    }
+    wire_writer_free(&w);
+    return rc;
+}
+
+/* The collective points of a section, until an empty broadcast. point is
+ * NULL when this rank cannot run the plugin: rank 0 then only ends it. */
+static int serve_collective(const runner_plugin *plugin, runner_point *point, finished_point *f,
+                            const volatile sig_atomic_t *stop, char **err)
+{
+    for (;;) {
+        char *data = NULL;
+        size_t len = 0;
+        if (mpi_pool_broadcast(&data, &len, err) != 0)
+            return -1;
+        if (len == 0)
+            return 0;
+        wire_reader r = wire_reader_of(data, len);
+        int bad = !point || read_point(&r, plugin, f) != 0;
+        free(data);
+        if (bad)
+            return util_fail(err, "a collective point this rank cannot run");
+        execute_point(point, f, 0, 0, stop);
+        wire_writer w = { 0 };
+        wire_put_u8(&w, (uint8_t)f->failed);
+        wire_put_u8(&w, (uint8_t)f->interrupted);
+        wire_put_text(&w, f->error);
+        clear_finished(f, plugin);
+        clear_params(f->params, plugin);
+        int rc = w.failed ? util_fail(err, "out of memory sending a status")
+                          : mpi_pool_send(0, TAG_STATUS, w.data, w.len, err);
+        wire_writer_free(&w);
+        if (rc != 0)
+            return -1;
+    }
+}
+
+/* Serves a non-collective section's POINTS until rank 0 ends it. Returns
+ * 0 at END, 1 at EXIT, -1 with *err. */
+static int serve_distributed(const runner_plugin *plugin, runner_point *point,
+                             finished_point *f, int isolate, double timeout_s,
+                             const volatile sig_atomic_t *stop, char **err)
+{
+    for (;;) {
+        mpi_pool_message msg;
+        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, err) < 0)
+            return -1;
+        int rc = 0;
+        if (msg.tag == TAG_POINTS && point)
+            rc = serve_points(plugin, point, f, &msg, isolate, timeout_s, stop, err);
+        else if (msg.tag == TAG_END || msg.tag == MPI_POOL_TAG_EXIT)
+            rc = msg.tag == MPI_POOL_TAG_EXIT;
+        else
+            rc = util_fail(err, "an unexpected message (tag %d) from rank 0", msg.tag);
+        int tag = msg.tag;
+        free(msg.data);
+        if (rc != 0 || tag != TAG_POINTS)
+            return rc;
+    }
+}
+
+/* One SECTION: find the plugin, say whether this rank can run it, then
+ * serve its points until rank 0 ends it. Returns 0, 1 when rank 0 said
+ * exit, -1 with *err. */
+static int serve_section(const plugin_registry *reg, const char *registry_error,
+                         const mpi_pool_message *section, const volatile sig_atomic_t *stop,
+                         char **err)
+{
+    wire_reader r = wire_reader_of(section->data, section->len);
+    char *name = wire_get_text(&r), *sha256 = wire_get_text(&r);
+    int collective = wire_get_u8(&r), isolate = wire_get_u8(&r);
+    double timeout_s = wire_get_f64(&r);
+    const loaded_plugin *lp = NULL;
+    char *why = NULL, *lookup_err = NULL;
+    runner_point point;
+    finished_point f;
+    int ready = 0, rc = -1;
+    memset(&f, 0, sizeof f);
+    if (r.failed) {
+        why = rank_message("a malformed section message from rank 0");
+    } else if (!reg) {
+        why = rank_message(registry_error);
+    } else if (!(lp = plugin_registry_get(reg, name, &lookup_err))) {
+        why = rank_message(lookup_err);
+    } else if (strcmp(lp->sha256, sha256) != 0) {
+        char detail[1024];
+        snprintf(detail, sizeof detail, "its %s is %s with sha256 %.16s..., rank 0's has "
+                 "sha256 %.16s...", name, lp->path, lp->sha256, sha256);
+        why = rank_message(detail);
+    } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
+               host_point_init(&point, lp->desc, stop) != 0) {
+        why = rank_message("out of memory starting the section");
+    } else {
+        ready = 1;
+        if (collective) {
+            point.rank = mpi_pool_rank();
+            point.size = mpi_pool_size();
+        }
+    }
+    wire_writer w = { 0 };
+    wire_put_u8(&w, (uint8_t)ready);
+    wire_put_text(&w, why);
+    if (w.failed)
+        util_fail(err, "out of memory");
+    else if (mpi_pool_send(0, TAG_READY, w.data, w.len, err) == 0)
+        rc = collective ? serve_collective(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
+                                           stop, err)
+                        : serve_distributed(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
+                                            isolate, timeout_s, stop, err);
+    wire_writer_free(&w);
+    if (ready)
+        host_point_free(&point);
+    free(f.params);
+    free(why);
+    free(lookup_err);
+    free(name);
+    free(sha256);
+    return rc;
+}
+
+int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *stop)
+{
+    plugin_registry *reg = NULL;
+    char *registry_error = NULL, *err = NULL;
+    if (plugin_registry_open(plugin_dirs, &reg, &registry_error) != 0)
+        reg = NULL; /* each section says why, through rank 0 */
+    int status = 0;
+    for (;;) {
+        mpi_pool_message msg;
+        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, &err) < 0)
+            break;
+        int rc = msg.tag == MPI_POOL_TAG_EXIT ? 1
+               : msg.tag == TAG_SECTION ? serve_section(reg, registry_error, &msg, stop, &err)
+               : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
+        free(msg.data);
+        if (rc != 0)
+            break;
+    }
+    if (err) {
+        /* Rank 0 cannot go on without this rank: leave, and let the
+         * launcher end the job (finalizing would wait for rank 0). */
+        fprintf(stderr, "runner: rank %d: %s\n", mpi_pool_rank(), err);
+        mpi_pool_abandon();
+        status = 2;
+    }
+    free(err);
+    free(registry_error);
+    plugin_registry_free(reg);
+    return status;
 }

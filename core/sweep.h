@@ -45,4 +45,12 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
                       const sweep_section_options *options, table **rows, char **err);
 void sweep_run_free(sweep_run *run);  /* frees the bookkeeping, not the store */
 
+/* The whole life of an MPI worker (a rank other than 0, docs/mpi.md): runs
+ * the points that rank 0's sweep_run_section hands out, section after
+ * section, until rank 0 says to exit. Plugins come from plugin_dirs and the
+ * usual search path, like rank 0's; each must be the same file as rank 0's
+ * (same sha256). Never opens the database. Returns the exit status: 0, or 2
+ * after a communication error (printed on stderr; MPI is then abandoned). */
+int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *stop);
+
 #endif

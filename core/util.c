@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,4 +140,39 @@ int util_is_identifier(const char *s)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
             return 0;
     return n <= 63;
+}
+
+const char *util_number(double x, char buf[32])
+{
+    if (isnan(x))
+        snprintf(buf, 32, "nan");
+    else
+        snprintf(buf, 32, "%g", x);
+    return buf;
+}
+
+const char *util_printable(const char *s, char *buf, size_t size)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    if (!size)
+        return buf;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n + 5 < size; p++) {
+        if (*p == '\n') {
+            buf[n++] = '\\';
+            buf[n++] = 'n';
+        } else if (*p == '\t') {
+            buf[n++] = '\\';
+            buf[n++] = 't';
+        } else if (*p < 0x20 || *p == 0x7f) {
+            buf[n++] = '\\';
+            buf[n++] = 'x';
+            buf[n++] = hex[*p >> 4];
+            buf[n++] = hex[*p & 15];
+        } else {
+            buf[n++] = (char)*p;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
 }

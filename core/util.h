@@ -19,6 +19,12 @@ size_t util_edit_distance(const char *a, const char *b);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. Returns 0, or -1
  * with errno set. */
 int util_read_file(const char *path, char **text, size_t *len);
+/* x with %g, but NaN as "nan" whatever its sign bit (glibc prints "-nan"). */
+const char *util_number(double x, char buf[32]);
+/* s for a one-line message: control characters (newlines, tabs, escapes)
+ * written as \n, \t, \xNN, so an error never spans two lines. Truncates
+ * to size. Returns buf. */
+const char *util_printable(const char *s, char *buf, size_t size);
 /* 1 if s is a lower_snake_case identifier ([a-z][a-z0-9_]*, <= 63 chars). */
 int util_is_identifier(const char *s);
 

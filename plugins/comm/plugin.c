@@ -3,10 +3,16 @@
  * schemes = "all" four all-reduce algorithms more, so a sweep over workers
  * or sizes puts every curve in one table. Byte counts are stored exactly as
  * integers; MiB and GiB columns are binary (2^20, 2^30 bytes) and only for
- * reading; times are alpha-beta predictions in seconds. */
+ * reading; times are alpha-beta predictions in seconds. With measure = true
+ * the point also times a real allreduce across the ranks runner runs on
+ * (mpirun), beside the prediction: the plugin is collective for that. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "runner/plugin.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model.h"
 
@@ -19,6 +25,7 @@ enum {
     PARAM_REDUCE,
     PARAM_SERVERS,
     PARAM_SCHEMES,
+    PARAM_MEASURE,
     PARAM_COUNT
 };
 
@@ -43,6 +50,9 @@ static const runner_param comm_params[] = {
     [PARAM_SCHEMES] = RUNNER_PARAM_TEXT("schemes",
         "walkthrough: ps, ring; all: also recursive_doubling, halving_doubling, "
         "binary_tree, double_binary_tree", "walkthrough", comm_scheme_sets),
+    [PARAM_MEASURE] = RUNNER_PARAM_BOOLEAN("measure",
+        "also time a real allreduce of model_params doubles across the ranks (mpirun -np N)",
+        0),
 };
 _Static_assert(RUNNER_COUNT(comm_params) == PARAM_COUNT, "comm_params out of step with enum");
 
@@ -68,6 +78,11 @@ enum {
     COL_FASTEST_FROM,
     COL_FASTEST_TO,
     COL_FASTEST,
+    COL_MEASURED_RANKS,
+    COL_MEASURED_BYTES,
+    COL_MEASURED_TIME_S,
+    COL_MEASURED_ALGBW,
+    COL_MEASURED_BUSBW,
     COL_COUNT
 };
 
@@ -125,8 +140,119 @@ static const runner_column comm_columns[] = {
         "NaN if never"),
     [COL_FASTEST] = RUNNER_COLUMN("fastest", RUNNER_BOOLEAN, "",
         "1 if this scheme has the smallest time_s of the point's rows (the first on a tie)"),
+    /* measure = true only; NULL otherwise. One measurement per point, on
+     * every row of it: MPI picks its own algorithm, not the row's scheme. */
+    [COL_MEASURED_RANKS] = RUNNER_COLUMN("measured_ranks", RUNNER_INTEGER, "processes",
+        "ranks the measured allreduce ran across (the mpirun -np; 1 in one process)"),
+    [COL_MEASURED_BYTES] = RUNNER_COLUMN("measured_bytes", RUNNER_INTEGER, "bytes",
+        "bytes each rank contributed to the measured allreduce: model_params * 8 (doubles)"),
+    [COL_MEASURED_TIME_S] = RUNNER_COLUMN("measured_time_s", RUNNER_REAL, "s",
+        "median of 5 timed allreduces (after 1 warm-up), each the mean over ranks"),
+    [COL_MEASURED_ALGBW] = RUNNER_COLUMN("measured_algbw_bytes_per_s", RUNNER_REAL, "bytes/s",
+        "measured algorithm bandwidth measured_bytes / measured_time_s (nccl-tests)"),
+    [COL_MEASURED_BUSBW] = RUNNER_COLUMN("measured_busbw_bytes_per_s", RUNNER_REAL, "bytes/s",
+        "measured bus bandwidth algbw * 2 (n - 1) / n, n = measured_ranks (nccl-tests); "
+        "0 on one rank"),
 };
 _Static_assert(RUNNER_COUNT(comm_columns) == COL_COUNT, "comm_columns out of step with enum");
+
+/* --- measure = true: a real allreduce through the host --- */
+
+#define COMM_MEASURE_WARMUPS 1
+#define COMM_MEASURE_REPETITIONS 5
+#define COMM_MEASURE_MAX_DOUBLES ((int64_t)1 << 27) /* 1 GiB per rank */
+
+typedef struct comm_measured {
+    int64_t ranks, bytes;
+    double time_s, algbw_bytes_per_s, busbw_bytes_per_s;
+} comm_measured;
+
+static double comm_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Times host->allreduce_sum of `count` doubles: warm-up, then repetitions
+ * each started together (a one-value allreduce lines the ranks up); each
+ * repetition's time is averaged over the ranks (one more allreduce), and
+ * the median repetition is kept. Every rank makes the same calls whatever
+ * happens, and ends with the same figures, so every rank's row is the
+ * same. Returns RUNNER_OK, or RUNNER_ERROR after failing the point. */
+static int comm_measure(const runner_host *host, runner_point *point, int64_t count,
+                        comm_measured *out)
+{
+    if (host->struct_size < offsetof(runner_host, allreduce_sum) + sizeof host->allreduce_sum)
+        return host->fail(point, "comm: measure = true needs a runner whose host has "
+                          "allreduce_sum; upgrade runner");
+    if (count > COMM_MEASURE_MAX_DOUBLES)
+        return host->fail(point, "comm: measure = true allreduces model_params doubles; %lld "
+                          "is more than the %lld (1 GiB) it measures; lower model_params",
+                          (long long)count, (long long)COMM_MEASURE_MAX_DOUBLES);
+    int ranks = host->size(point);
+    double *buffer = malloc((size_t)count * sizeof *buffer);
+    double missing = buffer ? 0.0 : 1.0, times[COMM_MEASURE_REPETITIONS];
+    if (host->allreduce_sum(point, &missing, 1) != RUNNER_OK) {
+        free(buffer);
+        return RUNNER_ERROR;
+    }
+    if (missing > 0.0) {
+        free(buffer);
+        return host->fail(point, "comm: %.0f of %d ranks could not allocate %lld bytes to "
+                          "measure; lower model_params", missing, ranks,
+                          (long long)count * (long long)sizeof(double));
+    }
+    if (ranks == 1)
+        host->log(point, RUNNER_LOG_WARNING, "measure = true on one rank: the allreduce has "
+                  "nothing to exchange; run under mpirun -np N (docs/mpi.md)");
+    for (int64_t i = 0; i < count; i++)
+        buffer[i] = 1.0;
+    int rc = RUNNER_OK;
+    for (int i = 0; i < COMM_MEASURE_WARMUPS && rc == RUNNER_OK; i++)
+        rc = host->allreduce_sum(point, buffer, (size_t)count);
+    for (int i = 0; i < COMM_MEASURE_REPETITIONS && rc == RUNNER_OK; i++) {
+        double line_up = 0.0;
+        rc = host->allreduce_sum(point, &line_up, 1);
+        double t0 = comm_now();
+        if (rc == RUNNER_OK)
+            rc = host->allreduce_sum(point, buffer, (size_t)count);
+        times[i] = comm_now() - t0;
+    }
+    free(buffer);
+    if (rc == RUNNER_OK)
+        rc = host->allreduce_sum(point, times, COMM_MEASURE_REPETITIONS);
+    if (rc != RUNNER_OK)
+        return RUNNER_ERROR; /* the host has failed the point */
+    for (int i = 0; i < COMM_MEASURE_REPETITIONS; i++)
+        times[i] /= ranks;
+    qsort(times, COMM_MEASURE_REPETITIONS, sizeof times[0], compare_doubles);
+    out->ranks = ranks;
+    out->bytes = count * (int64_t)sizeof(double);
+    out->time_s = times[COMM_MEASURE_REPETITIONS / 2];
+    out->algbw_bytes_per_s = (double)out->bytes / out->time_s;
+    out->busbw_bytes_per_s = out->algbw_bytes_per_s * comm_busbw_factor(ranks);
+    return RUNNER_OK;
+}
+
+/* Sets the measured columns of the current row (emitted by comm_emit). */
+static int comm_set_measured(const runner_host *host, runner_point *point,
+                             const comm_measured *m)
+{
+    int rc = RUNNER_OK;
+    rc |= host->set_integer(point, COL_MEASURED_RANKS, m->ranks);
+    rc |= host->set_integer(point, COL_MEASURED_BYTES, m->bytes);
+    rc |= host->set_real(point, COL_MEASURED_TIME_S, m->time_s);
+    rc |= host->set_real(point, COL_MEASURED_ALGBW, m->algbw_bytes_per_s);
+    rc |= host->set_real(point, COL_MEASURED_BUSBW, m->busbw_bytes_per_s);
+    return rc == RUNNER_OK ? RUNNER_OK : RUNNER_ERROR;
+}
 
 /* One row: a scheme's bytes, its time at n = copy_bytes, and where it sits
  * among the point's other schemes. */
@@ -223,8 +349,15 @@ static int comm_run(const runner_host *host, runner_point *point)
                            &rows[i].fastest_to_bytes);
         rows[i].fastest = i == fastest;
     }
+    /* Every check above depends only on the parameters, so all ranks got
+     * here together: the measurement's collectives cannot leave one behind. */
+    int measure = host->param_boolean(point, PARAM_MEASURE);
+    comm_measured measured;
+    if (measure && comm_measure(host, point, model_params, &measured) != RUNNER_OK)
+        return RUNNER_ERROR;
     for (size_t i = 0; i < count; i++)
-        if (comm_emit(host, point, copy_bytes, &rows[i]) != RUNNER_OK)
+        if ((measure && comm_set_measured(host, point, &measured) != RUNNER_OK) ||
+            comm_emit(host, point, copy_bytes, &rows[i]) != RUNNER_OK)
             return RUNNER_ERROR;
     return RUNNER_OK;
 }
@@ -233,7 +366,7 @@ static const runner_plugin comm_plugin = {
     .abi_version = RUNNER_PLUGIN_ABI,
     .struct_size = sizeof(runner_plugin),
     .name = "comm",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .summary = "bytes and alpha-beta time of one round of gradient exchange: parameter server "
                "vs all-reduce algorithms",
     .params = comm_params,
@@ -241,6 +374,10 @@ static const runner_plugin comm_plugin = {
     .columns = comm_columns,
     .column_count = RUNNER_COUNT(comm_columns),
     .run = comm_run,
+    /* For measure = true. Under mpirun every rank then runs every comm
+     * point; without measure that is a few microseconds of arithmetic,
+     * the same on each rank, and only rank 0's row is stored. */
+    .flags = RUNNER_PLUGIN_COLLECTIVE,
 };
 
 RUNNER_PLUGIN_DEFINE(comm_plugin)

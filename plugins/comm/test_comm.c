@@ -493,6 +493,10 @@ static void test_scheme_bytes(void)
     CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 2 + 1, 1, 1, &r), -1);
 }
 
+/* Without measure the five measured_* columns are NULL (not measured), and
+ * harness_row_problems() counts each NULL. */
+#define UNMEASURED_NULLS 5
+
 /* The glue, through the real host: declared parameters, both rows, every
  * column, the failure. */
 static void test_plugin(void)
@@ -503,7 +507,7 @@ static void test_plugin(void)
 
     CHECK_INT_EQ(harness_validate(plugin), 0);
     CHECK_STR_EQ(plugin->name, "comm");
-    CHECK_INT_EQ(plugin->param_count, 8);
+    CHECK_INT_EQ(plugin->param_count, 9);
     CHECK_STR_EQ(plugin->params[0].name, "model_params");
     CHECK_STR_EQ(plugin->params[0].unit, "params");
     CHECK(plugin->params[0].default_number == 1e6 && plugin->params[0].max == 1e15);
@@ -518,7 +522,7 @@ static void test_plugin(void)
             { "reduce_bytes_per_s", RUNNER_REAL, "bytes/s", 1e11 },
             { "servers", RUNNER_INTEGER, "servers", 1 },
         };
-    for (int i = 0; i < 4 && plugin->param_count == 8; i++) {
+    for (int i = 0; i < 4 && plugin->param_count == 9; i++) {
         CHECK_STR_EQ(plugin->params[3 + i].name, added[i].name);
         CHECK_INT_EQ(plugin->params[3 + i].type, added[i].type);
         CHECK_STR_EQ(plugin->params[3 + i].unit, added[i].unit);
@@ -526,6 +530,9 @@ static void test_plugin(void)
     }
     CHECK_STR_EQ(plugin->params[7].name, "schemes");
     CHECK_STR_EQ(plugin->params[7].default_text, "walkthrough");
+    CHECK_STR_EQ(plugin->params[8].name, "measure");
+    CHECK(plugin->params[8].type == RUNNER_BOOLEAN && plugin->params[8].default_number == 0);
+    CHECK_INT_EQ(plugin->flags, RUNNER_PLUGIN_COLLECTIVE);
     /* The walk-through's ten columns keep their place; new ones follow. */
     static const char *const columns[] = {
         "scheme", "bytes_per_round", "counted_at", "copy_bytes", "copies_per_round",
@@ -533,6 +540,8 @@ static void test_plugin(void)
         "rounding_bytes", "time_s", "latency_term_s", "bandwidth_term_s", "reduction_term_s",
         "latency_steps", "algbw_bytes_per_s", "busbw_bytes_per_s", "ring_crossover_bytes",
         "fastest_from_bytes", "fastest_to_bytes", "fastest",
+        "measured_ranks", "measured_bytes", "measured_time_s", "measured_algbw_bytes_per_s",
+        "measured_busbw_bytes_per_s",
     };
     CHECK_INT_EQ(plugin->column_count, sizeof columns / sizeof columns[0]);
     for (uint32_t i = 0; i < plugin->column_count && i < sizeof columns / sizeof columns[0]; i++)
@@ -556,8 +565,8 @@ static void test_plugin(void)
     CHECK(harness_real(&h, 1, "copies_per_round") == 1.75);
     CHECK(harness_real(&h, 1, "rounding_bytes") == 0.0);
     CHECK_STR_EQ(printed(harness_real(&h, 1, "mib_per_round"), 1.0, buffer, sizeof buffer), "6.7");
-    CHECK_INT_EQ(harness_row_problems(&h, 0), 0);
-    CHECK_INT_EQ(harness_row_problems(&h, 1), 0);
+    CHECK_INT_EQ(harness_row_problems(&h, 0), UNMEASURED_NULLS);
+    CHECK_INT_EQ(harness_row_problems(&h, 1), UNMEASURED_NULLS);
     /* Times at the default network, as test_time_formulas worked them. */
     CHECK_REL(harness_real(&h, 0, "time_s"), 5.445e-3);
     CHECK_REL(harness_real(&h, 1, "time_s"), 6.65e-4);
@@ -594,7 +603,7 @@ static void test_plugin(void)
     for (size_t i = 0; i < 6 && all.point.row_count == 6; i++) {
         CHECK_STR_EQ(harness_text(&all, i, "scheme"), names[i]);
         CHECK_REL(harness_real(&all, i, "time_s"), times[i]);
-        CHECK_INT_EQ(harness_row_problems(&all, i), 0);
+        CHECK_INT_EQ(harness_row_problems(&all, i), UNMEASURED_NULLS);
         fastest += harness_boolean(&all, i, "fastest");
     }
     CHECK_INT_EQ(fastest, 1);
@@ -640,6 +649,36 @@ static void test_plugin(void)
     harness_free(&h);
 }
 
+/* measure = true in one process: the host's allreduce has no other rank,
+ * so the time is only the call's, but every measured column is filled. */
+static void test_measure(void)
+{
+    const runner_plugin *plugin = runner_plugin_entry();
+    harness h;
+    harness_init(&h, plugin);
+    CHECK_INT_EQ(harness_set(&h, "measure", value_boolean(1)), 0);
+    CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(1000)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), 0);
+    CHECK_INT_EQ(h.point.row_count, 2);
+    for (size_t i = 0; i < h.point.row_count; i++) {
+        CHECK_INT_EQ(harness_row_problems(&h, i), 0);
+        CHECK_INT_EQ(harness_integer(&h, i, "measured_ranks"), 1);
+        CHECK_INT_EQ(harness_integer(&h, i, "measured_bytes"), 8000);
+        CHECK(harness_real(&h, i, "measured_time_s") > 0.0);
+        CHECK(harness_real(&h, i, "measured_algbw_bytes_per_s")
+              == 8000.0 / harness_real(&h, i, "measured_time_s"));
+        CHECK(harness_real(&h, i, "measured_busbw_bytes_per_s") == 0.0); /* 2 (n - 1) / n */
+    }
+    /* The model's columns do not depend on measuring. */
+    CHECK_INT_EQ(harness_integer(&h, 1, "bytes_per_round"), 7000);
+    /* More than 1 GiB of doubles per rank is refused before any allreduce. */
+    CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(200000000)), 0);
+    CHECK_INT_EQ(harness_run(&h, 1), -1);
+    CHECK_STR_EQ(h.point.error, "comm: measure = true allreduces model_params doubles; "
+                 "200000000 is more than the 134217728 (1 GiB) it measures; lower model_params");
+    harness_free(&h);
+}
+
 int main(void)
 {
     test_walkthrough_table();
@@ -653,5 +692,6 @@ int main(void)
     test_fastest_range();
     test_scheme_bytes();
     test_plugin();
+    test_measure();
     return check_done("test_comm");
 }

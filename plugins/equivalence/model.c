@@ -191,52 +191,89 @@ int equivalence_compare(const equivalence_data *data, int64_t shards, equivalenc
                         equivalence_stop_fn stop, void *context,
                         equivalence_result *result, char *err, size_t err_size)
 {
+    return equivalence_compare_ranks(data, shards, split, 0, 1, NULL, NULL, stop, context,
+                                     result, err, err_size);
+}
+
+int equivalence_compare_ranks(const equivalence_data *data, int64_t shards,
+                              equivalence_split split, int rank, int ranks,
+                              equivalence_reduce_fn reduce, void *reduce_context,
+                              equivalence_stop_fn stop, void *stop_context,
+                              equivalence_result *result, char *err, size_t err_size)
+{
     int64_t n = data->samples, columns = data->columns;
     int64_t *sizes = NULL;
-    double *residual = NULL, *grad = NULL, *shard_grad = NULL, *weighted = NULL,
-           *plain = NULL;
+    double *residual = NULL, *grad = NULL, *shard_grad = NULL, *sums = NULL;
+    /* This rank's trouble, then (after the first reduce) every rank's:
+     * [0] ranks out of memory, [1] ranks asked to stop. */
+    double trouble[2] = { 0.0, 0.0 };
     int rc = -1;
 
-    assert(shards >= 1 && shards <= n);
+    assert(shards >= 1 && shards <= n && ranks >= 1 && rank >= 0 && rank < ranks);
+    assert(ranks == 1 || reduce);
     sizes = malloc((size_t)shards * sizeof *sizes);
-    if (!sizes) {
+    if (!sizes)
         snprintf(err, err_size, "cannot allocate the sizes of %lld shards", (long long)shards);
-        goto done;
-    }
-    if (!(residual = alloc_doubles((size_t)n, "the residuals", err, err_size)) ||
+    /* sums: the weighted sum in [0, columns), the plain one in [columns, 2 columns). */
+    if (!sizes ||
+        !(residual = alloc_doubles((size_t)n, "the residuals", err, err_size)) ||
         !(grad = alloc_doubles((size_t)columns, "the gradient", err, err_size)) ||
         !(shard_grad = alloc_doubles((size_t)columns, "a shard's gradient", err, err_size)) ||
-        !(weighted = alloc_doubles((size_t)columns, "the weighted average", err, err_size)) ||
-        !(plain = alloc_doubles((size_t)columns, "the plain average", err, err_size)))
+        !(sums = alloc_doubles(2 * (size_t)columns, "the shard sums", err, err_size)))
+        trouble[0] = 1.0;
+
+    if (!trouble[0]) {
+        equivalence_shard_sizes(n, shards, split, sizes);
+        equivalence_gradient(data, 0, n, residual, grad);
+        for (int64_t j = 0; j < 2 * columns; j++)
+            sums[j] = 0.0;
+        int64_t first = 0;
+        for (int64_t s = 0; s < shards; s++) {
+            if (s % ranks == rank) {
+                if (stop && stop(stop_context)) {
+                    trouble[1] = 1.0;
+                    break;
+                }
+                equivalence_gradient(data, first, sizes[s], residual, shard_grad);
+                double share = (double)sizes[s] / (double)n;
+                for (int64_t j = 0; j < columns; j++) {
+                    sums[j] += share * shard_grad[j];
+                    sums[columns + j] += shard_grad[j];
+                }
+            }
+            first += sizes[s];
+        }
+    }
+    if (ranks > 1 && reduce(reduce_context, trouble, 2) != 0) {
+        snprintf(err, err_size, "the reduce of the ranks' status failed");
         goto done;
-
-    equivalence_shard_sizes(n, shards, split, sizes);
-    equivalence_gradient(data, 0, n, residual, grad);
-    for (int64_t j = 0; j < columns; j++)
-        weighted[j] = plain[j] = 0.0;
-
-    result->shard_min = result->shard_max = sizes[0];
-    int64_t first = 0;
-    for (int64_t s = 0; s < shards; s++) {
-        if (stop && stop(context)) {
-            rc = -2;
+    }
+    if (trouble[0] > 0.0) {
+        if (!sums) /* err says what this rank could not allocate */
             goto done;
-        }
-        equivalence_gradient(data, first, sizes[s], residual, shard_grad);
-        double share = (double)sizes[s] / (double)n;
-        for (int64_t j = 0; j < columns; j++) {
-            weighted[j] += share * shard_grad[j];
-            plain[j] += shard_grad[j];
-        }
-        first += sizes[s];
+        snprintf(err, err_size, "%.0f of %d ranks could not allocate the gradients",
+                 trouble[0], ranks);
+        goto done;
+    }
+    if (trouble[1] > 0.0) {
+        rc = -2;
+        goto done;
+    }
+    if (ranks > 1 && reduce(reduce_context, sums, 2 * (size_t)columns) != 0) {
+        snprintf(err, err_size, "the reduce of the shard sums across %d ranks failed", ranks);
+        goto done;
+    }
+
+    double *weighted = sums, *plain = sums + columns;
+    for (int64_t j = 0; j < columns; j++)
+        plain[j] /= (double)shards;
+    result->shard_min = result->shard_max = sizes[0];
+    for (int64_t s = 1; s < shards; s++) {
         if (sizes[s] < result->shard_min)
             result->shard_min = sizes[s];
         if (sizes[s] > result->shard_max)
             result->shard_max = sizes[s];
     }
-    for (int64_t j = 0; j < columns; j++)
-        plain[j] /= (double)shards;
-
     result->grad_max_abs = 0.0;
     for (int64_t j = 0; j < columns; j++)
         result->grad_max_abs = fmax(result->grad_max_abs, fabs(grad[j]));
@@ -248,7 +285,6 @@ done:
     free(residual);
     free(grad);
     free(shard_grad);
-    free(weighted);
-    free(plain);
+    free(sums);
     return rc;
 }

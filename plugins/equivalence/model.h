@@ -68,9 +68,36 @@ typedef struct equivalence_result {
  * gradient (its own forward pass) over consecutive row blocks, and compares
  * both combinations with the full gradient. 1 <= shards <= data->samples.
  * Calls stop(context) between shards. Returns 0 and fills *result, -1 with
- * a message in err if memory runs out, -2 if stop asked to stop. */
+ * a message in err if memory runs out, -2 if stop asked to stop.
+ * equivalence_compare_ranks() on one rank. */
 int equivalence_compare(const equivalence_data *data, int64_t shards, equivalence_split split,
                         equivalence_stop_fn stop, void *context,
                         equivalence_result *result, char *err, size_t err_size);
+
+/* Sums values[0 .. count - 1] element-wise over every rank, in place, like
+ * MPI_Allreduce with MPI_SUM. Returns 0, or non-zero when it failed. */
+typedef int (*equivalence_reduce_fn)(void *context, double *values, size_t count);
+
+/* equivalence_compare() with the shards spread over `ranks` processes that
+ * each hold the same data: rank r computes the gradients of shards r,
+ * r + ranks, r + 2 ranks, ... and sums them, in shard order, both ways
+ * (n_i / N g_i and g_i); reduce() then adds the ranks' sums, and every rank
+ * compares the result with the full gradient it computed alone. With one
+ * rank (reduce may then be NULL) the sums are formed in exactly
+ * equivalence_compare's order, so the bits are the same; with more, the
+ * reduction adds the ranks' partial sums in MPI's order, which moves the
+ * weighted difference only at the level of rounding.
+ *
+ * Every rank calls reduce() the same number of times whatever happens (a
+ * rank that runs out of memory or is asked to stop says so in a first,
+ * two-value reduce, and then all give up together), so no rank waits for
+ * another forever. Returns 0 and fills *result, -1 with a message in err
+ * (memory, on this rank or another, or a failed reduce), -2 if stop asked
+ * any rank to stop. */
+int equivalence_compare_ranks(const equivalence_data *data, int64_t shards,
+                              equivalence_split split, int rank, int ranks,
+                              equivalence_reduce_fn reduce, void *reduce_context,
+                              equivalence_stop_fn stop, void *stop_context,
+                              equivalence_result *result, char *err, size_t err_size);
 
 #endif

@@ -1,9 +1,13 @@
 /* equivalence plugin: ABI glue around model.c. One point = two rows over
  * the same data and shards: shard gradients combined by weighted average
- * (exact up to rounding) and by plain average (wrong when shards differ). */
+ * (exact up to rounding) and by plain average (wrong when shards differ).
+ * A collective plugin: under mpirun every rank builds the same data, takes
+ * its round-robin share of the shards, and a real allreduce combines them. */
 #include "runner/plugin.h"
 
 #include <float.h>
+#include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "model.h"
@@ -44,6 +48,7 @@ enum {
     COL_REL_DIFF_EPS,
     COL_SHARD_MIN,
     COL_SHARD_MAX,
+    COL_RANKS,
     COL_COUNT
 };
 
@@ -62,6 +67,8 @@ static const runner_column equivalence_columns[] = {
         "smallest shard size"),
     [COL_SHARD_MAX] = RUNNER_COLUMN("shard_max", RUNNER_INTEGER, "samples",
         "largest shard size"),
+    [COL_RANKS] = RUNNER_COLUMN("ranks", RUNNER_INTEGER, "processes",
+        "processes (MPI ranks) the shards were spread over and reduced across; 1 in one process"),
 };
 _Static_assert(RUNNER_COUNT(equivalence_columns) == COL_COUNT, "one entry per COL_*");
 
@@ -76,8 +83,26 @@ static int stop_requested(void *context)
     return stop->host->should_stop(stop->point);
 }
 
+/* The host's rank(), size() and allreduce_sum() were appended to ABI 1:
+ * an older runner's table ends before them, and then this is one rank. */
+static int host_has_ranks(const runner_host *host)
+{
+    return host->struct_size >= offsetof(runner_host, allreduce_sum) + sizeof host->allreduce_sum;
+}
+
+typedef struct reduce_context {
+    const runner_host *host;
+    runner_point *point;
+} reduce_context;
+
+static int reduce_sum(void *context, double *values, size_t count)
+{
+    const reduce_context *reduce = context;
+    return reduce->host->allreduce_sum(reduce->point, values, count) != RUNNER_OK;
+}
+
 static int emit(const runner_host *host, runner_point *point, const char *weighting,
-                double max_abs_diff, const equivalence_result *result)
+                double max_abs_diff, const equivalence_result *result, int ranks)
 {
     double rel_diff = max_abs_diff / result->grad_max_abs; /* NaN only if g == 0 */
     if (host->set_text(point, COL_WEIGHTING, weighting) != RUNNER_OK
@@ -86,7 +111,8 @@ static int emit(const runner_host *host, runner_point *point, const char *weight
         || host->set_real(point, COL_REL_DIFF, rel_diff) != RUNNER_OK
         || host->set_real(point, COL_REL_DIFF_EPS, rel_diff / DBL_EPSILON) != RUNNER_OK
         || host->set_integer(point, COL_SHARD_MIN, result->shard_min) != RUNNER_OK
-        || host->set_integer(point, COL_SHARD_MAX, result->shard_max) != RUNNER_OK)
+        || host->set_integer(point, COL_SHARD_MAX, result->shard_max) != RUNNER_OK
+        || host->set_integer(point, COL_RANKS, ranks) != RUNNER_OK)
         return RUNNER_ERROR; /* the host has already failed the point */
     return host->emit_row(point);
 }
@@ -99,32 +125,53 @@ static int equivalence_run(const runner_host *host, runner_point *point)
     equivalence_split split = strcmp(host->param_text(point, PARAM_SPLIT), "even") == 0
                                   ? EQUIVALENCE_SPLIT_EVEN : EQUIVALENCE_SPLIT_UNEVEN;
     stop_context stop = { host, point };
+    reduce_context reduce = { host, point };
+    int rank = host_has_ranks(host) ? host->rank(point) : 0;
+    int ranks = host_has_ranks(host) ? host->size(point) : 1;
     equivalence_data *data = NULL;
     equivalence_result result;
     char err[256];
     int rc;
 
+    /* The same on every rank (same parameters), so all fail together. */
     if (shards > samples)
         return host->fail(point, "equivalence: shards (%lld) exceeds samples (%lld): every "
                           "shard needs at least one sample; lower shards or raise samples",
                           (long long)shards, (long long)samples);
 
     /* Data from the host's seed only, never from time: same point, same rows
-     * (bit-identical on the same machine and BLAS build). */
+     * (bit-identical on the same machine and BLAS build), and every rank
+     * draws the same data set. */
     rc = equivalence_data_new(samples, features, host->seed(point), stop_requested, &stop,
                               &data, err, sizeof err);
-    if (rc == 0) {
-        rc = equivalence_compare(data, shards, split, stop_requested, &stop, &result,
-                                 err, sizeof err);
-        equivalence_data_free(data);
+    if (ranks > 1) {
+        /* Every rank must reach the same reduces: agree first on whether
+         * all have their data ([0] out of memory, [1] asked to stop). */
+        double trouble[2] = { rc == -1, rc == -2 };
+        if (host->allreduce_sum(point, trouble, 2) != RUNNER_OK) {
+            equivalence_data_free(data);
+            return RUNNER_ERROR; /* the host has failed the point */
+        }
+        if (rc == 0 && trouble[0] > 0.0)
+            snprintf(err, sizeof err, "%.0f of %d ranks could not build the data set",
+                     trouble[0], ranks);
+        if (trouble[0] > 0.0)
+            rc = -1;
+        else if (trouble[1] > 0.0)
+            rc = -2;
     }
+    if (rc == 0)
+        rc = equivalence_compare_ranks(data, shards, split, rank, ranks,
+                                       ranks > 1 ? reduce_sum : NULL, &reduce,
+                                       stop_requested, &stop, &result, err, sizeof err);
+    equivalence_data_free(data);
     if (rc == -2)
         return host->fail(point, "equivalence: interrupted");
     if (rc != 0)
         return host->fail(point, "equivalence: %s; lower samples or features", err);
 
-    if (emit(host, point, "weighted", result.weighted_max_abs_diff, &result) != RUNNER_OK
-        || emit(host, point, "plain", result.plain_max_abs_diff, &result) != RUNNER_OK)
+    if (emit(host, point, "weighted", result.weighted_max_abs_diff, &result, ranks) != RUNNER_OK
+        || emit(host, point, "plain", result.plain_max_abs_diff, &result, ranks) != RUNNER_OK)
         return RUNNER_ERROR;
     return RUNNER_OK;
 }
@@ -133,13 +180,14 @@ static const runner_plugin equivalence_plugin = {
     .abi_version = RUNNER_PLUGIN_ABI,
     .struct_size = sizeof(runner_plugin),
     .name = "equivalence",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .summary = "full-batch gradient vs shard gradients combined weighted and plain",
     .params = equivalence_params,
     .param_count = RUNNER_COUNT(equivalence_params),
     .columns = equivalence_columns,
     .column_count = RUNNER_COUNT(equivalence_columns),
     .run = equivalence_run,
+    .flags = RUNNER_PLUGIN_COLLECTIVE,
 };
 
 RUNNER_PLUGIN_DEFINE(equivalence_plugin)

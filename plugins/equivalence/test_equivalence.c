@@ -230,6 +230,108 @@ static void test_stop(void)
 }
 
 /* The glue, through the real host. */
+/* Several ranks simulated in one process. A real allreduce needs every
+ * rank at once; here each rank runs twice: first its reduce records the
+ * partial sums it contributes, then it replays the sum of all ranks'
+ * records, which is what MPI would have handed every rank. */
+#define SIM_RANKS_MAX 8
+typedef struct sim_reduce {
+    int rank, ranks, replay, calls;
+    double recorded[SIM_RANKS_MAX][2][64]; /* [rank][call][value] */
+} sim_reduce;
+
+static int sim_reduce_fn(void *context, double *values, size_t count)
+{
+    sim_reduce *sim = context;
+    int call = sim->calls++;
+    if (call > 1 || count > 64)
+        return -1;
+    if (!sim->replay) {
+        for (size_t j = 0; j < count; j++)
+            sim->recorded[sim->rank][call][j] = values[j];
+        return 0;
+    }
+    for (size_t j = 0; j < count; j++) {
+        values[j] = 0.0;
+        for (int r = 0; r < sim->ranks; r++)
+            values[j] += sim->recorded[r][call][j];
+    }
+    return 0;
+}
+
+static equivalence_result compare_on_ranks(const equivalence_data *data, int64_t shards,
+                                           int ranks, sim_reduce *sim)
+{
+    equivalence_result result, ignored;
+    memset(&result, 0, sizeof result);
+    memset(sim, 0, sizeof *sim);
+    sim->ranks = ranks;
+    for (int pass = 0; pass < 2; pass++) {
+        sim->replay = pass;
+        for (int r = 0; r < ranks; r++) {
+            sim->rank = r;
+            sim->calls = 0;
+            CHECK_INT_EQ(equivalence_compare_ranks(data, shards, EQUIVALENCE_SPLIT_UNEVEN, r,
+                                                   ranks, sim_reduce_fn, sim, NULL, NULL,
+                                                   r == 0 && pass ? &result : &ignored, err,
+                                                   sizeof err), 0);
+            CHECK_INT_EQ(sim->calls, 2); /* the status, then the sums: on every rank */
+        }
+    }
+    return result;
+}
+
+static void test_ranks(void)
+{
+    equivalence_data *data = data_of(10000, 20, 42);
+    if (!data)
+        return;
+    equivalence_result one = compare(data, 8, EQUIVALENCE_SPLIT_UNEVEN);
+    equivalence_result same;
+    sim_reduce *sim = calloc(1, sizeof *sim);
+    if (!sim) {
+        equivalence_data_free(data);
+        return;
+    }
+    /* One rank is equivalence_compare, to the bit. */
+    CHECK_INT_EQ(equivalence_compare_ranks(data, 8, EQUIVALENCE_SPLIT_UNEVEN, 0, 1, NULL, NULL,
+                                           NULL, NULL, &same, err, sizeof err), 0);
+    CHECK(memcmp(&one, &same, sizeof one) == 0);
+    for (int ranks = 2; ranks <= 5; ranks++) {
+        equivalence_result many = compare_on_ranks(data, 8, ranks, sim);
+        /* The full gradient is computed alone on each rank: the same bits. */
+        CHECK(many.grad_max_abs == one.grad_max_abs);
+        CHECK_INT_EQ(many.shard_min, 278);
+        CHECK_INT_EQ(many.shard_max, 2222);
+        /* Only the order of additions changed: the weighted average stays
+         * at rounding level, the plain one as wrong as before. */
+        CHECK(many.weighted_max_abs_diff / many.grad_max_abs < 1e-14);
+        CHECK(fabs(many.plain_max_abs_diff - one.plain_max_abs_diff) < 1e-15);
+        CHECK(many.plain_max_abs_diff / many.grad_max_abs > 1e-2);
+    }
+    /* A rank asked to stop: the others learn it in the status reduce and
+     * all give up together, each after exactly one reduce. */
+    memset(sim, 0, sizeof *sim);
+    sim->ranks = 2;
+    for (int r = 0; r < 2; r++) {
+        sim->rank = r;
+        sim->calls = 0;
+        equivalence_compare_ranks(data, 8, EQUIVALENCE_SPLIT_UNEVEN, r, 2, sim_reduce_fn, sim,
+                                  r == 1 ? stop_now : NULL, NULL, &same, err, sizeof err);
+    }
+    sim->replay = 1;
+    for (int r = 0; r < 2; r++) {
+        sim->rank = r;
+        sim->calls = 0;
+        CHECK_INT_EQ(equivalence_compare_ranks(data, 8, EQUIVALENCE_SPLIT_UNEVEN, r, 2,
+                                               sim_reduce_fn, sim, r == 1 ? stop_now : NULL,
+                                               NULL, &same, err, sizeof err), -2);
+        CHECK_INT_EQ(sim->calls, 1);
+    }
+    free(sim);
+    equivalence_data_free(data);
+}
+
 static void test_plugin(void)
 {
     const runner_plugin *plugin = runner_plugin_entry();
@@ -259,6 +361,7 @@ static void test_plugin(void)
     CHECK(harness_real(&point, 0, "grad_max_abs") == harness_real(&point, 1, "grad_max_abs"));
     CHECK_INT_EQ(harness_integer(&point, 1, "shard_min"), 278);
     CHECK_INT_EQ(harness_integer(&point, 1, "shard_max"), 2222);
+    CHECK_INT_EQ(harness_integer(&point, 0, "ranks"), 1); /* one process */
     /* The bits, for comparing runs under different OPENBLAS_NUM_THREADS
      * (test_equivalence_threads runs this program twice). */
     printf("test_equivalence: weighted max_abs_diff %a\n",
@@ -329,6 +432,7 @@ int main(void)
     test_even();
     test_determinism();
     test_stop();
+    test_ranks();
     test_plugin();
     return check_done("test_equivalence");
 }

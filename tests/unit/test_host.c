@@ -1,8 +1,9 @@
 /* test_host: the function table a plugin sees, driven by plugins defined in
  * this file: parameters by index, rows, errors (and which message wins),
- * random streams, and the stop flag. */
+ * random streams, the stop flag, and ranks in one process. */
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,41 @@ static void test_table(void)
     CHECK(host->set_integer && host->set_real && host->set_text && host->set_boolean);
     CHECK(host->emit_row && host->fail && host->log && host->seed);
     CHECK(host->random_u64 && host->random_uniform && host->should_stop);
+    /* Appended to ABI 1: present, and after everything that came first. */
+    CHECK(host->rank && host->size && host->allreduce_sum);
+    CHECK(offsetof(runner_host, rank) > offsetof(runner_host, should_stop));
+    CHECK(offsetof(runner_host, allreduce_sum) < host->struct_size);
+}
+
+/* --- ranks: one process is rank 0 of 1, and a sum over it changes nothing --- */
+
+static int run_ranks(const runner_host *host, runner_point *point)
+{
+    double values[3] = { 1.5, -2.0, 0.25 };
+    if (host->allreduce_sum(point, values, 3) != RUNNER_OK ||
+        host->allreduce_sum(point, NULL, 0) != RUNNER_OK)
+        return RUNNER_ERROR;
+    host->set_integer(point, C_INDEX, host->rank(point) * 100 + host->size(point));
+    host->set_real(point, C_Y, values[0] + 10 * values[1] + 100 * values[2]);
+    return host->emit_row(point);
+}
+
+static void test_ranks_in_one_process(void)
+{
+    runner_plugin plugin = demo_with(run_ranks);
+    value params[RUNNER_COUNT(demo_params)];
+    make_params(params);
+    runner_point p;
+    CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), 0);
+    CHECK_INT_EQ(p.rank, 0);
+    CHECK_INT_EQ(p.size, 1);
+    CHECK_INT_EQ(p.row_count, 1);
+    if (p.row_count == 1) {
+        CHECK_INT_EQ(cell(&p, 0, C_INDEX)->as.integer, 1);    /* rank 0, size 1 */
+        CHECK(cell(&p, 0, C_Y)->as.real == 1.5 - 20.0 + 25.0); /* untouched */
+    }
+    host_point_free(&p);
+    clear_params(params);
 }
 
 /* --- parameters by index, one row back ------------------------------------ */
@@ -460,5 +496,6 @@ int main(void)
     test_random_streams();
     test_uniform_range();
     test_should_stop();
+    test_ranks_in_one_process();
     return check_done("test_host");
 }

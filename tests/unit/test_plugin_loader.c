@@ -136,6 +136,55 @@ static void test_load_bad_metadata(void)
     free(err);
 }
 
+/* A plugin built when runner_plugin ended at run: it loads, and the flags
+ * its struct_size leaves out read as 0, whatever lies past its end. */
+static void test_load_abi1_struct(void)
+{
+    const char *path = fixture("abi1_short/oldshape.so");
+    loaded_plugin lp;
+    char *err = NULL;
+    CHECK_INT_EQ(plugin_load_file(path, &lp, &err), 0);
+    CHECK(err == NULL);
+    if (!lp.desc) {
+        fprintf(stderr, "  load error: %s\n", err ? err : "(null)");
+        free(err);
+        return;
+    }
+    CHECK_INT_EQ(lp.desc->struct_size, RUNNER_PLUGIN_ABI1_SIZE);
+    CHECK(lp.desc->struct_size < sizeof(runner_plugin));
+    CHECK_INT_EQ(lp.desc->flags, RUNNER_PLUGIN_COLLECTIVE); /* in the object... */
+    CHECK_INT_EQ(plugin_flags(lp.desc), 0);                 /* ...but not in its struct */
+    plugin_unload(&lp);
+}
+
+static void test_load_struct_too_small(void)
+{
+    const char *path = fixture("struct_tiny/tiny.so");
+    loaded_plugin lp;
+    char *err = NULL;
+    CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
+    char *expected = util_format("%s: invalid plugin metadata: struct_size 16 is smaller than "
+                                 "ABI 1's runner_plugin (%zu bytes)", path,
+                                 (size_t)RUNNER_PLUGIN_ABI1_SIZE);
+    CHECK_STR_EQ(err, expected);
+    free(expected);
+    free(err);
+}
+
+static void test_load_unknown_flags(void)
+{
+    const char *path = fixture("flags_future/flagged.so");
+    loaded_plugin lp;
+    char *err = NULL;
+    CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
+    char *expected = util_format("%s: invalid plugin metadata: plugin 'flagged' declares flags "
+                                 "0x80 this runner does not know (it knows 0x1); upgrade runner",
+                                 path);
+    CHECK_STR_EQ(err, expected);
+    free(expected);
+    free(err);
+}
+
 static void test_load_good(void)
 {
     const char *path = fixture("good/testkit.so");
@@ -588,6 +637,9 @@ int main(void)
     test_load_future_abi();
     test_load_bad_metadata();
     test_load_good();
+    test_load_abi1_struct();
+    test_load_struct_too_small();
+    test_load_unknown_flags();
     test_validate_plugin();
     test_validate_params();
     test_validate_non_finite_default();

@@ -279,13 +279,13 @@ static void test_open_creates_catalog(void)
     if (!s)
         return;
     CHECK_STR_EQ(store_path(s), path);
-    CHECK_INT_EQ(store_schema_version(), 1);
+    CHECK_INT_EQ(store_schema_version(), 2);
     store_close(s);
 
     sqlite3 *db = raw_open(path);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                              " ('sweep', 'sweep_plugin', 'section', 'point', 'plugin_column')"), 5);
-    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 1);
+    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 2);
     CHECK_STR_EQ(raw_text(db, "PRAGMA journal_mode"), "wal");
     sqlite3_close(db);
 
@@ -570,7 +570,7 @@ static void test_newer_schema_refused_untouched(void)
     CHECK(s == NULL);
     char expected[800];
     snprintf(expected, sizeof expected,
-             "%s: database schema version 99 is newer than this runner supports (1); "
+             "%s: database schema version 99 is newer than this runner supports (2); "
              "use a newer runner or another --db", path);
     CHECK_STR_EQ(err, expected);
     free(err);

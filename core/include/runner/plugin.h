@@ -125,7 +125,31 @@ typedef struct runner_host {
     /* Non-zero once the user asked runner to stop (Ctrl-C): long loops
      * should check it now and then and return early. */
     int (*should_stop)(runner_point *point);
+
+    /* --- Appended after the first release of ABI 1: present only when
+     * offsetof(runner_host, rank) < host->struct_size. --- */
+
+    /* The ranks running this point together, as MPI numbers them: rank() is
+     * 0 .. size() - 1. A point runs on several ranks only when the plugin is
+     * RUNNER_PLUGIN_COLLECTIVE and runner was launched by mpirun or srun
+     * with more than one rank; otherwise rank() is 0 and size() is 1. */
+    int (*rank)(runner_point *point);
+    int (*size)(runner_point *point);
+    /* Sums values[0 .. count - 1] element-wise over the point's ranks, in
+     * place: on return every rank holds the sums (MPI_Allreduce, MPI_SUM).
+     * On one rank it leaves values as they are. Every rank of the point must
+     * make the same calls with the same count, in the same order, or the
+     * ranks wait for each other forever. Returns RUNNER_OK, or RUNNER_ERROR
+     * after failing the point (a communication error). */
+    int (*allreduce_sum)(runner_point *point, double *values, size_t count);
 } runner_host;
+
+/* runner_plugin.flags. runner refuses a plugin that sets a bit it does not
+ * know, since each bit is a requirement on the host. */
+#define RUNNER_PLUGIN_COLLECTIVE 0x1u /* every rank runs every point together and
+                                         may call allreduce_sum; runner stores
+                                         rank 0's rows */
+#define RUNNER_PLUGIN_KNOWN_FLAGS RUNNER_PLUGIN_COLLECTIVE
 
 /* The plugin's description; static storage, never freed. */
 typedef struct runner_plugin {
@@ -142,7 +166,16 @@ typedef struct runner_plugin {
      * concurrently from several threads for different points: keep no
      * mutable global state. Returns RUNNER_OK or RUNNER_ERROR. */
     int (*run)(const runner_host *host, runner_point *point);
+
+    /* --- Appended after the first release of ABI 1. A plugin built with the
+     * shorter struct (struct_size ending at run) still loads, and runner
+     * reads the fields it lacks as 0. --- */
+    uint32_t flags;        /* RUNNER_PLUGIN_* bits; 0 for none */
 } runner_plugin;
+
+/* The size of runner_plugin in the first release of ABI 1: the smallest
+ * struct_size runner accepts. */
+#define RUNNER_PLUGIN_ABI1_SIZE (offsetof(runner_plugin, run) + sizeof(void (*)(void)))
 
 #define RUNNER_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
 

@@ -1,0 +1,3 @@
+-- Minus infinity for a real.
+-- expect: runner: $SCRIPT:3: speedup: base: expected a finite number, got -inf
+sweep "speedup" { base = -math.huge }

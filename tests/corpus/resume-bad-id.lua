@@ -1,0 +1,3 @@
+-- runner resume with something that is not an id.
+-- command: resume last --db $DB
+-- expect: runner: resume needs a SWEEP id (see 'runner sweeps'); see 'runner --help'

@@ -1,0 +1,3 @@
+-- runner resume with an id the database does not hold (opens it to look).
+-- command: resume 99 --db $DB
+-- expect: runner: $DB: no sweep 99; 'runner sweeps' lists them

@@ -1,0 +1,5 @@
+-- A precompiled chunk given as the script: refused, naming the file.
+-- BUG: runner prints "runner: attempt to load a binary chunk (mode is 't')",
+-- without the script's name; every other script error names it.
+-- script: data/binary-chunk.luac
+-- expect: runner: $SCRIPT: attempt to load a binary chunk (mode is 't')

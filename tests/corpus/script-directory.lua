@@ -1,0 +1,3 @@
+-- A directory given as the script.
+-- script: data
+-- expect: runner: $SCRIPT: cannot read the script: Is a directory

@@ -1,0 +1,3 @@
+-- A script path that does not exist.
+-- script: data/no-such-script.lua
+-- expect: runner: $SCRIPT: cannot read the script: No such file or directory

@@ -1,0 +1,3 @@
+-- A bare number in the list part.
+-- expect: runner: $SCRIPT:3: speedup: sweep tables map parameter names to values; the list part holds only zip{...} groups
+sweep "speedup" { 8 }

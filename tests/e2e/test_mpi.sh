@@ -1,0 +1,159 @@
+# MPI (docs/mpi.md): real mpirun runs on 2 and 4 ranks store the rows a
+# single process stores, point for point (every column but timing); the
+# equivalence plugin reduces its shards across the ranks; comm measures a
+# real allreduce; a failing point on a worker rank is recorded like any
+# other; a worker killed with SIGKILL leaves the committed points committed
+# and --resume completes the sweep. Skipped (77) without mpirun, or when
+# runner was built without MPI.
+. tests/e2e/lib.sh
+command -v mpirun >/dev/null 2>&1 || { echo "skipped: no mpirun (apt-get install openmpi-bin libopenmpi-dev)"; exit 77; }
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Containers often forbid the cross-process memory reads of Open MPI's
+# shared-memory transport; copying through the shared segment always works.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi() {
+    ranks=$1
+    shift
+    mpirun --oversubscribe -np "$ranks" "$RUNNER" "$@"
+}
+compare_rows() { # compare_rows QUERY DB_A DB_B WHAT
+    a=$(sqlite3 -batch "$2" "$1" | sha256sum)
+    b=$(sqlite3 -batch "$3" "$1" | sha256sum)
+    [ "$a" = "$b" ] || fail "$4: rows differ ($1)"
+}
+POINT_COLUMNS="id, sweep_id, section_id, ordinal, params_json, identity, seed, status, error, row_count"
+
+# 1. The walk-through on 1, 2 and 4 ranks.
+run "$RUNNER" sweep scripts/seed.lua --db "$TMP/one.db" --quiet
+expect_status 0
+run mpi 2 sweep scripts/seed.lua --db "$TMP/two.db" --quiet
+if grep -q "built without MPI" "$TMP/err"; then
+    echo "skipped: runner was built without MPI (RUNNER_MPI=OFF, or no libopenmpi-dev)"
+    exit 77
+fi
+expect_status 0
+run mpi 4 sweep scripts/seed.lua --db "$TMP/four.db" --quiet
+expect_status 0
+for db in two four; do
+    compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/one.db" "$TMP/$db.db" "seed.lua points, $db ranks"
+    for t in comm straggler sharding speedup; do
+        compare_rows "SELECT * FROM $t ORDER BY row_id" "$TMP/one.db" "$TMP/$db.db" "seed.lua $t, $db ranks"
+    done
+    # equivalence reduces across the ranks: the same rows but for `ranks`,
+    # and differences that may move in the last bits (the order of additions).
+    compare_rows "SELECT row_id, point_id, samples, features, shards, split, seed, weighting, grad_max_abs, shard_min, shard_max FROM equivalence ORDER BY row_id" "$TMP/one.db" "$TMP/$db.db" "seed.lua equivalence, $db ranks"
+done
+DB="$TMP/one.db"
+expect_sql "SELECT DISTINCT ranks FROM equivalence" "1"
+DB="$TMP/four.db"
+expect_sql "SELECT DISTINCT ranks FROM equivalence" "4"
+expect_sql "ATTACH '$TMP/one.db' AS one; SELECT count(*) FROM equivalence f JOIN one.equivalence o USING (row_id) WHERE abs(f.max_abs_diff - o.max_abs_diff) <= 1e-14 * o.grad_max_abs" "4"
+
+# 2. A Monte Carlo sweep (each point's stream comes from its identity).
+script=$(write_script mc.lua <<'LUA'
+sweep("straggler", { workers = {1, 8, 64}, trials = 2000, seed = range(1, 12),
+                     law = {"uniform", "pareto"} }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/mc1.db" --quiet --jobs 2
+expect_status 0
+for ranks in 2 4; do
+    run mpi $ranks sweep "$script" --db "$TMP/mc$ranks.db" --quiet
+    expect_status 0
+    compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/mc1.db" "$TMP/mc$ranks.db" "Monte Carlo points, $ranks ranks"
+    compare_rows "SELECT * FROM straggler ORDER BY row_id" "$TMP/mc1.db" "$TMP/mc$ranks.db" "Monte Carlo rows, $ranks ranks"
+done
+DB="$TMP/mc4.db"
+expect_sql "SELECT count(*) FROM point WHERE status = 'ok'" "72"
+
+# 3. Collective plugins on 4 ranks: equivalence's real allreduce, and comm
+# timing one (measure = true) beside its prediction.
+script=$(write_script collective.lua <<'LUA'
+sweep("equivalence", { samples = 10000, shards = {8, 64}, split = "uneven" }, { print = false })
+sweep("comm", { model_params = {1000, 100000}, workers = 4, measure = true }, { print = false })
+sweep("comm", { model_params = 1000, workers = 4 }, { print = false })
+LUA
+)
+DB="$TMP/coll.db"
+run mpi 4 sweep "$script" --db "$DB" --quiet
+expect_status 0
+expect_sql "SELECT count(*), min(ranks), max(ranks) FROM equivalence" "4|4|4"
+expect_sql "SELECT count(*) FROM equivalence WHERE weighting = 'weighted' AND rel_diff < 1e-14 AND rel_diff_eps < 64" "2"
+expect_sql "SELECT count(*) FROM equivalence WHERE weighting = 'plain' AND rel_diff > 1e-2" "2"
+expect_sql "SELECT count(*) FROM comm WHERE measure = 1 AND measured_ranks = 4 AND measured_time_s > 0 AND measured_bytes = model_params * 8 AND abs(measured_algbw_bytes_per_s - measured_bytes / measured_time_s) <= 1e-9 * measured_algbw_bytes_per_s AND abs(measured_busbw_bytes_per_s - 1.5 * measured_algbw_bytes_per_s) <= 1e-9 * measured_busbw_bytes_per_s" "4"
+# Without measure the row is the model's alone, as in one process.
+expect_sql "SELECT count(*) FROM comm WHERE measure = 0 AND measured_time_s IS NULL AND measured_ranks IS NULL" "2"
+
+# 4. A point failing on a worker rank is stored with its message, as in one
+# process; rank 0 only hands out points, so every point ran on a worker.
+script=$(write_script failing.lua <<'LUA'
+sweep("testkit", { x = {1, 2, 3}, fail = {false, true}, rows = 2 }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/fail1.db" --plugin-dir "$RUNNER_FIXTURES/good" --quiet
+expect_status 1
+run mpi 2 sweep "$script" --db "$TMP/fail2.db" --plugin-dir "$RUNNER_FIXTURES/good" --quiet
+expect_status 1
+expect_stderr_contains 'runner: testkit point 1 {"x":1.0,"rows":2,"fail":true,"label":"a"} failed: asked to fail at x = 1'
+DB="$TMP/fail2.db"
+expect_sql "SELECT status, count(*), min(error) FROM point GROUP BY status ORDER BY status" "failed|3|asked to fail at x = 1
+ok|3|"
+compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/fail1.db" "$TMP/fail2.db" "failing points"
+compare_rows "SELECT * FROM testkit ORDER BY row_id" "$TMP/fail1.db" "$TMP/fail2.db" "failing points' rows"
+
+# 5. A plugin missing on a worker rank stops the run before any point.
+mkdir "$TMP/only_rank0"
+cp "$RUNNER_FIXTURES/good/testkit.so" "$TMP/only_rank0/"
+run mpirun --oversubscribe -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec "$0" "$@" --plugin-dir "'"$TMP"'/only_rank0"; else exec "$0" "$@"; fi' \
+    "$RUNNER" sweep "$script" --db "$TMP/missing.db" --quiet
+[ "$status" != 0 ] || fail "a plugin missing on rank 1 did not stop the run"
+expect_stderr_contains "runner: rank 1 on "
+expect_stderr_contains "unknown plugin 'testkit'"
+expect_stderr_contains "every rank needs the same plugins (same --plugin-dir, same build)"
+
+# 6. SIGKILL one worker mid-sweep: Open MPI tears the job down (rank 0 gets
+# SIGTERM, then SIGKILL a second later); what rank 0 wrote is committed, and
+# --resume on 2 ranks completes the sweep with the rows of an uninterrupted
+# run.
+script=$(write_script slow.lua <<'LUA'
+sweep("straggler", { workers = 512, trials = 40000, seed = range(1, 80) }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/whole.db" --quiet --jobs 2
+expect_status 0
+DB="$TMP/killed.db"
+mpirun --oversubscribe -np 3 "$RUNNER" sweep "$script" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err" &
+launcher=$!  # mpirun itself: the ranks are its children
+killed=""
+tries=0
+while [ $tries -lt 1000 ] && [ -z "$killed" ]; do
+    tries=$((tries + 1))
+    committed=$(sqlite3 -batch "$DB" "SELECT count(*) FROM point" 2>/dev/null || echo 0)
+    if [ "${committed:-0}" -ge 2 ]; then
+        for pid in $(pgrep -P "$launcher"); do
+            if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
+                kill -KILL "$pid" && killed=$pid
+            fi
+        done
+    fi
+    [ -n "$killed" ] || sleep 0.02
+done
+wait $launcher
+status=$?
+if [ -z "$killed" ]; then
+    fail "no worker rank to kill (did the sweep finish in under $tries polls?)"
+else
+    [ "$status" != 0 ] || fail "mpirun exited 0 after a worker was killed"
+    committed=$(sql "SELECT count(*) FROM point")
+    [ "$committed" -ge 2 ] || fail "only $committed points committed after the kill"
+    [ "$committed" -lt 80 ] || fail "all 80 points stored although a worker was killed"
+    run mpi 2 sweep "$script" --db "$DB" --resume --quiet
+    expect_status 0
+    expect_stderr_contains "already stored"
+    expect_sql "SELECT status FROM sweep" "ok"
+    compare_rows "SELECT ordinal, params_json, identity, seed, status FROM point ORDER BY ordinal" "$TMP/whole.db" "$DB" "points after --resume"
+    compare_rows "SELECT workers, trials, seed, compute_s, max_delay_s, max_delay_exact_s, round_s, wait_share FROM straggler ORDER BY seed" "$TMP/whole.db" "$DB" "rows after --resume"
+fi
+finish

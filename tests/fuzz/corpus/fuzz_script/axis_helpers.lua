@@ -1,0 +1,8 @@
+local a = range(1, 10, 3)
+local b = range(0, 1, 0.25)
+local c = linspace(-1, 1, 5)
+local d = logspace(1, 1000, 4)
+local e = powers_of_two(1, 64)
+sweep("testkit", { x = c, rows = {1, 2} }, { print = false })
+sweep("testkit", { x = d, label = {"a", "b", "c"} }, { title = "log axis" })
+printf("%d %d %d %d %d\n", #a, #b, #c, #d, #e)

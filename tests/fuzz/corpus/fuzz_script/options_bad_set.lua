@@ -1,0 +1,3 @@
+--set workers=eight
+local opt = options { workers = 8 }
+sweep("testkit", { rows = opt.workers })

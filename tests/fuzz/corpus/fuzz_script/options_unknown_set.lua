@@ -1,0 +1,2 @@
+--set wrokers=8
+local opt = options { workers = 8 }

@@ -1,0 +1,27 @@
+-- How far does the speedup ceiling rise when the worst delay shrinks?
+-- (science.md section 5, first 30-second experiment: jitter 2.0 -> 0.5.)
+local report = require "report"
+
+local opt = options {
+  base    = { default = 30, doc = "seconds one worker needs for a round alone" },
+  jitters = { default = { 2.0, 1.0, 0.5 }, doc = "worst extra delay per round, s" },
+}
+
+local rows = sweep("speedup", {
+  base    = opt.base,
+  jitter  = opt.jitters,
+  workers = { 1, 2, 4, 8, 16, 64, 256, 512 },
+}, { title = "Speedup vs workers, per jitter (exact expected waits)" })
+
+for _, jitter in ipairs(opt.jitters) do
+  local at512 = report.find(rows, { jitter = jitter, workers = 512 })
+  printf("jitter %.2f s: ceiling T1/J = %.1fx (Amdahl base/J = %.1fx); "
+         .. "512 workers deliver %.2fx at %.1f%% efficiency\n",
+         jitter, at512.ceiling, at512.ceiling_amdahl, at512.speedup,
+         100 * at512.efficiency)
+end
+local first, last = opt.jitters[1], opt.jitters[#opt.jitters]
+printf("shrinking the worst delay %.1f -> %.1f s raises the ceiling %.1fx -> %.1fx\n",
+       first, last,
+       report.find(rows, { jitter = first, workers = 1 }).ceiling,
+       report.find(rows, { jitter = last, workers = 1 }).ceiling)

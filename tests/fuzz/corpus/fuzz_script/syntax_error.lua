@@ -1,0 +1,1 @@
+sweep("testkit", { x = {1, 2 }

@@ -1,0 +1,2 @@
+--set workers=eight
+local opt = options { workers = 8 }

@@ -1,0 +1,53 @@
+# A short fuzz run for CI (`make fuzz-smoke`): each libFuzzer harness of a
+# RUNNER_FUZZ build fuzzes for SECONDS, both at once (one per core). The
+# corpus in tests/fuzz/corpus/<harness>/ is read, never written: new inputs
+# and crash artifacts go to BUILD/tests/fuzz/smoke/<harness>/. Exits non-zero
+# when a harness found something, printing its report and the input to keep.
+#
+# usage: sh tests/fuzz/smoke.sh BUILD [SECONDS]
+set -u
+build=$(cd "$1" && pwd) || exit 2
+seconds=${2:-60}
+src=$(cd "$(dirname "$0")" && pwd)
+out="$build/tests/fuzz/smoke"
+harnesses="fuzz_script fuzz_param"
+
+rm -rf "$out"
+for h in $harnesses; do
+    mkdir -p "$out/$h/new" "$out/$h/artifacts" "$out/$h/cwd"
+    # fuzz_script prints the runner's one-line errors on stderr for most
+    # inputs: close it (libFuzzer keeps its own and the sanitizers' reports).
+    quiet=""
+    [ "$h" = fuzz_script ] && quiet="-close_fd_mask=2"
+    dict=""
+    [ -f "$src/$h.dict" ] && dict="-dict=$src/$h.dict"
+    # From a scratch directory: plot() writes below the current one.
+    (cd "$out/$h/cwd" &&
+        "$build/tests/fuzz/$h" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+            -print_final_stats=1 -artifact_prefix="$out/$h/artifacts/" $quiet $dict \
+            "$out/$h/new" "$src/corpus/$h" >"$out/$h/log" 2>&1
+     echo $? >"$out/$h/status") &
+done
+wait
+
+failed=0
+for h in $harnesses; do
+    status=$(cat "$out/$h/status")
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$h/log")
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$h/log")
+    added=$(sed -n 's/^stat::new_units_added: *//p' "$out/$h/log")
+    cov=$(grep -o 'cov: [0-9]*' "$out/$h/log" | tail -n 1)
+    if [ "$status" = 0 ]; then
+        echo "fuzz-smoke: $h: ${runs:-?} inputs in ${seconds} s (${rate:-?}/s), $cov, ${added:-0} new"
+    else
+        failed=$((failed + 1))
+        echo "fuzz-smoke: $h FAILED (exit status $status); its log ends:" >&2
+        tail -n 60 "$out/$h/log" >&2
+        for a in "$out/$h/artifacts"/*; do
+            [ -e "$a" ] && echo "fuzz-smoke: reproduce with: $build/tests/fuzz/$h $a" >&2
+        done
+    fi
+done
+passed=$(( $(echo $harnesses | wc -w) - failed ))
+echo "fuzz-smoke: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
