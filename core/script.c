@@ -608,6 +608,15 @@ static int reopen_sweep(script_state *s, const char *host, char *msg, size_t siz
         store_sweep_record_clear(&record);
         return -1;
     }
+    if (strcmp(record.script_sha256, s->script_sha256) != 0) {
+        /* Points of two different scripts must not merge into one sweep. */
+        snprintf(msg, size, "%s: sweep %lld ran another version of %s (the text changed since); "
+                 "'runner resume %lld' finishes it with its own text, or drop --resume to start "
+                 "a new sweep", s->config->db_path, (long long)record.id, s->config->script_path,
+                 (long long)record.id);
+        store_sweep_record_clear(&record);
+        return -1;
+    }
     s->run.sweep_id = record.id;
     s->run.resume = 1;
     uint64_t seed = record.seed;

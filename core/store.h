@@ -111,6 +111,7 @@ typedef struct store_sweep_record {
     char *status;
     int64_t pid;                 /* 0 when unknown */
     char *host;
+    char script_sha256[65];
 } store_sweep_record;
 
 /* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.

@@ -84,6 +84,12 @@ expect_sql "SELECT count(*), status FROM sweep" "1|ok"
 no_partial_points "$DB"
 same_rows "$DB"
 
+# A script edited since its sweep ran cannot be resumed into that sweep.
+echo "-- edited" >>"$script"
+run "$RUNNER" sweep "$script" --db "$DB" --resume
+expect_status 2
+expect_stderr "runner: $DB: sweep $id ran another version of $script (the text changed since); 'runner resume $id' finishes it with its own text, or drop --resume to start a new sweep"
+
 # Nothing to resume.
 run "$RUNNER" sweep "$script" --db "$TMP/empty.db" --resume
 expect_status 2
