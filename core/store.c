@@ -1502,23 +1502,25 @@ static int compare_identity(const void *a, const void *b)
 int store_identity_set_contains(const store_identity_set *set, const char *identity)
 {
     return set && set->count &&
-           bsearch(identity, set->ids, set->count, sizeof set->ids[0], compare_identity) != NULL;
+           bsearch(identity, set->entries, set->count, sizeof set->entries[0],
+                   compare_identity) != NULL;
 }
 
-int store_identity_set_take(store_identity_set *set, const char *identity)
+int store_identity_set_take(store_identity_set *set, const char *identity, int64_t *point_id)
 {
     if (!set || !set->count)
         return 0;
-    char (*hit)[65] = bsearch(identity, set->ids, set->count, sizeof set->ids[0],
-                              compare_identity);
+    store_identity *hit = bsearch(identity, set->entries, set->count, sizeof set->entries[0],
+                                  compare_identity);
     if (!hit)
         return 0;
-    size_t i = (size_t)(hit - set->ids);
-    while (i > 0 && compare_identity(set->ids[i - 1], identity) == 0)
+    size_t i = (size_t)(hit - set->entries);
+    while (i > 0 && compare_identity(set->entries[i - 1].id, identity) == 0)
         i--;
-    for (; i < set->count && compare_identity(set->ids[i], identity) == 0; i++)
+    for (; i < set->count && compare_identity(set->entries[i].id, identity) == 0; i++)
         if (!set->taken[i]) {
             set->taken[i] = 1;
+            *point_id = set->entries[i].point_id;
             return 1;
         }
     return 0;
@@ -1529,7 +1531,7 @@ void store_identity_set_free(store_identity_set *set)
     if (!set)
         return;
     free(set->taken);
-    free(set->ids);
+    free(set->entries);
     free(set);
 }
 
@@ -1583,7 +1585,7 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
     size_t capacity = 0;
     if (!set)
         return util_fail(err, "out of memory");
-    if (sqlite3_prepare_v2(s->db, "SELECT identity FROM point WHERE section_id = ?1", -1, &st,
+    if (sqlite3_prepare_v2(s->db, "SELECT identity, id FROM point WHERE section_id = ?1", -1, &st,
                            NULL) != SQLITE_OK) {
         store_identity_set_free(set);
         return fail_sql(s, err, "%s", what);
@@ -1595,15 +1597,16 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
             continue;
         if (set->count == capacity) {
             capacity = capacity ? capacity * 2 : 256;
-            char (*bigger)[65] = realloc(set->ids, capacity * sizeof *bigger);
+            store_identity *bigger = realloc(set->entries, capacity * sizeof *bigger);
             if (!bigger) {
                 sqlite3_finalize(st);
                 store_identity_set_free(set);
                 return util_fail(err, "out of memory");
             }
-            set->ids = bigger;
+            set->entries = bigger;
         }
-        memcpy(set->ids[set->count++], id, 65);
+        memcpy(set->entries[set->count].id, id, 65);
+        set->entries[set->count++].point_id = sqlite3_column_int64(st, 1);
     }
     if (rc != SQLITE_DONE) {
         fail_sql(s, err, "%s", what);
@@ -1612,7 +1615,7 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
         return -1;
     }
     sqlite3_finalize(st);
-    qsort(set->ids, set->count, sizeof set->ids[0], compare_identity);
+    qsort(set->entries, set->count, sizeof set->entries[0], compare_identity);
     set->taken = calloc(set->count + 1, 1);
     if (!set->taken) {
         store_identity_set_free(set);
@@ -1623,7 +1626,7 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
 }
 
 int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
-                     const char *identity, table *out, char **err)
+                     int64_t point_id, table *out, char **err)
 {
     char what[160];
     snprintf(what, sizeof what, "cannot read back a stored point of section %" PRId64,
@@ -1643,9 +1646,7 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
     sb_str(&sql, " FROM ");
     sb_ident(&sql, plugin->name);
     sb_str(&sql, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
-                 " AND \"section_id\" = ?1 AND \"point_id\" = (SELECT id FROM point WHERE"
-                 " section_id = ?1 AND identity = ?2 AND status = 'ok' ORDER BY id DESC LIMIT 1)"
-                 " ORDER BY \"row_id\"");
+                 " AND \"section_id\" = ?1 AND \"point_id\" = ?2 ORDER BY \"row_id\"");
     if (sql.oom || !row) {
         util_fail(err, "out of memory");
         goto done;
@@ -1655,7 +1656,7 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
         goto done;
     }
     sqlite3_bind_int64(st, 1, section_id);
-    bind_text(st, 2, identity);
+    sqlite3_bind_int64(st, 2, point_id);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         for (size_t i = 0; i < width; i++) {

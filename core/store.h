@@ -124,14 +124,19 @@ int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err);
 
 /* Identities of a section's finished points, sorted for lookup; a grid may
  * hold one point several times, so an identity may appear more than once. */
+typedef struct store_identity {
+    char id[65];                 /* first, so the entries sort by it */
+    int64_t point_id;            /* the stored point's row */
+} store_identity;
 typedef struct store_identity_set {
-    char (*ids)[65];
+    store_identity *entries;
     unsigned char *taken;        /* per entry: claimed by store_identity_set_take */
     size_t count;
 } store_identity_set;
 int store_identity_set_contains(const store_identity_set *set, const char *identity);
-/* Claims one unclaimed occurrence of identity; 1 if there was one. */
-int store_identity_set_take(store_identity_set *set, const char *identity);
+/* Claims one unclaimed occurrence of identity; 1 (and its point id in
+ * *point_id) if there was one. */
+int store_identity_set_take(store_identity_set *set, const char *identity, int64_t *point_id);
 void store_identity_set_free(store_identity_set *set);  /* accepts NULL */
 
 /* Finds section `ordinal` of the sweep (same plugin) or begins it. For an
@@ -140,10 +145,10 @@ void store_identity_set_free(store_identity_set *set);  /* accepts NULL */
 int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *plugin,
                          const char *title, int script_line, int64_t point_count,
                          int64_t *section_id, store_identity_set **done, char **err);
-/* Appends the stored rows of the section's successful point with this
- * identity to out, laid out as parameters then outputs of plugin. */
+/* Appends the stored rows of one point of the section to out, laid out as
+ * parameters then outputs of plugin. */
 int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
-                     const char *identity, table *out, char **err);
+                     int64_t point_id, table *out, char **err);
 
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 

@@ -1,6 +1,7 @@
 /* sweep: the point loop. Points run on `jobs` threads (or inline for one
- * job); a reorder window hands them to the single writer in point order, so
- * rows, their order and their ids are the same for any number of jobs. */
+ * job), or under MPI on the worker ranks; a reorder window hands them to the
+ * single writer in point order, so rows, their order and their ids are the
+ * same for any number of jobs or ranks. Also the workers' side of MPI. */
 #include "sweep.h"
 
 #include <pthread.h>
@@ -26,6 +27,7 @@ typedef struct finished_point {
     char identity[65];
     uint64_t seed;
     int skipped;                /* already stored by an earlier run (resume) */
+    int64_t stored_point_id;    /* which stored point, when skipped */
     int failed;
     const char *status;         /* "ok", "failed", "crashed" or "timeout" */
     int interrupted;            /* cut short by a stop request: not a result */
@@ -138,10 +140,10 @@ static void clear_finished(finished_point *f, const runner_plugin *plugin)
 /* 1 if an earlier run stored a point with this identity that no other
  * point of this run has claimed: a grid may hold the same point twice, and
  * each stored copy stands for one occurrence. */
-static int take_done(section_job *job, const char *identity)
+static int take_done(section_job *job, const char *identity, int64_t *point_id)
 {
     pthread_mutex_lock(&job->done_lock);
-    int taken = store_identity_set_take(job->done, identity);
+    int taken = store_identity_set_take(job->done, identity, point_id);
     pthread_mutex_unlock(&job->done_lock);
     return taken;
 }
@@ -164,7 +166,7 @@ static void prepare_point(section_job *job, finished_point *f)
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (job->done && take_done(job, f->identity))
+    if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
 }
 
@@ -254,7 +256,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
     const runner_plugin *plugin = job->plugin;
     if (f->skipped) {
         run->points_skipped++;
-        if (result && store_point_rows(run->store, plugin, section_id, f->identity, result, err) != 0)
+        if (result && store_point_rows(run->store, plugin, section_id, f->stored_point_id, result, err) != 0)
             return -1;
         return 0;
     }
