@@ -850,6 +850,22 @@ static int check_plugin(store *s, const runner_plugin *plugin, char **err)
     return 0;
 }
 
+/* The parameter's default as an SQL literal (sqlite3_free it), or NULL. */
+static char *default_literal(const runner_param *p)
+{
+    switch (p->type) {
+    case RUNNER_INTEGER:
+        return sqlite3_mprintf("%lld", (long long)p->default_number);
+    case RUNNER_REAL:
+        return sqlite3_mprintf("%!.17g", p->default_number);
+    case RUNNER_BOOLEAN:
+        return sqlite3_mprintf("%d", p->default_number != 0);
+    case RUNNER_TEXT:
+        return sqlite3_mprintf("%Q", p->default_text);
+    }
+    return NULL;
+}
+
 static const char *plugin_col_name(const runner_plugin *p, uint32_t i)
 {
     return i < p->param_count ? p->params[i].name : p->columns[i - p->param_count].name;
@@ -944,6 +960,16 @@ int store_prepare_plugin(store *s, const runner_plugin *plugin, char **err)
             sb_ident(&sql, plugin_col_name(plugin, i));
             sb_str(&sql, " ");
             sb_str(&sql, sql_type(plugin_col_type(plugin, i)));
+            if (i < plugin->param_count) {
+                /* Rows stored before the parameter existed ran with what is
+                 * now its default: say so instead of NULL. */
+                char *literal = default_literal(&plugin->params[i]);
+                if (literal) {
+                    sb_str(&sql, " DEFAULT ");
+                    sb_str(&sql, literal);
+                    sqlite3_free(literal);
+                }
+            }
             sb_str(&sql, ";\n");
         }
     }

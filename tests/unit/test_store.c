@@ -66,6 +66,30 @@ static const runner_plugin demo_v2 = {
     .run = NULL,
 };
 
+/* Version 3 also declares new parameters: old rows read their defaults. */
+static const runner_param demo_v3_params[] = {
+    RUNNER_PARAM_INTEGER("workers", "", "number of workers", 4, 1, 1024),
+    RUNNER_PARAM_REAL("jitter_s", "s", "largest extra delay per round", 0.1, 0, HUGE_VAL),
+    RUNNER_PARAM_TEXT("reduction", "how gradients are summed", "ring", mode_choices),
+    RUNNER_PARAM_BOOLEAN("weighted", "weight shards by size", 1),
+    RUNNER_PARAM_TEXT("label", "a new text parameter", "it's new", NULL),
+    RUNNER_PARAM_REAL("scale", "", "a new real parameter", 0.25, 0, 1),
+    RUNNER_PARAM_INTEGER("copies", "", "a new integer parameter", 3, 0, 9),
+};
+
+static const runner_plugin demo_v3 = {
+    .abi_version = RUNNER_PLUGIN_ABI,
+    .struct_size = sizeof(runner_plugin),
+    .name = "demo",
+    .version = "3.0.0",
+    .summary = "a plugin that exists only in this test",
+    .params = demo_v3_params,
+    .param_count = RUNNER_COUNT(demo_v3_params),
+    .columns = demo_v2_columns,
+    .column_count = RUNNER_COUNT(demo_v2_columns),
+    .run = NULL,
+};
+
 /* 2026-11-30T05:12:00.123Z */
 #define STARTED_AT 1796015520.123
 
@@ -670,6 +694,33 @@ static void test_read_only_file(void)
     chmod(path, 0644);
 }
 
+/* New parameters: the rows stored before them read the declared default
+ * (they ran with what the default now says), not NULL. */
+static void test_new_parameter_defaults(void)
+{
+    const char *path = db_path("defaults.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    set_params(8);
+    value old_row[4] = { value_integer(1), value_real(2.0), value_text("v1"), value_boolean(0) };
+    int64_t sweep_id = begin_sweep(s, "v1.lua");
+    int64_t section = begin_section(s, sweep_id, 1, NULL);
+    store_point p = make_point(sweep_id, section, 0, old_row, 1);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_end(s, sweep_id, "ok", STARTED_AT, &err), &err), 0);
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo_v3, &err), &err), 0);
+    sqlite3 *db = raw_open(path);
+    CHECK_STR_EQ(raw_text(db, "SELECT label || '|' || scale || '|' || copies FROM demo"
+                              " WHERE note = 'v1'"), "it's new|0.25|3");
+    sqlite3_close(db);
+    for (int i = 0; i < 4; i++)
+        value_clear(&old_row[i]);
+    store_close(s);
+}
+
 static void test_widening(void)
 {
     const char *path = db_path("widen.db");
@@ -882,6 +933,7 @@ int main(void)
     test_unwritable_location();
     test_read_only_file();
     test_widening();
+    test_new_parameter_defaults();
     test_failed_point_leaves_nothing();
     test_batches_commit_on_close();
     test_reserved_plugin_refused();
