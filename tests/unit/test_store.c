@@ -716,8 +716,8 @@ static void test_new_parameter_defaults(void)
     CHECK_STR_EQ(raw_text(db, "SELECT label || '|' || scale || '|' || copies FROM demo"
                               " WHERE note = 'v1'"), "it's new|0.25|3");
     sqlite3_close(db);
-    for (int i = 0; i < 4; i++)
-        value_clear(&old_row[i]);
+    clear_values(old_row, 4);
+    clear_values(params, 4);
     store_close(s);
 }
 
