@@ -16,28 +16,42 @@ static void to_hex(const unsigned char *raw, size_t len, char *hex)
     hex[2 * len] = '\0';
 }
 
-/* Every point hashes twice: one context per thread, and the algorithm
- * fetched once, keep that to a fraction of a microsecond. */
-static _Thread_local EVP_MD_CTX *thread_ctx;
+/* Every point hashes twice: one context per thread (freed when the thread
+ * ends), and the algorithm fetched once, keep that to a fraction of a
+ * microsecond. */
 static EVP_MD *sha256_md;
+static pthread_key_t ctx_key;
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void free_thread_ctx(void *ctx)
+{
+    EVP_MD_CTX_free(ctx);
+}
 
 static void fetch_sha256(void)
 {
     sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if (pthread_key_create(&ctx_key, free_thread_ctx) != 0) {
+        EVP_MD_free(sha256_md);
+        sha256_md = NULL;
+    }
 }
 
 int digest_sha256(const void *data, size_t len, unsigned char out[32])
 {
     unsigned int out_len = 0;
     pthread_once(&sha256_once, fetch_sha256);
-    if (!thread_ctx)
-        thread_ctx = EVP_MD_CTX_new();
-    if (!sha256_md || !thread_ctx)
+    EVP_MD_CTX *ctx = sha256_md ? pthread_getspecific(ctx_key) : NULL;
+    if (sha256_md && !ctx && (ctx = EVP_MD_CTX_new()) != NULL &&
+        pthread_setspecific(ctx_key, ctx) != 0) {
+        EVP_MD_CTX_free(ctx);
+        ctx = NULL;
+    }
+    if (!ctx)
         return EVP_Digest(data, len, out, &out_len, EVP_sha256(), NULL) == 1 ? 0 : -1;
-    return EVP_DigestInit_ex(thread_ctx, sha256_md, NULL) == 1 &&
-           EVP_DigestUpdate(thread_ctx, data, len) == 1 &&
-           EVP_DigestFinal_ex(thread_ctx, out, &out_len) == 1 ? 0 : -1;
+    return EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1 &&
+           EVP_DigestUpdate(ctx, data, len) == 1 &&
+           EVP_DigestFinal_ex(ctx, out, &out_len) == 1 ? 0 : -1;
 }
 
 int digest_sha256_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE])

@@ -36,7 +36,9 @@ typedef struct sweep_section_options {
 } sweep_section_options;
 
 /* Runs every point of g with lp's plugin and stores them, in point order
- * whatever run->jobs is. On return *rows
+ * whatever run->jobs is; under MPI (mpi_pool_size() > 1) the worker ranks
+ * run the points, or every rank runs each one for a collective plugin
+ * (docs/mpi.md). On return *rows
  * (when rows is not NULL) is a new table of the section's rows: every
  * parameter, then every output column; the caller frees it. Failed points
  * are counted and reported on stderr, not returned as errors. Returns 0, or
