@@ -545,9 +545,10 @@ static int set_pragmas(store *s, char **err)
                   "directory writable and on a local file system?", s->path, mode ? mode : "?");
         goto done;
     }
-    /* temp_store = MEMORY keeps the per-point savepoint journal off the
-     * disk; it nearly halves the cost of a one-row point. */
-    if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
+    /* temp_store = MEMORY keeps temporary b-trees off the disk. A larger
+     * WAL between checkpoints (32 MiB, not 4) means fewer checkpoints, each
+     * with an fsync: a third off the wall time of a fast sweep. */
+    if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 8192;"
                      " PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK) {
         fail_sql(s, err, "cannot set connection options");
         goto done;
