@@ -1411,26 +1411,21 @@ fail:
 }
 
 /* *ids is malloc'd (NULL when the sweep has no sections); the caller frees. */
-int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *count, char **err)
+/* Steps a prepared, bound statement and collects column 0 of every row
+ * into a malloc'd array (caller frees). The caller resets or finalizes. */
+static int collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids,
+                       size_t *count, char **err)
 {
-    *ids = NULL;
-    *count = 0;
-    char what[96];
-    snprintf(what, sizeof what, "cannot list the sections of sweep %" PRId64, sweep_id);
     int64_t *list = NULL;
     size_t n = 0, cap = 0;
-    sqlite3_stmt *st = get_stmt(s, STMT_SWEEP_SECTIONS, what, err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, sweep_id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap) {
             size_t grown_cap = cap ? cap * 2 : 8;
             int64_t *grown = realloc(list, grown_cap * sizeof *grown);
             if (!grown) {
-                util_fail(err, "%s: %s: out of memory", s->path, what);
-                goto fail;
+                free(list);
+                return util_fail(err, "%s: %s: out of memory", s->path, what);
             }
             list = grown;
             cap = grown_cap;
@@ -1438,17 +1433,27 @@ int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *coun
         list[n++] = sqlite3_column_int64(st, 0);
     }
     if (rc != SQLITE_DONE) {
-        fail_sql(s, err, "%s", what);
-        goto fail;
+        free(list);
+        return fail_sql(s, err, "%s", what);
     }
-    sqlite3_reset(st);
     *ids = list;
     *count = n;
     return 0;
-fail:
+}
+
+int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *count, char **err)
+{
+    *ids = NULL;
+    *count = 0;
+    char what[96];
+    snprintf(what, sizeof what, "cannot list the sections of sweep %" PRId64, sweep_id);
+    sqlite3_stmt *st = get_stmt(s, STMT_SWEEP_SECTIONS, what, err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int rc = collect_ids(s, st, what, ids, count, err);
     sqlite3_reset(st);
-    free(list);
-    return -1;
+    return rc;
 }
 
 /* --- resuming ------------------------------------------------------------ */
@@ -1919,37 +1924,12 @@ int store_outbox_pending(store *s, int64_t **ids, size_t *count, char **err)
     *count = 0;
     const char *what = "cannot list the webhook outbox";
     sqlite3_stmt *st = NULL;
-    int64_t *list = NULL;
-    size_t n = 0, cap = 0;
     if (sqlite3_prepare_v2(s->db, "SELECT id FROM outbox WHERE delivered_at IS NULL ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_sql(s, err, "%s", what);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t grown_cap = cap ? cap * 2 : 8;
-            int64_t *grown = realloc(list, grown_cap * sizeof *grown);
-            if (!grown) {
-                util_fail(err, "%s: %s: out of memory", s->path, what);
-                goto fail;
-            }
-            list = grown;
-            cap = grown_cap;
-        }
-        list[n++] = sqlite3_column_int64(st, 0);
-    }
-    if (rc != SQLITE_DONE) {
-        fail_sql(s, err, "%s", what);
-        goto fail;
-    }
+    int rc = collect_ids(s, st, what, ids, count, err);
     sqlite3_finalize(st);
-    *ids = list;
-    *count = n;
-    return 0;
-fail:
-    sqlite3_finalize(st);
-    free(list);
-    return -1;
+    return rc;
 }
 
 int store_outbox_attempt(store *s, int64_t id, int http_status, const char *error, int delivered,
