@@ -23,20 +23,14 @@ static const char *with_article(runner_type type)
     return "nothing";
 }
 
-/* 1 if s is well-formed UTF-8 (JSON, and so the canonical form, needs it). */
+/* 1 if s is text JSON can hold (well-formed UTF-8: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). jansson decides, so a value that
+ * passes here always has a canonical form. */
 static int valid_utf8(const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        int extra = *p < 0x80 ? 0 : (*p >> 5) == 6 ? 1 : (*p >> 4) == 14 ? 2 : (*p >> 3) == 30 ? 3 : -1;
-        if (extra < 0)
-            return 0;
-        p++;
-        for (int i = 0; i < extra; i++, p++)
-            if ((*p & 0xC0) != 0x80)
-                return 0;
-    }
-    return 1;
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
 }
 
 long param_find(const runner_plugin *plugin, const char *name)

@@ -496,7 +496,10 @@ static int unknown_param(const runner_plugin *plugin, const char *raw_name, char
 static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
                       int idx, char *msg, size_t size)
 {
-    int seen_zip = 0;
+    /* Which parameters were set: once by name or once in a zip group. On
+     * the Lua stack, so an error path leaks nothing. */
+    unsigned char *seen = lua_newuserdatauv(L, plugin->param_count + 1, 0);
+    memset(seen, 0, plugin->param_count + 1);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         if (lua_type(L, -2) == LUA_TSTRING) {
@@ -505,6 +508,12 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
             if (param < 0) {
                 lua_pop(L, 2);
                 return unknown_param(plugin, name, msg, size);
+            }
+            if (seen[param]++) {
+                lua_pop(L, 2);
+                snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})",
+                         name);
+                return -1;
             }
             if (set_param(L, g, plugin, (uint32_t)param, -1, 0, msg, size) != 0) {
                 lua_pop(L, 2);
@@ -521,7 +530,6 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
                 return -1;
             }
             int group = ++s->zip_groups;
-            seen_zip = 1;
             int zip = lua_absindex(L, -1);
             lua_pushnil(L);
             while (lua_next(L, zip)) {
@@ -541,6 +549,12 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
                     snprintf(msg, size, "zip{...}: '%s' needs a list of values", name);
                     return -1;
                 }
+                if (seen[param]++) {
+                    lua_pop(L, 4);
+                    snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})",
+                             name);
+                    return -1;
+                }
                 if (set_param(L, g, plugin, (uint32_t)param, -1, group, msg, size) != 0) {
                     lua_pop(L, 4);
                     return -1;
@@ -555,7 +569,7 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
         }
         lua_pop(L, 1);
     }
-    (void)seen_zip;
+    lua_pop(L, 1); /* seen */
     return 0;
 }
 
@@ -1006,6 +1020,7 @@ static json_t *lua_to_json(lua_State *L, int idx)
 static int l_options(lua_State *L)
 {
     script_state *s = state_of(L);
+    lua_settop(L, 1); /* options takes one table; the stack layout below relies on it */
     if (lua_type(L, 1) != LUA_TTABLE)
         return script_raise(L, FAIL_INPUT, "options needs a table: options { name = default, ... }");
     if (s->options_declared)
@@ -1021,7 +1036,9 @@ static int l_options(lua_State *L)
         n++;
         lua_pop(L, 1);
     }
-    const char **names = calloc(n ? n : 1, sizeof *names);
+    /* The name list lives on the Lua stack (collected even when a bad --set
+     * value raises an error below), not in malloc'd memory that would leak. */
+    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
     size_t k = 0;
     lua_pushnil(L);
     while (lua_next(L, 1) && names) {
@@ -1051,12 +1068,12 @@ static int l_options(lua_State *L)
             char hint[160] = "";
             if (closest && closest_d <= 2)
                 snprintf(hint, sizeof hint, " (did you mean '%s'?)", closest);
-            free(names);
             return script_raise(L, FAIL_INPUT, "--set %s: the script has no option '%s'%s", name, name,
                          hint);
         }
     }
-    lua_newtable(L); /* result, at index 2 */
+    lua_newtable(L); /* the result */
+    int result_idx = lua_gettop(L);
     for (size_t i = 0; i < k; i++) {
         lua_getfield(L, 1, names[i]);
         if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
@@ -1076,10 +1093,9 @@ static int l_options(lua_State *L)
             lua_pushvalue(L, default_idx);
         }
         json_object_set_new(s->options_used, names[i], lua_to_json(L, -1));
-        lua_setfield(L, 2, names[i]);
+        lua_setfield(L, result_idx, names[i]);
         lua_pop(L, 1);
     }
-    free(names);
     return 1;
 }
 

@@ -1647,7 +1647,8 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
         return -1;
     }
     sqlite3_finalize(st);
-    qsort(set->entries, set->count, sizeof set->entries[0], compare_identity);
+    if (set->count)
+        qsort(set->entries, set->count, sizeof set->entries[0], compare_identity);
     set->taken = calloc(set->count + 1, 1);
     if (!set->taken) {
         store_identity_set_free(set);

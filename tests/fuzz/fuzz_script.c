@@ -32,8 +32,8 @@
 #define FUZZ_WALL_BUDGET_MS 1500
 #define FUZZ_OVERRIDES_MAX 8
 
-static char work_dir[64];
-static char db_path[128];
+static char work_dir[4096];
+static char db_path[4200];
 static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, NULL };
 static volatile sig_atomic_t stop_requested;
 static timer_t budget_timer;
@@ -60,7 +60,7 @@ static void remove_work_dir(void)
 static void remove_database(void)
 {
     static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
-    char path[160];
+    char path[4300];
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
         unlink(path);
@@ -95,8 +95,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    /* The database lives in memory-backed /dev/shm when there is one. */
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    /* The database lives in $TMPDIR, else in memory-backed /dev/shm when
+     * there is one. (A crash skips the atexit clean-up: smoke.sh points
+     * TMPDIR at a directory it removes.) */
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(work_dir, sizeof work_dir, "%s/runner-fuzz.XXXXXX", base);
     if (!mkdtemp(work_dir)) {
         perror("fuzz_script: mkdtemp");

@@ -13,6 +13,11 @@ out="$build/tests/fuzz/smoke"
 harnesses="fuzz_script fuzz_param"
 
 rm -rf "$out"
+# fuzz_script's databases: in memory when /dev/shm is there, and removed
+# afterwards even when a harness crashed.
+scratch=$(mktemp -d /dev/shm/runner-fuzz-smoke.XXXXXX 2>/dev/null || mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR="$scratch"
 for h in $harnesses; do
     mkdir -p "$out/$h/new" "$out/$h/artifacts" "$out/$h/cwd"
     # fuzz_script prints the runner's one-line errors on stderr for most
