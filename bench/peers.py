@@ -100,8 +100,8 @@ def peer_sqlite(args):
     db.execute("CREATE TABLE speedup (row_id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
                " section_id INTEGER NOT NULL, point_id INTEGER NOT NULL, "
                + ", ".join(f"{c} {types.get(c, 'REAL')}" for c in columns) + ")")
-    db.execute("CREATE INDEX speedup_by_section ON speedup (section_id)")
-    db.execute("CREATE INDEX speedup_by_sweep ON speedup (sweep_id)")
+    db.execute("CREATE INDEX speedup_by_sweep_section_point ON speedup"
+               " (sweep_id, section_id, point_id)")
     sql = ("INSERT INTO speedup (sweep_id, section_id, point_id, " + ", ".join(columns)
            + ") VALUES (" + ", ".join("?" * (len(columns) + 3)) + ")")
     constants = tuple(value for _, value in CONSTANT_PARAMS)
