@@ -1332,6 +1332,7 @@ int script_run(const script_config *config)
     } else {
         status = EXIT_OK;
     }
+    fflush(stdout); /* the script's own lines come before the summary on a terminal */
     if (s.sweep_begun) {
         const char *sweep_status = status == EXIT_OK ? "ok"
                                  : status == EXIT_POINTS_FAILED ? "failed"
