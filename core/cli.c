@@ -476,8 +476,11 @@ static const char *type_label(runner_type t)
 static int describe_plugin(const loaded_plugin *lp)
 {
     const runner_plugin *p = lp->desc;
-    printf("%s %s: %s\n  file: %s\n  sha256: %s\n\n", p->name, p->version, p->summary, lp->path,
+    printf("%s %s: %s\n  file: %s\n  sha256: %s\n", p->name, p->version, p->summary, lp->path,
            lp->sha256);
+    if (plugin_flags(p) & RUNNER_PLUGIN_COLLECTIVE)
+        printf("  collective: under MPI every rank runs each point together (docs/mpi.md)\n");
+    printf("\n");
     int width = 8;
     for (uint32_t i = 0; i < p->param_count; i++)
         if ((int)strlen(p->params[i].name) > width)
