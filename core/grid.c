@@ -92,14 +92,7 @@ void grid_free(grid *g)
 /* The value as compact JSON, as param_canonical_json writes it. */
 static char *value_json(const value *v)
 {
-    json_t *j = NULL;
-    switch (v->type) {
-    case RUNNER_INTEGER: j = json_integer(v->as.integer); break;
-    case RUNNER_REAL: j = json_real(v->as.real); break;
-    case RUNNER_BOOLEAN: j = json_boolean(v->as.boolean); break;
-    case RUNNER_TEXT: j = json_string(v->as.text); break;
-    default: j = json_null(); break;
-    }
+    json_t *j = value_to_json(v);
     if (!j)
         return NULL;
     char *text = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));

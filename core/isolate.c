@@ -1,5 +1,7 @@
 /* isolate: fork per point, outcome over a pipe, timeout with poll(). The
  * child sends its outcome in wire.c's format (both ends are this binary). */
+/* close_range() is a GNU extension of <unistd.h>. */
+#define _GNU_SOURCE
 #include "isolate.h"
 
 #include <errno.h>
@@ -87,6 +89,19 @@ static int decode(const inbox *b, runner_point *point)
     return 0;
 }
 
+/* Closes every descriptor above stderr but keep: one close_range call where
+ * the kernel has it (Linux 5.9), else a loop up to the descriptor limit. */
+static void close_other_fds(int keep)
+{
+    if ((keep == 3 || close_range(3, (unsigned)keep - 1, 0) == 0) &&
+        close_range((unsigned)keep + 1, ~0U, 0) == 0)
+        return;
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); fd++)
+        if (fd != keep)
+            close((int)fd);
+}
+
 isolate_status isolate_run_point(runner_point *point, double timeout_s)
 {
     int fds[2];
@@ -106,10 +121,7 @@ isolate_status isolate_run_point(runner_point *point, double timeout_s)
     if (pid == 0) {
         /* Other threads' pipes leaked into this child: close them, or their
          * readers would wait for this child to exit before seeing EOF. */
-        long max_fd = sysconf(_SC_OPEN_MAX);
-        for (long fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); fd++)
-            if (fd != fds[1])
-                close((int)fd);
+        close_other_fds(fds[1]);
         child_main(point, fds[1]);
     }
     close(fds[1]);

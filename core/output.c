@@ -152,25 +152,6 @@ void output_table_csv(FILE *out, const table *t)
     }
 }
 
-static json_t *cell_json(const value *v)
-{
-    switch (v->type) {
-    case RUNNER_INTEGER:
-        return json_integer(v->as.integer);
-    case RUNNER_REAL:
-        if (isnan(v->as.real))
-            return json_string("NaN");
-        if (isinf(v->as.real))
-            return json_string(v->as.real > 0 ? "inf" : "-inf");
-        return json_real(v->as.real);
-    case RUNNER_BOOLEAN:
-        return json_boolean(v->as.boolean);
-    case RUNNER_TEXT:
-        return json_string(v->as.text);
-    }
-    return json_null();
-}
-
 int output_table_json(FILE *out, const table *t)
 {
     json_t *doc = json_object(), *columns = json_array(), *rows = json_array();
@@ -192,7 +173,7 @@ int output_table_json(FILE *out, const table *t)
     for (size_t r = 0; r < t->row_count; r++) {
         json_t *row = json_array();
         for (size_t c = 0; c < t->column_count; c++)
-            json_array_append_new(row, cell_json(table_cell(t, r, c)));
+            json_array_append_new(row, value_to_json(table_cell(t, r, c)));
         json_array_append_new(rows, row);
     }
     json_object_set_new(doc, "columns", columns);

@@ -193,21 +193,6 @@ value param_default(const runner_param *spec)
     return VALUE_NULL;
 }
 
-static json_t *value_to_json(const value *v)
-{
-    switch (v->type) {
-    case RUNNER_INTEGER:
-        return json_integer(v->as.integer);
-    case RUNNER_REAL:
-        return json_real(v->as.real);
-    case RUNNER_BOOLEAN:
-        return json_boolean(v->as.boolean);
-    case RUNNER_TEXT:
-        return json_string(v->as.text);
-    }
-    return json_null();
-}
-
 char *param_canonical_json(const runner_plugin *plugin, const value *params)
 {
     json_t *object = json_object();

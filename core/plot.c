@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "strbuf.h"
 #include "util.h"
 
 #define DEFAULT_WIDTH 800
@@ -29,33 +30,6 @@
 #define DEFAULT_BY_MAX_GROUPS 12
 
 /* ---- small helpers ---- */
-
-typedef struct byte_buf {
-    char *data;
-    size_t len, cap;
-    int oom;
-} byte_buf;
-
-static void buf_append(byte_buf *b, const void *data, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->oom = 1;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, data, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
 
 void plot_image_free(plot_image *image)
 {
@@ -111,13 +85,13 @@ static int is_numeric_type(runner_type type)
 /* "a, b, c": the table's column names. malloc'd. */
 static char *column_list(const table *t)
 {
-    byte_buf b = { 0 };
+    strbuf b = { 0 };
     for (size_t i = 0; i < t->column_count; i++) {
         if (i)
-            buf_append(&b, ", ", 2);
-        buf_append(&b, t->columns[i].name, strlen(t->columns[i].name));
+            strbuf_add(&b, ", ", 2);
+        strbuf_add(&b, t->columns[i].name, strlen(t->columns[i].name));
     }
-    buf_append(&b, "", 0);
+    strbuf_add(&b, "", 0);
     if (b.oom) {
         free(b.data);
         return NULL;
@@ -486,7 +460,7 @@ static int cloexec_pipe(int fds[2])
 }
 
 /* The last non-empty line of gnuplot's stderr: where it says what failed. */
-static char *last_line(const byte_buf *b)
+static char *last_line(const strbuf *b)
 {
     if (!b->data)
         return util_strdup("no message");
@@ -502,10 +476,10 @@ static char *last_line(const byte_buf *b)
 }
 
 /* Runs exe with script on stdin; *out gets stdout. Returns 0, or -1 with *err. */
-static int run_gnuplot(const char *exe, const char *script, byte_buf *out, char **err)
+static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **err)
 {
     int in[2] = { -1, -1 }, o[2] = { -1, -1 }, e[2] = { -1, -1 };
-    byte_buf errbuf = { 0 };
+    strbuf errbuf = { 0 };
     struct sigaction ignore, old_pipe;
     int restore_pipe = 0, rc = -1;
     pid_t pid = -1;
@@ -586,14 +560,14 @@ static int run_gnuplot(const char *exe, const char *script, byte_buf *out, char 
         }
         int *readers[2] = { &o[0], &e[0] };
         int at[2] = { out_at, err_at };
-        byte_buf *sinks[2] = { out, &errbuf };
+        strbuf *sinks[2] = { out, &errbuf };
         for (int k = 0; k < 2; k++) {
             if (at[k] < 0 || !fds[at[k]].revents)
                 continue;
             char chunk[65536];
             ssize_t r = read(*readers[k], chunk, sizeof chunk);
             if (r > 0)
-                buf_append(sinks[k], chunk, (size_t)r);
+                strbuf_add(sinks[k], chunk, (size_t)r);
             else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
                 close(*readers[k]);
                 *readers[k] = -1;
@@ -643,7 +617,7 @@ int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_
     }
     series s;
     char *data_path = NULL, *script = NULL;
-    byte_buf out = { 0 };
+    strbuf out = { 0 };
     int fd = -1, rc = -1;
     FILE *f = NULL;
     if (build_series(t, spec, &s, image) != 0) {

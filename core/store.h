@@ -133,7 +133,6 @@ typedef struct store_identity_set {
     unsigned char *taken;        /* per entry: claimed by store_identity_set_take */
     size_t count;
 } store_identity_set;
-int store_identity_set_contains(const store_identity_set *set, const char *identity);
 /* Claims one unclaimed occurrence of identity; 1 (and its point id in
  * *point_id) if there was one. */
 int store_identity_set_take(store_identity_set *set, const char *identity, int64_t *point_id);

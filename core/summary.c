@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "table.h"
 #include "util.h"
 #include "value.h"
@@ -99,21 +100,10 @@ static json_t *json_text(const char *text)
     return j;
 }
 
-/* As output.c's JSON: NaN and infinities, which JSON lacks, as strings. */
+/* As output.c's JSON (value_to_json), with text that may not be UTF-8. */
 static json_t *json_cell(const value *v)
 {
-    switch (v->type) {
-    case RUNNER_INTEGER: return json_integer(v->as.integer);
-    case RUNNER_REAL:
-        if (isnan(v->as.real))
-            return json_string("NaN");
-        if (isinf(v->as.real))
-            return json_string(v->as.real > 0 ? "inf" : "-inf");
-        return json_real(v->as.real);
-    case RUNNER_BOOLEAN: return json_boolean(v->as.boolean);
-    case RUNNER_TEXT: return json_text(v->as.text);
-    }
-    return json_null();
+    return v->type == RUNNER_TEXT ? json_text(v->as.text) : value_to_json(v);
 }
 
 static json_t *json_number(double x)
@@ -279,61 +269,15 @@ static json_t *generic_doc(const sweep_facts *f, const summary_options *o, size_
 
 /* --- slack ----------------------------------------------------------------- */
 
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-    int oom;
-} text_buf;
-
-static void tb_add(text_buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *data = realloc(b->data, cap);
-        if (!data) {
-            b->oom = 1;
-            return;
-        }
-        b->data = data;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void tb_printf(text_buf *b, const char *fmt, ...) RUNNER_PRINTF(2, 3);
-static void tb_printf(text_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !(s = malloc((size_t)n + 1))) {
-        b->oom = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    tb_add(b, s, (size_t)n);
-    free(s);
-}
-
 /* Slack reads &, < and > as control characters, even in code blocks. */
-static void tb_escaped(text_buf *b, const char *s)
+static void tb_escaped(strbuf *b, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': tb_add(b, "&amp;", 5); break;
-        case '<': tb_add(b, "&lt;", 4); break;
-        case '>': tb_add(b, "&gt;", 4); break;
-        default: tb_add(b, s, 1);
+        case '&': strbuf_add(b, "&amp;", 5); break;
+        case '<': strbuf_add(b, "&lt;", 4); break;
+        case '>': strbuf_add(b, "&gt;", 4); break;
+        default: strbuf_add(b, s, 1);
         }
     }
 }
@@ -348,7 +292,7 @@ static void column_label(const table_column *c, char *buf, size_t size)
 }
 
 /* One section: a line naming it, then its numeric columns' min and max. */
-static void slack_section(text_buf *b, const store_section_digest *d)
+static void slack_section(strbuf *b, const store_section_digest *d)
 {
     char line[512];
     snprintf(line, sizeof line, "%d. %s%s%s%s: %lld rows, %lld points ok, %lld failed\n",
@@ -377,8 +321,8 @@ static void slack_section(text_buf *b, const store_section_digest *d)
                  *hi ? hi : "-");
         tb_escaped(b, line);
         if (d->nan_count[c])
-            tb_printf(b, "  (%lld NaN)", (long long)d->nan_count[c]);
-        tb_add(b, "\n", 1);
+            strbuf_printf(b, "  (%lld NaN)", (long long)d->nan_count[c]);
+        strbuf_add(b, "\n", 1);
     }
 }
 
@@ -386,7 +330,7 @@ static json_t *slack_doc(const sweep_facts *f, const summary_options *o, size_t 
                          int *ok)
 {
     const store_sweep_digest *w = &f->sweep;
-    text_buf b = { 0 }, section = { 0 };
+    strbuf b = { 0 }, section = { 0 };
     char head[1024];
     snprintf(head, sizeof head, "runner sweep %lld %s: %s, %lld points ok, %lld failed, %.3f s "
              "(%s on %s)\n", (long long)w->id, w->status ? w->status : "?",
@@ -394,19 +338,19 @@ static json_t *slack_doc(const sweep_facts *f, const summary_options *o, size_t 
              (long long)w->points_failed, isfinite(w->duration_s) ? w->duration_s : 0.0,
              o->db_path ? o->db_path : "?", w->host ? w->host : "?");
     tb_escaped(&b, head);
-    tb_add(&b, "```\n", 4);
+    strbuf_add(&b, "```\n", 4);
     size_t shown = 0;
     for (; shown < f->section_count; shown++) {
         section.len = 0;
         slack_section(&section, &f->sections[shown]);
         if (section.oom || (shown > 0 && b.len + section.len > max_chars))
             break;
-        tb_add(&b, section.data, section.len);
+        strbuf_add(&b, section.data, section.len);
     }
     if (shown < f->section_count)
-        tb_printf(&b, "... %zu more sections: runner show %lld prints every row\n",
+        strbuf_printf(&b, "... %zu more sections: runner show %lld prints every row\n",
                   f->section_count - shown, (long long)w->id);
-    tb_add(&b, "```", 3);
+    strbuf_add(&b, "```", 3);
     json_t *doc = json_object();
     if (!doc || b.oom || section.oom)
         *ok = 0;

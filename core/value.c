@@ -127,3 +127,22 @@ int value_equal(const value *a, const value *b)
     default: return 1;
     }
 }
+
+json_t *value_to_json(const value *v)
+{
+    switch (v->type) {
+    case RUNNER_INTEGER:
+        return json_integer(v->as.integer);
+    case RUNNER_REAL:
+        if (isnan(v->as.real))
+            return json_string("NaN");
+        if (isinf(v->as.real))
+            return json_string(v->as.real > 0 ? "inf" : "-inf");
+        return json_real(v->as.real);
+    case RUNNER_BOOLEAN:
+        return json_boolean(v->as.boolean);
+    case RUNNER_TEXT:
+        return json_string(v->as.text);
+    }
+    return json_null();
+}

@@ -3,6 +3,7 @@
 #ifndef RUNNER_VALUE_H
 #define RUNNER_VALUE_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "runner/plugin.h"
@@ -39,5 +40,9 @@ const char *value_type_name(runner_type type);
 /* 1 when both have the same type and value; NaN equals NaN here (stored
  * values are compared, not arithmetic results). */
 int value_equal(const value *a, const value *b);
+/* The value as a new JSON reference (the caller decrefs): NaN and
+ * infinities, which JSON lacks, as the strings "NaN", "inf", "-inf"; NULL
+ * as null. NULL when jansson refuses (no memory, text not UTF-8). */
+json_t *value_to_json(const value *v);
 
 #endif

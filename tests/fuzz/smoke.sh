@@ -26,11 +26,15 @@ for h in $harnesses; do
     [ "$h" = fuzz_script ] && quiet="-close_fd_mask=2"
     dict=""
     [ -f "$src/$h.dict" ] && dict="-dict=$src/$h.dict"
+    # fuzz_script also starts from the repository's own scripts, read in
+    # place rather than copied into the corpus.
+    seeds=""
+    [ "$h" = fuzz_script ] && seeds="$src/../../scripts $src/../../docs/examples/amdahl"
     # From a scratch directory: plot() writes below the current one.
     (cd "$out/$h/cwd" &&
         "$build/tests/fuzz/$h" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
             -print_final_stats=1 -artifact_prefix="$out/$h/artifacts/" $quiet $dict \
-            "$out/$h/new" "$src/corpus/$h" >"$out/$h/log" 2>&1
+            "$out/$h/new" "$src/corpus/$h" $seeds >"$out/$h/log" 2>&1
      echo $? >"$out/$h/status") &
 done
 wait

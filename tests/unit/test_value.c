@@ -151,8 +151,29 @@ static void test_equal(void)
     CHECK(value_equal(&a, &b));
 }
 
+/* JSON has no NaN or infinities: they travel as strings, everywhere. */
+static void test_json(void)
+{
+    value cases[] = { value_integer(-7), value_real(0.5), value_real(NAN), value_real(INFINITY),
+                      value_real(-INFINITY), value_boolean(1), value_text("a\"b"), VALUE_NULL };
+    const char *expected[] = { "-7", "0.5", "\"NaN\"", "\"inf\"", "\"-inf\"", "true",
+                               "\"a\\\"b\"", "null" };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *j = value_to_json(&cases[i]);
+        char *text = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+        CHECK_STR_EQ(text, expected[i]);
+        free(text);
+        json_decref(j);
+        value_clear(&cases[i]);
+    }
+    value bad = value_text("caf\xe9");  /* Latin-1, not UTF-8 */
+    CHECK(value_to_json(&bad) == NULL);
+    value_clear(&bad);
+}
+
 int main(void)
 {
+    test_json();
     test_constructors();
     test_copy();
     test_number();
