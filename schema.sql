@@ -45,26 +45,51 @@ CREATE TABLE IF NOT EXISTS section (
 );
 CREATE INDEX IF NOT EXISTS section_by_sweep ON section(sweep_id, ordinal);
 
--- One parameter combination of one section.
-CREATE TABLE IF NOT EXISTS point (
+-- Finished points, in blocks: one row holds the points of one section that
+-- one batch committed (up to a thousand), as a JSON array, because a table
+-- row per point cost as much as the result rows themselves (see
+-- docs/performance.md). Read points through the `point` view below; query
+-- this table for counts, which it keeps per block.
+CREATE TABLE IF NOT EXISTS point_block (
     id              INTEGER PRIMARY KEY,
     sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
     section_id      INTEGER NOT NULL REFERENCES section(id),
-    ordinal         INTEGER NOT NULL,          -- 0, 1, ... within the section
-    params_json     TEXT NOT NULL,             -- canonical parameters
-    identity        TEXT NOT NULL,             -- SHA-256 of plugin, version, params, seed
-    seed            INTEGER NOT NULL,          -- the point's random seed (as signed 64-bit)
-    status          TEXT NOT NULL
-        -- Written as ORs, not IN (...): SQLite evaluates an IN list with a
-        -- temporary index per inserted row, a quarter of a point's cost.
-        CHECK (status = 'ok' OR status = 'failed' OR status = 'crashed'
-               OR status = 'timeout'),
-    error           TEXT,
-    started_at      TEXT NOT NULL,
-    duration_s      REAL NOT NULL,
-    row_count       INTEGER NOT NULL
+    first_point_id  INTEGER NOT NULL,          -- every point id in the block is in
+    last_point_id   INTEGER NOT NULL,          --   first_point_id .. last_point_id
+    point_count     INTEGER NOT NULL,
+    ok_count        INTEGER NOT NULL,          -- points with status 'ok'
+    params_base     TEXT NOT NULL,             -- canonical parameters of the first point
+    -- One array per point, in the order the view's columns name them:
+    -- [id, ordinal, params, identity, seed, status, error, started_at_ms,
+    --  duration_ns, row_count]. params holds only the parameters that differ
+    -- from params_base; started_at_ms is Unix time in milliseconds and
+    -- duration_ns the point's wall time in nanoseconds.
+    points          TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS point_by_section ON point(section_id, ordinal);
+CREATE INDEX IF NOT EXISTS point_block_by_section ON point_block(section_id, first_point_id);
+CREATE INDEX IF NOT EXISTS point_block_by_last_id ON point_block(last_point_id);
+
+-- One row per parameter combination of a section: its canonical parameters,
+-- identity (SHA-256 of plugin, version, params, seed), seed (signed 64-bit),
+-- status ('ok', 'failed', 'crashed', 'timeout'), error, start (UTC, ISO 8601),
+-- duration in s, and how many result rows it stored (result tables point back
+-- with point_id = id). json_extract, not ->>, so older sqlite3 shells can
+-- read the file.
+CREATE VIEW IF NOT EXISTS point AS
+SELECT json_extract(p.value, '$[0]') AS id,
+       b.sweep_id AS sweep_id,
+       b.section_id AS section_id,
+       json_extract(p.value, '$[1]') AS ordinal,
+       json_patch(b.params_base, json_extract(p.value, '$[2]')) AS params_json,
+       json_extract(p.value, '$[3]') AS identity,
+       json_extract(p.value, '$[4]') AS seed,
+       json_extract(p.value, '$[5]') AS status,
+       json_extract(p.value, '$[6]') AS error,
+       strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(p.value, '$[7]') / 1000.0, 'unixepoch')
+           AS started_at,
+       json_extract(p.value, '$[8]') / 1e9 AS duration_s,
+       json_extract(p.value, '$[9]') AS row_count
+FROM point_block AS b, json_each(b.points) AS p;
 
 -- Units and docs of every result-table column, so the plain sqlite3 shell
 -- (and runner show) can say what a number means.

@@ -121,7 +121,9 @@ static int make_fragments(grid *g)
     return 0;
 }
 
-long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
+/* The JSON object of point `index`: every parameter (canonical), or only
+ * the swept ones, in declaration order. See grid_point_canonical. */
+static long point_json(const grid *g, uint64_t index, int swept_only, char *buf, size_t size)
 {
     if (!g->fragments_ok)
         return -1;
@@ -131,7 +133,7 @@ long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
     if (!fragment)
         return -1;
     for (uint32_t i = 0; i < n; i++)
-        fragment[i] = g->fixed_json[i];
+        fragment[i] = swept_only ? NULL : g->fixed_json[i];
     for (size_t d = g->dim_count; d-- > 0;) {
         const grid_dimension *dim = &g->dims[d];
         size_t position = (size_t)(index % dim->length);
@@ -140,6 +142,7 @@ long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
             fragment[dim->params[k]] = g->axes[dim->params[k]].json[position];
     }
     size_t len = 0;
+    int first = 1;
 #define PUT(text, n_) do { \
         size_t n__ = (n_); \
         if (len + n__ < size) \
@@ -148,8 +151,11 @@ long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
     } while (0)
     PUT("{", 1);
     for (uint32_t i = 0; i < n; i++) {
-        if (i)
+        if (!fragment[i])
+            continue;
+        if (!first)
             PUT(",", 1);
+        first = 0;
         PUT("\"", 1);
         PUT(g->plugin->params[i].name, strlen(g->plugin->params[i].name));
         PUT("\":", 2);
@@ -162,6 +168,16 @@ long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
     if (fragment != stack_fragments)
         free(fragment);
     return (long)len;
+}
+
+long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size)
+{
+    return point_json(g, index, 0, buf, size);
+}
+
+long grid_point_swept(const grid *g, uint64_t index, char *buf, size_t size)
+{
+    return point_json(g, index, 1, buf, size);
 }
 
 int grid_set(grid *g, uint32_t param_index, value *values, size_t count, int zip_group)

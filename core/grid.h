@@ -31,6 +31,9 @@ uint64_t grid_point_count(const grid *g);
  * NUL; returns the length (>= size means it did not fit), or -1 when the
  * fragments could not be made (out of memory, a value JSON cannot hold). */
 long grid_point_canonical(const grid *g, uint64_t index, char *buf, size_t size);
+/* Like grid_point_canonical, with only the swept parameters (those of an
+ * axis); the others are the same for every point of the grid. */
+long grid_point_swept(const grid *g, uint64_t index, char *buf, size_t size);
 /* Writes point `index`'s param_count values into out. The values borrow text
  * from the grid: do not clear them; they live as long as the grid. */
 void grid_point(const grid *g, uint64_t index, value *out);

@@ -184,9 +184,9 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     status_badge(r, status);
 
     /* Points over the whole sweep. */
-    sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(status = 'ok'), 0),"
-                                  " coalesce(sum(status <> 'ok'), 0) FROM point"
-                                  " WHERE sweep_id = ?1");
+    sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(ok_count), 0),"
+                                  " coalesce(sum(point_count - ok_count), 0) FROM point_block"
+                                  " WHERE section_id IN (SELECT id FROM section WHERE sweep_id = ?1)");
     if (!pt) {
         sqlite3_finalize(st);
         return -1;
@@ -563,8 +563,9 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
 {
     sqlite3_stmt *st = prepare(r,
         "SELECT plugin, coalesce(title, plugin), script_line, point_count,"
-        " (SELECT count(*) FROM point AS p WHERE p.section_id = s.id AND p.status = 'ok'),"
-        " (SELECT count(*) FROM point AS p WHERE p.section_id = s.id AND p.status <> 'ok')"
+        " (SELECT coalesce(sum(ok_count), 0) FROM point_block AS b WHERE b.section_id = s.id),"
+        " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block AS b"
+        "  WHERE b.section_id = s.id)"
         " FROM section AS s WHERE id = ?1");
     if (!st)
         return -1;

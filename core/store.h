@@ -40,6 +40,9 @@ typedef struct store_point {
     int64_t section_id;
     int64_t ordinal;             /* index of the point within its section */
     const char *params_json;     /* canonical parameters */
+    const char *params_swept;    /* JSON object of the parameters that vary within
+                                  * the section, the others being the same for
+                                  * all its points; NULL if unknown */
     const char *identity;        /* hex SHA-256 of plugin, version, params, seed */
     uint64_t seed;
     const char *status;          /* "ok" or "failed" */

@@ -260,11 +260,14 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
             return -1;
         return 0;
     }
+    char swept[512];
+    long swept_len = grid_point_swept(job->grid, f->index, swept, sizeof swept);
     store_point record = {
         .sweep_id = run->sweep_id,
         .section_id = section_id,
         .ordinal = (int64_t)f->index,
         .params_json = f->canonical,
+        .params_swept = swept_len >= 0 && (size_t)swept_len < sizeof swept ? swept : NULL,
         .identity = f->identity,
         .seed = f->seed,
         .status = f->status,

@@ -70,6 +70,15 @@ expect_sql() {
     fi
 }
 
+# expect_equal WHAT ACTUAL EXPECTED
+expect_equal() {
+    if [ "$2" != "$3" ]; then
+        fail "$1"
+        echo "  expected: $3" >&2
+        echo "  actual:   $2" >&2
+    fi
+}
+
 # write_script NAME <<EOF ... : a Lua script in the temp dir; prints its path.
 write_script() {
     cat >"$TMP/$1"

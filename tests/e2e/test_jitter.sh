@@ -26,7 +26,7 @@ expect_sql "SELECT script_text = CAST(readfile('scripts/jitter.lua') AS TEXT) FR
 expect_sql "SELECT plugin, so_sha256 FROM sweep_plugin" "speedup|$(sha256sum "$RUNNER_BUILD/plugins/speedup.so" | cut -d' ' -f1)"
 expect_sql "SELECT count(*) FROM point WHERE status = 'ok'" "24"
 expect_sql "SELECT count(*) FROM section" "1"
-expect_sql "PRAGMA user_version" "2"
+expect_sql "PRAGMA user_version" "3"
 expect_sql "PRAGMA journal_mode" "wal"
 # Option values used are recorded with the sweep.
 expect_sql "SELECT options_json FROM sweep" '{"base":30,"jitters":[2.0,1.0,0.5]}'

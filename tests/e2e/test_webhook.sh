@@ -53,14 +53,6 @@ print(eval(expr, {"r": r, "json": json}))
 EOF
 }
 
-expect_equal() {
-    if [ "$2" != "$3" ]; then
-        fail "$1"
-        echo "  expected: $3" >&2
-        echo "  actual:   $2" >&2
-    fi
-}
-
 # check_body NAME N: request N's body is a generic summary whose every figure
 # equals what the database holds ($DB, read with SQL).
 check_body() {
@@ -178,7 +170,7 @@ check_body ok 1
 expect_sql "SELECT command_line LIKE '%--webhook ''http://127.0.0.1/…''%' FROM sweep" "1"
 no_token "$DB" "$DB-wal" "$TMP/err" "$TMP/out"
 # runner sweeps still reads it; the outbox is part of schema version 2.
-expect_sql "PRAGMA user_version" "2"
+expect_sql "PRAGMA user_version" "3"
 
 # The URL from the environment; the body bounded: at most 100 rows a section.
 MANY=$(write_script many.lua <<'EOF'
@@ -362,7 +354,7 @@ sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE outbox; PRAGMA
 run "$RUNNER" notify --db "$DB" --webhook "$url"
 expect_status 0
 expect_stderr "runner: $DB: no webhook summary waits for delivery"
-expect_sql "PRAGMA user_version" "2"
+expect_sql "PRAGMA user_version" "3"
 expect_sql "SELECT count(*) FROM outbox" "0"
 expect_sql "SELECT count(*) FROM sweep" "3"
 

@@ -1,0 +1,78 @@
+# Schema version 2 kept one `point` row per point; version 3 keeps points in
+# blocks behind a `point` view. A real version 2 file (made here by turning a
+# new one back, with the released version 2 DDL) is upgraded by the first
+# runner that opens it, reader or writer, and shows the same points; new
+# points get new ids; resume still knows which points are done.
+. tests/e2e/lib.sh
+export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+
+script=$(write_script grid.lua <<'LUA'
+sweep("testkit", {x = {1, 2, 3}, fail = {false, true}, rows = 2}, {print = false})
+sweep("testkit", {x = linspace(0, 1, 1500), rows = 1}, {print = false})
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$DB"
+expect_status 1
+expect_sql "SELECT count(*), sum(status = 'ok') FROM point" "1506|1503"
+POINTS="SELECT id, sweep_id, section_id, ordinal, params_json, identity, seed, status,
+    coalesce(error, ''), started_at, duration_s, row_count FROM point ORDER BY id"
+sql "$POINTS" >"$TMP/before.txt"
+
+# The version 2 catalog's point table, as released.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+BEGIN;
+CREATE TABLE point_v2 (
+    id              INTEGER PRIMARY KEY,
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL REFERENCES section(id),
+    ordinal         INTEGER NOT NULL,
+    params_json     TEXT NOT NULL,
+    identity        TEXT NOT NULL,
+    seed            INTEGER NOT NULL,
+    status          TEXT NOT NULL
+        CHECK (status = 'ok' OR status = 'failed' OR status = 'crashed'
+               OR status = 'timeout'),
+    error           TEXT,
+    started_at      TEXT NOT NULL,
+    duration_s      REAL NOT NULL,
+    row_count       INTEGER NOT NULL
+);
+INSERT INTO point_v2 SELECT id, sweep_id, section_id, ordinal, params_json, identity, seed,
+    status, error, started_at, duration_s, row_count FROM point;
+DROP VIEW point;
+DROP TABLE point_block;
+ALTER TABLE point_v2 RENAME TO point;
+CREATE INDEX point_by_section ON point(section_id, ordinal);
+PRAGMA user_version = 2;
+COMMIT;"
+expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "table"
+expect_equal "version 2 points" "$(sql "$POINTS")" "$(cat "$TMP/before.txt")"
+
+# A reader upgrades it, then reads it.
+run "$RUNNER" sweeps --db "$DB"
+expect_status 0
+expect_stdout_contains "1503"
+expect_sql "PRAGMA user_version" "3"
+expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
+expect_sql "SELECT count(*) FROM point_block" "3"
+expect_equal "points after the upgrade" "$(sql "$POINTS")" "$(cat "$TMP/before.txt")"
+expect_sql "SELECT count(*) FROM testkit r LEFT JOIN point p ON p.id = r.point_id
+    WHERE p.id IS NULL OR p.sweep_id <> r.sweep_id" "0"
+
+# Resume reruns the failed points only: the ok points stay as they were,
+# the failed ones come back with new ids (after every old one).
+run "$RUNNER" resume 1 --db "$DB"
+expect_status 1
+expect_sql "SELECT count(*), sum(status = 'ok') FROM point" "1506|1503"
+expect_sql "SELECT count(*) FROM point WHERE status <> 'ok' AND id <= 1506" "0"
+expect_sql "SELECT count(*) FROM testkit" "1506"
+expect_equal "ok points kept" "$(sql "$POINTS" | grep '|ok|')" "$(grep '|ok|' "$TMP/before.txt")"
+
+# Opening a version 3 file again changes nothing.
+sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
+    (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")
+run "$RUNNER" sweeps --db "$DB"
+expect_status 0
+expect_equal "blocks unchanged" "$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
+    (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")" "$sum1"
+finish
