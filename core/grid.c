@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 typedef struct grid_axis {
     value *values;   /* owned */
-    char **json;     /* per value: its canonical JSON fragment (grid_finish) */
+    char **json;     /* per value: its canonical member, "name":value (grid_finish) */
     size_t count;
     int zip_group;   /* 0: crossed on its own */
 } grid_axis;
@@ -22,7 +24,7 @@ typedef struct grid_dimension {
 struct grid {
     const runner_plugin *plugin;
     value *fixed;           /* param_count values: defaults or single values */
-    char **fixed_json;      /* their canonical JSON fragments (grid_finish) */
+    char **fixed_json;      /* their canonical members, "name":value (grid_finish) */
     int fragments_ok;       /* every fragment was made */
     grid_axis *axes;        /* per parameter; count 0 when fixed */
     grid_dimension *dims;
@@ -89,15 +91,22 @@ void grid_free(grid *g)
     free(g);
 }
 
-/* The value as compact JSON, as param_canonical_json writes it. */
-static char *value_json(const value *v)
+/* "name":value as param_canonical_json writes the member. */
+static char *member_json(const char *name, const value *v)
 {
     json_t *j = value_to_json(v);
-    if (!j)
-        return NULL;
-    char *text = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_t *key = json_string(name);
+    char *text = NULL, *member = NULL;
+    if (j && key)
+        text = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    char *key_text = text ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
+    if (key_text)
+        member = util_format("%s:%s", key_text, text);
+    free(key_text);
+    free(text);
+    json_decref(key);
     json_decref(j);
-    return text;
+    return member;
 }
 
 static int make_fragments(grid *g)
@@ -107,7 +116,8 @@ static int make_fragments(grid *g)
     if (!g->fixed_json)
         return -1;
     for (uint32_t i = 0; i < n; i++) {
-        if (!(g->fixed_json[i] = value_json(&g->fixed[i])))
+        const char *name = g->plugin->params[i].name;
+        if (!(g->fixed_json[i] = member_json(name, &g->fixed[i])))
             return -1;
         grid_axis *a = &g->axes[i];
         if (a->count == 0 || a->json)
@@ -115,7 +125,7 @@ static int make_fragments(grid *g)
         if (!(a->json = calloc(a->count, sizeof *a->json)))
             return -1;
         for (size_t k = 0; k < a->count; k++)
-            if (!(a->json[k] = value_json(&a->values[k])))
+            if (!(a->json[k] = member_json(name, &a->values[k])))
                 return -1;
     }
     return 0;
@@ -156,9 +166,6 @@ static long point_json(const grid *g, uint64_t index, int swept_only, char *buf,
         if (!first)
             PUT(",", 1);
         first = 0;
-        PUT("\"", 1);
-        PUT(g->plugin->params[i].name, strlen(g->plugin->params[i].name));
-        PUT("\":", 2);
         PUT(fragment[i], strlen(fragment[i]));
     }
     PUT("}", 1);
