@@ -14,8 +14,9 @@
  *   DIR/bench_sqlite_limit_<pid>_<variant>.db:
  *     rows            the table as runner creates it (one index): the limit
  *     rows, no index  the same table without its indexes
- *     rows + point    also one row per point in a table shaped like runner's
- *                     `point` (params JSON by snprintf, identity not hashed)
+ *     rows + points   also the points as runner stores them: one point_block
+ *                     row per 1000 points (schema.sql), each point a JSON
+ *                     element (swept params, identity not hashed)
  *     narrow          three REAL columns only (round_s, speedup, efficiency),
  *                     no index: how fast SQLite takes a narrow row
  *   Each prints "<variant>: N rows in T s = R rows/s (C s CPU = ... rows/CPU-s)",
@@ -57,18 +58,19 @@ static const char speedup_insert_sql[] =
     " karp_flatt, t1_s, compute_s, gustafson, comm_s, comm_share)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
     " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
-/* schema.sql's point table, without its foreign keys (no sweep table here). */
+/* schema.sql's point_block table and indexes, without its foreign keys (no
+ * sweep table here), and runner's block size (core/store.c). */
 static const char point_table_sql[] =
-    "CREATE TABLE point (id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
-    " section_id INTEGER NOT NULL, ordinal INTEGER NOT NULL, params_json TEXT NOT NULL,"
-    " identity TEXT NOT NULL, seed INTEGER NOT NULL, status TEXT NOT NULL"
-    " CHECK (status IN ('ok', 'failed', 'crashed', 'timeout')), error TEXT,"
-    " started_at TEXT NOT NULL, duration_s REAL NOT NULL, row_count INTEGER NOT NULL);"
-    "CREATE INDEX point_by_section ON point(section_id, ordinal)";
+    "CREATE TABLE point_block (id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
+    " section_id INTEGER NOT NULL, first_point_id INTEGER NOT NULL,"
+    " last_point_id INTEGER NOT NULL, point_count INTEGER NOT NULL,"
+    " ok_count INTEGER NOT NULL, params_base TEXT NOT NULL, points TEXT NOT NULL);"
+    "CREATE INDEX point_block_by_section ON point_block(section_id, first_point_id);"
+    "CREATE INDEX point_block_by_last_id ON point_block(last_point_id)";
 static const char point_insert_sql[] =
-    "INSERT INTO point (sweep_id, section_id, ordinal, params_json, identity, seed, status,"
-    " error, started_at, duration_s, row_count)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ok', NULL, ?7, ?8, 1)";
+    "INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id,"
+    " point_count, ok_count, params_base, points) VALUES (1, 1, ?1, ?2, ?3, ?3, ?4, ?5)";
+#define BLOCK_POINTS 1000
 
 /* The narrow variant: what a minimal table costs. */
 static const char narrow_table_sql[] =
@@ -156,7 +158,7 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
     if (exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", "pragmas") != 0 ||
         exec(db, v->narrow ? narrow_table_sql : speedup_table_sql, "create table") != 0 ||
         (v->indexes && exec(db, speedup_index_sql, "create indexes") != 0) ||
-        (v->point_rows && exec(db, point_table_sql, "create point table") != 0))
+        (v->point_rows && exec(db, point_table_sql, "create point_block table") != 0))
         goto done;
     if (sqlite3_prepare_v2(db, v->narrow ? narrow_insert_sql : speedup_insert_sql, -1, &insert,
                            NULL) != SQLITE_OK ||
@@ -169,7 +171,10 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
         goto done;
 
     uint64_t identity_state = 1;
-    int64_t point_id = 0;
+    int64_t point_id = 0, block_first = 0, block_points = 0;
+    static char block[BLOCK_POINTS * 256];
+    char base[512], jitter_text[32];
+    size_t block_len = 0;
     for (int64_t j = 0; j < jitters; j++) {
         /* linspace as runner's script.c computes it. */
         double jitter = jitters == 1 ? JITTER_FIRST
@@ -177,6 +182,7 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
                             ? JITTER_LAST
                             : JITTER_FIRST + (JITTER_LAST - JITTER_FIRST) * (double)j /
                                                  (double)(jitters - 1);
+        snprintf(jitter_text, sizeof jitter_text, "%.17g", jitter);
         for (int64_t k = 1; k <= workers; k++) {
             point_id++;
             speedup_row row;
@@ -184,30 +190,45 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
                              straggler_max_delay_exact(jitter, k));
             *checksum += row.speedup;
             if (insert_point) {
-                char json[512], identity[65];
-                snprintf(json, sizeof json,
-                         "{\"base\":%.17g,\"jitter\":%.17g,\"workers\":%" PRId64 ",\"trials\":0,"
-                         "\"model\":\"walkthrough\",\"scaling\":\"strong\","
-                         "\"model_params\":44500000,\"bytes_per_param\":4,"
-                         "\"latency_s\":5.0000000000000004e-6,"
-                         "\"bandwidth_bytes_per_s\":3125000000.0,"
-                         "\"reduce_bytes_per_s\":100000000000.0}",
-                         BASE_S, jitter, k);
+                /* A point's element, built as core/store.c builds it: the
+                 * swept parameters' text made once per axis value. */
+                char identity[65];
                 for (int w = 0; w < 4; w++)
                     snprintf(identity + 16 * w, 17, "%016" PRIx64, splitmix64(&identity_state));
-                sqlite3_bind_int64(insert_point, 1, 1);
-                sqlite3_bind_int64(insert_point, 2, 1);
-                sqlite3_bind_int64(insert_point, 3, point_id - 1);
-                sqlite3_bind_text(insert_point, 4, json, -1, SQLITE_TRANSIENT);
-                sqlite3_bind_text(insert_point, 5, identity, 64, SQLITE_TRANSIENT);
-                sqlite3_bind_int64(insert_point, 6, (int64_t)splitmix64(&identity_state));
-                sqlite3_bind_text(insert_point, 7, "2026-01-01T00:00:00.000Z", -1, SQLITE_STATIC);
-                sqlite3_bind_double(insert_point, 8, 1e-7);
-                if (sqlite3_step(insert_point) != SQLITE_DONE) {
-                    fprintf(stderr, "bench_sqlite_limit: insert point: %s\n", sqlite3_errmsg(db));
-                    goto done;
+                if (block_points == 0) {
+                    snprintf(base, sizeof base,
+                             "{\"base\":%.17g,\"jitter\":%s,\"workers\":%" PRId64 ",\"trials\":0,"
+                             "\"model\":\"walkthrough\",\"scaling\":\"strong\","
+                             "\"model_params\":44500000,\"bytes_per_param\":4,"
+                             "\"latency_s\":5.0000000000000004e-6,"
+                             "\"bandwidth_bytes_per_s\":3125000000.0,"
+                             "\"reduce_bytes_per_s\":100000000000.0}",
+                             BASE_S, jitter_text, k);
+                    block_first = point_id;
+                    block_len = 0;
                 }
-                sqlite3_reset(insert_point);
+                int n = snprintf(block + block_len, sizeof block - block_len,
+                                 "%s[%" PRId64 ",%" PRId64 ",{\"jitter\":%s,\"workers\":%" PRId64
+                                 "},\"%s\",%" PRId64 ",\"ok\",null,1798000000000,100,1]",
+                                 block_points ? "," : "[", point_id, point_id - 1, jitter_text, k,
+                                 identity, (int64_t)splitmix64(&identity_state));
+                block_len += (size_t)n;
+                block_points++;
+                if (block_points == BLOCK_POINTS || point_id == workers * jitters) {
+                    block[block_len++] = ']';
+                    sqlite3_bind_int64(insert_point, 1, block_first);
+                    sqlite3_bind_int64(insert_point, 2, point_id);
+                    sqlite3_bind_int64(insert_point, 3, block_points);
+                    sqlite3_bind_text(insert_point, 4, base, -1, SQLITE_STATIC);
+                    sqlite3_bind_text(insert_point, 5, block, (int)block_len, SQLITE_STATIC);
+                    if (sqlite3_step(insert_point) != SQLITE_DONE) {
+                        fprintf(stderr, "bench_sqlite_limit: insert points: %s\n",
+                                sqlite3_errmsg(db));
+                        goto done;
+                    }
+                    sqlite3_reset(insert_point);
+                    block_points = 0;
+                }
             }
             if (v->narrow) {
                 bind_real(insert, 1, row.round_s);
@@ -311,7 +332,7 @@ int main(int argc, char **argv)
     static const variant variants[] = {
         { "rows:", "rows", 1, 0, 0 },
         { "rows, no index:", "no-index", 0, 0, 0 },
-        { "rows + point:", "point", 1, 1, 0 },
+        { "rows + points:", "point", 1, 1, 0 },
         { "narrow:", "narrow", 0, 0, 1 },
     };
     size_t variant_count = sizeof variants / sizeof variants[0];

@@ -120,7 +120,7 @@ def run_runner(runner, tmp, workers, jitters, jobs):
     rss_kb = grab(r"Maximum resident set size \(kbytes\): (\d+)", report, "peak RSS")
     with sqlite3.connect(db) as con:
         rows = con.execute("SELECT count(*) FROM speedup").fetchone()[0]
-        ok = con.execute("SELECT count(*) FROM point WHERE status = 'ok'").fetchone()[0]
+        ok = con.execute("SELECT sum(ok_count) FROM point_block").fetchone()[0]
     if rows != points or ok != points:
         sys.exit(f"run_all: {db}: expected {points} rows and ok points, found {rows} and {ok}")
     return {"points": points, "jobs": jobs, "seconds": seconds, "cpu_seconds": cpu,
@@ -142,7 +142,7 @@ def sqlite_limit(binary, tmp, workers, jitters, only=None, keep=False):
     out = must(run(command), "bench_sqlite_limit")
     figures = {"kept": re.findall(r"kept (\S+)", out), "output": out}
     for name, key in (("rows", "rows"), ("rows, no index", "no_index"),
-                      ("rows \\+ point", "with_point"), ("narrow", "narrow")):
+                      ("rows \\+ points", "with_point"), ("narrow", "narrow")):
         match = re.search(r"^" + name + r":\s+(\d+) rows in ([\d.]+) s = (\d+) rows/s "
                           r"\(([\d.]+) s CPU", out, re.MULTILINE)
         if match:
@@ -359,7 +359,8 @@ def main():
     line("  same, per CPU-second", fmt_rate(runner_j1["points_per_cpu_s"], "pts/CPU-s"),
          fmt_rate(bare_cpu, "rows/CPU-s"), f"{runner_j1['points_per_cpu_s'] / bare_cpu:.3f}",
          "(info)")
-    for key, label in (("no_index", "bare loop, no index"), ("with_point", "bare loop + point row"),
+    for key, label in (("no_index", "bare loop, no index"),
+                       ("with_point", "bare loop + point blocks"),
                        ("narrow", "bare loop, 3 REAL columns")):
         line(f"  runner / {label}", "", fmt_rate(limit[key]["rows_per_s"], "rows/s"),
              f"{runner_j1['points_per_s'] / limit[key]['rows_per_s']:.3f}", "(info)")

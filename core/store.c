@@ -166,8 +166,10 @@ typedef struct checkpointer {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    int started;                  /* thread, lock and wake exist */
+    pthread_cond_t idle;          /* signalled when a checkpoint ends */
+    int started;                  /* thread, lock and conditions exist */
     int pending;                  /* the WAL grew past CHECKPOINT_PAGES */
+    int running;                  /* the thread is checkpointing */
     int quit;
     char *path;                   /* owned */
 } checkpointer;
@@ -588,6 +590,7 @@ static void *checkpointer_main(void *arg)
         if (c->quit)
             break;
         c->pending = 0;
+        c->running = 1;
         pthread_mutex_unlock(&c->lock);
         /* PASSIVE: copies what no reader needs, never waits for the writer.
          * A failure (disk full) leaves the pages in the WAL, where they are
@@ -595,6 +598,8 @@ static void *checkpointer_main(void *arg)
         if (db)
             sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         pthread_mutex_lock(&c->lock);
+        c->running = 0;
+        pthread_cond_broadcast(&c->idle);
     }
     pthread_mutex_unlock(&c->lock);
     sqlite3_close(db);
@@ -613,11 +618,15 @@ static int start_checkpointer(store *s)
         goto fail_path;
     if (pthread_cond_init(&c->wake, NULL) != 0)
         goto fail_lock;
+    if (pthread_cond_init(&c->idle, NULL) != 0)
+        goto fail_wake;
     if (pthread_create(&c->thread, NULL, checkpointer_main, c) != 0)
-        goto fail_cond;
+        goto fail_idle;
     c->started = 1;
     return 0;
-fail_cond:
+fail_idle:
+    pthread_cond_destroy(&c->idle);
+fail_wake:
     pthread_cond_destroy(&c->wake);
 fail_lock:
     pthread_mutex_destroy(&c->lock);
@@ -640,6 +649,7 @@ static void stop_checkpointer(store *s)
     pthread_cond_signal(&c->wake);
     pthread_mutex_unlock(&c->lock);
     pthread_join(c->thread, NULL);
+    pthread_cond_destroy(&c->idle);
     pthread_cond_destroy(&c->wake);
     pthread_mutex_destroy(&c->lock);
     free(c->path);
@@ -650,6 +660,19 @@ static void stop_checkpointer(store *s)
 static int on_wal_commit(void *arg, sqlite3 *db, const char *schema, int wal_pages)
 {
     store *s = arg;
+    checkpointer *c = &s->checkpoints;
+    if (wal_pages >= CHECKPOINT_BACKSTOP_PAGES && c->started) {
+        /* Wait out the thread's checkpoint (a second one would only get
+         * SQLITE_BUSY), then copy the rest while the lock keeps it from
+         * starting another: the WAL is then wholly copied and the next
+         * transaction rewinds it. */
+        pthread_mutex_lock(&c->lock);
+        while (c->running)
+            pthread_cond_wait(&c->idle, &c->lock);
+        sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        pthread_mutex_unlock(&c->lock);
+        return SQLITE_OK;
+    }
     if (wal_pages >= CHECKPOINT_BACKSTOP_PAGES ||
         (wal_pages >= CHECKPOINT_PAGES && start_checkpointer(s) != 0)) {
         sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
@@ -1373,27 +1396,28 @@ static const char *json_member(const char *p, const char **key, size_t *key_len,
     return q;
 }
 
-/* Appends the members of params whose values differ from base's: the block
- * keeps its first point's parameters once (params_base) and each point only
- * what changed, which the view puts back with json_patch. Both are canonical
- * JSON of one plugin, so their keys match in order; if they do not, appends
- * all of params, which json_patch also turns back into params. */
-static void params_diff(strbuf *b, const char *base, const char *params)
+/* Appends (when b is not NULL) the members of params whose values differ
+ * from base's: the block keeps its first point's parameters once
+ * (params_base) and each point only what changed, which the view puts back
+ * with json_patch. Returns -1, appending nothing, when the two do not have
+ * the same keys in the same order: json_patch could not give params back. */
+static int params_diff(strbuf *b, const char *base, const char *params)
 {
-    size_t start = b->len;
+    size_t start = b ? b->len : 0;
     int first = 1;
-    strbuf_add(b, "{", 1);
+    if (b)
+        strbuf_add(b, "{", 1);
     const char *p = params + (*params == '{'), *q = base + (*base == '{');
     if (*params != '{' || *base != '{')
-        goto whole;
+        goto mismatch;
     while (*p != '}') {
         const char *pk, *pv, *qk, *qv;
         size_t pk_len, pv_len, qk_len, qv_len;
         p = json_member(p, &pk, &pk_len, &pv, &pv_len);
         q = json_member(q, &qk, &qk_len, &qv, &qv_len);
         if (!p || !q || pk_len != qk_len || memcmp(pk, qk, pk_len) != 0 || *p != *q)
-            goto whole;
-        if (pv_len != qv_len || memcmp(pv, qv, pv_len) != 0) {
+            goto mismatch;
+        if (b && (pv_len != qv_len || memcmp(pv, qv, pv_len) != 0)) {
             if (!first)
                 strbuf_add(b, ",", 1);
             first = 0;
@@ -1401,16 +1425,17 @@ static void params_diff(strbuf *b, const char *base, const char *params)
         }
         p += *p == ',', q += *q == ',';
     }
-    if (*q != '}')
-        goto whole;
-    strbuf_add(b, "}", 1);
-    return;
-whole:
-    if (!b->oom) {
+    if (*q != '}' || p[1] != '\0' || q[1] != '\0')
+        goto mismatch;
+    if (b)
+        strbuf_add(b, "}", 1);
+    return 0;
+mismatch:
+    if (b && !b->oom) {
         b->len = start;
         b->data[start] = '\0';
     }
-    strbuf_str(b, params);
+    return -1;
 }
 
 /* Appends one point to the open block, in schema.sql's element order:
@@ -1442,8 +1467,8 @@ static void block_append(store *s, const store_point *point, int64_t point_id)
     strbuf_add(b, ",", 1);
     if (point->params_swept)
         strbuf_str(b, point->params_swept);
-    else
-        params_diff(b, s->block_params_base, point->params_json);
+    else if (params_diff(b, s->block_params_base, point->params_json) != 0)
+        strbuf_str(b, point->params_json);  /* a first point: its base is itself */
     strbuf_add(b, ",\"", 2);
     strbuf_str(b, point->identity);
     strbuf_add(b, "\",", 2);
@@ -1502,8 +1527,12 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
         return util_fail(err, "%s: cannot store point %" PRId64 " of section %" PRId64
                          ": status \"%s\" is not ok, failed, crashed or timeout", s->path,
                          point->ordinal, point->section_id, status);
-    /* A block holds one section's points. */
-    if (s->in_batch && s->block_points && s->block_section_id != point->section_id &&
+    /* A block holds one section's points, all of whose parameters json_patch
+     * can rebuild from the block's base. */
+    if (s->in_batch && s->block_points &&
+        (s->block_section_id != point->section_id ||
+         (!point->params_swept &&
+          params_diff(NULL, s->block_params_base, point->params_json) != 0)) &&
         block_write(s, err) != 0) {
         run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);
         s->in_batch = 0;

@@ -907,6 +907,114 @@ static void test_batches_commit_on_close(void)
     clear_values(params, 4);
 }
 
+/* The point view gives back each point's exact canonical parameters from a
+ * block's base and the per-point differences: text with JSON's special
+ * characters, a point whose keys differ (a new block), swept parameters
+ * given by the caller. */
+static void test_point_view_params(void)
+{
+    const char *path = db_path("params.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "params.lua");
+    int64_t section_id = begin_section(s, sweep_id, 1, NULL);
+    set_params(2);
+    static const char *const given[] = {
+        "{\"workers\":2,\"jitter_s\":0.5,\"reduction\":\"ring\",\"weighted\":true}",
+        "{\"workers\":3,\"jitter_s\":0.5,\"reduction\":\"a,b\\\"c}:\",\"weighted\":true}",
+        "{\"workers\":3,\"jitter_s\":1e-300,\"reduction\":\"ring\",\"weighted\":false}",
+        "{\"workers\":2,\"jitter_s\":0.5,\"reduction\":\"ring\",\"weighted\":true}",
+        "{\"jitter_s\":0.5,\"workers\":7,\"reduction\":\"\\u00e9\",\"weighted\":true}",
+        "{\"workers\":8,\"jitter_s\":0.25,\"reduction\":\"ring\",\"weighted\":true}",
+    };
+    enum { GIVEN = sizeof given / sizeof given[0] };
+    for (int i = 0; i < GIVEN; i++) {
+        store_point p = make_point(sweep_id, section_id, i, NULL, 0);
+        p.params_json = given[i];
+        if (i == GIVEN - 1) {
+            /* As sweep.c passes them: only what the section's grid sweeps,
+             * the others being the same for all its points. */
+            p.section_id = begin_section(s, sweep_id, 2, NULL);
+            p.params_swept = "{\"workers\":8,\"jitter_s\":0.25}";
+        }
+        CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    }
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    sqlite3 *db = raw_open(path);
+    for (int i = 0; i < GIVEN; i++) {
+        char sql[120];
+        snprintf(sql, sizeof sql, "SELECT params_json FROM point WHERE ordinal = %d", i);
+        CHECK_STR_EQ(raw_text(db, sql), given[i]);
+    }
+    /* Ordinals 1-3 share a block (0 commits at once, as a first point
+     * does); the reordered keys start another; the second section has its
+     * own. */
+    CHECK_INT_EQ(raw_int(db, "SELECT count(DISTINCT b.id) FROM point_block AS b,"
+                             " json_each(b.points) AS e"
+                             " WHERE json_extract(e.value, '$[1]') IN (1, 2, 3)"), 1);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point_block"), 4);
+    CHECK_INT_EQ(raw_int(db, "SELECT sum(point_count) FROM point_block"), GIVEN);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(DISTINCT id) FROM point"), GIVEN);
+    sqlite3_close(db);
+    store_close(s);
+}
+
+/* A sweep that writes more than the WAL's checkpoint sizes: the background
+ * checkpointer and the writer's backstop keep the WAL bounded, every row is
+ * stored, and closing removes the WAL. */
+static void test_wal_stays_bounded(void)
+{
+    const char *path = db_path("wal.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "big.lua");
+    int64_t section_id = begin_section(s, sweep_id, 1, NULL);
+    set_params(3);
+    char *note = malloc(4000);
+    if (!note) {
+        check_failures++;
+        store_close(s);
+        return;
+    }
+    memset(note, 'n', 3999);
+    note[3999] = '\0';
+    value row[4] = { value_integer(0), value_real(0.5), value_text(note), value_boolean(1) };
+    enum { POINTS = 30000 };  /* about 120 MB of rows */
+    char wal[700];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    off_t largest_wal = 0;
+    for (int i = 0; i < POINTS; i++) {
+        row[0].as.integer = i;
+        store_point p = make_point(sweep_id, section_id, i, row, 1);
+        if (report(store_write_point(s, &demo, &p, &err), &err) != 0) {
+            check_failures++;
+            break;
+        }
+        struct stat st;
+        if (i % 500 == 0 && stat(wal, &st) == 0 && st.st_size > largest_wal)
+            largest_wal = st.st_size;
+    }
+    CHECK(largest_wal > 16 * 1024 * 1024);
+    CHECK(largest_wal < 80 * 1024 * 1024);
+    store_close(s);
+    struct stat st;
+    CHECK(stat(wal, &st) != 0 || st.st_size == 0);
+    sqlite3 *db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT sum(point_count) FROM point_block"), POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT sum(round) FROM demo"), (int64_t)POINTS * (POINTS - 1) / 2);
+    sqlite3_close(db);
+    clear_values(row, 4);
+    clear_values(params, 4);
+    free(note);
+}
+
 static void test_reserved_plugin_refused(void)
 {
     const char *path = db_path("reserved.db");
@@ -942,6 +1050,8 @@ int main(void)
     test_new_parameter_defaults();
     test_failed_point_leaves_nothing();
     test_batches_commit_on_close();
+    test_point_view_params();
+    test_wal_stays_bounded();
     test_reserved_plugin_refused();
     return check_done("test_store");
 }
