@@ -58,7 +58,8 @@ CREATE TABLE IF NOT EXISTS point_block (
     last_point_id   INTEGER NOT NULL,          --   first_point_id .. last_point_id
     point_count     INTEGER NOT NULL,
     ok_count        INTEGER NOT NULL,          -- points with status 'ok'
-    params_base     TEXT NOT NULL,             -- canonical parameters of the first point
+    params_base     TEXT NOT NULL,             -- canonical parameters (the block's first
+                                               --   point's) that each point's params patch
     -- One array per point, in the order the view's columns name them:
     -- [id, ordinal, params, identity, seed, status, error, started_at_ms,
     --  duration_ns, row_count]. params holds only the parameters that differ

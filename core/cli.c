@@ -555,9 +555,9 @@ static int command_plugins(cli_options *o)
     return status;
 }
 
-/* Opens an existing database for reading commands; never creates one. */
-/* Opens an existing database; read-only commands never write to it (so a
- * read-only file works, and an older schema is not migrated by a look). */
+/* Opens an existing database; never creates one. Reading commands open it
+ * read-only (a read-only file works) and only write to upgrade an older
+ * schema, once (store_open_read). */
 static int open_existing(const char *path, store **s, int for_writing)
 {
     struct stat st;

@@ -1963,12 +1963,12 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
         return -1;
     if (run_stmt(s, STMT_BEGIN, what, err) != 0)
         return -1;
+    /* Emptied blocks stay: their last_point_id keeps the ids of removed
+     * points from being given out again. */
     if (exec_with_id(s, "UPDATE point_block SET points = (SELECT json_group_array(json(p.value))"
                      " FROM json_each(point_block.points) AS p"
                      " WHERE json_extract(p.value, '$[5]') = 'ok'), point_count = ok_count"
                      " WHERE section_id = ?1 AND ok_count < point_count", found, what, err) != 0 ||
-        exec_with_id(s, "DELETE FROM point_block WHERE section_id = ?1 AND point_count = 0",
-                     found, what, err) != 0 ||
         run_stmt(s, STMT_COMMIT, what, err) != 0) {
         if (!sqlite3_get_autocommit(s->db))
             run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);

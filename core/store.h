@@ -45,7 +45,7 @@ typedef struct store_point {
                                   * all its points; NULL if unknown */
     const char *identity;        /* hex SHA-256 of plugin, version, params, seed */
     uint64_t seed;
-    const char *status;          /* "ok" or "failed" */
+    const char *status;          /* "ok", "failed", "crashed" or "timeout" */
     const char *error;           /* NULL when ok */
     double started_at;           /* unix time, s */
     double duration_s;

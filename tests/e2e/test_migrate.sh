@@ -68,6 +68,22 @@ expect_sql "SELECT count(*) FROM point WHERE status <> 'ok' AND id <= 1506" "0"
 expect_sql "SELECT count(*) FROM testkit" "1506"
 expect_equal "ok points kept" "$(sql "$POINTS" | grep '|ok|')" "$(grep '|ok|' "$TMP/before.txt")"
 
+# A sweep whose every point failed: the rerun points never take back an id
+# the failed ones had (their emptied blocks keep the ids spent).
+all_fail=$(write_script all_fail.lua <<'LUA'
+sweep("testkit", {x = {1, 2, 3}, fail = true}, {print = false})
+LUA
+)
+run "$RUNNER" sweep "$all_fail" --db "$DB"
+expect_status 1
+spent=$(sql "SELECT max(last_point_id) FROM point_block")
+failed_ids=$(sql "SELECT group_concat(id) FROM point WHERE sweep_id = 2")
+run "$RUNNER" resume 2 --db "$DB"
+expect_status 1
+expect_sql "SELECT count(*) FROM point WHERE sweep_id = 2" "3"
+expect_sql "SELECT count(*) FROM point WHERE sweep_id = 2 AND id <= $spent" "0"
+expect_equal "failed ids before the resume" "$failed_ids" "$((spent - 2)),$((spent - 1)),$spent"
+
 # Opening a version 3 file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")

@@ -81,7 +81,6 @@ else
     # Reading a read-only database is harmless: show works (the sqlite3
     # shell reads it too).
     "$RUNNER" show 1 --db "$ORIG" --format csv >"$TMP/expected.csv" 2>&1
-    # BUG: runner opens every database for writing, so show refuses it.
     run as_user "$RUNNER" show 1 --db "$F" --format csv
     if [ "$status" != 0 ]; then
         fail "read-only file: 'runner show' exited $status: $(cat "$TMP/err")"
@@ -141,9 +140,8 @@ expect_stopped_by_full_disk() {
     [ "$partial" = 0 ] || fail "$2: $partial partially stored point(s)"
     stored_ok=$(sqlite3 -batch "$1" "SELECT count(*) FROM point WHERE sweep_id = 2 AND status = 'ok'")
     [ "$stored_ok" -lt 16000 ] || fail "$2: the disk never filled up; the test proves nothing"
-    # Any summary must count what is stored, not what was computed.
-    # BUG: runner's final line counts the points handed to the store,
-    # including the batch the failed commit lost.
+    # Any summary must count what is stored, not what was computed: not the
+    # batch the failed commit lost.
     claimed=$(sed -n 's/^runner: sweep 2 stored in .*: \([0-9][0-9]*\) points ok.*/\1/p' "$TMP/err")
     [ -z "$claimed" ] || [ "$claimed" = "$stored_ok" ] ||
         fail "$2: stderr says $claimed points ok were stored; the database holds $stored_ok"
