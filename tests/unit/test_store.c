@@ -960,6 +960,7 @@ static void test_point_view_params(void)
     CHECK_INT_EQ(raw_int(db, "SELECT count(DISTINCT id) FROM point"), GIVEN);
     sqlite3_close(db);
     store_close(s);
+    clear_values(params, 4);
 }
 
 /* A sweep that writes more than the WAL's checkpoint sizes: the background
