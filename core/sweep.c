@@ -50,6 +50,12 @@ typedef struct section_job {
     uint64_t count;
     finished_point *window;
     size_t window_size;
+    /* Points in flight at most (<= window_size): small for points whose
+     * rows are many (memory), large for quick small ones, where a small
+     * window made threads sleep and wake for every few points. */
+    size_t window_limit;
+    size_t window_floor;        /* the limit never goes below this */
+    uint64_t values_written;    /* parameter and row values of the points consumed */
     uint64_t next_index;        /* next point a worker may claim */
     uint64_t written;           /* points the writer has consumed */
     int cancel;                 /* the writer failed: workers stop */
@@ -59,6 +65,23 @@ typedef struct section_job {
     pthread_cond_t slot_done;   /* a worker finished a point */
     pthread_cond_t slot_free;   /* the writer freed a slot */
 } section_job;
+
+/* The reorder window: slots per --jobs thread, at most and at least, and the
+ * values (parameters and row cells, about 30 bytes each with their text)
+ * that finished points may hold in it, about 8 MB. */
+#define WINDOW_SLOTS_PER_JOB 128
+#define WINDOW_FLOOR_PER_JOB 16
+#define WINDOW_VALUE_BUDGET (1u << 18)
+
+/* The window the points seen so far allow; the job's lock is held. */
+static size_t window_limit(const section_job *job)
+{
+    uint64_t per_point = job->written ? job->values_written / job->written : 0;
+    uint64_t limit = WINDOW_VALUE_BUDGET / (per_point ? per_point : 1);
+    if (limit < job->window_floor)
+        limit = job->window_floor;
+    return limit < job->window_size ? (size_t)limit : job->window_size;
+}
 
 static int record_plugin(sweep_run *run, const loaded_plugin *lp, char **err)
 {
@@ -221,7 +244,7 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&job->lock);
     for (;;) {
         while (!job->cancel && job->next_index < job->count &&
-               job->next_index >= job->written + job->window_size)
+               job->next_index >= job->written + job->window_limit)
             pthread_cond_wait(&job->slot_free, &job->lock);
         if (job->cancel || job->next_index >= job->count)
             break;
@@ -769,7 +792,8 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     int jobs = run->jobs > 1 ? run->jobs : 1;
     if ((uint64_t)jobs > job.count)
         jobs = job.count > 0 ? (int)job.count : 1;
-    job.window_size = jobs == 1 ? 1 : (size_t)jobs * 16;
+    job.window_size = jobs == 1 ? 1 : (size_t)jobs * WINDOW_SLOTS_PER_JOB;
+    job.window_floor = jobs == 1 ? 1 : (size_t)jobs * WINDOW_FLOOR_PER_JOB;
     /* Under MPI the workers compute (docs/mpi.md): rank 0 hands out points
      * and writes; a collective plugin's points run on every rank at once. */
     section_mode mode = SECTION_LOCAL;
@@ -777,7 +801,9 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         mode = plugin_flags(plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
                                                                : SECTION_DISTRIBUTED;
         job.window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job.count);
+        job.window_floor = job.window_size;
     }
+    job.window_limit = job.window_floor;
     int64_t section_id = 0;
     table *result = rows ? new_result_table(plugin, options->title) : NULL;
     store_identity_set *done = NULL;
@@ -908,6 +934,8 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
                         goto done;
                     stop_here = f->failed && options->fail_fast;
                 }
+                job.values_written += plugin->param_count +
+                                      (uint64_t)f->row_count * plugin->column_count;
                 clear_finished(f, plugin);
             }
             progress_update(&bar, job.written + consumed);
@@ -916,6 +944,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
             for (uint64_t i = 0; i < consumed; i++)
                 job.window[(job.written + i) % job.window_size].state = SLOT_FREE;
             job.written += consumed;
+            job.window_limit = window_limit(&job);
             if (stop_here)
                 job.cancel = 1;
             pthread_cond_broadcast(&job.slot_free);
