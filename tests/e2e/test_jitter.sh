@@ -25,6 +25,13 @@ expect_sql "SELECT script_sha256 FROM sweep" "$(sha256sum scripts/jitter.lua | c
 expect_sql "SELECT script_text = CAST(readfile('scripts/jitter.lua') AS TEXT) FROM sweep" "1"
 expect_sql "SELECT plugin, so_sha256 FROM sweep_plugin" "speedup|$(sha256sum "$RUNNER_BUILD/plugins/speedup.so" | cut -d' ' -f1)"
 expect_sql "SELECT count(*) FROM point WHERE status = 'ok'" "24"
+# Each point's parameters, rebuilt by the view from its block, are the ones
+# its result row holds (jitter and workers are swept, base is not).
+expect_sql "SELECT count(*) FROM speedup AS r JOIN point AS p ON p.id = r.point_id
+    WHERE json_extract(p.params_json, '$.jitter') = r.jitter
+      AND json_extract(p.params_json, '$.workers') = r.workers
+      AND json_extract(p.params_json, '$.base') = r.base
+      AND json_extract(p.params_json, '$.model') = r.model" "24"
 expect_sql "SELECT count(*) FROM section" "1"
 expect_sql "PRAGMA user_version" "3"
 expect_sql "PRAGMA journal_mode" "wal"

@@ -27,6 +27,9 @@ expect_stderr_contains 'runner: testkit point 1 {"x":1.0,"rows":2,"fail":true,"l
 expect_sql "SELECT status FROM sweep" "failed"
 expect_sql "SELECT count(*), group_concat(DISTINCT error) FROM point WHERE status = 'failed'" "3|asked to fail at x = 1,asked to fail at x = 2,asked to fail at x = 3"
 expect_sql "SELECT count(*) FROM point WHERE status = 'ok' AND row_count = 2" "3"
+# The view rebuilds every point's parameters from its block, failed ones too.
+expect_sql "SELECT group_concat(ordinal || ':' || params_json, ' ') FROM point WHERE sweep_id = 1" \
+    '0:{"x":1.0,"rows":2,"fail":false,"label":"a"} 1:{"x":1.0,"rows":2,"fail":true,"label":"a"} 2:{"x":2.0,"rows":2,"fail":false,"label":"a"} 3:{"x":2.0,"rows":2,"fail":true,"label":"a"} 4:{"x":3.0,"rows":2,"fail":false,"label":"a"} 5:{"x":3.0,"rows":2,"fail":true,"label":"a"}' 
 expect_sql "SELECT count(*) FROM testkit" "6"
 expect_sql "SELECT DISTINCT typeof(not_a_number) || not_a_number FROM testkit" "textNaN"
 expect_sql "SELECT DISTINCT typeof(pos_inf), pos_inf > 1e308, neg_inf < -1e308 FROM testkit" "real|1|1"
