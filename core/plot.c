@@ -194,7 +194,7 @@ static int build_series(const table *t, const plot_spec *spec, series *s, plot_i
     memset(s, 0, sizeof *s);
     long xc = table_find_column(t, spec->x), yc = table_find_column(t, spec->y);
     long bc = spec->by ? table_find_column(t, spec->by) : -1;
-    size_t *rank = NULL, *order = NULL;
+    size_t *rank = NULL, *order = NULL, last_group = 0;
     image->rows = t->row_count;
     s->points = calloc(t->row_count ? t->row_count : 1, sizeof *s->points);
     s->groups = calloc(t->row_count ? t->row_count : 1, sizeof *s->groups);
@@ -214,10 +214,15 @@ static int build_series(const table *t, const plot_spec *spec, series *s, plot_i
         size_t g = 0;
         if (bc >= 0) {
             const value *key = table_cell(t, r, (size_t)bc);
+            /* Grid rows come in runs of one group: try the last one first,
+             * or a million rows in a thousand groups take minutes. */
+            if (last_group < s->group_count && value_equal(&s->groups[last_group], key))
+                g = last_group;
             while (g < s->group_count && !value_equal(&s->groups[g], key))
                 g++;
             if (g == s->group_count && value_copy(&s->groups[s->group_count++], key) != 0)
                 goto oom;
+            last_group = g;
         } else if (s->group_count == 0) {
             s->group_count = 1;
         }
@@ -698,13 +703,15 @@ static size_t distinct_values(const table *t, size_t column, size_t cap)
     size_t n = 0;
     if (cap > 64)
         cap = 64;
+    size_t last = 0;  /* grid columns come in runs: try the last match first */
     for (size_t r = 0; r < t->row_count && n < cap; r++) {
         const value *v = table_cell(t, r, column);
-        size_t i = 0;
+        size_t i = last < n && value_equal(seen[last], v) ? last : 0;
         while (i < n && !value_equal(seen[i], v))
             i++;
         if (i == n)
             seen[n++] = v;
+        last = i;
     }
     return n;
 }
