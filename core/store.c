@@ -579,7 +579,8 @@ static void *checkpointer_main(void *arg)
         db = NULL;  /* the writer's backstop checkpoints instead */
     }
     /* A connection sees the WAL only once it has read the file. */
-    if (db && sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+    if (db &&
+        sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
         sqlite3_close(db);
         db = NULL;
     }
