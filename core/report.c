@@ -186,7 +186,8 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     /* Points over the whole sweep. */
     sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(ok_count), 0),"
                                   " coalesce(sum(point_count - ok_count), 0) FROM point_block"
-                                  " WHERE section_id IN (SELECT id FROM section WHERE sweep_id = ?1)");
+                                  " WHERE section_id IN"
+                                  "  (SELECT id FROM section WHERE sweep_id = ?1)");
     if (!pt) {
         sqlite3_finalize(st);
         return -1;
