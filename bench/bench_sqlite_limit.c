@@ -112,14 +112,6 @@ static void bind_real(sqlite3_stmt *st, int index, double value)
         sqlite3_bind_double(st, index, value);
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 /* Removes a database and its WAL and shared-memory files, if present. */
 static void remove_db(const char *path)
 {
@@ -194,7 +186,7 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
                  * swept parameters' text made once per axis value. */
                 char identity[65];
                 for (int w = 0; w < 4; w++)
-                    snprintf(identity + 16 * w, 17, "%016" PRIx64, splitmix64(&identity_state));
+                    snprintf(identity + 16 * w, 17, "%016" PRIx64, runner_splitmix64(&identity_state));
                 if (block_points == 0) {
                     snprintf(base, sizeof base,
                              "{\"base\":%.17g,\"jitter\":%s,\"workers\":%" PRId64 ",\"trials\":0,"
@@ -211,7 +203,7 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
                                  "%s[%" PRId64 ",%" PRId64 ",{\"jitter\":%s,\"workers\":%" PRId64
                                  "},\"%s\",%" PRId64 ",\"ok\",null,1798000000000,100,1]",
                                  block_points ? "," : "[", point_id, point_id - 1, jitter_text, k,
-                                 identity, (int64_t)splitmix64(&identity_state));
+                                 identity, (int64_t)runner_splitmix64(&identity_state));
                 block_len += (size_t)n;
                 block_points++;
                 if (block_points == BLOCK_POINTS || point_id == workers * jitters) {

@@ -80,9 +80,6 @@ enum stmt_id {
     STMT_BEGIN,
     STMT_COMMIT,
     STMT_ROLLBACK,
-    STMT_SAVEPOINT,
-    STMT_RELEASE,
-    STMT_ROLLBACK_TO,
     STMT_INSERT_BLOCK,
     STMT_NEXT_POINT_ID,
     STMT_INSERT_SWEEP,
@@ -103,9 +100,6 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
     [STMT_COMMIT] = "COMMIT",
     [STMT_ROLLBACK] = "ROLLBACK",
-    [STMT_SAVEPOINT] = "SAVEPOINT store_point",
-    [STMT_RELEASE] = "RELEASE store_point",
-    [STMT_ROLLBACK_TO] = "ROLLBACK TO store_point",
     [STMT_INSERT_BLOCK] =
         "INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id,"
         " point_count, ok_count, points, params_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -545,26 +539,34 @@ static int refuse_newer(store *s, int version, char **err)
                      STORE_SCHEMA_VERSION);
 }
 
+/* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
+ * <sqlite message>" in *err. */
+static int count_query(store *s, const char *sql, const char *what, int64_t *out, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_OK)
+        fail_sql(s, err, "%s", what);
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
 /* Version 0 is either a new, empty file or somebody else's database; only
  * the first becomes a runner database. */
 static int check_empty(store *s, char **err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%'"
-                                " ESCAPE '\\'", -1, &st, NULL);
     int64_t objects = 0;
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        objects = sqlite3_column_int64(st, 0);
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_OK)
-        fail_sql(s, err, "cannot read the schema");
-    else if (objects > 0)
-        util_fail(err, "%s: not a runner database (it holds other tables and no runner "
-                  "schema version)", s->path);
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK && objects == 0 ? 0 : -1;
+    if (count_query(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%'"
+                    " ESCAPE '\\'", "cannot read the schema", &objects, err) != 0)
+        return -1;
+    if (objects > 0)
+        return util_fail(err, "%s: not a runner database (it holds other tables and no runner "
+                         "schema version)", s->path);
+    return 0;
 }
 
 /* --- checkpoints ---------------------------------------------------------- */
@@ -729,19 +731,6 @@ done:
     return ok ? 0 : -1;
 }
 
-/* Runs a query that returns one integer into *out; 0 or -1. */
-static int count_query(store *s, const char *sql, int64_t *out)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK ? 0 : -1;
-}
-
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; the
  * version is read again inside it in case another runner migrated first. */
 static int migrate(store *s, char **err)
@@ -760,18 +749,18 @@ static int migrate(store *s, char **err)
         fail_sql(s, err, "cannot create the catalog (schema.sql)");
         goto fail;
     }
+    /* A new file (version 0) got the whole catalog above: no steps. */
     for (int v = version ? version : STORE_SCHEMA_VERSION; v < STORE_SCHEMA_VERSION; v++) {
+        char what[160];
+        snprintf(what, sizeof what, "cannot migrate the schema from version %d to %d (%s)", v,
+                 v + 1, migrations[v].what);
         int64_t done = 0;
-        if (migrations[v].done_if && count_query(s, migrations[v].done_if, &done) != 0) {
-            fail_sql(s, err, "cannot migrate the schema from version %d to %d (%s)", v, v + 1,
-                     migrations[v].what);
+        if (migrations[v].done_if && count_query(s, migrations[v].done_if, what, &done, err) != 0)
             goto fail;
-        }
         if ((!done && sqlite3_exec(s->db, migrations[v].sql, NULL, NULL, NULL) != SQLITE_OK) ||
             (v + 1 == STORE_SCHEMA_VERSION &&
              sqlite3_exec(s->db, runner_schema_sql, NULL, NULL, NULL) != SQLITE_OK)) {
-            fail_sql(s, err, "cannot migrate the schema from version %d to %d (%s)", v, v + 1,
-                     migrations[v].what);
+            fail_sql(s, err, "%s", what);
             goto fail;
         }
     }
@@ -794,30 +783,39 @@ fail:
     return -1;
 }
 
+/* A new store with its connection open (flags: SQLITE_OPEN_*), or NULL
+ * with *err set. NOMUTEX: a store is used by one thread at a time. */
+static store *store_connect(const char *path, int flags, char **err)
+{
+    store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = util_strdup(path))) {
+        free(s);
+        util_fail(err, "%s: cannot open database: out of memory", path);
+        return NULL;
+    }
+    int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        util_fail(err, "%s: cannot open database: %s%s", path,
+                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
+                  (rc & 0xff) == SQLITE_CANTOPEN && (flags & SQLITE_OPEN_CREATE)
+                      ? " (does the directory exist, and may runner write to it?)" : "");
+        store_close(s);
+        return NULL;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    return s;
+}
+
 /* On success *out is a new store the caller closes with store_close. The
  * file is checked before anything is written to it: a newer schema or a
  * foreign file is refused and left byte-for-byte untouched. */
 int store_open(const char *path, store **out, char **err)
 {
     *out = NULL;
-    store *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = util_strdup(path))) {
-        free(s);
-        return util_fail(err, "%s: cannot open database: out of memory", path);
-    }
-    /* NOMUTEX: a store is used by one thread at a time (see store.h). */
-    int rc = sqlite3_open_v2(path, &s->db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
-    if (rc != SQLITE_OK) {
-        util_fail(err, "%s: cannot open database: %s%s", path,
-                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
-                  (rc & 0xff) == SQLITE_CANTOPEN
-                      ? " (does the directory exist, and may runner write to it?)" : "");
-        goto fail;
-    }
-    sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    store *s = store_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err);
+    if (!s)
+        return -1;
     if (sqlite3_db_readonly(s->db, "main") == 1) {
         util_fail(err, "%s: cannot open database for writing: the file is read-only", path);
         goto fail;
@@ -865,19 +863,9 @@ fail:
 int store_open_read(const char *path, store **out, char **err)
 {
     *out = NULL;
-    store *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = util_strdup(path))) {
-        free(s);
-        return util_fail(err, "%s: cannot open database: out of memory", path);
-    }
-    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc != SQLITE_OK) {
-        util_fail(err, "%s: cannot open database: %s", path,
-                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        goto fail;
-    }
-    sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    store *s = store_connect(path, SQLITE_OPEN_READONLY, err);
+    if (!s)
+        return -1;
     s->read_only = 1;
     int version = 0;
     if (read_user_version(s, &version, err) != 0)

@@ -72,17 +72,6 @@ static const runner_column equivalence_columns[] = {
 };
 _Static_assert(RUNNER_COUNT(equivalence_columns) == COL_COUNT, "one entry per COL_*");
 
-typedef struct stop_context {
-    const runner_host *host;
-    runner_point *point;
-} stop_context;
-
-static int stop_requested(void *context)
-{
-    const stop_context *stop = context;
-    return stop->host->should_stop(stop->point);
-}
-
 /* The host's rank(), size() and allreduce_sum() were appended to ABI 1:
  * an older runner's table ends before them, and then this is one rank. */
 static int host_has_ranks(const runner_host *host)
@@ -124,7 +113,7 @@ static int equivalence_run(const runner_host *host, runner_point *point)
     int64_t shards = host->param_integer(point, PARAM_SHARDS);
     equivalence_split split = strcmp(host->param_text(point, PARAM_SPLIT), "even") == 0
                                   ? EQUIVALENCE_SPLIT_EVEN : EQUIVALENCE_SPLIT_UNEVEN;
-    stop_context stop = { host, point };
+    runner_stop_context stop = { host, point };
     reduce_context reduce = { host, point };
     int rank = host_has_ranks(host) ? host->rank(point) : 0;
     int ranks = host_has_ranks(host) ? host->size(point) : 1;
@@ -142,8 +131,8 @@ static int equivalence_run(const runner_host *host, runner_point *point)
     /* Data from the host's seed only, never from time: same point, same rows
      * (bit-identical on the same machine and BLAS build), and every rank
      * draws the same data set. */
-    rc = equivalence_data_new(samples, features, host->seed(point), stop_requested, &stop,
-                              &data, err, sizeof err);
+    rc = equivalence_data_new(samples, features, host->seed(point), runner_stop_requested,
+                              &stop, &data, err, sizeof err);
     if (ranks > 1) {
         /* Every rank must reach the same reduces: agree first on whether
          * all have their data ([0] out of memory, [1] asked to stop). */
@@ -163,7 +152,7 @@ static int equivalence_run(const runner_host *host, runner_point *point)
     if (rc == 0)
         rc = equivalence_compare_ranks(data, shards, split, rank, ranks,
                                        ranks > 1 ? reduce_sum : NULL, &reduce,
-                                       stop_requested, &stop, &result, err, sizeof err);
+                                       runner_stop_requested, &stop, &result, err, sizeof err);
     equivalence_data_free(data);
     if (rc == -2)
         return host->fail(point, "equivalence: interrupted");

@@ -161,17 +161,6 @@ static const runner_column columns[] = {
         "NULL unless measure_lookup"),
 };
 
-typedef struct stop_context {
-    const runner_host *host;
-    runner_point *point;
-} stop_context;
-
-static int should_stop(void *arg)
-{
-    stop_context *ctx = arg;
-    return ctx->host->should_stop(ctx->point);
-}
-
 /* Reals that do not apply to a scheme come back from the model as NaN and
  * are stored as NULL. */
 static int set_real_or_null(const runner_host *host, runner_point *point, size_t column,
@@ -323,8 +312,8 @@ static int run(const runner_host *host, runner_point *point)
                           "hash = \"xxh64\" and a scheme other than ketama");
 
     shard_result result;
-    stop_context stop = { host, point };
-    int rc = shard_run(&hasher, &config, should_stop, &stop, &result);
+    runner_stop_context stop = { host, point };
+    int rc = shard_run(&hasher, &config, runner_stop_requested, &stop, &result);
     shard_hasher_cleanup(&hasher);
     if (rc == -1 && (config.scheme == SHARD_SCHEME_RING || config.scheme == SHARD_SCHEME_BOUNDED)) {
         uint64_t points = ((uint64_t)config.nodes + 1) * config.vnodes;

@@ -102,17 +102,6 @@ static const runner_column speedup_columns[] = {
 _Static_assert(RUNNER_COUNT(speedup_params) == PARAM_COUNT, "one entry per PARAM_*");
 _Static_assert(RUNNER_COUNT(speedup_columns) == COL_COUNT, "one entry per COL_*");
 
-typedef struct stop_context {
-    const runner_host *host;
-    runner_point *point;
-} stop_context;
-
-static int stop_requested(void *context)
-{
-    const stop_context *stop = context;
-    return stop->host->should_stop(stop->point);
-}
-
 static int speedup_run(const runner_host *host, runner_point *point)
 {
     double base = host->param_real(point, PARAM_BASE);
@@ -149,15 +138,16 @@ static int speedup_run(const runner_host *host, runner_point *point)
         /* One stream from the host's seed: W(1) first, then W(k). */
         runner_rng rng;
         runner_rng_seed(&rng, host->seed(point));
-        stop_context stop = { host, point };
-        if (straggler_max_delay_mc(&rng, jitter, 1, trials, stop_requested, &stop, &wait_1) != 0)
+        runner_stop_context stop = { host, point };
+        if (straggler_max_delay_mc(&rng, jitter, 1, trials, runner_stop_requested, &stop,
+                                   &wait_1) != 0)
             return host->fail(point, "interrupted");
         /* One worker is the T1 experiment itself: reusing its estimate keeps
          * S(1) = 1 exactly instead of the ratio of two noisy draws. */
         if (workers == 1)
             wait_k = wait_1;
-        else if (straggler_max_delay_mc(&rng, jitter, workers, trials, stop_requested, &stop,
-                                        &wait_k) != 0)
+        else if (straggler_max_delay_mc(&rng, jitter, workers, trials, runner_stop_requested,
+                                        &stop, &wait_k) != 0)
             return host->fail(point, "interrupted");
     }
 

@@ -127,17 +127,6 @@ static const runner_column straggler_columns[] = {
 _Static_assert(RUNNER_COUNT(straggler_params) == PARAM_COUNT, "one entry per PARAM_*");
 _Static_assert(RUNNER_COUNT(straggler_columns) == COL_COUNT, "one entry per COL_*");
 
-typedef struct stop_context {
-    const runner_host *host;
-    runner_point *point;
-} stop_context;
-
-static int stop_requested(void *context)
-{
-    const stop_context *stop = context;
-    return stop->host->should_stop(stop->point);
-}
-
 static int straggler_run(const runner_host *host, runner_point *point)
 {
     double base = host->param_real(point, PARAM_BASE);
@@ -175,12 +164,13 @@ static int straggler_run(const runner_host *host, runner_point *point)
     /* Seeded only from the host, never from time: same point, same row. */
     runner_rng rng;
     runner_rng_seed(&rng, host->seed(point));
-    stop_context stop = { host, point };
+    runner_stop_context stop = { host, point };
     straggler_mc mc;
     int status = staleness > 0
         ? straggler_ssp_mc(&rng, &delay, base / (double)workers, workers, staleness, trials,
-                           stop_requested, &stop, &mc)
-        : straggler_sync_mc(&rng, &delay, workers, backups, trials, stop_requested, &stop, &mc);
+                           runner_stop_requested, &stop, &mc)
+        : straggler_sync_mc(&rng, &delay, workers, backups, trials, runner_stop_requested,
+                            &stop, &mc);
     if (status == STRAGGLER_STOPPED)
         return host->fail(point, "interrupted");
     if (status != 0)

@@ -232,6 +232,20 @@ static inline double runner_rng_uniform(runner_rng *rng)
     return (double)(runner_rng_next(rng) >> 11) * 0x1.0p-53;
 }
 
+/* --- For a kernel that polls a plain callback, int stop(void *context),
+ * rather than the host: pass runner_stop_requested with a
+ * runner_stop_context { host, point } that outlives the call. --- */
+typedef struct runner_stop_context {
+    const runner_host *host;
+    runner_point *point;
+} runner_stop_context;
+
+static inline int runner_stop_requested(void *context)
+{
+    const runner_stop_context *stop = (const runner_stop_context *)context;
+    return stop->host->should_stop(stop->point);
+}
+
 #ifdef __cplusplus
 }
 #endif
