@@ -79,6 +79,38 @@ expect_equal() {
     fi
 }
 
+# wait_until WHAT CONDITION...: runs the shell CONDITION every 20 ms until it
+# succeeds. Tests wait on state (a row, a file, a process), never for a fixed
+# time, so they pass on a loaded machine; WAIT_LIMIT_S (default 300) only
+# bounds a test that would otherwise hang, and then fails it naming WHAT.
+wait_until() {
+    what=$1
+    shift
+    polls=$(( ${WAIT_LIMIT_S:-300} * 50 ))
+    while ! eval "$*"; do
+        polls=$((polls - 1))
+        if [ "$polls" -le 0 ]; then
+            fail "gave up waiting for $what"
+            return 1
+        fi
+        sleep 0.02
+    done
+    return 0
+}
+
+# alive PID: the process runs (a child that exited but was not waited for is
+# a zombie, which kill -0 still reaches).
+alive() {
+    kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]
+}
+
+# db_count DB QUERY: the query's single number, 0 while the file or its tables
+# do not exist yet (a sweep that has not started).
+db_count() {
+    n=$(sqlite3 -readonly -batch "$1" "$2" 2>/dev/null) || n=0
+    echo "${n:-0}"
+}
+
 # write_script NAME <<EOF ... : a Lua script in the temp dir; prints its path.
 write_script() {
     cat >"$TMP/$1"

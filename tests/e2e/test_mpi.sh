@@ -128,7 +128,7 @@ mpirun --oversubscribe -np 3 "$RUNNER" sweep "$script" --db "$DB" --quiet >"$TMP
 launcher=$!  # mpirun itself: the ranks are its children
 killed=""
 tries=0
-while [ $tries -lt 1000 ] && [ -z "$killed" ]; do
+while [ $tries -lt 15000 ] && [ -z "$killed" ]; do
     tries=$((tries + 1))
     committed=$(sqlite3 -batch "$DB" "SELECT count(*) FROM point" 2>/dev/null || echo 0)
     if [ "${committed:-0}" -ge 2 ]; then

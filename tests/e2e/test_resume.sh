@@ -42,11 +42,8 @@ no_partial_points() {
 "$RUNNER" sweep "$script" --db "$DB" --quiet --jobs 1 >/dev/null 2>&1 &
 pid=$!
 # Interrupt once the first point is committed.
-for i in $(seq 1 100); do
-    n=$(sqlite3 "$DB" "SELECT count(*) FROM point" 2>/dev/null || echo 0)
-    [ "${n:-0}" -ge 1 ] && break
-    sleep 0.1
-done
+wait_until "the first committed point" \
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
 kill -INT $pid
 wait $pid
 status=$?
@@ -59,25 +56,35 @@ expect_stderr_contains "already stored"
 expect_sql "SELECT count(*), status FROM sweep" "1|ok"
 same_rows "$DB"
 
-# kill -9 at many random moments, resuming after each.
+# kill -9 at many moments, resuming after each. Each moment is a state, not a
+# time, so the kills land the same on a loaded machine: right after the
+# resumed process took the sweep over (its pid is in the sweep row), or once
+# one more point is committed. Five points at most, of sixteen: the sweep is
+# unfinished when the last round ends.
 rm -f "$DB" "$DB-wal" "$DB-shm"
 "$RUNNER" sweep "$script" --db "$DB" --quiet >/dev/null 2>&1 &
 pid=$!
-sleep 0.3
+wait_until "the first committed point" \
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
 kill -9 $pid
 wait $pid 2>/dev/null
+id=$(sql "SELECT max(id) FROM sweep")
 for round in 1 2 3 4 5 6 7 8; do
     no_partial_points "$DB"
+    stored=$(db_count "$DB" "SELECT count(*) FROM point")
+    target=$((stored + round % 2))
     "$RUNNER" sweep "$script" --db "$DB" --resume --quiet >/dev/null 2>"$TMP/err" &
     pid=$!
-    # A random moment between 0 and 0.6 s.
-    sleep "0.$(awk -v seed="$round$$" 'BEGIN { srand(seed); printf "%d", rand() * 6 }')"
+    wait_until "round $round's resumed process to take the sweep over" \
+        '[ "$(db_count "$DB" "SELECT pid FROM sweep WHERE id = $id")" = $pid ] || ! alive $pid'
+    wait_until "round $round's point $target" \
+        '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge $target ] || ! alive $pid'
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
 done
 no_partial_points "$DB"
 # The stored sweep is still marked running by a dead process: resumable.
-id=$(sql "SELECT max(id) FROM sweep")
+expect_sql "SELECT status FROM sweep" "running"
 run "$RUNNER" resume "$id" --db "$DB" --quiet
 expect_status 0
 expect_sql "SELECT count(*), status FROM sweep" "1|ok"

@@ -13,11 +13,8 @@ for signal in INT TERM; do
     "$RUNNER" sweep "$script" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
     pid=$!
     # Wait until at least one point is committed, then signal.
-    for i in $(seq 1 100); do
-        n=$(sqlite3 "$DB" "SELECT count(*) FROM point" 2>/dev/null || echo 0)
-        [ "${n:-0}" -ge 1 ] && break
-        sleep 0.1
-    done
+    wait_until "the first committed point" \
+        '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
     kill -$signal $pid
     wait $pid
     status=$?

@@ -24,11 +24,7 @@ start_server() {
     mkdir -p "$TMP/$name"
     "$PYTHON" tests/e2e/webhook_server.py --dir "$TMP/$name" "$@" >/dev/null 2>"$TMP/$name/stderr" &
     servers="$servers $!"
-    tries=0
-    while [ ! -s "$TMP/$name/port" ] && [ $tries -lt 100 ]; do
-        sleep 0.05
-        tries=$((tries + 1))
-    done
+    wait_until "the $name receiver's port" '[ -s "$TMP/$name/port" ]'
     url="http://127.0.0.1:$(cat "$TMP/$name/port")/hooks/$TOKEN"
 }
 
