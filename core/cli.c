@@ -1,6 +1,7 @@
 /* cli: command-line parsing and the commands (sweep, plugins, sweeps, show).
- * Exit statuses are a documented contract (cli.h, docs/cli.md). */
+ * Exit statuses are a documented contract (exit_status.h, docs/cli.md). */
 #include "cli.h"
+#include "exit_status.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "exit_status.h"
 #include "strbuf.h"
 #include "util.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "exit_status.h"
 #include "plot.h"
 #include "store.h"
 #include "table.h"

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "exit_status.h"
 #include "digest.h"
 #include "grid.h"
 #include "output.h"

@@ -1,0 +1,12 @@
+/* exit_status: the process exit statuses every command shares (docs/cli.md),
+ * in a header of their own so that no module includes the CLI to learn them. */
+#ifndef RUNNER_EXIT_STATUS_H
+#define RUNNER_EXIT_STATUS_H
+
+#define EXIT_OK 0
+#define EXIT_POINTS_FAILED 1   /* the sweep ran; some of its points failed */
+#define EXIT_USAGE 2           /* bad input or usage; nothing stored was changed */
+#define EXIT_NOT_DELIVERED 3   /* --webhook-strict: the summary stays in the outbox */
+#define EXIT_INTERRUPTED 130   /* Ctrl-C or SIGTERM; finished points are stored */
+
+#endif
