@@ -1,6 +1,6 @@
 -- Which all-reduce is fastest for a message of n bytes? The alpha-beta time
 -- of every scheme at a fixed number of ranks across log-spaced message sizes,
--- and the sizes at which the fastest one changes (science.md section 2,
+-- and the sizes at which the fastest one changes (docs/science.md section 2,
 -- "Beyond"; docs/plugins/comm.md has the formulas).
 local report = require "report"
 

@@ -1,5 +1,5 @@
 -- How far does the speedup ceiling rise when the worst delay shrinks?
--- (science.md section 5, first 30-second experiment: jitter 2.0 -> 0.5.)
+-- (docs/science.md section 5, first 30-second experiment: jitter 2.0 -> 0.5.)
 local report = require "report"
 
 local opt = options {

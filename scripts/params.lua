@@ -1,5 +1,5 @@
 -- What does a 1000x bigger model cost on the wire? 1e6 -> 1e9 parameters at
--- 8 and 64 workers (science.md section 2, experiment 3).
+-- 8 and 64 workers (docs/science.md section 2, experiment 3).
 local report = require "report"
 
 local opt = options {

@@ -1,5 +1,5 @@
 -- The walk-through's three pictures: speedup against workers for several
--- jitters (science.md section 5), the share of a round spent waiting
+-- jitters (docs/science.md section 5), the share of a round spent waiting
 -- (section 3), and the bytes one round moves per exchange scheme (section 2).
 -- Each sweep is stored like any other; plot() draws it with gnuplot into
 -- plots/ under the current directory (docs/plots.md).

@@ -1,4 +1,4 @@
--- Placement schemes side by side (science.md section 4, "Beyond"): on the
+-- Placement schemes side by side (docs/science.md section 4, "Beyond"): on the
 -- same keys, how many move when a ninth node joins eight and when it leaves
 -- again, how even the load is, and what one lookup costs.
 local report = require "report"

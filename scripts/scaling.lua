@@ -1,6 +1,6 @@
 -- Does "compute + ring all-reduce + straggler wait" explain published scaling
 -- efficiencies? speedup's combined model under weak scaling (a fixed batch
--- per GPU, which is how the papers measure) beside the figures science.md
+-- per GPU, which is how the papers measure) beside the figures docs/science.md
 -- section 5 cites: Horovod (Sergeev & Del Balso 2018, 25 Gb/s RoCE): ~90% at
 -- 512 GPUs for ResNet-101, 68% for VGG-16; Goyal et al. 2017 (50 Gb/s
 -- Ethernet between 8-GPU servers): ~90% from 8 to 256 GPUs for ResNet-50.

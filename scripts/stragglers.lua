@@ -1,5 +1,5 @@
 -- The tail of the delay law sets the wait; backup workers cut it.
--- (science.md section 3, "Beyond".) At k = 64 workers every law below has
+-- (docs/science.md section 3, "Beyond".) At k = 64 workers every law below has
 -- the same mean delay, yet the slowest of 64 delays differs by the law's
 -- tail: bounded (uniform, E[max] -> 2 x mean), exponential (E[max] = mean
 -- H_k, ~ ln k), log-normal and Pareto (E[max] ~ k^(1/alpha)). With b backup

@@ -1,5 +1,5 @@
 -- Are virtual nodes decoration? Take them away (120 -> 1 point per node)
--- and watch the busiest/idlest ratio (science.md section 4, experiment 2).
+-- and watch the busiest/idlest ratio (docs/science.md section 4, experiment 2).
 local report = require "report"
 
 local opt = options {

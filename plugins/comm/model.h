@@ -1,5 +1,5 @@
 /* comm model: bytes and alpha-beta time of one round of gradient exchange,
- * for a parameter server and five all-reduce algorithms (science.md
+ * for a parameter server and five all-reduce algorithms (docs/science.md
  * section 2 and its "Beyond"). Pure arithmetic, no plugin ABI, so the unit
  * test checks it directly and the speedup plugin compiles it in. */
 #ifndef COMM_MODEL_H

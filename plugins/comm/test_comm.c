@@ -1,5 +1,5 @@
 /* Unit tests of the comm model and its plugin glue. The byte figures are the
- * walk-through's (science.md section 2), which are exact arithmetic: the
+ * walk-through's (docs/science.md section 2), which are exact arithmetic: the
  * test asserts them to the last printed digit, and the exact byte counts.
  * The alpha-beta times are checked against the formulas worked by hand
  * (decimal literals below), the crossovers against equal times and a brute
@@ -176,7 +176,7 @@ static comm_time time_of(comm_scheme scheme, double n, int64_t workers, const co
 
 #define CHECK_REL(a, b) CHECK_NEAR((a), (b), 1e-13 * fabs(b))
 
-/* Each formula of science.md, p = 8 ranks, n = W = 4e6 bytes, alpha 5e-6 s,
+/* Each formula of docs/science.md, p = 8 ranks, n = W = 4e6 bytes, alpha 5e-6 s,
  * beta = 1 / 12.5e9 = 8e-11 s/B, gamma = 1 / 1e11 = 1e-11 s/B, worked by hand:
  *   ring   2 (p-1) a = 7e-5,  2 n (p-1)/p b = 5.6e-4,  n (p-1)/p g = 3.5e-5
  *   rd     lg p a = 1.5e-5,   n lg p b = 9.6e-4,       n lg p g = 1.2e-4

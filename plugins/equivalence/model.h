@@ -1,4 +1,4 @@
-/* equivalence model (science.md section 1): the full-batch logistic
+/* equivalence model (docs/science.md section 1): the full-batch logistic
  * regression gradient against shard gradients combined two ways. Pure
  * functions of the model, no host: the plugin and the tests share them. */
 #ifndef EQUIVALENCE_MODEL_H

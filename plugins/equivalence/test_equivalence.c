@@ -1,4 +1,4 @@
-/* Unit tests of the equivalence model and its plugin glue (science.md
+/* Unit tests of the equivalence model and its plugin glue (docs/science.md
  * section 1): the weighted average of shard gradients is the full gradient
  * up to rounding, the plain average is not when shards differ. */
 #include "check.h"

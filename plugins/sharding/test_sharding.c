@@ -1,6 +1,6 @@
 /* Unit tests of the sharding model: names and hashes against independent
  * computations (snprintf, XXH64 itself, RFC 1321 vectors), the ring against a
- * naive linear scan, the figures against the formulas of science.md
+ * naive linear scan, the figures against the formulas of docs/science.md
  * section 4; jump, Maglev and ketama against published outputs or the
  * papers' pseudocode, every scheme's run against independent placements.
  * plugin.c runs through the real host (plugin_harness.h). */
@@ -339,7 +339,7 @@ static void test_theory_over_seeds(void)
 
     double p = 1.0 / 9.0;
     double sd = sqrt(p * (1 - p) / (9 * vnodes + 1.0) + p * (1 - p) / keys);
-    CHECK(sd > 0.009 && sd < 0.011); /* science.md: "about one point" */
+    CHECK(sd > 0.009 && sd < 0.011); /* docs/science.md: "about one point" */
     CHECK_NEAR(moved, p, 4 * sd / sqrt(seeds));
     double spread = sqrt(moved2 - moved * moved);
     CHECK(spread > 0.6 * sd && spread < 1.5 * sd);

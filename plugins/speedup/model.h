@@ -1,4 +1,4 @@
-/* speedup model (science.md section 5): Amdahl-style speedup of a synchronous
+/* speedup model (docs/science.md section 5): Amdahl-style speedup of a synchronous
  * round whose serial part is the straggler wait W(k) of section 3, and the
  * combined round of its "Beyond": compute, plus a ring all-reduce of the
  * gradient timed by the comm model's alpha-beta line (section 2), plus the

@@ -1,4 +1,4 @@
-/* Unit tests for the speedup model (science.md section 5) and its plugin
+/* Unit tests for the speedup model (docs/science.md section 5) and its plugin
  * glue, run through the real host (plugin_harness.h). The walk-through's
  * speedups were printed from Monte Carlo waits; they are asserted to within
  * 0.02, and the exact values to the digit. The combined round is checked

@@ -1,4 +1,4 @@
-/* straggler model (science.md section 3 and its "Beyond"): a round of k
+/* straggler model (docs/science.md section 3 and its "Beyond"): a round of k
  * workers waits for the slowest, each delayed independently by a uniform,
  * exponential, log-normal or Pareto law; optionally with b backup workers
  * (wait for the fastest k of k + b) or bounded staleness (SSP). Exact order

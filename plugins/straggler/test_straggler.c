@@ -1,4 +1,4 @@
-/* Unit tests for the straggler model (science.md section 3 and "Beyond")
+/* Unit tests for the straggler model (docs/science.md section 3 and "Beyond")
  * and its plugin glue, run through the real host (plugin_harness.h). The
  * walk-through's table is asserted as printed where it is exact, and
  * corrected where it was a Monte Carlo draw. Every closed form is checked

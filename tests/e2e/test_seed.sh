@@ -1,5 +1,5 @@
 # The walk-through end to end: scripts/seed.lua stores all five sections and
-# the figures science.md fixes come out of the stored rows (checked here from
+# the figures docs/science.md fixes come out of the stored rows (checked here from
 # the formulas, in SQL, not from pasted output). A second run is
 # bit-identical, row for row.
 . tests/e2e/lib.sh
