@@ -122,45 +122,18 @@ fail:
     return -1;
 }
 
-/* *out is a new table the caller frees with table_free. */
-int store_section_table(store *s, int64_t section_id, table **out, char **err)
+/* --- a section's rows ------------------------------------------------------ */
+
+/* Adds the plugin's recorded columns (parameters first, with their units)
+ * to t. None when nothing is recorded for the plugin. */
+static int add_section_columns(store *s, const char *plugin, const char *what, table *t,
+                               char **err)
 {
-    *out = NULL;
-    char what[96];
-    snprintf(what, sizeof what, "cannot read section %" PRId64, section_id);
-    char *plugin = NULL;
-    table *t = NULL;
-    value *row = NULL;
-    sqlite3_stmt *rows = NULL;
-    strbuf sql = { 0 };
-    int rc;
-
-    sqlite3_stmt *st = storei_stmt(s, STMT_SECTION, what, err);
+    sqlite3_stmt *st = storei_stmt(s, STMT_SECTION_COLUMNS, what, err);
     if (!st)
-        goto fail;
-    sqlite3_bind_int64(st, 1, section_id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        sqlite3_reset(st);
-        util_fail(err, "%s: %s: no such section", s->path, what);
-        goto fail;
-    }
-    if (rc != SQLITE_ROW) {
-        storei_fail_sql(s, err, "%s", what);
-        sqlite3_reset(st);
-        goto fail;
-    }
-    const char *title = (const char *)sqlite3_column_text(st, 1);
-    plugin = util_strdup((const char *)sqlite3_column_text(st, 0));
-    t = plugin ? table_new(title ? title : plugin) : NULL;
-    sqlite3_reset(st);
-    if (!t)
-        goto oom;
-
-    if (!(st = storei_stmt(s, STMT_SECTION_COLUMNS, what, err)))
-        goto fail;
+        return -1;
     storei_bind_text(st, 1, plugin);
-    strbuf_str(&sql, "SELECT ");
+    int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         const char *role = (const char *)sqlite3_column_text(st, 1);
@@ -169,65 +142,129 @@ int store_section_table(store *s, int64_t section_id, table **out, char **err)
         if (!name || !role || table_add_column(t, name, unit ? unit : "", type,
                                                strcmp(role, "param") == 0) != 0) {
             sqlite3_reset(st);
-            goto oom;
+            return util_fail(err, "%s: %s: out of memory", s->path, what);
         }
-        if (t->column_count > 1)
-            strbuf_str(&sql, ", ");
-        storei_append_ident(&sql, name);
     }
-    if (rc != SQLITE_DONE) {
+    if (rc != SQLITE_DONE)
         storei_fail_sql(s, err, "%s", what);
-        sqlite3_reset(st);
-        goto fail;
-    }
     sqlite3_reset(st);
-    if (t->column_count == 0) {  /* nothing recorded for the plugin: no rows to show */
-        *out = t;
-        free(plugin);
-        free(sql.data);
-        return 0;
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Appends " FROM <plugin> WHERE <the rows of section ?1>". sweep_id comes
+ * first: the result table's one index starts with it. */
+static void append_section_from(strbuf *sql, const char *plugin)
+{
+    strbuf_str(sql, " FROM ");
+    storei_append_ident(sql, plugin);
+    strbuf_str(sql, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
+                    " AND \"section_id\" = ?1");
+}
+
+/* Appends the query of t's columns over the rows of section ?1, in order. */
+static void append_section_select(strbuf *sql, const table *t, const char *plugin)
+{
+    strbuf_str(sql, "SELECT ");
+    for (size_t c = 0; c < t->column_count; c++) {
+        if (c)
+            strbuf_str(sql, ", ");
+        storei_append_ident(sql, t->columns[c].name);
     }
-    strbuf_str(&sql, " FROM ");
-    storei_append_ident(&sql, plugin);
-    strbuf_str(&sql, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
-                 " AND \"section_id\" = ?1 ORDER BY \"row_id\"");
-    if (sql.oom || !(row = calloc(t->column_count, sizeof *row)))
-        goto oom;
-    if (sqlite3_prepare_v2(s->db, sql.data, -1, &rows, NULL) != SQLITE_OK) {
-        storei_fail_sql(s, err, "%s", what);
-        goto fail;
-    }
-    sqlite3_bind_int64(rows, 1, section_id);
-    while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
+    append_section_from(sql, plugin);
+    strbuf_str(sql, " ORDER BY \"row_id\"");
+}
+
+/* Steps st, a query of t's columns, and appends each row to t. */
+static int append_result_rows(store *s, sqlite3_stmt *st, table *t, const char *what,
+                              char **err)
+{
+    value *row = calloc(t->column_count ? t->column_count : 1, sizeof *row);
+    int rc;
+    if (!row)
+        return util_fail(err, "%s: %s: out of memory", s->path, what);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (size_t i = 0; i < t->column_count; i++)
-            if (column_value(rows, (int)i, t->columns[i].type, &row[i]) != 0)
+            if (column_value(st, (int)i, t->columns[i].type, &row[i]) != 0)
                 goto oom;
         if (table_append_row(t, row) != 0)
             goto oom;
     }
-    if (rc != SQLITE_DONE) {
-        storei_fail_sql(s, err, "%s", what);
-        goto fail;
-    }
-    sqlite3_finalize(rows);
     free(row);
-    free(plugin);
-    free(sql.data);
-    *out = t;
+    if (rc != SQLITE_DONE)
+        return storei_fail_sql(s, err, "%s", what);
     return 0;
-
 oom:
-    util_fail(err, "%s: %s: out of memory", s->path, what);
-fail:
-    sqlite3_finalize(rows);
-    if (row && t)
-        for (size_t i = 0; i < t->column_count; i++)
-            value_clear(&row[i]);
+    for (size_t i = 0; i < t->column_count; i++)
+        value_clear(&row[i]);
     free(row);
-    table_free(t);
+    return util_fail(err, "%s: %s: out of memory", s->path, what);
+}
+
+/* A new table named after the section (its title, else its plugin), with
+ * no columns yet; *plugin is the section's plugin (malloc'd). */
+static int section_table_new(store *s, int64_t section_id, const char *what, table **out,
+                             char **plugin, char **err)
+{
+    sqlite3_stmt *st = storei_stmt(s, STMT_SECTION, what, err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, section_id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        if (rc == SQLITE_DONE)
+            util_fail(err, "%s: %s: no such section", s->path, what);
+        else
+            storei_fail_sql(s, err, "%s", what);
+        sqlite3_reset(st);
+        return -1;
+    }
+    const char *title = (const char *)sqlite3_column_text(st, 1);
+    *plugin = util_strdup((const char *)sqlite3_column_text(st, 0));
+    *out = *plugin ? table_new(title ? title : *plugin) : NULL;
+    sqlite3_reset(st);
+    if (!*out)
+        return util_fail(err, "%s: %s: out of memory", s->path, what);
+    return 0;
+}
+
+/* *out is a new table the caller frees with table_free. */
+int store_section_table(store *s, int64_t section_id, table **out, char **err)
+{
+    *out = NULL;
+    char what[96];
+    snprintf(what, sizeof what, "cannot read section %" PRId64, section_id);
+    char *plugin = NULL;
+    table *t = NULL;
+    sqlite3_stmt *rows = NULL;
+    strbuf sql = { 0 };
+    int rc = -1;
+    if (section_table_new(s, section_id, what, &t, &plugin, err) != 0 ||
+        add_section_columns(s, plugin, what, t, err) != 0)
+        goto done;
+    if (t->column_count == 0) {  /* nothing recorded for the plugin: no rows to show */
+        rc = 0;
+        goto done;
+    }
+    append_section_select(&sql, t, plugin);
+    if (sql.oom) {
+        util_fail(err, "%s: %s: out of memory", s->path, what);
+        goto done;
+    }
+    if (sqlite3_prepare_v2(s->db, sql.data, -1, &rows, NULL) != SQLITE_OK) {
+        storei_fail_sql(s, err, "%s", what);
+        goto done;
+    }
+    sqlite3_bind_int64(rows, 1, section_id);
+    rc = append_result_rows(s, rows, t, what, err);
+done:
+    sqlite3_finalize(rows);
     free(plugin);
     free(sql.data);
-    return -1;
+    if (rc == 0)
+        *out = t;
+    else
+        table_free(t);
+    return rc;
 }
 
 /* *ids is malloc'd (NULL when the sweep has no sections); the caller frees. */
@@ -572,37 +609,29 @@ void store_sweep_digest_clear(store_sweep_digest *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The section row, point counts and column metadata; the result table's
- * first max_rows rows; then one scan for count, min, max and NaNs. */
-int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
-                              store_section_digest *out, char **err)
+/* The section's row and point counts into out, and out->head, a table
+ * named after it with no columns yet. */
+static int read_section_row(store *s, int64_t section_id, const char *what,
+                            store_section_digest *out, char **err)
 {
-    memset(out, 0, sizeof *out);
-    char what[96];
-    snprintf(what, sizeof what, "cannot read section %" PRId64 " for its summary", section_id);
     sqlite3_stmt *st = NULL;
-    strbuf head = { 0 }, figures = { 0 };
-    value *row = NULL;
-    int rc, oom = 0;
-
     if (sqlite3_prepare_v2(s->db,
                            "SELECT s.ordinal, s.plugin, s.title,"
                            " (SELECT coalesce(sum(ok_count), 0) FROM point_block"
                            "  WHERE section_id = s.id),"
                            " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block"
                            "  WHERE section_id = s.id)"
-                           " FROM section AS s WHERE s.id = ?1", -1, &st, NULL) != SQLITE_OK) {
-        storei_fail_sql(s, err, "%s", what);
-        goto fail;
-    }
+                           " FROM section AS s WHERE s.id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, section_id);
-    rc = sqlite3_step(st);
+    int rc = sqlite3_step(st), oom = 0;
     if (rc != SQLITE_ROW) {
         if (rc == SQLITE_DONE)
             util_fail(err, "%s: %s: no such section", s->path, what);
         else
             storei_fail_sql(s, err, "%s", what);
-        goto fail;
+        sqlite3_finalize(st);
+        return -1;
     }
     out->id = section_id;
     out->ordinal = sqlite3_column_int(st, 0);
@@ -611,136 +640,129 @@ int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
     out->points_ok = sqlite3_column_int64(st, 3);
     out->points_failed = sqlite3_column_int64(st, 4);
     sqlite3_finalize(st);
-    st = NULL;
     if (oom || !out->plugin || !(out->head = table_new(out->title ? out->title : out->plugin)))
-        goto oom;
+        return util_fail(err, "%s: %s: out of memory", s->path, what);
+    return 0;
+}
 
-    if (!(st = storei_stmt(s, STMT_SECTION_COLUMNS, what, err)))
-        goto fail;
-    storei_bind_text(st, 1, out->plugin);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        const char *role = (const char *)sqlite3_column_text(st, 1);
-        runner_type type = type_from_name((const char *)sqlite3_column_text(st, 2));
-        const char *unit = (const char *)sqlite3_column_text(st, 3);
-        if (!name || !role || table_add_column(out->head, name, unit ? unit : "", type,
-                                               strcmp(role, "param") == 0) != 0) {
-            sqlite3_reset(st);
-            st = NULL;
-            goto oom;
-        }
-    }
-    sqlite3_reset(st);
-    st = NULL;
-    if (rc != SQLITE_DONE) {
-        storei_fail_sql(s, err, "%s", what);
-        goto fail;
-    }
-
-    size_t n = out->head->column_count;
-    out->min = calloc(n ? n : 1, sizeof *out->min);
-    out->max = calloc(n ? n : 1, sizeof *out->max);
-    out->nan_count = calloc(n ? n : 1, sizeof *out->nan_count);
-    row = calloc(n ? n : 1, sizeof *row);
-    if (!out->min || !out->max || !out->nan_count || !row)
-        goto oom;
-    if (n == 0)  /* nothing recorded for the plugin: no rows */
-        goto done;
-
-    strbuf_str(&head, "SELECT ");
-    strbuf_str(&figures, "SELECT count(*)");
-    for (size_t c = 0; c < n; c++) {
-        const table_column *col = &out->head->columns[c];
-        if (c)
-            strbuf_str(&head, ", ");
-        storei_append_ident(&head, col->name);
-        if (!is_numeric_type(col->type))
+/* Appends the query of the section's row count and, per numeric column of
+ * head, its min, max and NaN count. */
+static void append_figures_select(strbuf *sql, const table *head, const char *plugin)
+{
+    strbuf_str(sql, "SELECT count(*)");
+    for (size_t c = 0; c < head->column_count; c++) {
+        const char *name = head->columns[c].name;
+        if (!is_numeric_type(head->columns[c].type))
             continue;
         /* min/max over numbers only: 'NaN' is text and would sort above them. */
         const char *agg[] = { ", min(CASE WHEN typeof(", ", max(CASE WHEN typeof(" };
         for (int k = 0; k < 2; k++) {
-            strbuf_str(&figures, agg[k]);
-            storei_append_ident(&figures, col->name);
-            strbuf_str(&figures, ") IN ('integer', 'real') THEN ");
-            storei_append_ident(&figures, col->name);
-            strbuf_str(&figures, " END)");
+            strbuf_str(sql, agg[k]);
+            storei_append_ident(sql, name);
+            strbuf_str(sql, ") IN ('integer', 'real') THEN ");
+            storei_append_ident(sql, name);
+            strbuf_str(sql, " END)");
         }
-        strbuf_str(&figures, ", sum(typeof(");
-        storei_append_ident(&figures, col->name);
-        strbuf_str(&figures, ") = 'text' AND ");
-        storei_append_ident(&figures, col->name);
-        strbuf_str(&figures, " = 'NaN')");
+        strbuf_str(sql, ", sum(typeof(");
+        storei_append_ident(sql, name);
+        strbuf_str(sql, ") = 'text' AND ");
+        storei_append_ident(sql, name);
+        strbuf_str(sql, " = 'NaN')");
     }
-    strbuf_str(&head, " FROM ");
-    storei_append_ident(&head, out->plugin);
-    /* sweep_id first: the result table's one index starts with it. */
-    strbuf_str(&head, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
-                  " AND \"section_id\" = ?1 ORDER BY \"row_id\" LIMIT ?2");
-    strbuf_str(&figures, " FROM ");
-    storei_append_ident(&figures, out->plugin);
-    strbuf_str(&figures, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
-                     " AND \"section_id\" = ?1");
-    if (head.oom || figures.oom)
-        goto oom;
+    append_section_from(sql, plugin);
+}
 
-    if (sqlite3_prepare_v2(s->db, head.data, -1, &st, NULL) != SQLITE_OK) {
+/* The section's first max_rows rows into out->head. */
+static int read_head_rows(store *s, int64_t section_id, size_t max_rows, const char *what,
+                          store_section_digest *out, char **err)
+{
+    strbuf sql = { 0 };
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    append_section_select(&sql, out->head, out->plugin);
+    strbuf_str(&sql, " LIMIT ?2");
+    if (sql.oom)
+        util_fail(err, "%s: %s: out of memory", s->path, what);
+    else if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK)
         storei_fail_sql(s, err, "%s", what);
-        goto fail;
-    }
-    sqlite3_bind_int64(st, 1, section_id);
-    sqlite3_bind_int64(st, 2, max_rows > INT64_MAX ? INT64_MAX : (int64_t)max_rows);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        for (size_t c = 0; c < n; c++)
-            if (column_value(st, (int)c, out->head->columns[c].type, &row[c]) != 0)
-                goto oom;
-        if (table_append_row(out->head, row) != 0)
-            goto oom;
-    }
-    if (rc != SQLITE_DONE) {
-        storei_fail_sql(s, err, "%s", what);
-        goto fail;
+    else {
+        sqlite3_bind_int64(st, 1, section_id);
+        sqlite3_bind_int64(st, 2, max_rows > INT64_MAX ? INT64_MAX : (int64_t)max_rows);
+        rc = append_result_rows(s, st, out->head, what, err);
     }
     sqlite3_finalize(st);
-    st = NULL;
+    free(sql.data);
+    return rc;
+}
 
-    if (sqlite3_prepare_v2(s->db, figures.data, -1, &st, NULL) != SQLITE_OK) {
+/* One scan of the section for out->row_count, ->min, ->max, ->nan_count. */
+static int read_figures(store *s, int64_t section_id, const char *what,
+                        store_section_digest *out, char **err)
+{
+    strbuf sql = { 0 };
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    append_figures_select(&sql, out->head, out->plugin);
+    if (sql.oom) {
+        util_fail(err, "%s: %s: out of memory", s->path, what);
+        goto done;
+    }
+    if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "%s", what);
-        goto fail;
+        goto done;
     }
     sqlite3_bind_int64(st, 1, section_id);
     if (sqlite3_step(st) != SQLITE_ROW) {
         storei_fail_sql(s, err, "%s", what);
-        goto fail;
+        goto done;
     }
     out->row_count = sqlite3_column_int64(st, 0);
     int i = 1;
-    for (size_t c = 0; c < n; c++) {
+    for (size_t c = 0; c < out->head->column_count; c++) {
         runner_type type = out->head->columns[c].type;
         if (!is_numeric_type(type))
             continue;
         if (column_value(st, i, type, &out->min[c]) != 0 ||
-            column_value(st, i + 1, type, &out->max[c]) != 0)
-            goto oom;
+            column_value(st, i + 1, type, &out->max[c]) != 0) {
+            util_fail(err, "%s: %s: out of memory", s->path, what);
+            goto done;
+        }
         out->nan_count[c] = sqlite3_column_int64(st, i + 2);
         i += 3;
     }
+    rc = 0;
 done:
     sqlite3_finalize(st);
-    free(row);
-    free(head.data);
-    free(figures.data);
+    free(sql.data);
+    return rc;
+}
+
+/* The section row, point counts and column metadata; the result table's
+ * first max_rows rows; then one scan for count, min, max and NaNs. */
+int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
+                              store_section_digest *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    char what[96];
+    snprintf(what, sizeof what, "cannot read section %" PRId64 " for its summary", section_id);
+    if (read_section_row(s, section_id, what, out, err) != 0 ||
+        add_section_columns(s, out->plugin, what, out->head, err) != 0)
+        goto fail;
+    size_t n = out->head->column_count;
+    out->min = calloc(n ? n : 1, sizeof *out->min);
+    out->max = calloc(n ? n : 1, sizeof *out->max);
+    out->nan_count = calloc(n ? n : 1, sizeof *out->nan_count);
+    if (!out->min || !out->max || !out->nan_count) {
+        util_fail(err, "%s: %s: out of memory", s->path, what);
+        goto fail;
+    }
+    if (n == 0)  /* nothing recorded for the plugin: no rows */
+        return 0;
+    if (read_head_rows(s, section_id, max_rows, what, out, err) != 0 ||
+        read_figures(s, section_id, what, out, err) != 0)
+        goto fail;
     return 0;
-oom:
-    util_fail(err, "%s: %s: out of memory", s->path, what);
 fail:
-    if (st && st != s->stmts[STMT_SECTION_COLUMNS])
-        sqlite3_finalize(st);
-    if (row && out->head)
-        for (size_t c = 0; c < out->head->column_count; c++)
-            value_clear(&row[c]);
-    free(row);
-    free(head.data);
-    free(figures.data);
     store_section_digest_clear(out);
     return -1;
 }
