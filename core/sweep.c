@@ -1,8 +1,9 @@
 /* sweep: the point loop. Points run on `jobs` threads (or inline for one
  * job), or under MPI on the worker ranks; a reorder window hands them to the
  * single writer in point order, so rows, their order and their ids are the
- * same for any number of jobs or ranks. Also the workers' side of MPI. */
-#include "sweep.h"
+ * same for any number of jobs or ranks. The workers' side of MPI is in
+ * sweep_serve.c. */
+#include "sweep_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -14,34 +15,10 @@
 #include "mpi_pool.h"
 #include "param.h"
 #include "progress.h"
-#include "provenance.h"
 #include "util.h"
 #include "wire.h"
 
-/* A finished point waiting to be written. Owns everything but params. */
-typedef struct finished_point {
-    int state;                  /* SLOT_FREE, SLOT_RUNNING, SLOT_DONE */
-    uint64_t index;
-    value *params;              /* param_count values borrowing text from the grid */
-    char *canonical;
-    char identity[65];
-    uint64_t seed;
-    int skipped;                /* already stored by an earlier run (resume) */
-    int64_t stored_point_id;    /* which stored point, when skipped */
-    int failed;
-    const char *status;         /* "ok", "failed", "crashed" or "timeout" */
-    int interrupted;            /* cut short by a stop request: not a result */
-    char *error;
-    double started_at, duration_s;
-    value *rows;                /* row_count * column_count, owned */
-    size_t row_count;
-    char *fatal;                /* out of memory and such: stops the sweep */
-} finished_point;
-
-enum { SLOT_FREE = 0, SLOT_RUNNING, SLOT_DONE };
-
-/* A point's status by isolate_status; MPI results carry the index. */
-static const char *const status_names[] = { "ok", "failed", "crashed", "timeout" };
+const char *const sweepi_status_names[4] = { "ok", "failed", "crashed", "timeout" };
 
 typedef struct section_job {
     sweep_run *run;
@@ -147,7 +124,8 @@ fail:
     return -1;
 }
 
-static void clear_finished(finished_point *f, const runner_plugin *plugin)
+/* Frees what f owns and empties it, keeping its params array. */
+void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
 {
     free(f->canonical);
     free(f->error);
@@ -197,7 +175,7 @@ static void prepare_point(section_job *job, finished_point *f)
  * process or (isolate) a child, and records the outcome in f: status,
  * timing, error, rows. A failure caused by a stop request is marked
  * interrupted instead: not a result, so a resumed sweep runs it again. */
-static void execute_point(runner_point *point, finished_point *f, int isolate,
+void sweepi_execute_point(runner_point *point, finished_point *f, int isolate,
                           double timeout_s, const volatile sig_atomic_t *stop)
 {
     host_point_reset(point, f->params, f->seed);
@@ -205,7 +183,7 @@ static void execute_point(runner_point *point, finished_point *f, int isolate,
     double clock0 = util_monotonic();
     if (isolate) {
         isolate_status outcome = isolate_run_point(point, timeout_s);
-        f->status = status_names[outcome];
+        f->status = sweepi_status_names[outcome];
         f->failed = outcome != ISOLATE_OK;
     } else {
         f->failed = host_run_point(point) != 0;
@@ -233,7 +211,7 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
     prepare_point(job, f);
     if (f->fatal || f->skipped)
         return;
-    execute_point(point, f, job->run->isolate, job->run->point_timeout_s, job->run->stop);
+    sweepi_execute_point(point, f, job->run->isolate, job->run->point_timeout_s, job->run->stop);
 }
 
 static void *worker_main(void *arg)
@@ -321,24 +299,7 @@ static void report_failure(const section_job *job, const finished_point *f, prog
             strcmp(f->status, "timeout") == 0 ? "timed out" : f->status, f->error);
 }
 
-/* ---- MPI: rank 0's side (docs/mpi.md) ----
- *
- * Messages between rank 0 and the workers, each payload in wire.c's bytes:
- *   SECTION  0 -> all     plugin name, its .so's sha256, collective, isolate,
- *                         point timeout
- *   READY    worker -> 0  ok, and why not ("rank 2 on node7: ...")
- *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells
- *   RESULTS  worker -> 0  one per point, as soon as it is done: 1, index,
- *                         status, interrupted, started_at, duration_s,
- *                         outcome (wire_put_outcome)
- *   END      0 -> worker  the section is over
- *   STATUS   worker -> 0  after each collective point: failed, interrupted,
- *                         error
- * A collective section sends its points with mpi_pool_broadcast instead of
- * POINTS; an empty broadcast ends it. Rank 0 computes and checks every
- * point's identity and seed, so workers need neither the grid nor the
- * sweep seed, and a point's rows cannot depend on the rank that ran it. */
-enum { TAG_SECTION = 1, TAG_READY, TAG_POINTS, TAG_RESULTS, TAG_END, TAG_STATUS };
+/* ---- MPI: rank 0's side (docs/mpi.md; the messages: sweep_int.h) ---- */
 
 typedef enum section_mode {
     SECTION_LOCAL,        /* this process: inline or --jobs threads */
@@ -444,7 +405,7 @@ static int take_results(section_job *job, const mpi_pool_message *msg, char **er
         int failed;
         if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0)
             break;
-        f->status = status_names[status];
+        f->status = sweepi_status_names[status];
         f->failed = status != 0;
         f->interrupted = interrupted;
         f->started_at = started_at;
@@ -578,7 +539,7 @@ static int write_finished(section_job *job, dispatch *d, int64_t section_id,
         if (write_point(job, section_id, f, result, err) != 0)
             return -1;
         int failed = f->failed;
-        clear_finished(f, job->plugin);
+        sweepi_clear_finished(f, job->plugin);
         job->written++;
         if (failed && options->fail_fast)
             d->writing = d->dispatching = 0;
@@ -691,7 +652,7 @@ done:
     rc = end_distributed(job, &d, rc, err);
     /* Slots handed out but never written still hold their rows. */
     for (size_t i = 0; i < job->window_size; i++)
-        clear_finished(&job->window[i], job->plugin);
+        sweepi_clear_finished(&job->window[i], job->plugin);
     wire_writer_free(&d.w);
     free(d.out);
     return rc;
@@ -786,7 +747,7 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
                 broken = 1;
                 goto done;
             }
-            execute_point(&point, f, 0, 0, run->stop);
+            sweepi_execute_point(&point, f, 0, 0, run->stop);
             int got = collect_statuses(run, plugin, f, err);
             if (got != 0) {
                 broken = 1;
@@ -804,7 +765,7 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
         if (write_point(job, section_id, f, result, err) != 0)
             goto done;
         int failed = f->failed;
-        clear_finished(f, plugin);
+        sweepi_clear_finished(f, plugin);
         progress_update(bar, index + 1);
         if (failed && options->fail_fast)
             break;
@@ -821,7 +782,7 @@ done:
             rc = -1;
         }
     }
-    clear_finished(f, plugin);
+    sweepi_clear_finished(f, plugin);
     wire_writer_free(&w);
     host_point_free(&point);
     return rc;
@@ -868,7 +829,7 @@ static int window_alloc(section_job *job)
 static void section_job_free(section_job *job)
 {
     for (size_t i = 0; job->window && i < job->window_size; i++) {
-        clear_finished(&job->window[i], job->plugin);
+        sweepi_clear_finished(&job->window[i], job->plugin);
         free(job->window[i].params);
     }
     free(job->window);
@@ -930,7 +891,7 @@ static int run_inline(section_job *job, int64_t section_id, const sweep_section_
             break;
         }
         int failed = f->failed;
-        clear_finished(f, job->plugin);
+        sweepi_clear_finished(f, job->plugin);
         progress_update(bar, index + 1);
         if (failed && options->fail_fast)
             break;
@@ -963,7 +924,7 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id,
             *stop_here = f->failed && options->fail_fast;
         }
         job->values_written += plugin->param_count + (uint64_t)f->row_count * plugin->column_count;
-        clear_finished(f, plugin);
+        sweepi_clear_finished(f, plugin);
     }
     return 0;
 }
@@ -1091,214 +1052,4 @@ void sweep_run_free(sweep_run *run)
     free(run->recorded_plugins);
     run->recorded_plugins = NULL;
     run->recorded_count = 0;
-}
-
-/* ---- MPI: a worker's side ---- */
-
-/* "rank 2 on node7: <reason>", malloc'd. */
-static char *rank_message(const char *reason)
-{
-    char host[256];
-    provenance_host(host, sizeof host);
-    return util_format("rank %d on %s: %s", mpi_pool_rank(), host,
-                       reason ? reason : "out of memory");
-}
-
-/* Decodes one point (index, seed, parameter cells) into f, whose params
- * array it owns. Returns 0 or -1. */
-static int read_point(wire_reader *r, const runner_plugin *plugin, finished_point *f)
-{
-    f->index = wire_get_u64(r);
-    f->seed = wire_get_u64(r);
-    return r->failed ? -1 : wire_get_cells(r, f->params, plugin->param_count);
-}
-
-static void clear_params(value *params, const runner_plugin *plugin)
-{
-    for (uint32_t i = 0; i < plugin->param_count; i++)
-        value_clear(&params[i]);
-}
-
-/* Runs a POINTS message, answering each point with a RESULTS message.
- * Returns 0 or -1 (*err). */
-static int serve_points(const runner_plugin *plugin, runner_point *point, finished_point *f,
-                        const mpi_pool_message *msg, int isolate, double timeout_s,
-                        const volatile sig_atomic_t *stop, char **err)
-{
-    wire_reader r = wire_reader_of(msg->data, msg->len);
-    wire_writer w = { 0 };
-    uint32_t n = wire_get_u32(&r);
-    int rc = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        if (read_point(&r, plugin, f) != 0) {
-            wire_writer_free(&w);
-            return util_fail(err, "a malformed points message from rank 0");
-        }
-        execute_point(point, f, isolate, timeout_s, stop);
-        uint8_t status = 0;
-        while (status < 3 && strcmp(status_names[status], f->status) != 0)
-            status++;
-        /* One message per point, so rank 0 writes each as soon as it can. */
-        w.len = 0;
-        wire_put_u32(&w, 1);
-        wire_put_u64(&w, f->index);
-        wire_put_u8(&w, status);
-        wire_put_u8(&w, (uint8_t)f->interrupted);
-        wire_put_f64(&w, f->started_at);
-        wire_put_f64(&w, f->duration_s);
-        wire_put_outcome(&w, f->failed, f->error, f->rows, f->interrupted ? 0 : f->row_count,
-                         plugin->column_count);
-        clear_finished(f, plugin);
-        clear_params(f->params, plugin);
-        rc = w.failed ? util_fail(err, "out of memory sending results")
-                      : mpi_pool_send(0, TAG_RESULTS, w.data, w.len, err);
-    }
-    wire_writer_free(&w);
-    return rc;
-}
-
-/* The collective points of a section, until an empty broadcast. point is
- * NULL when this rank cannot run the plugin: rank 0 then only ends it. */
-static int serve_collective(const runner_plugin *plugin, runner_point *point, finished_point *f,
-                            const volatile sig_atomic_t *stop, char **err)
-{
-    for (;;) {
-        char *data = NULL;
-        size_t len = 0;
-        if (mpi_pool_broadcast(&data, &len, err) != 0)
-            return -1;
-        if (len == 0)
-            return 0;
-        wire_reader r = wire_reader_of(data, len);
-        int bad = !point || read_point(&r, plugin, f) != 0;
-        free(data);
-        if (bad)
-            return util_fail(err, "a collective point this rank cannot run");
-        execute_point(point, f, 0, 0, stop);
-        wire_writer w = { 0 };
-        wire_put_u8(&w, (uint8_t)f->failed);
-        wire_put_u8(&w, (uint8_t)f->interrupted);
-        wire_put_text(&w, f->error);
-        clear_finished(f, plugin);
-        clear_params(f->params, plugin);
-        int rc = w.failed ? util_fail(err, "out of memory sending a status")
-                          : mpi_pool_send(0, TAG_STATUS, w.data, w.len, err);
-        wire_writer_free(&w);
-        if (rc != 0)
-            return -1;
-    }
-}
-
-/* Serves a non-collective section's POINTS until rank 0 ends it. Returns
- * 0 at END, 1 at EXIT, -1 with *err. */
-static int serve_distributed(const runner_plugin *plugin, runner_point *point,
-                             finished_point *f, int isolate, double timeout_s,
-                             const volatile sig_atomic_t *stop, char **err)
-{
-    for (;;) {
-        mpi_pool_message msg;
-        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, err) < 0)
-            return -1;
-        int rc = 0;
-        if (msg.tag == TAG_POINTS && point)
-            rc = serve_points(plugin, point, f, &msg, isolate, timeout_s, stop, err);
-        else if (msg.tag == TAG_END || msg.tag == MPI_POOL_TAG_EXIT)
-            rc = msg.tag == MPI_POOL_TAG_EXIT;
-        else
-            rc = util_fail(err, "an unexpected message (tag %d) from rank 0", msg.tag);
-        int tag = msg.tag;
-        free(msg.data);
-        if (rc != 0 || tag != TAG_POINTS)
-            return rc;
-    }
-}
-
-/* One SECTION: find the plugin, say whether this rank can run it, then
- * serve its points until rank 0 ends it. Returns 0, 1 when rank 0 said
- * exit, -1 with *err. */
-static int serve_section(const plugin_registry *reg, const char *registry_error,
-                         const mpi_pool_message *section, const volatile sig_atomic_t *stop,
-                         char **err)
-{
-    wire_reader r = wire_reader_of(section->data, section->len);
-    char *name = wire_get_text(&r), *sha256 = wire_get_text(&r);
-    int collective = wire_get_u8(&r), isolate = wire_get_u8(&r);
-    double timeout_s = wire_get_f64(&r);
-    const loaded_plugin *lp = NULL;
-    char *why = NULL, *lookup_err = NULL;
-    runner_point point;
-    finished_point f;
-    int ready = 0, rc = -1;
-    memset(&f, 0, sizeof f);
-    if (r.failed) {
-        why = rank_message("a malformed section message from rank 0");
-    } else if (!reg) {
-        why = rank_message(registry_error);
-    } else if (!(lp = plugin_registry_get(reg, name, &lookup_err))) {
-        why = rank_message(lookup_err);
-    } else if (strcmp(lp->sha256, sha256) != 0) {
-        char detail[1024];
-        snprintf(detail, sizeof detail, "its %s is %s with sha256 %.16s..., rank 0's has "
-                 "sha256 %.16s...", name, lp->path, lp->sha256, sha256);
-        why = rank_message(detail);
-    } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
-               host_point_init(&point, lp->desc, stop) != 0) {
-        why = rank_message("out of memory starting the section");
-    } else {
-        ready = 1;
-        if (collective) {
-            point.rank = mpi_pool_rank();
-            point.size = mpi_pool_size();
-        }
-    }
-    wire_writer w = { 0 };
-    wire_put_u8(&w, (uint8_t)ready);
-    wire_put_text(&w, why);
-    if (w.failed)
-        util_fail(err, "out of memory");
-    else if (mpi_pool_send(0, TAG_READY, w.data, w.len, err) == 0)
-        rc = collective ? serve_collective(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
-                                           stop, err)
-                        : serve_distributed(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
-                                            isolate, timeout_s, stop, err);
-    wire_writer_free(&w);
-    if (ready)
-        host_point_free(&point);
-    free(f.params);
-    free(why);
-    free(lookup_err);
-    free(name);
-    free(sha256);
-    return rc;
-}
-
-int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *stop)
-{
-    plugin_registry *reg = NULL;
-    char *registry_error = NULL, *err = NULL;
-    if (plugin_registry_open(plugin_dirs, &reg, &registry_error) != 0)
-        reg = NULL; /* each section says why, through rank 0 */
-    int status = 0;
-    for (;;) {
-        mpi_pool_message msg;
-        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, &err) < 0)
-            break;
-        int rc = msg.tag == MPI_POOL_TAG_EXIT ? 1
-               : msg.tag == TAG_SECTION ? serve_section(reg, registry_error, &msg, stop, &err)
-               : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
-        free(msg.data);
-        if (rc != 0)
-            break;
-    }
-    if (err) {
-        /* Rank 0 cannot go on without this rank: leave, and let the
-         * launcher end the job (finalizing would wait for rank 0). */
-        fprintf(stderr, "runner: rank %d: %s\n", mpi_pool_rank(), err);
-        mpi_pool_abandon();
-        status = 2;
-    }
-    free(err);
-    free(registry_error);
-    plugin_registry_free(reg);
-    return status;
 }
