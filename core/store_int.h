@@ -141,6 +141,18 @@ void storei_append_ident(strbuf *b, const char *name);
  * "2026-11-30T05:12:00.123Z", into out. */
 void storei_format_utc(double unix_s, char out[32]);
 
+/* A plugin's columns as the result table holds them: parameters first
+ * (i < param_count), then outputs. */
+static inline const char *storei_column_name(const runner_plugin *p, uint32_t i)
+{
+    return i < p->param_count ? p->params[i].name : p->columns[i - p->param_count].name;
+}
+
+static inline runner_type storei_column_type(const runner_plugin *p, uint32_t i)
+{
+    return i < p->param_count ? p->params[i].type : p->columns[i - p->param_count].type;
+}
+
 /* --- store_write.c ------------------------------------------------------- */
 
 /* Commits the open batch, if any. On failure the batch is rolled back (its

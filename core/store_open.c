@@ -64,8 +64,8 @@ static void hint_writable(store *s, char **err)
 {
     int code = sqlite3_errcode(s->db) & 0xff;
     if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM)
-        storei_append_note(err, " (runner must be able to write the file and create its -wal and -shm "
-                         "files in the same directory)");
+        storei_append_note(err, " (runner must be able to write the file and create its -wal "
+                                "and -shm files in the same directory)");
 }
 
 /* --- opening ------------------------------------------------------------ */
@@ -447,7 +447,8 @@ int store_open_read(const char *path, store **out, char **err)
         store_close(s);
         store *upgraded = NULL;
         if (store_open(path, &upgraded, err) != 0) {
-            storei_append_note(err, "; runner must upgrade this database's schema before reading it");
+            storei_append_note(err, "; runner must upgrade this database's schema before "
+                                    "reading it");
             return -1;
         }
         store_close(upgraded);

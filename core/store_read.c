@@ -503,8 +503,7 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
     for (size_t i = 0; i < width; i++) {
         if (i)
             strbuf_str(&sql, ", ");
-        storei_append_ident(&sql, i < plugin->param_count ? plugin->params[i].name
-                                                : plugin->columns[i - plugin->param_count].name);
+        storei_append_ident(&sql, storei_column_name(plugin, i));
     }
     strbuf_str(&sql, " FROM ");
     storei_append_ident(&sql, plugin->name);
@@ -523,9 +522,7 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         for (size_t i = 0; i < width; i++) {
-            runner_type type = i < plugin->param_count ? plugin->params[i].type
-                                                        : plugin->columns[i - plugin->param_count].type;
-            if (column_value(st, (int)i, type, &row[i]) != 0) {
+            if (column_value(st, (int)i, storei_column_type(plugin, i), &row[i]) != 0) {
                 util_fail(err, "out of memory");
                 goto done;
             }

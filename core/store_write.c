@@ -262,19 +262,13 @@ static int check_plugin(store *s, const runner_plugin *plugin, char **err)
     uint32_t total = plugin->param_count + plugin->column_count;
     for (uint32_t i = 0; i < total; i++) {
         int is_param = i < plugin->param_count;
-        const char *col = is_param ? plugin->params[i].name
-                                   : plugin->columns[i - plugin->param_count].name;
-        runner_type type = is_param ? plugin->params[i].type
-                                    : plugin->columns[i - plugin->param_count].type;
-        if (!col || !*col || store_reserved_name(col) || !sql_type(type))
+        const char *col = storei_column_name(plugin, i);
+        if (!col || !*col || store_reserved_name(col) || !sql_type(storei_column_type(plugin, i)))
             return util_fail(err, "%s: plugin \"%s\": %s \"%s\" has a reserved or empty name "
                              "or an unknown type", s->path, name, is_param ? "parameter" : "column",
                              col ? col : "(null)");
         for (uint32_t j = 0; j < i; j++) {
-            const char *other = j < plugin->param_count
-                                    ? plugin->params[j].name
-                                    : plugin->columns[j - plugin->param_count].name;
-            if (ascii_casecmp(col, other) == 0)
+            if (ascii_casecmp(col, storei_column_name(plugin, j)) == 0)
                 return util_fail(err, "%s: plugin \"%s\": the name \"%s\" is declared twice",
                                  s->path, name, col);
         }
@@ -296,16 +290,6 @@ static char *default_literal(const runner_param *p)
         return sqlite3_mprintf("%Q", p->default_text);
     }
     return NULL;
-}
-
-static const char *plugin_col_name(const runner_plugin *p, uint32_t i)
-{
-    return i < p->param_count ? p->params[i].name : p->columns[i - p->param_count].name;
-}
-
-static runner_type plugin_col_type(const runner_plugin *p, uint32_t i)
-{
-    return i < p->param_count ? p->params[i].type : p->columns[i - p->param_count].type;
 }
 
 /* The column names a table has (none when it does not exist); owned. */
@@ -364,9 +348,9 @@ static int read_table_columns(store *s, const char *name, const char *what, name
 /* Appends "<name> <type>" of the plugin's column i (parameters first). */
 static void append_column_def(strbuf *sql, const runner_plugin *plugin, uint32_t i)
 {
-    storei_append_ident(sql, plugin_col_name(plugin, i));
+    storei_append_ident(sql, storei_column_name(plugin, i));
     strbuf_str(sql, " ");
-    strbuf_str(sql, sql_type(plugin_col_type(plugin, i)));
+    strbuf_str(sql, sql_type(storei_column_type(plugin, i)));
 }
 
 static void append_create_table(strbuf *sql, const runner_plugin *plugin)
@@ -394,7 +378,7 @@ static int append_add_columns(store *s, strbuf *sql, const runner_plugin *plugin
                              "result table (no column \"%s\")", s->path, what, fixed_columns[i]);
     uint32_t total = plugin->param_count + plugin->column_count;
     for (uint32_t i = 0; i < total; i++) {
-        if (name_in(plugin_col_name(plugin, i), existing))
+        if (name_in(storei_column_name(plugin, i), existing))
             continue;
         strbuf_str(sql, "ALTER TABLE ");
         storei_append_ident(sql, plugin->name);
@@ -475,9 +459,9 @@ static int record_columns(store *s, const runner_plugin *plugin, const char *wha
         const char *unit = is_param ? plugin->params[i].unit : plugin->columns[position].unit;
         const char *doc = is_param ? plugin->params[i].doc : plugin->columns[position].doc;
         storei_bind_text(st, 1, plugin->name);
-        storei_bind_text(st, 2, plugin_col_name(plugin, i));
+        storei_bind_text(st, 2, storei_column_name(plugin, i));
         storei_bind_text(st, 3, is_param ? "param" : "output");
-        storei_bind_text(st, 4, value_type_name(plugin_col_type(plugin, i)));
+        storei_bind_text(st, 4, value_type_name(storei_column_type(plugin, i)));
         storei_bind_text(st, 5, unit ? unit : "");
         storei_bind_text(st, 6, doc ? doc : "");
         sqlite3_bind_int64(st, 7, position);
@@ -499,7 +483,7 @@ static int prepare_insert(store *s, const runner_plugin *plugin, const char *wha
     strbuf_str(&sql, " (\"sweep_id\", \"section_id\", \"point_id\"");
     for (uint32_t i = 0; i < total; i++) {
         strbuf_str(&sql, ", ");
-        storei_append_ident(&sql, plugin_col_name(plugin, i));
+        storei_append_ident(&sql, storei_column_name(plugin, i));
     }
     strbuf_str(&sql, ") VALUES (?, ?, ?");
     for (uint32_t i = 0; i < total; i++)
@@ -825,8 +809,9 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
             for (uint32_t c = 0; c < e->column_count; c++)
                 bad |= bind_value(ins, first_output + (int)c, &row[c]) != SQLITE_OK;
             if (bad || sqlite3_step(ins) != SQLITE_DONE) {
-                storei_fail_sql(s, err, "cannot store row %zu of point %" PRId64 " of section %" PRId64
-                         " in \"%s\"", r + 1, point->ordinal, point->section_id, e->name);
+                storei_fail_sql(s, err, "cannot store row %zu of point %" PRId64 " of section %"
+                                PRId64 " in \"%s\"", r + 1, point->ordinal, point->section_id,
+                                e->name);
                 sqlite3_reset(ins);
                 sqlite3_clear_bindings(ins);
                 goto fail;
@@ -835,8 +820,8 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
             inserted = 1;
         }
         if (bad) {
-            storei_fail_sql(s, err, "cannot store point %" PRId64 " of section %" PRId64 " in \"%s\"",
-                     point->ordinal, point->section_id, e->name);
+            storei_fail_sql(s, err, "cannot store point %" PRId64 " of section %" PRId64
+                            " in \"%s\"", point->ordinal, point->section_id, e->name);
             sqlite3_clear_bindings(ins);
             goto fail;
         }
