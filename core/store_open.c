@@ -101,6 +101,14 @@ static int refuse_newer(store *s, int version, char **err)
                      STORE_SCHEMA_VERSION);
 }
 
+/* Reads PRAGMA user_version into *version and refuses a newer one. */
+static int read_supported_version(store *s, int *version, char **err)
+{
+    if (read_user_version(s, version, err) != 0)
+        return -1;
+    return *version > STORE_SCHEMA_VERSION ? refuse_newer(s, *version, err) : 0;
+}
+
 /* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
  * <sqlite message>" in *err. */
 static int count_query(store *s, const char *sql, const char *what, int64_t *out, char **err)
@@ -300,12 +308,8 @@ static int migrate(store *s, char **err)
     if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "cannot begin the schema migration");
     int version = 0;
-    if (read_user_version(s, &version, err) != 0)
+    if (read_supported_version(s, &version, err) != 0)
         goto fail;
-    if (version > STORE_SCHEMA_VERSION) {
-        refuse_newer(s, version, err);
-        goto fail;
-    }
     if (version < STORE_SCHEMA_VERSION &&
         sqlite3_exec(s->db, runner_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "cannot create the catalog (schema.sql)");
@@ -383,12 +387,8 @@ int store_open(const char *path, store **out, char **err)
         goto fail;
     }
     int version = 0;
-    if (read_user_version(s, &version, err) != 0)
+    if (read_supported_version(s, &version, err) != 0)
         goto fail;
-    if (version > STORE_SCHEMA_VERSION) {
-        refuse_newer(s, version, err);
-        goto fail;
-    }
     if (version == 0 && check_empty(s, err) != 0) {
         /* Another runner may be creating this database right now: wait for
          * its write transaction (a lock, not a write), then look again. */
@@ -430,12 +430,8 @@ int store_open_read(const char *path, store **out, char **err)
         return -1;
     s->read_only = 1;
     int version = 0;
-    if (read_user_version(s, &version, err) != 0)
+    if (read_supported_version(s, &version, err) != 0)
         goto fail;
-    if (version > STORE_SCHEMA_VERSION) {
-        refuse_newer(s, version, err);
-        goto fail;
-    }
     if (version == 0) {
         if (check_empty(s, err) == 0)
             util_fail(err, "%s: not a runner database (it is empty)", path);

@@ -299,6 +299,22 @@ static void report_failure(const section_job *job, const finished_point *f, prog
             strcmp(f->status, "timeout") == 0 ? "timed out" : f->status, f->error);
 }
 
+/* The writer's step for each point in turn: reports it if it failed,
+ * stores it and empties its slot. Returns 1 when the section stops here
+ * (a failure with fail_fast), 0 to go on, -1 with *err. */
+static int write_in_turn(section_job *job, int64_t section_id, finished_point *f,
+                         const sweep_section_options *options, table *result, progress *bar,
+                         char **err)
+{
+    if (f->failed)
+        report_failure(job, f, bar);
+    if (write_point(job, section_id, f, result, err) != 0)
+        return -1;
+    int failed = f->failed;
+    sweepi_clear_finished(f, job->plugin);
+    return failed && options->fail_fast;
+}
+
 /* ---- MPI: rank 0's side (docs/mpi.md; the messages: sweep_int.h) ---- */
 
 typedef enum section_mode {
@@ -534,14 +550,11 @@ static int write_finished(section_job *job, dispatch *d, int64_t section_id,
             d->writing = d->dispatching = 0;
             break;
         }
-        if (f->failed)
-            report_failure(job, f, bar);
-        if (write_point(job, section_id, f, result, err) != 0)
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0)
             return -1;
-        int failed = f->failed;
-        sweepi_clear_finished(f, job->plugin);
         job->written++;
-        if (failed && options->fail_fast)
+        if (stop)
             d->writing = d->dispatching = 0;
     }
     if (job->written != before)
@@ -760,14 +773,11 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
             run->interrupted = 1;
             break;
         }
-        if (f->failed)
-            report_failure(job, f, bar);
-        if (write_point(job, section_id, f, result, err) != 0)
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0)
             goto done;
-        int failed = f->failed;
-        sweepi_clear_finished(f, plugin);
         progress_update(bar, index + 1);
-        if (failed && options->fail_fast)
+        if (stop)
             break;
     }
     rc = 0;
@@ -884,16 +894,13 @@ static int run_inline(section_job *job, int64_t section_id, const sweep_section_
             run->interrupted = 1;
             break;
         }
-        if (f->failed)
-            report_failure(job, f, bar);
-        if (write_point(job, section_id, f, result, err) != 0) {
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0) {
             rc = -1;
             break;
         }
-        int failed = f->failed;
-        sweepi_clear_finished(f, job->plugin);
         progress_update(bar, index + 1);
-        if (failed && options->fail_fast)
+        if (stop)
             break;
     }
     host_point_free(&point);
@@ -913,18 +920,17 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id,
         finished_point *f = &job->window[(job->written + *consumed) % job->window_size];
         if (f->fatal)
             return util_fail(err, "%s", f->fatal);
+        job->values_written += plugin->param_count + (uint64_t)f->row_count * plugin->column_count;
         if (f->interrupted) {
             job->run->interrupted = 1;
             *stop_here = 1;
-        } else {
-            if (f->failed)
-                report_failure(job, f, bar);
-            if (write_point(job, section_id, f, result, err) != 0)
-                return -1;
-            *stop_here = f->failed && options->fail_fast;
+            sweepi_clear_finished(f, plugin);
+            continue;
         }
-        job->values_written += plugin->param_count + (uint64_t)f->row_count * plugin->column_count;
-        sweepi_clear_finished(f, plugin);
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0)
+            return -1;
+        *stop_here = stop;
     }
     return 0;
 }

@@ -275,6 +275,30 @@ static store_point make_point(int64_t sweep_id, int64_t section_id, int64_t ordi
     return p;
 }
 
+/* Writes two points to the section: one with five rows holding every kind
+ * of value (NaN, +-inf, NULL, text "NaN"), then a failed one; commits.
+ * rows gets the values written (the caller clears them and params). */
+static void write_rounds(store *s, int64_t sweep_id, int64_t section_id, value rows[5 * 4])
+{
+    char *err = NULL;
+    set_params(4);
+    const value written[5 * 4] = {
+        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
+        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
+        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
+        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
+        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
+    };
+    memcpy(rows, written, sizeof written);
+    store_point p = make_point(sweep_id, section_id, 0, rows, 5);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    store_point empty = make_point(sweep_id, section_id, 1, NULL, 0);
+    empty.status = "failed";
+    empty.error = "workers: out of memory";
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &empty, &err), &err), 0);
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+}
+
 /* --- tests ------------------------------------------------------------------ */
 
 static void test_reserved_names(void)
@@ -381,21 +405,8 @@ static void test_write_and_read_back(void)
     CHECK_STR_EQ(raw_text(db, "SELECT git_commit FROM sweep"), "(null)");
 
     int64_t section_id = begin_section(s, sweep_id, 1, "rounds");
-    set_params(4);
-    value rows[5 * 4] = {
-        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
-        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
-        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
-        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
-        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
-    };
-    store_point p = make_point(sweep_id, section_id, 0, rows, 5);
-    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
-    store_point empty = make_point(sweep_id, section_id, 1, NULL, 0);
-    empty.status = "failed";
-    empty.error = "workers: out of memory";
-    CHECK_INT_EQ(report(store_write_point(s, &demo, &empty, &err), &err), 0);
-    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    value rows[5 * 4];
+    write_rounds(s, sweep_id, section_id, rows);
 
     /* What the sqlite3 shell sees. */
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), 5);
@@ -1028,21 +1039,8 @@ static void test_digests(void)
     CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "demo.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, "rounds");
-    set_params(4);
-    value rows[5 * 4] = {
-        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
-        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
-        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
-        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
-        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
-    };
-    store_point p = make_point(sweep_id, section_id, 0, rows, 5);
-    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
-    store_point failed = make_point(sweep_id, section_id, 1, NULL, 0);
-    failed.status = "timeout";
-    failed.error = "took too long";
-    CHECK_INT_EQ(report(store_write_point(s, &demo, &failed, &err), &err), 0);
-    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    value rows[5 * 4];
+    write_rounds(s, sweep_id, section_id, rows);
 
     store_sweep_digest sweep;
     CHECK_INT_EQ(report(store_sweep_digest_read(s, sweep_id, &sweep, &err), &err), 0);
@@ -1089,6 +1087,8 @@ static void test_digests(void)
     free(err);
     err = NULL;
     CHECK(d.head == NULL && d.plugin == NULL);
+    clear_values(rows, 5 * 4);
+    clear_values(params, 4);
     store_close(s);
 }
 
