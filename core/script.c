@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "axis.h"
 #include "exit_status.h"
 #include "grid.h"
 #include "lifecycle.h"
@@ -518,85 +519,82 @@ static int unknown_param(const runner_plugin *plugin, const char *raw_name, char
     return -1;
 }
 
+/* Sets the parameter named by the key at -2 to the value at -1 (a list in
+ * a zip group, group > 0), once: seen counts every setting. Returns 0, or -1
+ * with msg. */
+static int set_named_param(lua_State *L, grid *g, const runner_plugin *plugin,
+                           unsigned char *seen, int group, char *msg, size_t size)
+{
+    const char *name = lua_tostring(L, -2);
+    long param = param_find(plugin, name);
+    if (param < 0)
+        return unknown_param(plugin, name, msg, size);
+    if (group && lua_type(L, -1) != LUA_TTABLE) {
+        snprintf(msg, size, "zip{...}: '%s' needs a list of values", name);
+        return -1;
+    }
+    if (seen[param]++) {
+        snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})", name);
+        return -1;
+    }
+    return set_param(L, g, plugin, (uint32_t)param, -1, group, msg, size);
+}
+
+/* Sets every parameter of the zip{...} group at -1. Returns 0, or -1 with
+ * msg (the stack is then left for the caller to reset). */
+static int set_zip_group(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
+                         unsigned char *seen, char *msg, size_t size)
+{
+    int group = ++s->zip_groups;
+    int zip = lua_absindex(L, -1);
+    lua_pushnil(L);
+    while (lua_next(L, zip)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            snprintf(msg, size, "zip{...} takes name = {values} pairs");
+            return -1;
+        }
+        if (set_named_param(L, g, plugin, seen, group, msg, size) != 0)
+            return -1;
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
 /* Builds the grid from the sweep table at idx. Never raises for bad input:
  * returns -1 with msg so the caller can free the grid first. */
 static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
                       int idx, char *msg, size_t size)
 {
+    int top = lua_gettop(L);
     /* Which parameters were set: once by name or once in a zip group. On
      * the Lua stack, so an error path leaks nothing. */
     unsigned char *seen = lua_newuserdatauv(L, plugin->param_count + 1, 0);
     memset(seen, 0, plugin->param_count + 1);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
+        int rc = 0;
         if (lua_type(L, -2) == LUA_TSTRING) {
-            const char *name = lua_tostring(L, -2);
-            long param = param_find(plugin, name);
-            if (param < 0) {
-                lua_pop(L, 2);
-                return unknown_param(plugin, name, msg, size);
-            }
-            if (seen[param]++) {
-                lua_pop(L, 2);
-                snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})",
-                         name);
-                return -1;
-            }
-            if (set_param(L, g, plugin, (uint32_t)param, -1, 0, msg, size) != 0) {
-                lua_pop(L, 2);
-                return -1;
-            }
+            rc = set_named_param(L, g, plugin, seen, 0, msg, size);
         } else if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TTABLE &&
                    luaL_testudata(L, -1, ZIP_METATABLE) == NULL &&
                    luaL_getmetafield(L, -1, "__name") != LUA_TNIL) {
             int is_zip = strcmp(lua_tostring(L, -1), ZIP_METATABLE) == 0;
             lua_pop(L, 1);
-            if (!is_zip) {
-                lua_pop(L, 2);
+            rc = is_zip ? set_zip_group(L, s, g, plugin, seen, msg, size) : -1;
+            if (!is_zip)
                 snprintf(msg, size, "the list part of a sweep table holds only zip{...} groups");
-                return -1;
-            }
-            int group = ++s->zip_groups;
-            int zip = lua_absindex(L, -1);
-            lua_pushnil(L);
-            while (lua_next(L, zip)) {
-                if (lua_type(L, -2) != LUA_TSTRING) {
-                    lua_pop(L, 4);
-                    snprintf(msg, size, "zip{...} takes name = {values} pairs");
-                    return -1;
-                }
-                const char *name = lua_tostring(L, -2);
-                long param = param_find(plugin, name);
-                if (param < 0) {
-                    lua_pop(L, 4);
-                    return unknown_param(plugin, name, msg, size);
-                }
-                if (lua_type(L, -1) != LUA_TTABLE) {
-                    lua_pop(L, 4);
-                    snprintf(msg, size, "zip{...}: '%s' needs a list of values", name);
-                    return -1;
-                }
-                if (seen[param]++) {
-                    lua_pop(L, 4);
-                    snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})",
-                             name);
-                    return -1;
-                }
-                if (set_param(L, g, plugin, (uint32_t)param, -1, group, msg, size) != 0) {
-                    lua_pop(L, 4);
-                    return -1;
-                }
-                lua_pop(L, 1);
-            }
         } else {
-            lua_pop(L, 2);
+            rc = -1;
             snprintf(msg, size, "sweep tables map parameter names to values; the list part "
                      "holds only zip{...} groups");
+        }
+        if (rc != 0) {
+            lua_settop(L, top);
             return -1;
         }
         lua_pop(L, 1);
     }
-    lua_pop(L, 1); /* seen */
+    lua_settop(L, top); /* seen */
     return 0;
 }
 
@@ -978,109 +976,7 @@ static int l_options(lua_State *L)
     return 1;
 }
 
-/* ---- axis helpers ---- */
-
-static int push_sequence_checked(lua_State *L, lua_Integer n)
-{
-    if (n < 1 || n > 100000000)
-        return script_raise(L, FAIL_INPUT, "an axis needs between 1 and 1e8 values, got %lld",
-                     (long long)n);
-    lua_createtable(L, (int)n, 0);
-    return 0;
-}
-
-/* range(first, last [, step]): first, first+step, ... up to last inclusive. */
-static int l_range(lua_State *L)
-{
-    if (lua_isinteger(L, 1) && lua_isinteger(L, 2) && (lua_isnoneornil(L, 3) || lua_isinteger(L, 3))) {
-        lua_Integer first = lua_tointeger(L, 1), last = lua_tointeger(L, 2);
-        lua_Integer step = luaL_optinteger(L, 3, 1);
-        if (step == 0 || (last - first) / step < 0)
-            return script_raise(L, FAIL_INPUT, "range(%lld, %lld, %lld): the step never reaches the end",
-                         (long long)first, (long long)last, (long long)step);
-        lua_Integer n = (last - first) / step + 1;
-        push_sequence_checked(L, n);
-        for (lua_Integer i = 0; i < n; i++) {
-            lua_pushinteger(L, first + i * step);
-            lua_rawseti(L, -2, i + 1);
-        }
-        return 1;
-    }
-    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
-    double step = luaL_optnumber(L, 3, 1);
-    if (!isfinite(first) || !isfinite(last) || !isfinite(step) || step == 0 ||
-        (last - first) / step < 0)
-    {
-        char a[32], b[32], c[32];
-        return script_raise(L, FAIL_INPUT, "range(%s, %s, %s): the step never reaches the end",
-                            util_number(first, a), util_number(last, b), util_number(step, c));
-    }
-    /* Count with a tolerance so range(0, 1, 0.1) includes 1. */
-    lua_Integer n = (lua_Integer)floor((last - first) / step + 1e-9) + 1;
-    push_sequence_checked(L, n);
-    for (lua_Integer i = 0; i < n; i++) {
-        lua_pushnumber(L, first + (double)i * step);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* linspace(first, last, n): n evenly spaced values, both ends included. */
-static int l_linspace(lua_State *L)
-{
-    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
-    lua_Integer n = luaL_checkinteger(L, 3);
-    if (!isfinite(first) || !isfinite(last))
-        return script_raise(L, FAIL_INPUT, "linspace: ends must be finite");
-    push_sequence_checked(L, n);
-    for (lua_Integer i = 0; i < n; i++) {
-        double x = n == 1 ? first : first + (last - first) * (double)i / (double)(n - 1);
-        if (i == n - 1)
-            x = last;
-        lua_pushnumber(L, x);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* logspace(first, last, n): n values evenly spaced in log scale. */
-static int l_logspace(lua_State *L)
-{
-    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
-    lua_Integer n = luaL_checkinteger(L, 3);
-    if (!(first > 0) || !(last > 0) || !isfinite(first) || !isfinite(last))
-    {
-        char a[32], b[32];
-        return script_raise(L, FAIL_INPUT, "logspace(%s, %s, %lld): ends must be positive and finite",
-                            util_number(first, a), util_number(last, b), (long long)n);
-    }
-    push_sequence_checked(L, n);
-    double ratio = n == 1 ? 1 : log(last / first) / (double)(n - 1);
-    for (lua_Integer i = 0; i < n; i++) {
-        double x = i == n - 1 ? last : first * exp(ratio * (double)i);
-        lua_pushnumber(L, x);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* powers_of_two(first, last): the powers of two from first to last. */
-static int l_powers_of_two(lua_State *L)
-{
-    lua_Integer first = luaL_checkinteger(L, 1), last = luaL_checkinteger(L, 2);
-    if (first < 1 || last < first || (first & (first - 1)) != 0 || (last & (last - 1)) != 0)
-        return script_raise(L, FAIL_INPUT, "powers_of_two(%lld, %lld): both ends must be powers of two, "
-                     "first <= last", (long long)first, (long long)last);
-    lua_newtable(L);
-    lua_Integer i = 0;
-    for (lua_Integer v = first; v <= last && v > 0; v *= 2) {
-        lua_pushinteger(L, v);
-        lua_rawseti(L, -2, ++i);
-        if (v > LUA_MAXINTEGER / 2)
-            break;
-    }
-    return 1;
-}
+/* ---- zip groups (the axis helpers are in axis.c) ---- */
 
 /* zip { a = {...}, b = {...} }: axes that advance together. */
 static int l_zip(lua_State *L)
@@ -1092,10 +988,7 @@ static int l_zip(lua_State *L)
 }
 
 static const luaL_Reg runner_globals[] = {
-    { "sweep", l_sweep },       { "options", l_options },
-    { "range", l_range },       { "linspace", l_linspace },
-    { "logspace", l_logspace }, { "powers_of_two", l_powers_of_two },
-    { "zip", l_zip },           { NULL, NULL },
+    { "sweep", l_sweep }, { "options", l_options }, { "zip", l_zip }, { NULL, NULL },
 };
 
 /* ---- running a script ---- */
@@ -1171,6 +1064,7 @@ static lua_State *new_lua_state(script_state *s)
     lua_pop(L, 1);
     for (const luaL_Reg *f = runner_globals; f->name; f++)
         lua_register(L, f->name, f->func);
+    axis_register_lua(L);
     plot_register_lua(L);
     push_runner_table(L, s->config);
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 10000);
