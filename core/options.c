@@ -202,9 +202,11 @@ static int parse_option(const options_command *command, int argc, char **argv, i
         return EXIT_USAGE;
     }
     if (check_value(o, text, v) != 0) {
-        fprintf(stderr, "runner: %s%s%s %s: expected %s; see 'runner --help'\n",
+        /* A blank that would not show is shown quoted: --jobs ' 4'. */
+        const char *quote = !*text || strpbrk(text, " \t\n") ? "'" : "";
+        fprintf(stderr, "runner: %s%s%s %s%s%s: expected %s; see 'runner --help'\n",
                 o->names_command ? command->name : "", o->names_command ? ": " : "", o->name,
-                text, o->expected);
+                quote, text, quote, o->expected);
         return EXIT_USAGE;
     }
     v->given = 1;
