@@ -49,6 +49,9 @@ for command in $COMMANDS; do
     for option in $(grep -o -- '-[-a-z]*' "$TMP/synopsis-$command" | sort -u); do
         grep -qE -- "^  $option(, --[a-z-]+)?( [^ ]+)?(  +[a-z]|$)" "$TMP/help-$command" ||
             fail "$command --help does not explain $option"
+        # ... and so does the manual, in a table row or the text.
+        case $command in plot|report) manual=docs/plots.md ;; *) manual=$DOC ;; esac
+        grep -qF -- "\`$option" "$manual" || fail "$manual does not explain $command $option"
     done
     # -h and `runner help COMMAND` say the same.
     run "$RUNNER" "$command" -h
@@ -69,7 +72,7 @@ done
 flat "$TMP/help-show" | grep -qF -- "(default: table)" || fail "show --help lacks --format's default"
 grep -qF -- "--point-timeout S" "$TMP/help-resume" || fail "resume --help lacks --point-timeout"
 
-# Help comes first, whatever else the line holds.
+# --help wins over whatever follows it; a bad option before it is reported.
 run "$RUNNER" sweep --frobnicate --help
 expect_status 2
 expect_stderr "runner: sweep: unknown option '--frobnicate'; see 'runner --help'"
