@@ -190,10 +190,10 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
                         comm_measured *out)
 {
     if (host->struct_size < offsetof(runner_host, allreduce_sum) + sizeof host->allreduce_sum)
-        return host->fail(point, "comm: measure = true needs a runner whose host has "
+        return host->fail(point, "measure = true needs a runner whose host has "
                           "allreduce_sum; upgrade runner");
     if (count > COMM_MEASURE_MAX_DOUBLES)
-        return host->fail(point, "comm: measure = true allreduces model_params doubles; %lld "
+        return host->fail(point, "measure = true allreduces model_params doubles; %lld "
                           "is more than the %lld (1 GiB) it measures; lower model_params",
                           (long long)count, (long long)COMM_MEASURE_MAX_DOUBLES);
     int ranks = host->size(point);
@@ -205,7 +205,7 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
     }
     if (missing > 0.0) {
         free(buffer);
-        return host->fail(point, "comm: %.0f of %d ranks could not allocate %lld bytes to "
+        return host->fail(point, "%.0f of %d ranks could not allocate %lld bytes to "
                           "measure; lower model_params", missing, ranks,
                           (long long)count * (long long)sizeof(double));
     }
@@ -323,7 +323,7 @@ static int comm_run(const runner_host *host, runner_point *point)
     int64_t copy_bytes;
 
     if (comm_copy_bytes(model_params, bytes_per_param, &copy_bytes) != 0)
-        return host->fail(point, "comm: one copy of %lld x %lld bytes does not fit in "
+        return host->fail(point, "one copy of %lld x %lld bytes does not fit in "
                           "int64 bytes; lower model_params or bytes_per_param",
                           (long long)model_params, (long long)bytes_per_param);
     /* Compute every row before emitting any: a point is all rows or none. */
@@ -331,7 +331,7 @@ static int comm_run(const runner_host *host, runner_point *point)
         rows[i].scheme = all[i];
         if (comm_round_bytes_sharded(all[i], copy_bytes, workers, net.servers,
                                      &rows[i].round) != 0)
-            return host->fail(point, "comm: %s bytes per round for %lld-byte copies on "
+            return host->fail(point, "%s bytes per round for %lld-byte copies on "
                               "%lld workers exceed int64 (9.2e18 bytes); lower "
                               "model_params or workers", comm_scheme_name(all[i]),
                               (long long)copy_bytes, (long long)workers);

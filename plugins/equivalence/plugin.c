@@ -124,7 +124,7 @@ static int equivalence_run(const runner_host *host, runner_point *point)
 
     /* The same on every rank (same parameters), so all fail together. */
     if (shards > samples)
-        return host->fail(point, "equivalence: shards (%lld) exceeds samples (%lld): every "
+        return host->fail(point, "shards (%lld) exceeds samples (%lld): every "
                           "shard needs at least one sample; lower shards or raise samples",
                           (long long)shards, (long long)samples);
 
@@ -155,9 +155,9 @@ static int equivalence_run(const runner_host *host, runner_point *point)
                                        runner_stop_requested, &stop, &result, err, sizeof err);
     equivalence_data_free(data);
     if (rc == -2)
-        return host->fail(point, "equivalence: interrupted");
+        return host->fail(point, "interrupted");
     if (rc != 0)
-        return host->fail(point, "equivalence: %s; lower samples or features", err);
+        return host->fail(point, "%s; lower samples or features", err);
 
     if (emit(host, point, "weighted", result.weighted_max_abs_diff, &result, ranks) != RUNNER_OK
         || emit(host, point, "plain", result.plain_max_abs_diff, &result, ranks) != RUNNER_OK)

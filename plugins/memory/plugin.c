@@ -170,18 +170,18 @@ static int memory_run(const runner_host *host, runner_point *point)
      * declared above make these failures unreachable for legal values; they
      * stay as the one honest answer if a bound is ever widened. */
     if (memory_usage_of(MEMORY_DDP, &config, &ddp) != 0)
-        return host->fail(point, "memory: %lld parameters at %lld + %lld + %lld bytes each "
+        return host->fail(point, "%lld parameters at %lld + %lld + %lld bytes each "
                           "exceed int64 bytes; lower model_params",
                           (long long)config.model_params, (long long)config.weight_bytes,
                           (long long)config.grad_bytes, (long long)config.optimizer_bytes);
     for (int i = 0; i < row_count; i++) {
         const char *name = memory_stage_name(rows[i].stage);
         if (memory_usage_of(rows[i].stage, &config, &rows[i].usage) != 0)
-            return host->fail(point, "memory: %s bytes per GPU exceed int64; lower "
+            return host->fail(point, "%s bytes per GPU exceed int64; lower "
                               "model_params", name);
         if (memory_max_params(rows[i].stage, &config, gpu_memory_bytes,
                               &rows[i].max_params) != 0)
-            return host->fail(point, "memory: %s: the largest model on %lld GPUs of %lld "
+            return host->fail(point, "%s: the largest model on %lld GPUs of %lld "
                               "bytes may exceed int64 parameters; lower gpu_memory_bytes "
                               "or workers", name, (long long)config.workers,
                               (long long)gpu_memory_bytes);

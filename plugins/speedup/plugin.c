@@ -127,7 +127,7 @@ static int speedup_run(const runner_host *host, runner_point *point)
     /* At most 1e15 x 64 bytes: always fits, but say so if that ever changes. */
     if (comm_copy_bytes(host->param_integer(point, PARAM_MODEL_PARAMS),
                         host->param_integer(point, PARAM_BYTES_PER_PARAM), &copy_bytes) != 0)
-        return host->fail(point, "speedup: model_params x bytes_per_param exceeds int64 bytes");
+        return host->fail(point, "model_params x bytes_per_param exceeds int64 bytes");
     setup.copy_bytes = (double)copy_bytes;
 
     double wait_1, wait_k;

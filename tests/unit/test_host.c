@@ -176,12 +176,12 @@ static void test_wrong_param(void)
     runner_plugin plugin = demo_with(run_wrong_param_type);
     runner_point p;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
-    CHECK_STR_EQ(p.error, "plugin asked for parameter 0 as a real");
+    CHECK_STR_EQ(p.error, "demo asked for parameter 0 as a real");
     host_point_free(&p);
 
     plugin = demo_with(run_param_out_of_range);
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
-    CHECK_STR_EQ(p.error, "plugin asked for parameter 7 as an integer");
+    CHECK_STR_EQ(p.error, "demo asked for parameter 7 as an integer");
     host_point_free(&p);
     clear_params(params);
 }
@@ -274,7 +274,7 @@ static void test_set_errors(void)
     set_result = 12345;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(set_result, RUNNER_ERROR);
-    CHECK_STR_EQ(p.error, "plugin set column 'y' as integer, but declares it real");
+    CHECK_STR_EQ(p.error, "demo set column 'y' as integer, but declares it real");
     CHECK_INT_EQ(p.row_count, 0);  /* the row emitted before is discarded */
     host_point_free(&p);
 
@@ -282,7 +282,7 @@ static void test_set_errors(void)
     set_result = 12345;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(set_result, RUNNER_ERROR);
-    CHECK_STR_EQ(p.error, "plugin set column 9, but it declares 4");
+    CHECK_STR_EQ(p.error, "demo set column 9, but it declares 4");
     CHECK_INT_EQ(p.row_count, 0);
     host_point_free(&p);
     clear_params(params);
@@ -324,7 +324,7 @@ static void test_fail(void)
     fail_result = 12345;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(fail_result, RUNNER_ERROR);
-    CHECK_STR_EQ(p.error, "diverged at round 3 (loss 2.5)");
+    CHECK_STR_EQ(p.error, "demo: diverged at round 3 (loss 2.5)");
     CHECK_INT_EQ(p.row_count, 0);
 
     /* The same point object runs the next point with a clean slate. */
