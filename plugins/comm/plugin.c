@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model.h"
+#include "comm_model.h"
 
 enum {
     PARAM_MODEL_PARAMS,

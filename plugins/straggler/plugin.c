@@ -3,7 +3,7 @@
  * synchronous (optionally with backup workers) or with bounded staleness. */
 #include "runner/plugin.h"
 
-#include "model.h"
+#include "straggler_model.h"
 
 enum {
     PARAM_BASE,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "model.h"
+#include "straggler_model.h"
 #include "plugin_harness.h"
 
 static const int64_t walk_through_workers[] = { 1, 8, 64, 512 };
