@@ -7,7 +7,7 @@
  * the point also times a real allreduce across the ranks runner runs on
  * (mpirun), beside the prediction: the plugin is collective for that. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include "runner/plugin.h"
+#include <runner/plugin.h>
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -54,7 +54,7 @@ static const runner_param comm_params[] = {
         "also time a real allreduce of model_params doubles across the ranks (mpirun -np N)",
         0),
 };
-_Static_assert(RUNNER_COUNT(comm_params) == PARAM_COUNT, "comm_params out of step with enum");
+_Static_assert(RUNNER_COUNT(comm_params) == PARAM_COUNT, "one entry per PARAM_*");
 
 enum {
     COL_SCHEME,
@@ -154,7 +154,7 @@ static const runner_column comm_columns[] = {
         "measured bus bandwidth algbw * 2 (n - 1) / n, n = measured_ranks (nccl-tests); "
         "0 on one rank"),
 };
-_Static_assert(RUNNER_COUNT(comm_columns) == COL_COUNT, "comm_columns out of step with enum");
+_Static_assert(RUNNER_COUNT(comm_columns) == COL_COUNT, "one entry per COL_*");
 
 /* --- measure = true: a real allreduce through the host --- */
 

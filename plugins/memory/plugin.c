@@ -3,7 +3,7 @@
  * (ddp, zero1, zero2, zero3), or one row when `stages` names a single stage,
  * so `WHERE stage = 'zero3'` picks a curve. Byte counts are exact integers;
  * the GiB and GB columns are for reading only. */
-#include "runner/plugin.h"
+#include <runner/plugin.h>
 
 #include <string.h>
 
@@ -52,7 +52,7 @@ static const runner_param memory_params[] = {
     [PARAM_ACTIVATION_BYTES] = RUNNER_PARAM_INTEGER("activation_bytes", "bytes",
         "activations and anything else per GPU, added to every stage unpartitioned", 0, 0, 1e12),
 };
-_Static_assert(RUNNER_COUNT(memory_params) == PARAM_COUNT, "memory_params out of step with enum");
+_Static_assert(RUNNER_COUNT(memory_params) == PARAM_COUNT, "one entry per PARAM_*");
 
 enum {
     COL_STAGE,
@@ -101,7 +101,7 @@ static const runner_column memory_columns[] = {
     [COL_COMM_VS_DDP] = RUNNER_COLUMN("comm_vs_ddp", RUNNER_REAL, "x",
         "comm_bytes_per_step / ddp's (1, 1, 1, 1.5 when g = w); NaN when ddp sends nothing"),
 };
-_Static_assert(RUNNER_COUNT(memory_columns) == COL_COUNT, "memory_columns out of step with enum");
+_Static_assert(RUNNER_COUNT(memory_columns) == COL_COUNT, "one entry per COL_*");
 
 /* One stage's figures, computed in full before any row is emitted. */
 typedef struct stage_row {

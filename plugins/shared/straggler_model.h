@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "runner/plugin.h" /* runner_rng only */
+#include <runner/plugin.h> /* runner_rng only */
 
 /* --- The original uniform model; plugins/speedup uses these. --- */
 
