@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "host.h"
 
 enum { P_COUNT, P_SCALE, P_LABEL, P_FLAG };
@@ -31,18 +32,7 @@ static const runner_column demo_columns[] = {
 /* The demo descriptor with the given run function. */
 static runner_plugin demo_with(int (*run)(const runner_host *, runner_point *))
 {
-    runner_plugin plugin = {
-        .abi_version = RUNNER_PLUGIN_ABI,
-        .struct_size = sizeof(runner_plugin),
-        .name = "demo",
-        .version = "1.0.0",
-        .summary = "a plugin that exists only in this test",
-        .params = demo_params,
-        .param_count = RUNNER_COUNT(demo_params),
-        .columns = demo_columns,
-        .column_count = RUNNER_COUNT(demo_columns),
-        .run = run,
-    };
+    runner_plugin plugin = DEMO_PLUGIN("1.0.0", demo_params, demo_columns, run);
     return plugin;
 }
 
