@@ -1,11 +1,12 @@
-/* comm plugin: ABI glue around model.c. One point = one row per scheme: by
- * default the walk-through's two (parameter server, ring all-reduce), with
- * schemes = "all" four all-reduce algorithms more, so a sweep over workers
- * or sizes puts every curve in one table. Byte counts are stored exactly as
- * integers; MiB and GiB columns are binary (2^20, 2^30 bytes) and only for
- * reading; times are alpha-beta predictions in seconds. With measure = true
- * the point also times a real allreduce across the ranks runner runs on
- * (mpirun), beside the prediction: the plugin is collective for that. */
+/* comm plugin: ABI glue around comm_model.c (runner_models). One point =
+ * one row per scheme: by default the walk-through's two (parameter server,
+ * ring all-reduce), with schemes = "all" four all-reduce algorithms more, so
+ * a sweep over workers or sizes puts every curve in one table. Byte counts
+ * are stored exactly as integers; MiB and GiB columns are binary (2^20, 2^30
+ * bytes) and only for reading; times are alpha-beta predictions in seconds.
+ * With measure = true the point also times a real allreduce across the ranks
+ * runner runs on (mpirun), beside the prediction: the plugin is collective
+ * for that. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <runner/plugin.h>
 

@@ -1,6 +1,7 @@
-/* straggler plugin: ABI glue around model.c. One point = one row: the
- * Monte Carlo and exact waits of a round of k workers under one delay law,
- * synchronous (optionally with backup workers) or with bounded staleness. */
+/* straggler plugin: ABI glue around straggler_model.c (runner_models). One
+ * point = one row: the Monte Carlo and exact waits of a round of k workers
+ * under one delay law, synchronous (optionally with backup workers) or with
+ * bounded staleness. */
 #include <runner/plugin.h>
 
 #include "straggler_model.h"
