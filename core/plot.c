@@ -833,8 +833,9 @@ int plot_check_output_path(const char *path, char *why, size_t why_size)
 }
 
 /* Writes data to a path checked by plot_check_output_path, creating its
- * directories. No component may be a symbolic link: with a relative path and
- * no "..", that keeps the file under the current directory. */
+ * directories. No component may be a symbolic link, and the file itself is
+ * replaced, not written into: with a relative path and no "..", that keeps
+ * every byte under the current directory. */
 static int write_inside_cwd(const char *path, const void *data, size_t size, char **err)
 {
     char *dir = util_strdup(path);
@@ -859,25 +860,12 @@ static int write_inside_cwd(const char *path, const void *data, size_t size, cha
         *slash = '/';
     }
     free(dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return util_fail(err, "%s: cannot write: %s", path,
-                         errno == ELOOP ? "it is a symbolic link" : strerror(errno));
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(fd, (const char *)data + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int saved = errno;
-            close(fd);
-            return util_fail(err, "%s: cannot write: %s", path, strerror(saved));
-        }
-        done += (size_t)w;
-    }
-    if (close(fd) != 0)
-        return util_fail(err, "%s: cannot write: %s", path, strerror(errno));
-    return 0;
+    struct stat target;
+    if (lstat(path, &target) == 0 && S_ISLNK(target.st_mode))
+        return util_fail(err, "%s: cannot write: it is a symbolic link", path);
+    /* A new file renamed over the target: a hard link to a file elsewhere
+     * is replaced, never written through. */
+    return util_replace_file(path, data, size, err);
 }
 
 #define PLOT_BOX "runner.plot_table"

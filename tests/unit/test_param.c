@@ -120,6 +120,11 @@ static void test_real(void)
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: expected a finite number, got -inf");
 
+    /* -0.0 is 0.0 from entry on: SQLite could not store the sign. */
+    v = value_real(-0.0);
+    CHECK_INT_EQ(check_value(P_JITTER, &v), 0);
+    CHECK(v.as.real == 0.0 && !signbit(v.as.real));
+
     v = value_real(-0.5);
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: -0.5 is out of range [0, inf] s");
