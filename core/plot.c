@@ -76,9 +76,11 @@ char *plot_axis_label(const table_column *c)
     return unit_shown(c) ? util_format("%s [%s]", c->name, c->unit) : util_strdup(c->name);
 }
 
-static int is_numeric_type(runner_type type)
+/* What an axis or a sorted group can be: a quantity, or a boolean drawn as
+ * 0 and 1 (docs/plots.md). Wider than value_type_is_numeric() on purpose. */
+static int is_drawable_type(runner_type type)
 {
-    return type == RUNNER_INTEGER || type == RUNNER_REAL || type == RUNNER_BOOLEAN;
+    return value_type_is_numeric(type) || type == RUNNER_BOOLEAN;
 }
 
 /* "a, b, c": the table's column names. malloc'd. */
@@ -125,7 +127,7 @@ static int check_column(const table *t, const char *name, int numeric, char **er
         free(list);
         return -1;
     }
-    if (numeric && !is_numeric_type(t->columns[c].type))
+    if (numeric && !is_drawable_type(t->columns[c].type))
         return util_fail(err, "column '%s' is %s; x and y need numbers (a text column can be "
                          "the 'by' column)", name, value_type_name(t->columns[c].type));
     return 0;
@@ -228,7 +230,7 @@ static int build_series(const table *t, const plot_spec *spec, series *s, plot_i
         s->points[s->count++] = (plot_point){ .group = g, .order = r, .x = x, .y = y };
     }
     /* Numeric groups are drawn in ascending order, others as they come. */
-    int numeric = bc >= 0 && is_numeric_type(t->columns[bc].type);
+    int numeric = bc >= 0 && is_drawable_type(t->columns[bc].type);
     if (numeric && s->group_count > 1) {
         rank = malloc(s->group_count * sizeof *rank);
         order = malloc(s->group_count * sizeof *order);
@@ -764,12 +766,12 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
     if (plugin) {
         long named = table_find_column(t, plugin);
         if (named >= 0 && !t->columns[named].is_param &&
-            is_numeric_type(t->columns[named].type) && varies_finite(t, (size_t)named))
+            is_drawable_type(t->columns[named].type) && varies_finite(t, (size_t)named))
             y = named;
     }
     for (size_t c = 0; c < t->column_count && y < 0; c++)
-        if (!t->columns[c].is_param && (t->columns[c].type == RUNNER_INTEGER ||
-                                        t->columns[c].type == RUNNER_REAL) && varies_finite(t, c))
+        if (!t->columns[c].is_param && value_type_is_numeric(t->columns[c].type) &&
+            varies_finite(t, c))
             y = (long)c;
     if (y < 0) {
         snprintf(why, why_size, "no numeric output varies across the rows");
