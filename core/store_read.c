@@ -26,11 +26,6 @@ static runner_type type_from_name(const char *name)
     return 0;
 }
 
-static int is_numeric_type(runner_type type)
-{
-    return type == RUNNER_INTEGER || type == RUNNER_REAL;
-}
-
 /* Reads column i of the current row as the declared type. The REAL text
  * 'NaN' becomes NaN; anything SQLite holds in another storage class is
  * returned as what it is. Returns 0, or -1 when out of memory. */
@@ -649,7 +644,7 @@ static void append_figures_select(strbuf *sql, const table *head, const char *pl
     strbuf_str(sql, "SELECT count(*)");
     for (size_t c = 0; c < head->column_count; c++) {
         const char *name = head->columns[c].name;
-        if (!is_numeric_type(head->columns[c].type))
+        if (!value_type_is_numeric(head->columns[c].type))
             continue;
         /* min/max over numbers only: 'NaN' is text and would sort above them. */
         const char *agg[] = { ", min(CASE WHEN typeof(", ", max(CASE WHEN typeof(" };
@@ -717,7 +712,7 @@ static int read_figures(store *s, int64_t section_id, const char *what,
     int i = 1;
     for (size_t c = 0; c < out->head->column_count; c++) {
         runner_type type = out->head->columns[c].type;
-        if (!is_numeric_type(type))
+        if (!value_type_is_numeric(type))
             continue;
         if (column_value(st, i, type, &out->min[c]) != 0 ||
             column_value(st, i + 1, type, &out->max[c]) != 0) {
