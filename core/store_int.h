@@ -68,12 +68,15 @@ typedef struct storei_plugin_entry {
     sqlite3_stmt *insert;         /* params bound once per point, outputs per row */
 } storei_plugin_entry;
 
-/* One open database. Who owns what:
+/* One open database, used by one thread at a time. Who owns what:
  *   db, path, stmts      store_open.c opens and closes them; every file
- *                        uses them (statements through storei_stmt)
+ *                        uses them (the fixed statements through storei_stmt)
  *   plugins              store_write.c fills them; store_close frees them
- *   the batch and block  store_write.c alone; store_close commits them
- *   checkpoints          store_open.c alone */
+ *   the batch and the    store_write.c alone (in_batch .. block_ok); every
+ *   open point block     other write commits them first (storei_batch_commit),
+ *                        and store_close commits and frees them
+ *   checkpoints          store_open.c alone: a thread with its own
+ *                        connection, woken by the writer's WAL hook */
 struct store {
     sqlite3 *db;
     char *path;
