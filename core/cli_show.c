@@ -114,8 +114,8 @@ int cli_show_sweeps(const options_parsed *a)
         return status;
     if (store_list_sweeps(s, &t, &err) != 0)
         status = cli_fail(err);
-    else
-        output_table(stdout, t, format_option(a));
+    else if (output_table(stdout, t, format_option(a)) != 0)
+        status = cli_fail(util_format("cannot print the sweeps: out of memory or output closed"));
     table_free(t);
     store_close(s);
     return status;

@@ -84,7 +84,10 @@ static int set_real(runner_point *p, size_t i, double v)
 {
     if (check_column(p, i, RUNNER_REAL) != RUNNER_OK)
         return RUNNER_ERROR;
-    p->current[i] = value_real(v);
+    /* One zero, as for parameters (param_check): SQLite stores -0.0 as 0.0,
+     * so the sign would differ between what Lua sees now and what a resume
+     * reads back. */
+    p->current[i] = value_real(v == 0 ? 0.0 : v);
     return RUNNER_OK;
 }
 

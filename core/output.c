@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 int output_parse_format(const char *name, output_format *format)
 {
     if (strcmp(name, "table") == 0)
@@ -17,6 +19,18 @@ int output_parse_format(const char *name, output_format *format)
     else
         return -1;
     return 0;
+}
+
+/* A cell as the text table shows it: text escaped for the terminal
+ * (util_printable: a newline, an escape code or a byte that is not UTF-8
+ * never breaks the layout or reaches the terminal raw). */
+static void format_cell(const value *v, char *cell, size_t size)
+{
+    if (v->type != RUNNER_TEXT) {
+        value_format(v, 6, cell, size);
+        return;
+    }
+    util_printable(v->as.text, cell, size);
 }
 
 static int column_is_constant(const table *t, size_t c)
@@ -31,10 +45,13 @@ static int column_is_constant(const table *t, size_t c)
  * ("workers [workers]"). */
 static void column_header(const table_column *c, char *buf, size_t size)
 {
+    char name[64], unit[64];
+    util_printable(c->name, name, sizeof name);
+    util_printable(c->unit, unit, sizeof unit);
     if (*c->unit && strcmp(c->unit, c->name) != 0)
-        snprintf(buf, size, "%s [%s]", c->name, c->unit);
+        snprintf(buf, size, "%s [%s]", name, unit);
     else
-        snprintf(buf, size, "%s", c->name);
+        snprintf(buf, size, "%s", name);
 }
 
 void output_table_text(FILE *out, const table *t)
@@ -48,19 +65,22 @@ void output_table_text_head(FILE *out, const table *t, size_t max_rows)
     size_t n = t->column_count;
     int *shown = calloc(n ? n : 1, sizeof *shown);
     size_t *width = calloc(n ? n : 1, sizeof *width);
-    char cell[64], header[160];
+    char cell[64], header[160], title[256];
     if (!shown || !width)
         goto done;
     if (t->title)
-        fprintf(out, "%s\n", t->title);
+        fprintf(out, "%s\n", util_printable(t->title, title, sizeof title));
     /* Parameters fixed for the whole section go on one line, not in columns. */
     int fixed_printed = 0;
     for (size_t c = 0; c < n; c++) {
         shown[c] = !(t->columns[c].is_param && t->row_count > 1 && column_is_constant(t, c));
         if (!shown[c]) {
-            value_format(table_cell(t, 0, c), 6, cell, sizeof cell);
-            fprintf(out, "%s%s = %s%s%s", fixed_printed ? ", " : "  ", t->columns[c].name, cell,
-                    *t->columns[c].unit ? " " : "", t->columns[c].unit);
+            format_cell(table_cell(t, 0, c), cell, sizeof cell);
+            char name[64], unit[64];
+            fprintf(out, "%s%s = %s%s%s", fixed_printed ? ", " : "  ",
+                    util_printable(t->columns[c].name, name, sizeof name), cell,
+                    *t->columns[c].unit ? " " : "",
+                    util_printable(t->columns[c].unit, unit, sizeof unit));
             fixed_printed = 1;
         }
     }
@@ -72,7 +92,7 @@ void output_table_text_head(FILE *out, const table *t, size_t max_rows)
         column_header(&t->columns[c], header, sizeof header);
         width[c] = strlen(header);
         for (size_t r = 0; r < shown_rows; r++) {
-            value_format(table_cell(t, r, c), 6, cell, sizeof cell);
+            format_cell(table_cell(t, r, c), cell, sizeof cell);
             if (strlen(cell) > width[c])
                 width[c] = strlen(cell);
         }
@@ -93,7 +113,7 @@ void output_table_text_head(FILE *out, const table *t, size_t max_rows)
         for (size_t c = 0; c < n; c++) {
             if (!shown[c])
                 continue;
-            value_format(table_cell(t, r, c), 6, cell, sizeof cell);
+            format_cell(table_cell(t, r, c), cell, sizeof cell);
             fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
                     (int)width[c], cell);
             sep = "  ";
@@ -151,40 +171,49 @@ void output_table_csv(FILE *out, const table *t)
 int output_table_json(FILE *out, const table *t)
 {
     json_t *doc = json_object(), *columns = json_array(), *rows = json_array();
-    if (!doc || !columns || !rows) {
-        json_decref(doc);
-        json_decref(columns);
-        json_decref(rows);
-        return -1;
-    }
-    json_object_set_new(doc, "title", t->title ? json_string(t->title) : json_null());
-    for (size_t c = 0; c < t->column_count; c++) {
+    int ok = doc && columns && rows;
+    for (size_t c = 0; ok && c < t->column_count; c++) {
         json_t *col = json_object();
-        json_object_set_new(col, "name", json_string(t->columns[c].name));
-        json_object_set_new(col, "unit", json_string(t->columns[c].unit));
-        json_object_set_new(col, "type", json_string(value_type_name(t->columns[c].type)));
-        json_object_set_new(col, "role", json_string(t->columns[c].is_param ? "param" : "output"));
-        json_array_append_new(columns, col);
+        if (col) {
+            value_json_put(col, "name", value_json_text(t->columns[c].name), &ok);
+            value_json_put(col, "unit", value_json_text(t->columns[c].unit), &ok);
+            value_json_put(col, "type", json_string(value_type_name(t->columns[c].type)), &ok);
+            value_json_put(col, "role", json_string(t->columns[c].is_param ? "param" : "output"),
+                           &ok);
+        }
+        value_json_push(columns, col, &ok);
     }
-    for (size_t r = 0; r < t->row_count; r++) {
+    for (size_t r = 0; ok && r < t->row_count; r++) {
         json_t *row = json_array();
-        for (size_t c = 0; c < t->column_count; c++)
-            json_array_append_new(row, value_to_json(table_cell(t, r, c)));
-        json_array_append_new(rows, row);
+        for (size_t c = 0; row && c < t->column_count; c++)
+            value_json_push(row, value_to_json_shown(table_cell(t, r, c)), &ok);
+        value_json_push(rows, row, &ok);
     }
-    json_object_set_new(doc, "columns", columns);
-    json_object_set_new(doc, "rows", rows);
-    int rc = json_dumpf(doc, out, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    fputc('\n', out);
+    if (ok) {
+        value_json_put(doc, "title", value_json_text(t->title), &ok);
+        value_json_put(doc, "columns", columns, &ok);
+        value_json_put(doc, "rows", rows, &ok);
+        columns = rows = NULL;
+    }
+    int rc = -1;
+    /* All or nothing: a document missing a member would misplace values. */
+    if (ok && json_dumpf(doc, out, JSON_PRESERVE_ORDER | JSON_INDENT(2) |
+                                       JSON_REAL_PRECISION(17)) == 0) {
+        fputc('\n', out);
+        rc = 0;
+    }
     json_decref(doc);
+    json_decref(columns);
+    json_decref(rows);
     return rc;
 }
 
-void output_table(FILE *out, const table *t, output_format format)
+int output_table(FILE *out, const table *t, output_format format)
 {
     switch (format) {
     case OUTPUT_TABLE: output_table_text(out, t); break;
     case OUTPUT_CSV: output_table_csv(out, t); break;
-    case OUTPUT_JSON: output_table_json(out, t); break;
+    case OUTPUT_JSON: return output_table_json(out, t);
     }
+    return 0;
 }

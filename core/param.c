@@ -23,16 +23,6 @@ static const char *with_article(runner_type type)
     return "nothing";
 }
 
-/* 1 if s is text JSON can hold (well-formed UTF-8: no overlong forms, no
- * surrogates, nothing past U+10FFFF). jansson decides, so a value that
- * passes here always has a canonical form. */
-static int valid_utf8(const char *s)
-{
-    json_t *j = json_string(s);
-    json_decref(j);
-    return j != NULL;
-}
-
 long param_find(const runner_plugin *plugin, const char *name)
 {
     for (uint32_t i = 0; i < plugin->param_count; i++)
@@ -158,8 +148,11 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
                      with_article(v->type));
             return -1;
         }
-        if (!valid_utf8(v->as.text)) {
-            snprintf(msg, msg_size, "%s: text is not valid UTF-8", spec->name);
+        /* the canonical form is JSON, which holds UTF-8 only */
+        if (!util_utf8_valid(v->as.text)) {
+            char shown_text[128];
+            snprintf(msg, msg_size, "%s: text is not valid UTF-8: '%s'", spec->name,
+                     util_printable(v->as.text, shown_text, sizeof shown_text));
             return -1;
         }
         if (spec->choices) {

@@ -35,13 +35,35 @@ static const char *type_name(runner_type t)
     return NULL;
 }
 
+/* Text a plugin declares is shown in help, kept with every point and sent
+ * as JSON (the identity, webhook bodies): UTF-8 only, checked at load so
+ * no sweep fails on it later. owner is "parameter 'x'" and the like. */
+static int check_utf8(const char *text, const char *owner, const char *what, char *msg,
+                      size_t size)
+{
+    if (util_utf8_valid(text))
+        return 0;
+    char shown[96];
+    snprintf(msg, size, "%s: %s is not valid UTF-8: '%s'", owner, what,
+             util_printable(text, shown, sizeof shown));
+    return -1;
+}
+
+/* A name as the messages show it: escaped, since it failed its checks. */
+static const char *shown_name(const char *name, char *buf, size_t size)
+{
+    return name ? util_printable(name, buf, size) : "(null)";
+}
+
 static int validate_param(const runner_param *p, uint32_t i, char *msg, size_t size)
 {
+    char shown[96], owner[96];
     if (!util_is_identifier(p->name)) {
         snprintf(msg, size, "parameter %u: name '%s' is not a lower_snake_case identifier",
-                 i + 1, p->name ? p->name : "(null)");
+                 i + 1, shown_name(p->name, shown, sizeof shown));
         return -1;
     }
+    snprintf(owner, sizeof owner, "parameter '%s'", p->name);
     if (store_reserved_name(p->name)) {
         snprintf(msg, size, "parameter '%s': the name is reserved by runner", p->name);
         return -1;
@@ -54,6 +76,9 @@ static int validate_param(const runner_param *p, uint32_t i, char *msg, size_t s
         snprintf(msg, size, "parameter '%s': unit and doc must not be NULL (use \"\")", p->name);
         return -1;
     }
+    if (check_utf8(p->unit, owner, "unit", msg, size) != 0 ||
+        check_utf8(p->doc, owner, "doc", msg, size) != 0)
+        return -1;
     if (p->type == RUNNER_INTEGER || p->type == RUNNER_REAL) {
         if (!isfinite(p->default_number)) {
             snprintf(msg, size, "parameter '%s': default must be a finite number", p->name);
@@ -83,13 +108,18 @@ static int validate_param(const runner_param *p, uint32_t i, char *msg, size_t s
             snprintf(msg, size, "parameter '%s': text default must not be NULL", p->name);
             return -1;
         }
+        if (check_utf8(p->default_text, owner, "default", msg, size) != 0)
+            return -1;
         if (p->choices) {
             int found = 0;
-            for (const char *const *c = p->choices; *c; c++)
+            for (const char *const *c = p->choices; *c; c++) {
+                if (check_utf8(*c, owner, "a choice", msg, size) != 0)
+                    return -1;
                 found |= strcmp(*c, p->default_text) == 0;
+            }
             if (!found) {
                 snprintf(msg, size, "parameter '%s': default '%s' is not among its choices",
-                         p->name, p->default_text);
+                         p->name, util_printable(p->default_text, shown, sizeof shown));
                 return -1;
             }
         }
@@ -106,11 +136,13 @@ uint32_t plugin_flags(const runner_plugin *plugin)
 
 int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
 {
+    char shown[96], owner[96];
     if (!util_is_identifier(plugin->name)) {
         snprintf(msg, size, "name '%s' is not a lower_snake_case identifier",
-                 plugin->name ? plugin->name : "(null)");
+                 shown_name(plugin->name, shown, sizeof shown));
         return -1;
     }
+    snprintf(owner, sizeof owner, "plugin '%s'", plugin->name);
     if (store_reserved_name(plugin->name)) {
         snprintf(msg, size, "name '%s' is reserved by runner's catalog", plugin->name);
         return -1;
@@ -120,6 +152,9 @@ int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
                  plugin->name);
         return -1;
     }
+    if (check_utf8(plugin->version, owner, "version", msg, size) != 0 ||
+        check_utf8(plugin->summary, owner, "summary", msg, size) != 0)
+        return -1;
     if (!plugin->run) {
         snprintf(msg, size, "plugin '%s' has no run function", plugin->name);
         return -1;
@@ -149,7 +184,7 @@ int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
         const runner_column *c = &plugin->columns[i];
         if (!util_is_identifier(c->name)) {
             snprintf(msg, size, "column %u: name '%s' is not a lower_snake_case identifier",
-                     i + 1, c->name ? c->name : "(null)");
+                     i + 1, shown_name(c->name, shown, sizeof shown));
             return -1;
         }
         if (store_reserved_name(c->name)) {
@@ -160,6 +195,10 @@ int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
             snprintf(msg, size, "column '%s': needs a valid type, a unit and a doc", c->name);
             return -1;
         }
+        snprintf(owner, sizeof owner, "column '%s'", c->name);
+        if (check_utf8(c->unit, owner, "unit", msg, size) != 0 ||
+            check_utf8(c->doc, owner, "doc", msg, size) != 0)
+            return -1;
         for (uint32_t j = 0; j < plugin->param_count; j++)
             if (strcmp(c->name, plugin->params[j].name) == 0) {
                 snprintf(msg, size, "column '%s' has the name of a parameter", c->name);

@@ -426,9 +426,22 @@ static int lua_to_value(lua_State *L, int idx, value *out, char *msg, size_t siz
     case LUA_TBOOLEAN:
         *out = value_boolean(lua_toboolean(L, idx));
         return 0;
-    case LUA_TSTRING:
-        *out = value_text(lua_tostring(L, idx));
+    case LUA_TSTRING: {
+        /* Values are C strings: a NUL would cut the text short, and two
+         * values would share one identity ("a\0b" and "a\0c" as "a"). */
+        size_t len;
+        const char *text = lua_tolstring(L, idx, &len);
+        if (strlen(text) != len) {
+            char shown[64];
+            snprintf(msg, size, "text contains a NUL byte after '%s'; text values cannot hold one",
+                     util_printable(text, shown, sizeof shown));
+            return -1;
+        }
+        *out = value_text(text);
+        if (!out->type)
+            snprintf(msg, size, "out of memory");
         return out->type ? 0 : -1;
+    }
     default:
         snprintf(msg, size, "expected a number, string or boolean, got a %s",
                  luaL_typename(L, idx));
@@ -874,15 +887,22 @@ static json_t *lua_to_json(lua_State *L, int idx)
                                      : json_real(lua_tonumber(L, idx));
     case LUA_TBOOLEAN:
         return json_boolean(lua_toboolean(L, idx));
-    case LUA_TSTRING:
-        return json_string(lua_tostring(L, idx));
+    case LUA_TSTRING: {
+        size_t len;
+        const char *text = lua_tolstring(L, idx, &len);
+        return json_stringn(text, len);  /* NULL when not UTF-8; keeps a NUL */
+    }
     case LUA_TTABLE: {
         json_t *array = json_array();
         size_t n = lua_rawlen(L, idx);
-        for (size_t i = 1; i <= n; i++) {
+        for (size_t i = 1; array && i <= n; i++) {
             lua_rawgeti(L, idx, (lua_Integer)i);
-            json_array_append_new(array, lua_to_json(L, -1));
+            json_t *item = lua_to_json(L, -1);
             lua_pop(L, 1);
+            if (!item || json_array_append_new(array, item) != 0) {
+                json_decref(array);
+                return NULL;  /* never a list with an element left out */
+            }
         }
         return array;
     }
@@ -969,7 +989,14 @@ static int l_options(lua_State *L)
         } else {
             lua_pushvalue(L, default_idx);
         }
-        json_object_set_new(s->options_used, names[i], lua_to_json(L, -1));
+        /* Stored with the sweep, so never dropped: text JSON cannot hold
+         * (--set values are checked before, in check_overrides) is refused. */
+        json_t *used = lua_to_json(L, -1);
+        if (!used || json_object_set_new(s->options_used, names[i], used) != 0) {
+            char shown[128];
+            return script_raise(L, FAIL_INPUT, "options{...}: %s: text is not valid UTF-8",
+                                util_printable(names[i], shown, sizeof shown));
+        }
         lua_setfield(L, result_idx, names[i]);
         lua_pop(L, 1);
     }
@@ -1022,8 +1049,17 @@ static void push_runner_table(lua_State *L, const script_config *c)
 static int check_overrides(const script_config *config)
 {
     for (size_t i = 0; i < config->override_count; i++) {
+        char shown[256];
+        util_printable(config->overrides[i], shown, sizeof shown);
         if (!strchr(config->overrides[i], '=') || config->overrides[i][0] == '=') {
-            fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", config->overrides[i]);
+            fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", shown);
+            return -1;
+        }
+        /* Options are stored as JSON text: bytes it cannot hold would be
+         * dropped, and a resume would run with the default instead. */
+        if (!util_utf8_valid(config->overrides[i])) {
+            fprintf(stderr, "runner: --set %s: not valid UTF-8; runner keeps options as UTF-8 "
+                    "text\n", shown);
             return -1;
         }
         size_t name_len = strcspn(config->overrides[i], "=");

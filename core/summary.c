@@ -79,51 +79,10 @@ fail:
 
 /* --- JSON pieces ----------------------------------------------------------- */
 
-/* A JSON string of text that may not be valid UTF-8 (a path, a plugin's
- * text): then its non-ASCII bytes become '?', so the body stays valid JSON.
- * NULL text gives null. */
-static json_t *json_text(const char *text)
-{
-    if (!text)
-        return json_null();
-    json_t *j = json_string(text);
-    if (j)
-        return j;
-    char *copy = util_strdup(text);
-    if (!copy)
-        return NULL;
-    for (unsigned char *p = (unsigned char *)copy; *p; p++)
-        if (*p >= 0x80)
-            *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j;
-}
-
-/* As output.c's JSON (value_to_json), with text that may not be UTF-8. */
-static json_t *json_cell(const value *v)
-{
-    return v->type == RUNNER_TEXT ? json_text(v->as.text) : value_to_json(v);
-}
-
 static json_t *json_number(double x)
 {
     value v = value_real(x);
-    return json_cell(&v);
-}
-
-/* jansson's *_new calls take the reference even when they fail; one flag
- * per document records any failure (out of memory). */
-static void put(json_t *object, const char *key, json_t *v, int *ok)
-{
-    if (!v || json_object_set_new(object, key, v) != 0)
-        *ok = 0;
-}
-
-static void push(json_t *array, json_t *v, int *ok)
-{
-    if (!v || json_array_append_new(array, v) != 0)
-        *ok = 0;
+    return value_to_json(&v);
 }
 
 static size_t dumped_size(const json_t *j)
@@ -144,12 +103,12 @@ static json_t *section_skeleton(const store_section_digest *d, int *ok)
         *ok = 0;
         return NULL;
     }
-    put(o, "ordinal", json_integer(d->ordinal), ok);
-    put(o, "plugin", json_text(d->plugin), ok);
-    put(o, "title", json_text(d->title), ok);
-    put(o, "points_ok", json_integer(d->points_ok), ok);
-    put(o, "points_failed", json_integer(d->points_failed), ok);
-    put(o, "row_count", json_integer(d->row_count), ok);
+    value_json_put(o, "ordinal", json_integer(d->ordinal), ok);
+    value_json_put(o, "plugin", value_json_text(d->plugin), ok);
+    value_json_put(o, "title", value_json_text(d->title), ok);
+    value_json_put(o, "points_ok", json_integer(d->points_ok), ok);
+    value_json_put(o, "points_failed", json_integer(d->points_failed), ok);
+    value_json_put(o, "row_count", json_integer(d->row_count), ok);
     for (size_t c = 0; c < d->head->column_count; c++) {
         const table_column *col = &d->head->columns[c];
         json_t *cj = json_object();
@@ -157,11 +116,11 @@ static json_t *section_skeleton(const store_section_digest *d, int *ok)
             *ok = 0;
             continue;
         }
-        put(cj, "name", json_text(col->name), ok);
-        put(cj, "unit", json_text(col->unit), ok);
-        put(cj, "type", json_string(value_type_name(col->type)), ok);
-        put(cj, "role", json_string(col->is_param ? "param" : "output"), ok);
-        push(columns, cj, ok);
+        value_json_put(cj, "name", value_json_text(col->name), ok);
+        value_json_put(cj, "unit", value_json_text(col->unit), ok);
+        value_json_put(cj, "type", json_string(value_type_name(col->type)), ok);
+        value_json_put(cj, "role", json_string(col->is_param ? "param" : "output"), ok);
+        value_json_push(columns, cj, ok);
         if (!value_type_is_numeric(col->type))
             continue;
         json_t *fig = json_object();
@@ -169,15 +128,15 @@ static json_t *section_skeleton(const store_section_digest *d, int *ok)
             *ok = 0;
             continue;
         }
-        put(fig, "min", json_cell(&d->min[c]), ok);
-        put(fig, "max", json_cell(&d->max[c]), ok);
-        put(fig, "nan", json_integer(d->nan_count[c]), ok);
-        put(figures, col->name, fig, ok);
+        value_json_put(fig, "min", value_to_json_shown(&d->min[c]), ok);
+        value_json_put(fig, "max", value_to_json_shown(&d->max[c]), ok);
+        value_json_put(fig, "nan", json_integer(d->nan_count[c]), ok);
+        value_json_put(figures, col->name, fig, ok);
     }
-    put(o, "columns", columns, ok);
-    put(o, "figures", figures, ok);
-    put(o, "rows", json_array(), ok);
-    put(o, "rows_omitted", json_integer(d->row_count), ok);
+    value_json_put(o, "columns", columns, ok);
+    value_json_put(o, "figures", figures, ok);
+    value_json_put(o, "rows", json_array(), ok);
+    value_json_put(o, "rows_omitted", json_integer(d->row_count), ok);
     return o;
 }
 
@@ -189,7 +148,7 @@ static json_t *row_json(const table *t, size_t r, int *ok)
         return NULL;
     }
     for (size_t c = 0; c < t->column_count; c++)
-        push(row, json_cell(table_cell(t, r, c)), ok);
+        value_json_push(row, value_to_json_shown(table_cell(t, r, c)), ok);
     return row;
 }
 
@@ -209,21 +168,21 @@ static json_t *generic_doc(const sweep_facts *f, const summary_options *o, size_
         *ok = 0;
         return NULL;
     }
-    put(doc, "summary_version", json_integer(SUMMARY_VERSION), ok);
-    put(doc, "sweep_id", json_integer(w->id), ok);
-    put(doc, "script", json_text(w->script_path), ok);
-    put(doc, "status", json_text(w->status), ok);
-    put(doc, "points_ok", json_integer(w->points_ok), ok);
-    put(doc, "points_failed", json_integer(w->points_failed), ok);
-    put(doc, "started_at", json_text(w->started_at), ok);
-    put(doc, "ended_at", json_text(w->ended_at), ok);
-    put(doc, "duration_s", json_number(w->duration_s), ok);
-    put(doc, "database", json_text(o->db_path), ok);
-    put(doc, "host", json_text(w->host), ok);
-    put(doc, "runner_version", json_text(w->runner_version), ok);
-    put(doc, "sections", sections, ok);
+    value_json_put(doc, "summary_version", json_integer(SUMMARY_VERSION), ok);
+    value_json_put(doc, "sweep_id", json_integer(w->id), ok);
+    value_json_put(doc, "script", value_json_text(w->script_path), ok);
+    value_json_put(doc, "status", value_json_text(w->status), ok);
+    value_json_put(doc, "points_ok", json_integer(w->points_ok), ok);
+    value_json_put(doc, "points_failed", json_integer(w->points_failed), ok);
+    value_json_put(doc, "started_at", value_json_text(w->started_at), ok);
+    value_json_put(doc, "ended_at", value_json_text(w->ended_at), ok);
+    value_json_put(doc, "duration_s", json_number(w->duration_s), ok);
+    value_json_put(doc, "database", value_json_text(o->db_path), ok);
+    value_json_put(doc, "host", value_json_text(w->host), ok);
+    value_json_put(doc, "runner_version", value_json_text(w->runner_version), ok);
+    value_json_put(doc, "sections", sections, ok);
     /* Measured with the largest count it could hold, so it only shrinks. */
-    put(doc, "sections_omitted", json_integer((json_int_t)f->section_count), ok);
+    value_json_put(doc, "sections_omitted", json_integer((json_int_t)f->section_count), ok);
 
     size_t used = dumped_size(doc), kept = 0;
     for (size_t i = 0; i < f->section_count; i++) {
@@ -231,11 +190,11 @@ static json_t *generic_doc(const sweep_facts *f, const summary_options *o, size_
         size_t need = skeletons[i] ? dumped_size(skeletons[i]) + (i ? 1 : 0) : 0;
         if (!skeletons[i] || used + need > max_bytes)
             break;
-        push(sections, json_incref(skeletons[i]), ok);
+        value_json_push(sections, json_incref(skeletons[i]), ok);
         used += need;
         kept++;
     }
-    put(doc, "sections_omitted", json_integer((json_int_t)(f->section_count - kept)), ok);
+    value_json_put(doc, "sections_omitted", json_integer((json_int_t)(f->section_count - kept)), ok);
 
     int full = 0;
     for (size_t i = 0; i < kept; i++) {
@@ -250,11 +209,11 @@ static json_t *generic_doc(const sweep_facts *f, const summary_options *o, size_
                 full = 1;
                 break;
             }
-            push(rows, row, ok);
+            value_json_push(rows, row, ok);
             used += need;
             included++;
         }
-        put(skeletons[i], "rows_omitted", json_integer(d->row_count - (json_int_t)included), ok);
+        value_json_put(skeletons[i], "rows_omitted", json_integer(d->row_count - (json_int_t)included), ok);
     }
     for (size_t i = 0; i < f->section_count; i++)
         json_decref(skeletons[i]);
@@ -350,7 +309,7 @@ static json_t *slack_doc(const sweep_facts *f, const summary_options *o, size_t 
     if (!doc || b.oom || section.oom)
         *ok = 0;
     else
-        put(doc, "text", json_text(b.data), ok);
+        value_json_put(doc, "text", value_json_text(b.data), ok);
     free(b.data);
     free(section.data);
     return doc;

@@ -293,10 +293,12 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
 
 static void report_failure(const section_job *job, const finished_point *f, progress *bar)
 {
+    char shown[1024];  /* stored as the plugin wrote it, shown on one line */
     progress_clear(bar);
     fprintf(stderr, "runner: %s point %llu %s %s: %s\n", job->plugin->name,
             (unsigned long long)f->index, f->canonical,
-            strcmp(f->status, "timeout") == 0 ? "timed out" : f->status, f->error);
+            strcmp(f->status, "timeout") == 0 ? "timed out" : f->status,
+            util_printable(f->error, shown, sizeof shown));
 }
 
 /* The writer's step for each point in turn: reports it if it failed,

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,27 +155,72 @@ const char *util_number(double x, char buf[32])
     return buf;
 }
 
+size_t util_utf8_sequence(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (p[0] < 0x80)
+        return p[0] ? 1 : 0;
+    size_t len;
+    uint32_t code;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        len = 2, code = p[0] & 0x1f;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        len = 3, code = p[0] & 0x0f;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        len = 4, code = p[0] & 0x07;
+    else
+        return 0;  /* a continuation byte, an overlong lead (c0, c1) or past f4 */
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;  /* also stops at the NUL */
+        code = code << 6 | (p[i] & 0x3f);
+    }
+    /* the shortest form only, no surrogates, nothing past U+10FFFF */
+    static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (code < least[len] || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff)
+        return 0;
+    return len;
+}
+
+int util_utf8_valid(const char *s)
+{
+    while (*s) {
+        size_t n = util_utf8_sequence(s);
+        if (!n)
+            return 0;
+        s += n;
+    }
+    return 1;
+}
+
 const char *util_printable(const char *s, char *buf, size_t size)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = 0;
     if (!size)
         return buf;
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n + 5 < size; p++) {
-        if (*p == '\n') {
+    const char *p = s ? s : "";
+    while (*p && n + 5 < size) {
+        unsigned char c = (unsigned char)*p;
+        size_t seq = util_utf8_sequence(p);
+        if (c == '\n' || c == '\t') {
             buf[n++] = '\\';
-            buf[n++] = 'n';
-        } else if (*p == '\t') {
-            buf[n++] = '\\';
-            buf[n++] = 't';
-        } else if (*p < 0x20 || *p == 0x7f) {
+            buf[n++] = c == '\n' ? 'n' : 't';
+        } else if (c < 0x20 || c == 0x7f || !seq) {
+            /* control characters, and bytes that are not UTF-8, by value */
             buf[n++] = '\\';
             buf[n++] = 'x';
-            buf[n++] = hex[*p >> 4];
-            buf[n++] = hex[*p & 15];
+            buf[n++] = hex[c >> 4];
+            buf[n++] = hex[c & 15];
+        } else if (n + seq + 1 <= size) {
+            memcpy(buf + n, p, seq);
+            n += seq;
+            p += seq;
+            continue;
         } else {
-            buf[n++] = (char)*p;
+            break;  /* a character never split by the truncation */
         }
+        p++;
     }
     buf[n] = '\0';
     return buf;

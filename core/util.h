@@ -27,10 +27,17 @@ int util_read_file(const char *path, char **text, size_t *len);
 int util_replace_file(const char *path, const void *data, size_t size, char **err);
 /* x with %g, but NaN as "nan" whatever its sign bit (glibc prints "-nan"). */
 const char *util_number(double x, char buf[32]);
-/* s for a one-line message: control characters (newlines, tabs, escapes)
- * written as \n, \t, \xNN, so an error never spans two lines. Truncates
- * to size. Returns buf. */
+/* s for a one-line message on a terminal: control characters (newlines,
+ * tabs, escapes) written as \n, \t, \xNN, and so is each byte that is not
+ * part of valid UTF-8 (caf\xe9), so an error never spans two lines nor
+ * garbles the terminal. Truncates to size. Returns buf. */
 const char *util_printable(const char *s, char *buf, size_t size);
+/* The length (1 to 4) of the well-formed UTF-8 character s starts with,
+ * or 0 at the NUL or at a byte that starts none (a stray continuation
+ * byte, an overlong form, a surrogate, past U+10FFFF). */
+size_t util_utf8_sequence(const char *s);
+/* 1 if s is well-formed UTF-8 throughout: text JSON can hold. */
+int util_utf8_valid(const char *s);
 /* 1 if s is a lower_snake_case identifier ([a-z][a-z0-9_]*, <= 63 chars). */
 int util_is_identifier(const char *s);
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 value value_integer(int64_t v)
 {
     value out = { .type = RUNNER_INTEGER, .as.integer = v };
@@ -150,4 +152,50 @@ json_t *value_to_json(const value *v)
         return json_string(v->as.text);
     }
     return json_null();
+}
+
+json_t *value_json_text(const char *text)
+{
+    if (!text)
+        return json_null();
+    if (util_utf8_valid(text))
+        return json_string(text);
+    /* Each byte that starts no UTF-8 character becomes U+FFFD (3 bytes). */
+    size_t len = strlen(text);
+    char *shown = malloc(len * 3 + 1), *out = shown;
+    if (!shown)
+        return NULL;
+    for (const char *p = text; *p;) {
+        size_t n = util_utf8_sequence(p);
+        if (n) {
+            memcpy(out, p, n);
+            out += n;
+            p += n;
+        } else {
+            memcpy(out, "\xef\xbf\xbd", 3);
+            out += 3;
+            p++;
+        }
+    }
+    *out = '\0';
+    json_t *j = json_string(shown);
+    free(shown);
+    return j;
+}
+
+json_t *value_to_json_shown(const value *v)
+{
+    return v->type == RUNNER_TEXT ? value_json_text(v->as.text) : value_to_json(v);
+}
+
+void value_json_put(json_t *object, const char *key, json_t *v, int *ok)
+{
+    if (!v || json_object_set_new(object, key, v) != 0)
+        *ok = 0;
+}
+
+void value_json_push(json_t *array, json_t *v, int *ok)
+{
+    if (!v || json_array_append_new(array, v) != 0)
+        *ok = 0;
 }

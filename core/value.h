@@ -48,7 +48,22 @@ int value_type_is_numeric(runner_type type);
 int value_equal(const value *a, const value *b);
 /* The value as a new JSON reference (the caller decrefs): NaN and
  * infinities, which JSON lacks, as the strings "NaN", "inf", "-inf"; NULL
- * as null. NULL when jansson refuses (no memory, text not UTF-8). */
+ * as null. NULL when jansson refuses (no memory, text not UTF-8): exact,
+ * for what must not change (a point's canonical parameters). */
 json_t *value_to_json(const value *v);
+/* The one encoder of text for JSON that runner prints or sends (show,
+ * sweeps, webhook bodies): valid UTF-8 as it is, and each byte that is not
+ * part of valid UTF-8 as U+FFFD, so a field is never dropped and the
+ * document stays valid JSON (the database keeps the bytes; CSV prints
+ * them). NULL text gives null. NULL only when out of memory. */
+json_t *value_json_text(const char *text);
+/* value_to_json with text through value_json_text: a cell of printed JSON. */
+json_t *value_to_json_shown(const value *v);
+/* Add v to an object or array, taking the reference even on failure (as
+ * jansson's *_new calls do); a failure (v NULL, no memory) clears *ok, so
+ * one flag per document says whether any member is missing: a document
+ * with a member missing is never printed (values would shift columns). */
+void value_json_put(json_t *object, const char *key, json_t *v, int *ok);
+void value_json_push(json_t *array, json_t *v, int *ok);
 
 #endif
