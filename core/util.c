@@ -212,13 +212,12 @@ const char *util_printable(const char *s, char *buf, size_t size)
             buf[n++] = 'x';
             buf[n++] = hex[c >> 4];
             buf[n++] = hex[c & 15];
-        } else if (n + seq + 1 <= size) {
+        } else {
+            /* n + 5 < size leaves room for a whole character: never split */
             memcpy(buf + n, p, seq);
             n += seq;
             p += seq;
             continue;
-        } else {
-            break;  /* a character never split by the truncation */
         }
         p++;
     }

@@ -205,6 +205,43 @@ static void test_json(void)
     table_free(t);
 }
 
+static void text_printer(FILE *out, const table *t) { output_table_text(out, t); }
+
+/* A title and a cell that are not UTF-8 (a Latin-1 file name), in all three
+ * formats: the text table escapes them, CSV keeps the bytes, and JSON shows
+ * U+FFFD but never drops a field (values stayed under their columns). */
+static void test_not_utf8(void)
+{
+    table *t = table_new("caf\xe9 title");
+    table_add_column(t, "id", "", RUNNER_INTEGER, 0);
+    table_add_column(t, "script", "", RUNNER_TEXT, 0);
+    table_add_column(t, "status", "", RUNNER_TEXT, 0);
+    value row[] = { value_integer(7), value_text("caf\xe9.lua"), value_text("ok\033[31m") };
+    table_append_row(t, row);
+
+    char *text = printed(text_printer, t);
+    CHECK(text && strstr(text, "caf\\xe9 title\n"));
+    CHECK(text && strstr(text, " 7  caf\\xe9.lua  ok\\x1b[31m"));
+    free(text);
+
+    text = printed(output_table_csv, t);
+    CHECK_STR_EQ(text, "id,script,status\n7,caf\xe9.lua,ok\033[31m\n");
+    free(text);
+
+    text = printed(json_printer, t);
+    json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+    CHECK(doc != NULL);
+    CHECK_STR_EQ(json_string_value(json_object_get(doc, "title")), "caf\xef\xbf\xbd title");
+    json_t *r0 = json_array_get(json_object_get(doc, "rows"), 0);
+    CHECK_INT_EQ(json_array_size(r0), 3);
+    CHECK_INT_EQ(json_integer_value(json_array_get(r0, 0)), 7);
+    CHECK_STR_EQ(json_string_value(json_array_get(r0, 1)), "caf\xef\xbf\xbd.lua");
+    CHECK_STR_EQ(json_string_value(json_array_get(r0, 2)), "ok\033[31m");
+    json_decref(doc);
+    free(text);
+    table_free(t);
+}
+
 static void test_parse_format(void)
 {
     output_format format = OUTPUT_JSON;
@@ -227,6 +264,7 @@ int main(void)
     test_text_single_row();
     test_csv();
     test_json();
+    test_not_utf8();
     test_parse_format();
     return check_done("test_output");
 }

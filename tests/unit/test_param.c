@@ -164,6 +164,12 @@ static void test_text(void)
     v = value_real(1.5);
     CHECK_INT_EQ(check_value(P_LABEL, &v), -1);
     CHECK_STR_EQ(msg, "label: expected a string, got a real");
+
+    /* Text JSON cannot hold is refused, its bytes quoted escaped. */
+    v = value_text("caf\xe9\n");
+    CHECK_INT_EQ(check_value(P_LABEL, &v), -1);
+    CHECK_STR_EQ(msg, "label: text is not valid UTF-8: 'caf\\xe9\\n'");
+    value_clear(&v);
 }
 
 static void test_boolean(void)

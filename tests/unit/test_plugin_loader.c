@@ -398,6 +398,61 @@ static void test_validate_non_finite_default(void)
     CHECK(starts_with(msg, "parameter 'n': "));
 }
 
+/* Every string a plugin declares is shown, stored and sent as JSON, so it
+ * must be UTF-8: refused at load, the bytes quoted escaped (a Latin-1
+ * default once loaded and then failed every sweep on a point's identity). */
+static const char *const latin1_choices[] = { "md5", "caf\xe9", NULL };
+static void test_validate_not_utf8(void)
+{
+    runner_plugin plugin = good_plugin();
+    plugin.version = "1.0\xff";
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "plugin 'demo': version is not valid UTF-8: '1.0\\xff'");
+    plugin = good_plugin();
+    plugin.summary = "caf\xe9 tests";
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "plugin 'demo': summary is not valid UTF-8: 'caf\\xe9 tests'");
+
+    plugin = with_param(2, (runner_param)RUNNER_PARAM_TEXT("hash", "d", "caf\xe9", NULL));
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "parameter 'hash': default is not valid UTF-8: 'caf\\xe9'");
+    plugin = with_param(2, (runner_param)RUNNER_PARAM_TEXT("hash", "d", "md5", latin1_choices));
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "parameter 'hash': a choice is not valid UTF-8: 'caf\\xe9'");
+    plugin = with_param(0, (runner_param)RUNNER_PARAM_REAL("x", "\xb5s", "d", 1, 0, 10));
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "parameter 'x': unit is not valid UTF-8: '\\xb5s'");
+    plugin = with_param(3, (runner_param)RUNNER_PARAM_BOOLEAN("flag", "\xc0\xaf", 1));
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "parameter 'flag': doc is not valid UTF-8: '\\xc0\\xaf'");
+
+    plugin = with_column(0, (runner_column)RUNNER_COLUMN("y", RUNNER_REAL, "\xb5s", "d"));
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "column 'y': unit is not valid UTF-8: '\\xb5s'");
+    plugin = with_column(1, (runner_column)RUNNER_COLUMN("label", RUNNER_TEXT, "", "\xed\xa0\x80"));
+    CHECK_INT_EQ(validate(&plugin), -1);
+    CHECK_STR_EQ(msg, "column 'label': doc is not valid UTF-8: '\\xed\\xa0\\x80'");
+
+    /* UTF-8 is welcome: a unit of microseconds. */
+    plugin = with_column(0, (runner_column)RUNNER_COLUMN("y", RUNNER_REAL, "\xc2\xb5s", "d"));
+    CHECK_INT_EQ(validate(&plugin), 0);
+}
+
+/* The fixture whose text default is Latin-1: refused with the loader's
+ * message, naming the file. */
+static void test_load_bad_text(void)
+{
+    const char *path = fixture("badtext/badtext.so");
+    loaded_plugin lp;
+    char *err = NULL;
+    CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
+    char *expected = util_format("%s: invalid plugin metadata: parameter 'label': default is not "
+                                 "valid UTF-8: 'caf\\xe9'", path);
+    CHECK_STR_EQ(err, expected);
+    free(expected);
+    free(err);
+}
+
 static void test_validate_columns(void)
 {
     runner_plugin plugin;
@@ -634,6 +689,8 @@ int main(void)
     test_validate_params();
     test_validate_non_finite_default();
     test_validate_columns();
+    test_validate_not_utf8();
+    test_load_bad_text();
     test_registry_missing_dir();
     test_registry_get();
     test_registry_duplicate();

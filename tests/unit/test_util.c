@@ -156,8 +156,25 @@ static void test_fail_and_strdup(void)
     CHECK(util_strdup(NULL) == NULL);
 }
 
+/* util_printable: one line, and no byte that is not UTF-8 reaches a
+ * terminal raw; valid UTF-8 is kept, and never cut in the middle. */
+static void test_printable(void)
+{
+    char buf[64];
+    CHECK_STR_EQ(util_printable("a\nb\tc\033[31m", buf, sizeof buf), "a\\nb\\tc\\x1b[31m");
+    CHECK_STR_EQ(util_printable("caf\xe9 caf\xc3\xa9", buf, sizeof buf), "caf\\xe9 caf\xc3\xa9");
+    CHECK_STR_EQ(util_printable("\xed\xa0\x80", buf, sizeof buf), "\\xed\\xa0\\x80");
+    CHECK_STR_EQ(util_printable("\xe2\x82\xac\xe2\x82\xac", buf, 7), "\xe2\x82\xac");  /* no half */
+    CHECK_STR_EQ(util_printable(NULL, buf, sizeof buf), "");
+    CHECK_INT_EQ(util_utf8_valid("caf\xc3\xa9"), 1);
+    CHECK_INT_EQ(util_utf8_valid("caf\xe9"), 0);
+    CHECK_INT_EQ((int)util_utf8_sequence("\xf0\x9f\x98\x80"), 4);
+    CHECK_INT_EQ((int)util_utf8_sequence(""), 0);
+}
+
 int main(void)
 {
+    test_printable();
     const char *tmp = getenv("RUNNER_TEST_TMP");
     snprintf(tmp_dir, sizeof tmp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "util.h"
 #include "value.h"
 
 static const char *formatted(value v, int digits)
@@ -181,8 +182,57 @@ static void test_json(void)
     value_clear(&bad);
 }
 
+/* util_utf8_valid decides what JSON can hold, so it must agree with
+ * jansson byte for byte: overlong forms, surrogates, past U+10FFFF, stray
+ * and missing continuation bytes. */
+static void test_utf8_agrees_with_jansson(void)
+{
+    static const char *const cases[] = {
+        "", "plain", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+        "caf\xe9", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80",
+        "\xed\xbf\xbf", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff",
+        "\x80", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "a\xc3(", "\xef\xbf\xbd",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *j = json_string(cases[i]);
+        CHECK_INT_EQ(util_utf8_valid(cases[i]), j != NULL);
+        json_decref(j);
+    }
+}
+
+/* The encoder of printed JSON never drops text: a byte that is not UTF-8
+ * becomes U+FFFD, valid text is unchanged, and the exact encoder (the
+ * identity's) still refuses. */
+static void test_json_text(void)
+{
+    static const char *const cases[][2] = {
+        { "caf\xc3\xa9", "\"caf\\u00E9\"" },
+        { "caf\xe9", "\"caf\\uFFFD\"" },
+        { "\xff\xfe", "\"\\uFFFD\\uFFFD\"" },
+        { "a\xe2\x82" "b", "\"a\\uFFFD\\uFFFDb\"" },
+        { "", "\"\"" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *j = value_json_text(cases[i][0]);
+        char *text = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
+        CHECK_STR_EQ(text, cases[i][1]);
+        free(text);
+        json_decref(j);
+    }
+    json_t *null = value_json_text(NULL);
+    CHECK(json_is_null(null));
+    json_decref(null);
+    value bad = value_text("caf\xe9");
+    json_t *shown = value_to_json_shown(&bad);
+    CHECK_STR_EQ(json_string_value(shown), "caf\xef\xbf\xbd");
+    json_decref(shown);
+    value_clear(&bad);
+}
+
 int main(void)
 {
+    test_utf8_agrees_with_jansson();
+    test_json_text();
     test_json();
     test_constructors();
     test_copy();
