@@ -882,9 +882,12 @@ static json_t *lua_to_json(lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
     switch (lua_type(L, idx)) {
-    case LUA_TNUMBER:
-        return lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx))
-                                     : json_real(lua_tonumber(L, idx));
+    case LUA_TNUMBER: {
+        if (lua_isinteger(L, idx))
+            return json_integer(lua_tointeger(L, idx));
+        value real = value_real(lua_tonumber(L, idx));
+        return value_to_json(&real);  /* NaN and infinities as "NaN", "inf" */
+    }
     case LUA_TBOOLEAN:
         return json_boolean(lua_toboolean(L, idx));
     case LUA_TSTRING: {
