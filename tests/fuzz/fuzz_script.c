@@ -34,7 +34,9 @@
 
 static char work_dir[4096];
 static char db_path[4200];
-static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, NULL };
+/* The harness is not the build tree's runner, so it names the built plugins
+ * (core/install_layout.c would look beside the harness). */
+static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, RUNNER_BUILD_PLUGIN_DIR, NULL };
 static volatile sig_atomic_t stop_requested;
 static timer_t budget_timer;
 
