@@ -79,7 +79,7 @@ define check_packages
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	else \
 	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo "; \
-	  echo "runner: '$(or $(MAKECMDGOALS),all)' needs Debian packages that are not installed. Run:"; \
+	  echo "runner: 'make$(if $(MAKECMDGOALS), $(MAKECMDGOALS))' needs Debian packages that are not installed. Run:"; \
 	  echo "  $${sudo}apt-get install -y$$missing"; \
 	  exit 1; \
 	fi

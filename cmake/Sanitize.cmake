@@ -35,7 +35,7 @@ if(RUNNER_SANITIZER_LIST)
     get_filename_component(RUNNER_ASAN_RUNTIME_DIR "${RUNNER_ASAN_RUNTIME}" DIRECTORY)
     if(NOT EXISTS "${RUNNER_ASAN_RUNTIME}")
       message(FATAL_ERROR "clang's AddressSanitizer runtime is missing "
-        "(${RUNNER_ASAN_RUNTIME}); install libclang-rt-14-dev (see DEB_PACKAGES in the Makefile)")
+        "(${RUNNER_ASAN_RUNTIME}); install libclang-rt-14-dev (TEST_PACKAGES in the Makefile; `make fuzz-smoke` installs it)")
     endif()
     add_link_options(-shared-libsan "LINKER:-rpath,${RUNNER_ASAN_RUNTIME_DIR}")
   endif()
