@@ -23,7 +23,6 @@ function(runner_add_plugin name)
   add_library(plugin_${name} MODULE ${P_SOURCES})
   set_target_properties(plugin_${name} PROPERTIES
     OUTPUT_NAME ${name} PREFIX ""
-    C_VISIBILITY_PRESET hidden
     LIBRARY_OUTPUT_DIRECTORY ${RUNNER_BUILD_PLUGIN_DIR})
   target_link_libraries(plugin_${name} PRIVATE runner::plugin ${P_LIBRARIES})
   install(TARGETS plugin_${name} LIBRARY DESTINATION ${RUNNER_PLUGIN_INSTALL_DIR})

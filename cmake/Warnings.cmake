@@ -3,7 +3,8 @@
 # and CI turn it on; a user's `make` leaves it off, so a warning a newer
 # compiler adds never stops someone from building runner.
 #
-# runner_link_warnings(DIR) links runner_warnings into every C target
+# runner_link_warnings(DIR) links runner_warnings, and runner_sanitizers
+# (Sanitize.cmake, empty unless a checked build), into every C target
 # declared in DIR and below. The top-level CMakeLists.txt calls it once, last,
 # so a target added anywhere (a plugin, a test, a benchmark) gets the same
 # checks without a line of its own.
@@ -16,7 +17,7 @@ function(runner_link_warnings dir)
   foreach(target ${targets})
     get_target_property(type ${target} TYPE)
     if(type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
-      target_link_libraries(${target} PRIVATE runner_warnings)
+      target_link_libraries(${target} PRIVATE runner_warnings runner_sanitizers)
     endif()
   endforeach()
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
