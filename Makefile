@@ -1,6 +1,8 @@
-# Thin driver around CMake (Neovim style). Every Debian package runner, its
-# plugins, its tests and its benchmarks need is listed here and nowhere else,
-# in three lists, and each target asks only for the lists it uses:
+# Thin driver around CMake (Neovim style): `make demo` and `make test` work on
+# a fresh Debian 12 clone (as root, or with the packages installed). Every
+# Debian package runner, its plugins, its tests and its benchmarks need is
+# listed here and nowhere else, in three lists, and each target asks only for
+# the lists it uses:
 #
 #   make            checks RUNTIME_PACKAGES and builds into build/. Never
 #                   installs anything and never needs root: when a package is
@@ -60,7 +62,7 @@ demo deps $(CHECKED) bench: INSTALL_MISSING = yes
 
 all: build
 
-# packages: checks $(PACKAGES) with dpkg. When some are missing it installs
+# check_packages: checks $(PACKAGES) with dpkg. When some are missing it installs
 # them if $(INSTALL_MISSING) is yes and this is root; otherwise it prints the
 # command to run and fails. Without dpkg (not Debian) it says so and lets
 # CMake find what it needs.
