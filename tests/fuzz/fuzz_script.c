@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exit_status.h"
 #include "script.h"
 
 /* Per input: at most this many points in a section, this much Lua heap and
