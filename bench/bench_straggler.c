@@ -1,4 +1,4 @@
-/* bench_straggler: times the straggler samplers (plugins/straggler/model.c)
+/* bench_straggler: times the straggler samplers (plugins/shared/straggler_model.c)
  * against their target of 100 M delay draws/s per core for the uniform law,
  * and against a bare runner_rng_next loop measured in the same run, so the
  * ratio survives a slower or busier machine. Also prints the other laws,
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "model.h"
+#include "straggler_model.h"
 #include "runner/plugin.h"
 
 #define TARGET_PER_SECOND 100e6

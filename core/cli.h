@@ -1,8 +1,47 @@
-/* cli: parses the command line and runs one command. Returns the process
- * exit status (exit_status.h, docs/cli.md). */
+/* cli: runs one command line. cli.c dispatches to the commands (cli_run.c:
+ * sweep, resume, notify; cli_show.c: plugins, sweeps, show, plot, report)
+ * and holds what they share: the Ctrl-C flag and opening a stored sweep.
+ * Options and their usage text come from one table (options.def). */
 #ifndef RUNNER_CLI_H
 #define RUNNER_CLI_H
 
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "store.h"
+
+/* Parses the command line and runs one command. Returns the process exit
+ * status (exit_status.h, docs/cli.md). */
 int cli_main(int argc, char **argv);
+
+/* Set by the first SIGINT or SIGTERM once cli_install_signal_handlers ran:
+ * the running point finishes, then the sweep stops (exit 130). */
+extern volatile sig_atomic_t cli_stop_requested;
+void cli_install_signal_handlers(void);
+
+/* Prints "runner: <err>" and frees err. Returns EXIT_USAGE. */
+int cli_fail(char *err);
+
+/* Opens an existing database; never creates one. Reading commands open it
+ * read-only (store_open_read). Prints the error and returns EXIT_USAGE. */
+int cli_open_existing(const char *path, store **s, int for_writing);
+
+/* The command's SWEEP argument (an id or "last") in the database, read-only:
+ * on success *s (store_close it), *sweep_id and its *ids (free them), at
+ * least one. Otherwise prints the error and returns EXIT_USAGE. */
+int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
+                   size_t *count);
+
+/* The commands (options_command.run). */
+int cli_run_sweep(const options_parsed *args);
+int cli_run_resume(const options_parsed *args);
+int cli_run_notify(const options_parsed *args);
+int cli_show_plugins(const options_parsed *args);
+int cli_show_sweeps(const options_parsed *args);
+int cli_show_rows(const options_parsed *args);
+int cli_show_plot(const options_parsed *args);
+int cli_show_report(const options_parsed *args);
 
 #endif

@@ -21,7 +21,7 @@ static void set_error(runner_point *p, char *message)
 static int64_t param_integer(runner_point *p, size_t i)
 {
     if (i >= p->plugin->param_count || p->params[i].type != RUNNER_INTEGER) {
-        set_error(p, util_format("plugin asked for parameter %zu as an integer", i));
+        set_error(p, util_format("%s asked for parameter %zu as an integer", p->plugin->name, i));
         return 0;
     }
     return p->params[i].as.integer;
@@ -30,7 +30,7 @@ static int64_t param_integer(runner_point *p, size_t i)
 static double param_real(runner_point *p, size_t i)
 {
     if (i >= p->plugin->param_count || p->params[i].type != RUNNER_REAL) {
-        set_error(p, util_format("plugin asked for parameter %zu as a real", i));
+        set_error(p, util_format("%s asked for parameter %zu as a real", p->plugin->name, i));
         return 0;
     }
     return p->params[i].as.real;
@@ -39,7 +39,7 @@ static double param_real(runner_point *p, size_t i)
 static const char *param_text(runner_point *p, size_t i)
 {
     if (i >= p->plugin->param_count || p->params[i].type != RUNNER_TEXT) {
-        set_error(p, util_format("plugin asked for parameter %zu as text", i));
+        set_error(p, util_format("%s asked for parameter %zu as text", p->plugin->name, i));
         return "";
     }
     return p->params[i].as.text;
@@ -48,7 +48,7 @@ static const char *param_text(runner_point *p, size_t i)
 static int param_boolean(runner_point *p, size_t i)
 {
     if (i >= p->plugin->param_count || p->params[i].type != RUNNER_BOOLEAN) {
-        set_error(p, util_format("plugin asked for parameter %zu as a boolean", i));
+        set_error(p, util_format("%s asked for parameter %zu as a boolean", p->plugin->name, i));
         return 0;
     }
     return p->params[i].as.boolean;
@@ -57,13 +57,14 @@ static int param_boolean(runner_point *p, size_t i)
 static int check_column(runner_point *p, size_t i, runner_type type)
 {
     if (i >= p->plugin->column_count) {
-        set_error(p, util_format("plugin set column %zu, but it declares %u", i,
-                                 (unsigned)p->plugin->column_count));
+        set_error(p, util_format("%s set column %zu, but it declares %u", p->plugin->name,
+                                 i, (unsigned)p->plugin->column_count));
         return RUNNER_ERROR;
     }
     if (p->plugin->columns[i].type != type) {
-        set_error(p, util_format("plugin set column '%s' as %s, but declares it %s",
-                                 p->plugin->columns[i].name, value_type_name(type),
+        set_error(p, util_format("%s set column '%s' as %s, but declares it %s",
+                                 p->plugin->name, p->plugin->columns[i].name,
+                                 value_type_name(type),
                                  value_type_name(p->plugin->columns[i].type)));
         return RUNNER_ERROR;
     }
@@ -127,6 +128,9 @@ static int emit_row(runner_point *p)
     return RUNNER_OK;
 }
 
+/* The plugin's own message, prefixed with its name ("comm: ..."): plugins
+ * never name themselves, so every plugin's failures read alike and a
+ * message in the point table says who wrote it (docs/plugin-abi.md). */
 static int fail(runner_point *p, const char *fmt, ...)
 {
     va_list ap;
@@ -134,7 +138,7 @@ static int fail(runner_point *p, const char *fmt, ...)
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    set_error(p, util_strdup(buf));
+    set_error(p, util_format("%s: %s", p->plugin->name, buf));
     return RUNNER_ERROR;
 }
 
@@ -164,7 +168,7 @@ static int allreduce_sum(runner_point *p, double *values, size_t count)
     if (p->size <= 1 || count == 0)
         return RUNNER_OK;
     if (!values) {
-        set_error(p, util_format("plugin passed NULL values to allreduce_sum"));
+        set_error(p, util_format("%s passed NULL values to allreduce_sum", p->plugin->name));
         return RUNNER_ERROR;
     }
     char *why = NULL;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +112,7 @@ isolate_status isolate_run_point(runner_point *point, double timeout_s)
     }
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -119,6 +121,13 @@ isolate_status isolate_run_point(runner_point *point, double timeout_s)
         return ISOLATE_CRASHED;
     }
     if (pid == 0) {
+        /* The child dies with runner, whatever ends it (kill -9, a second
+         * Ctrl-C): the kernel sends SIGKILL, which no plugin can ignore, when
+         * the forking thread is gone. Workers wait for their child before
+         * they exit, so only runner's death ends a child this way. If runner
+         * died before prctl took effect, the child was already re-parented. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(4);
         /* Other threads' pipes leaked into this child: close them, or their
          * readers would wait for this child to exit before seeing EOF. */
         close_other_fds(fds[1]);

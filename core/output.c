@@ -37,11 +37,6 @@ static void column_header(const table_column *c, char *buf, size_t size)
         snprintf(buf, size, "%s", c->name);
 }
 
-static int is_numeric(runner_type type)
-{
-    return type == RUNNER_INTEGER || type == RUNNER_REAL;
-}
-
 void output_table_text(FILE *out, const table *t)
 {
     output_table_text_head(out, t, (size_t)-1);
@@ -87,8 +82,9 @@ void output_table_text_head(FILE *out, const table *t, size_t max_rows)
         if (!shown[c])
             continue;
         column_header(&t->columns[c], header, sizeof header);
-        fprintf(out, is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep, (int)width[c],
-                header);
+        /* Quantities right-aligned, words (text, true/false) left-aligned. */
+        fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+                (int)width[c], header);
         sep = "  ";
     }
     fputc('\n', out);
@@ -98,7 +94,7 @@ void output_table_text_head(FILE *out, const table *t, size_t max_rows)
             if (!shown[c])
                 continue;
             value_format(table_cell(t, r, c), 6, cell, sizeof cell);
-            fprintf(out, is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+            fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
                     (int)width[c], cell);
             sep = "  ";
         }

@@ -137,6 +137,12 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
             snprintf(shown, sizeof shown, "%.15g", x);
             return out_of_range(spec, x, shown, msg, msg_size);
         }
+        /* One zero: SQLite stores -0.0 as 0.0, so a point that kept the sign
+         * would read back different from what it ran with (and a resumed
+         * run would see other rows than the first). -0.0 becomes 0.0 here,
+         * at entry, before the canonical form and the identity are made. */
+        if (x == 0)
+            v->as.real = 0.0;
         return 0;
     }
     case RUNNER_BOOLEAN:

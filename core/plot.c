@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exit_status.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -77,9 +76,11 @@ char *plot_axis_label(const table_column *c)
     return unit_shown(c) ? util_format("%s [%s]", c->name, c->unit) : util_strdup(c->name);
 }
 
-static int is_numeric_type(runner_type type)
+/* What an axis or a sorted group can be: a quantity, or a boolean drawn as
+ * 0 and 1 (docs/plots.md). Wider than value_type_is_numeric() on purpose. */
+static int is_drawable_type(runner_type type)
 {
-    return type == RUNNER_INTEGER || type == RUNNER_REAL || type == RUNNER_BOOLEAN;
+    return value_type_is_numeric(type) || type == RUNNER_BOOLEAN;
 }
 
 /* "a, b, c": the table's column names. malloc'd. */
@@ -126,7 +127,7 @@ static int check_column(const table *t, const char *name, int numeric, char **er
         free(list);
         return -1;
     }
-    if (numeric && !is_numeric_type(t->columns[c].type))
+    if (numeric && !is_drawable_type(t->columns[c].type))
         return util_fail(err, "column '%s' is %s; x and y need numbers (a text column can be "
                          "the 'by' column)", name, value_type_name(t->columns[c].type));
     return 0;
@@ -229,7 +230,7 @@ static int build_series(const table *t, const plot_spec *spec, series *s, plot_i
         s->points[s->count++] = (plot_point){ .group = g, .order = r, .x = x, .y = y };
     }
     /* Numeric groups are drawn in ascending order, others as they come. */
-    int numeric = bc >= 0 && is_numeric_type(t->columns[bc].type);
+    int numeric = bc >= 0 && is_drawable_type(t->columns[bc].type);
     if (numeric && s->group_count > 1) {
         rank = malloc(s->group_count * sizeof *rank);
         order = malloc(s->group_count * sizeof *order);
@@ -765,12 +766,12 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
     if (plugin) {
         long named = table_find_column(t, plugin);
         if (named >= 0 && !t->columns[named].is_param &&
-            is_numeric_type(t->columns[named].type) && varies_finite(t, (size_t)named))
+            is_drawable_type(t->columns[named].type) && varies_finite(t, (size_t)named))
             y = named;
     }
     for (size_t c = 0; c < t->column_count && y < 0; c++)
-        if (!t->columns[c].is_param && (t->columns[c].type == RUNNER_INTEGER ||
-                                        t->columns[c].type == RUNNER_REAL) && varies_finite(t, c))
+        if (!t->columns[c].is_param && value_type_is_numeric(t->columns[c].type) &&
+            varies_finite(t, c))
             y = (long)c;
     if (y < 0) {
         snprintf(why, why_size, "no numeric output varies across the rows");
@@ -831,8 +832,9 @@ int plot_check_output_path(const char *path, char *why, size_t why_size)
 }
 
 /* Writes data to a path checked by plot_check_output_path, creating its
- * directories. No component may be a symbolic link: with a relative path and
- * no "..", that keeps the file under the current directory. */
+ * directories. No component may be a symbolic link, and the file itself is
+ * replaced, not written into: with a relative path and no "..", that keeps
+ * every byte under the current directory. */
 static int write_inside_cwd(const char *path, const void *data, size_t size, char **err)
 {
     char *dir = util_strdup(path);
@@ -857,25 +859,12 @@ static int write_inside_cwd(const char *path, const void *data, size_t size, cha
         *slash = '/';
     }
     free(dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return util_fail(err, "%s: cannot write: %s", path,
-                         errno == ELOOP ? "it is a symbolic link" : strerror(errno));
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(fd, (const char *)data + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int saved = errno;
-            close(fd);
-            return util_fail(err, "%s: cannot write: %s", path, strerror(saved));
-        }
-        done += (size_t)w;
-    }
-    if (close(fd) != 0)
-        return util_fail(err, "%s: cannot write: %s", path, strerror(errno));
-    return 0;
+    struct stat target;
+    if (lstat(path, &target) == 0 && S_ISLNK(target.st_mode))
+        return util_fail(err, "%s: cannot write: it is a symbolic link", path);
+    /* A new file renamed over the target: a hard link to a file elsewhere
+     * is replaced, never written through. */
+    return util_replace_file(path, data, size, err);
 }
 
 #define PLOT_BOX "runner.plot_table"
@@ -1059,293 +1048,4 @@ static int l_plot(lua_State *L)
 void plot_register_lua(lua_State *L)
 {
     lua_register(L, "plot", l_plot);
-}
-
-/* ---- command-line plumbing ---- */
-
-int plot_parse_options(int argc, char **argv, const char *command, const plot_option *options,
-                       const char **positional)
-{
-    for (int i = 2; i < argc; i++) {
-        const char *arg = argv[i];
-        if (arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (*positional) {
-                fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
-                        command, arg);
-                return EXIT_USAGE;
-            }
-            *positional = arg;
-            continue;
-        }
-        size_t flag_len = strcspn(arg, "=");
-        const plot_option *o = options;
-        while (o->name && (strlen(o->name) != flag_len || strncmp(o->name, arg, flag_len) != 0))
-            o++;
-        if (!o->name) {
-            fprintf(stderr, "runner: %s: unknown option '%.*s'; see 'runner --help'\n", command,
-                    (int)flag_len, arg);
-            return EXIT_USAGE;
-        }
-        if (o->flag) {
-            if (arg[flag_len] == '=') {
-                fprintf(stderr, "runner: %s: option '%s' takes no value; see 'runner --help'\n",
-                        command, o->name);
-                return EXIT_USAGE;
-            }
-            *o->flag = 1;
-            continue;
-        }
-        const char *v = arg[flag_len] == '=' ? arg + flag_len + 1
-                      : i + 1 < argc ? argv[++i] : NULL;
-        if (!v) {
-            fprintf(stderr, "runner: %s: option '%s' needs a value; see 'runner --help'\n",
-                    command, o->name);
-            return EXIT_USAGE;
-        }
-        *o->value = v;
-    }
-    return EXIT_OK;
-}
-
-int plot_open_sweep(const char *db_path, const char *command, const char *sweep_arg, store **s,
-                    int64_t *sweep_id, int64_t **ids, size_t *count)
-{
-    *s = NULL;
-    *ids = NULL;
-    *count = 0;
-    if (!db_path) {
-        const char *env = getenv("RUNNER_DB");
-        db_path = env && *env ? env : "results.db";
-    }
-    char *end = NULL;
-    unsigned long long id = 0;
-    if (strcmp(sweep_arg, "last") != 0) {
-        errno = 0;
-        id = strtoull(sweep_arg, &end, 10);
-        if (!*sweep_arg || *sweep_arg == '-' || *end || errno) {
-            fprintf(stderr, "runner: %s %s: expected a sweep id or 'last'; see 'runner --help'\n",
-                    command, sweep_arg);
-            return EXIT_USAGE;
-        }
-    }
-    struct stat st;
-    if (stat(db_path, &st) != 0) {
-        fprintf(stderr, "runner: %s: no such database (run 'runner sweep' first, or pass --db)\n",
-                db_path);
-        return EXIT_USAGE;
-    }
-    char *err = NULL;
-    if (store_open(db_path, s, &err) != 0)
-        goto fail;
-    if (strcmp(sweep_arg, "last") == 0) {
-        table *list = NULL;
-        if (store_list_sweeps(*s, &list, &err) != 0)
-            goto fail;
-        if (list->row_count > 0)
-            id = (unsigned long long)table_cell(list, list->row_count - 1, 0)->as.integer;
-        table_free(list);
-    }
-    *sweep_id = (int64_t)id;
-    if (store_sweep_sections(*s, *sweep_id, ids, count, &err) != 0)
-        goto fail;
-    if (*count == 0) {
-        fprintf(stderr, "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists "
-                "them\n", db_path, sweep_arg);
-        store_close(*s);
-        *s = NULL;
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-fail:
-    fprintf(stderr, "runner: %s\n", err ? err : "cannot read the database");
-    free(err);
-    store_close(*s);
-    *s = NULL;
-    return EXIT_USAGE;
-}
-
-/* Picks the section to draw: --section N, or the first whose table has the
- * columns. On success *out is that table (caller frees). */
-static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t count,
-                        long section, const plot_spec *spec, table **out, size_t *ordinal)
-{
-    *out = NULL;
-    table **tables = calloc(count, sizeof *tables);
-    char *err = NULL;
-    int status = EXIT_USAGE;
-    if (!tables) {
-        fprintf(stderr, "runner: out of memory\n");
-        return EXIT_USAGE;
-    }
-    size_t first = 0, last = count;
-    if (section > 0) {
-        if ((size_t)section > count) {
-            fprintf(stderr, "runner: plot: sweep %lld has %zu section%s; --section %ld is out of "
-                    "range\n", (long long)sweep_id, count, count == 1 ? "" : "s", section);
-            goto done;
-        }
-        first = (size_t)section - 1;
-        last = first + 1;
-    }
-    for (size_t i = first; i < last; i++) {
-        if (store_section_table(s, ids[i], &tables[i], &err) != 0) {
-            fprintf(stderr, "runner: %s\n", err);
-            goto done;
-        }
-    }
-    /* The first section with every column, and x and y numeric. */
-    for (size_t i = first; i < last; i++) {
-        if (plot_check_spec(tables[i], spec, NULL) == 0) {
-            *out = tables[i];
-            tables[i] = NULL;
-            *ordinal = i + 1;
-            status = EXIT_OK;
-            goto done;
-        }
-    }
-    if (section > 0) {
-        plot_check_spec(tables[first], spec, &err);
-        fprintf(stderr, "runner: sweep %lld, section %ld (%s): %s\n", (long long)sweep_id,
-                section, tables[first]->title ? tables[first]->title : "", err ? err : "");
-        goto done;
-    }
-    /* Name the column no section has, listing every column the sweep has. */
-    const char *names[3] = { spec->x, spec->y, spec->by };
-    for (int n = 0; n < 3; n++) {
-        if (!names[n])
-            continue;
-        size_t i = first;
-        while (i < last && table_find_column(tables[i], names[n]) < 0)
-            i++;
-        if (i < last)
-            continue;
-        table *all = table_new(NULL);
-        for (size_t k = first; all && k < last; k++)
-            for (size_t c = 0; c < tables[k]->column_count; c++)
-                if (table_find_column(all, tables[k]->columns[c].name) < 0)
-                    table_add_column(all, tables[k]->columns[c].name, "", RUNNER_REAL, 0);
-        if (all)
-            check_column(all, names[n], 0, &err);
-        fprintf(stderr, "runner: sweep %lld has %s\n", (long long)sweep_id,
-                err ? err : "missing columns");
-        table_free(all);
-        goto done;
-    }
-    /* Every column exists somewhere: a section with all of them has the
-     * wrong types, or no section has them together. */
-    for (size_t i = first; i < last; i++) {
-        if (table_find_column(tables[i], spec->x) >= 0 && table_find_column(tables[i], spec->y) >= 0 &&
-            (!spec->by || table_find_column(tables[i], spec->by) >= 0)) {
-            plot_check_spec(tables[i], spec, &err);
-            fprintf(stderr, "runner: sweep %lld, section %zu (%s): %s\n", (long long)sweep_id,
-                    i + 1, tables[i]->title ? tables[i]->title : "", err ? err : "");
-            goto done;
-        }
-    }
-    fprintf(stderr, "runner: no section of sweep %lld has all of %s, %s%s%s; 'runner show %lld' "
-            "prints each section's columns\n", (long long)sweep_id, spec->x, spec->y,
-            spec->by ? ", " : "", spec->by ? spec->by : "", (long long)sweep_id);
-done:
-    for (size_t i = 0; i < count; i++)
-        table_free(tables[i]);
-    free(tables);
-    free(err);
-    return status;
-}
-
-static int write_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "runner: %s: cannot write: %s\n", path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    size_t put = fwrite(data, 1, size, f);
-    if (fclose(f) != 0 || put != size) {
-        fprintf(stderr, "runner: %s: cannot write: %s\n", path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
-int plot_command(int argc, char **argv)
-{
-    const char *sweep_arg = NULL, *db = NULL, *output = NULL, *section_arg = NULL;
-    const char *title = NULL;
-    plot_spec spec = { 0 };
-    const plot_option options[] = {
-        { "--x", &spec.x, NULL },      { "--y", &spec.y, NULL },
-        { "--by", &spec.by, NULL },    { "--section", &section_arg, NULL },
-        { "--logx", NULL, &spec.logx }, { "--logy", NULL, &spec.logy },
-        { "--title", &title, NULL },   { "--db", &db, NULL },
-        { "-o", &output, NULL },       { "--output", &output, NULL },
-        { NULL, NULL, NULL },
-    };
-    int status = plot_parse_options(argc, argv, "plot", options, &sweep_arg);
-    if (status != EXIT_OK)
-        return status;
-    if (!sweep_arg) {
-        fprintf(stderr, "runner: plot needs a SWEEP id (see 'runner sweeps') or 'last'; see "
-                "'runner --help'\n");
-        return EXIT_USAGE;
-    }
-    if (!spec.x || !spec.y) {
-        fprintf(stderr, "runner: plot needs --x COLUMN and --y COLUMN; see 'runner --help'\n");
-        return EXIT_USAGE;
-    }
-    plot_format format;
-    if (!output) {
-        fprintf(stderr, "runner: plot needs -o FILE.svg or -o FILE.png; see 'runner --help'\n");
-        return EXIT_USAGE;
-    }
-    if (plot_format_from_path(output, &format) != 0) {
-        fprintf(stderr, "runner: plot: -o %s: expected a file name ending in .svg or .png; see "
-                "'runner --help'\n", output);
-        return EXIT_USAGE;
-    }
-    long section = 0;
-    if (section_arg) {
-        char *end = NULL;
-        errno = 0;
-        section = strtol(section_arg, &end, 10);
-        if (!*section_arg || *end || errno || section < 1) {
-            fprintf(stderr, "runner: plot: --section %s: expected a section number (1, 2, ...); "
-                    "see 'runner --help'\n", section_arg);
-            return EXIT_USAGE;
-        }
-    }
-    store *s = NULL;
-    int64_t sweep_id = 0, *ids = NULL;
-    size_t count = 0, ordinal = 0;
-    table *t = NULL;
-    status = plot_open_sweep(db, "plot", sweep_arg, &s, &sweep_id, &ids, &count);
-    if (status != EXIT_OK)
-        return status;
-    status = pick_section(s, sweep_id, ids, count, section, &spec, &t, &ordinal);
-    free(ids);
-    store_close(s);
-    if (status != EXIT_OK)
-        return status;
-
-    char *default_title = util_format("%s\n(sweep %lld, section %zu)", t->title ? t->title : "",
-                                      (long long)sweep_id, ordinal);
-    spec.title = title ? title : default_title;
-    plot_image image;
-    char *err = NULL;
-    int rc = plot_render(t, &spec, format, &image, &err);
-    if (rc != 0) {
-        fprintf(stderr, "runner: %s\n", err ? err : "plot failed");
-        status = EXIT_USAGE;
-    } else {
-        char *note = plot_skip_note(&spec, &image);
-        if (note)
-            fprintf(stderr, "runner: plot: %s\n", note);
-        free(note);
-        status = write_file(output, image.data, image.size);
-    }
-    free(err);
-    free(default_title);
-    plot_image_free(&image);
-    table_free(t);
-    return status;
 }

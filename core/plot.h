@@ -1,13 +1,11 @@
 /* plot: line plots of a table's columns, drawn by a real gnuplot child
  * process (SVG or PNG), for `runner plot`, `runner report` and the Lua
- * function plot(rows, {...}). Also the command-line plumbing that plot and
- * report share: option parsing and finding a stored sweep. */
+ * function plot(rows, {...}). The command itself is in cli_show.c. */
 #ifndef RUNNER_PLOT_H
 #define RUNNER_PLOT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "store.h"
 #include "table.h"
 
 typedef struct lua_State lua_State;
@@ -91,33 +89,5 @@ int plot_check_output_path(const char *path, char *why, size_t why_size);
  * (no gnuplot, file not writable) returns nil and a message; success returns
  * the output path. */
 void plot_register_lua(lua_State *L);
-
-/* ---- command-line plumbing shared by `runner plot` and `runner report` ---- */
-
-/* One option a command accepts: a flag sets *flag to 1; others store their
- * value (borrowed from argv) in *value. */
-typedef struct plot_option {
-    const char *name;       /* "--x", "-o", ... */
-    const char **value;
-    int *flag;
-} plot_option;
-
-/* Parses argv[2..] the way cli.c does ("--name VALUE" or "--name=VALUE",
- * one positional argument). Prints the error and returns 2 on bad usage; 0
- * otherwise. */
-int plot_parse_options(int argc, char **argv, const char *command, const plot_option *options,
-                       const char **positional);
-
-/* Opens the existing database at db_path (NULL: $RUNNER_DB or results.db)
- * and finds sweep_arg (an id or "last") and its sections. On success returns
- * 0 with *s (store_close it) and *ids (free it); otherwise prints the error
- * and returns the exit status (2). */
-int plot_open_sweep(const char *db_path, const char *command, const char *sweep_arg, store **s,
-                    int64_t *sweep_id, int64_t **ids, size_t *count);
-
-/* `runner plot SWEEP --x COL --y COL [--by COL] [--section N] [--logx]
- * [--logy] [--title TEXT] [--db FILE] -o FILE.svg|FILE.png`. Returns the exit
- * status. */
-int plot_command(int argc, char **argv);
 
 #endif

@@ -4,7 +4,6 @@
  * over a second, read-only SQLite connection. */
 #include "report.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -12,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "exit_status.h"
 #include "plot.h"
 #include "store.h"
 #include "table.h"
@@ -610,46 +608,25 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
     return r->error ? -1 : 0;
 }
 
-/* ---- the command ---- */
+/* ---- the page ---- */
 
-int report_command(int argc, char **argv)
+int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t *ids,
+                  size_t count, char **html, size_t *html_size, int *gnuplot_missing, char **err)
 {
-    const char *sweep_arg = NULL, *db_arg = NULL, *output = NULL;
-    const plot_option options[] = {
-        { "--db", &db_arg, NULL }, { "-o", &output, NULL }, { "--output", &output, NULL },
-        { NULL, NULL, NULL },
-    };
-    int status = plot_parse_options(argc, argv, "report", options, &sweep_arg);
-    if (status != EXIT_OK)
-        return status;
-    if (!sweep_arg) {
-        fprintf(stderr, "runner: report needs a SWEEP id (see 'runner sweeps') or 'last'; see "
-                "'runner --help'\n");
-        return EXIT_USAGE;
-    }
-    if (!output) {
-        fprintf(stderr, "runner: report needs -o FILE.html; see 'runner --help'\n");
-        return EXIT_USAGE;
-    }
-    const char *env = getenv("RUNNER_DB");
-    report_ctx r = { .db_path = db_arg ? db_arg : env && *env ? env : "results.db" };
-    int64_t *ids = NULL;
-    size_t count = 0;
-    char *html = NULL;
-    size_t html_size = 0;
-    status = plot_open_sweep(r.db_path, "report", sweep_arg, &r.store, &r.sweep_id, &ids, &count);
-    if (status != EXIT_OK)
-        return status;
-    status = EXIT_USAGE;
-    if (sqlite3_open_v2(r.db_path, &r.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "runner: %s: cannot open the database for reading: %s\n", r.db_path,
-                r.db ? sqlite3_errmsg(r.db) : "out of memory");
-        goto done;
+    report_ctx r = { .db_path = db_path, .store = s, .sweep_id = sweep_id };
+    *html = NULL;
+    *html_size = 0;
+    *gnuplot_missing = 0;
+    if (sqlite3_open_v2(db_path, &r.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        util_fail(err, "%s: cannot open the database for reading: %s", db_path,
+                  r.db ? sqlite3_errmsg(r.db) : "out of memory");
+        sqlite3_close(r.db);
+        return -1;
     }
     sqlite3_busy_timeout(r.db, 10000);
-    if (!(r.out = open_memstream(&html, &html_size))) {
-        fprintf(stderr, "runner: out of memory\n");
-        goto done;
+    if (!(r.out = open_memstream(html, html_size))) {
+        sqlite3_close(r.db);
+        return util_fail(err, "out of memory");
     }
     int bad = write_head(&r, count, ids);
     for (size_t i = 0; i < count && !bad; i++)
@@ -661,36 +638,18 @@ int report_command(int argc, char **argv)
             stamp);
     report_escape_html(r.out, r.db_path);
     fputs(".</p></footer>\n</body>\n</html>\n", r.out);
-    if (fclose(r.out) != 0) {
-        r.out = NULL;
-        fprintf(stderr, "runner: out of memory\n");
-        goto done;
-    }
-    r.out = NULL;
-    if (bad) {
-        fprintf(stderr, "runner: %s\n", r.error ? r.error : "cannot read the sweep");
-        goto done;
-    }
-    FILE *f = fopen(output, "wb");
-    if (!f) {
-        fprintf(stderr, "runner: %s: cannot write: %s\n", output, strerror(errno));
-        goto done;
-    }
-    size_t put = fwrite(html, 1, html_size, f);
-    if (fclose(f) != 0 || put != html_size) {
-        fprintf(stderr, "runner: %s: cannot write: %s\n", output, strerror(errno));
-        goto done;
-    }
-    if (r.gnuplot_missing)
-        fprintf(stderr, "runner: %s; %s has no plots\n", PLOT_NO_GNUPLOT_MESSAGE, output);
-    status = EXIT_OK;
-done:
-    if (r.out)
-        fclose(r.out);
-    free(html);
-    free(r.error);
-    free(ids);
+    int closed = fclose(r.out);
     sqlite3_close(r.db);
-    store_close(r.store);
-    return status;
+    if (closed != 0 || bad) {
+        if (closed != 0)
+            util_fail(err, "out of memory");
+        else
+            util_fail(err, "%s", r.error ? r.error : "cannot read the sweep");
+        free(r.error);
+        free(*html);
+        *html = NULL;
+        return -1;
+    }
+    *gnuplot_missing = r.gnuplot_missing;
+    return 0;
 }

@@ -1,7 +1,9 @@
 /* script: the Lua side of runner. A fresh sandboxed state per script (no io,
  * no os.execute, no load/loadfile/dofile, no C modules; require only from
  * lib/ directories; bounded heap and run time), plus runner's functions:
- * sweep, options, range, linspace, logspace, powers_of_two, zip, printf. */
+ * sweep, options, range, linspace, logspace, powers_of_two, zip, printf.
+ * A binding: it converts what the script says and hands the sweep's life
+ * (begin, sections, end, summary) to lifecycle.c. */
 #include "script.h"
 
 #include <errno.h>
@@ -13,30 +15,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <pthread.h>
 #include <time.h>
-#include <sys/types.h>
 #include <unistd.h>
 
+#include "axis.h"
 #include "exit_status.h"
-#include "digest.h"
 #include "grid.h"
 #include "install_layout.h"
-#include "output.h"
+#include "lifecycle.h"
 #include "param.h"
 #include "plot.h"
 #include "plugin_loader.h"
-#include "provenance.h"
-#include "store.h"
-#include "summary.h"
-#include "sweep.h"
 #include "util.h"
-#include "webhook.h"
 
 #define ZIP_METATABLE "runner.zip"
-/* A section prints at most this many rows; all are stored. */
-#define PRINTED_ROWS_MAX 200
 
 typedef enum failure_kind {
     FAIL_INPUT = 0,    /* bad script or input: exit 2 */
@@ -62,11 +55,8 @@ typedef struct script_state {
     pthread_mutex_t watchdog_lock;
     pthread_cond_t watchdog_wake;
     plugin_registry *registry;
-    store *store;
-    sweep_run run;
-    int sweep_begun;
+    lifecycle *life;          /* the sweep the script drives */
     char *script_text;
-    char script_sha256[65];
     json_t *options_used;     /* the option values the script ran with */
     json_t *overrides;        /* what --set gave */
     int options_declared;
@@ -532,203 +522,99 @@ static int unknown_param(const runner_plugin *plugin, const char *raw_name, char
     return -1;
 }
 
+/* Sets the parameter named by the key at -2 to the value at -1 (a list in
+ * a zip group, group > 0), once: seen counts every setting. Returns 0, or -1
+ * with msg. */
+static int set_named_param(lua_State *L, grid *g, const runner_plugin *plugin,
+                           unsigned char *seen, int group, char *msg, size_t size)
+{
+    const char *name = lua_tostring(L, -2);
+    long param = param_find(plugin, name);
+    if (param < 0)
+        return unknown_param(plugin, name, msg, size);
+    if (group && lua_type(L, -1) != LUA_TTABLE) {
+        snprintf(msg, size, "zip{...}: '%s' needs a list of values", name);
+        return -1;
+    }
+    if (seen[param]++) {
+        snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})", name);
+        return -1;
+    }
+    return set_param(L, g, plugin, (uint32_t)param, -1, group, msg, size);
+}
+
+/* Sets every parameter of the zip{...} group at -1. Returns 0, or -1 with
+ * msg (the stack is then left for the caller to reset). */
+static int set_zip_group(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
+                         unsigned char *seen, char *msg, size_t size)
+{
+    int group = ++s->zip_groups;
+    int zip = lua_absindex(L, -1);
+    lua_pushnil(L);
+    while (lua_next(L, zip)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            snprintf(msg, size, "zip{...} takes name = {values} pairs");
+            return -1;
+        }
+        if (set_named_param(L, g, plugin, seen, group, msg, size) != 0)
+            return -1;
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
 /* Builds the grid from the sweep table at idx. Never raises for bad input:
  * returns -1 with msg so the caller can free the grid first. */
 static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
                       int idx, char *msg, size_t size)
 {
+    int top = lua_gettop(L);
     /* Which parameters were set: once by name or once in a zip group. On
      * the Lua stack, so an error path leaks nothing. */
     unsigned char *seen = lua_newuserdatauv(L, plugin->param_count + 1, 0);
     memset(seen, 0, plugin->param_count + 1);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
+        int rc = 0;
         if (lua_type(L, -2) == LUA_TSTRING) {
-            const char *name = lua_tostring(L, -2);
-            long param = param_find(plugin, name);
-            if (param < 0) {
-                lua_pop(L, 2);
-                return unknown_param(plugin, name, msg, size);
-            }
-            if (seen[param]++) {
-                lua_pop(L, 2);
-                snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})",
-                         name);
-                return -1;
-            }
-            if (set_param(L, g, plugin, (uint32_t)param, -1, 0, msg, size) != 0) {
-                lua_pop(L, 2);
-                return -1;
-            }
+            rc = set_named_param(L, g, plugin, seen, 0, msg, size);
         } else if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TTABLE &&
                    luaL_testudata(L, -1, ZIP_METATABLE) == NULL &&
                    luaL_getmetafield(L, -1, "__name") != LUA_TNIL) {
             int is_zip = strcmp(lua_tostring(L, -1), ZIP_METATABLE) == 0;
             lua_pop(L, 1);
-            if (!is_zip) {
-                lua_pop(L, 2);
+            rc = is_zip ? set_zip_group(L, s, g, plugin, seen, msg, size) : -1;
+            if (!is_zip)
                 snprintf(msg, size, "the list part of a sweep table holds only zip{...} groups");
-                return -1;
-            }
-            int group = ++s->zip_groups;
-            int zip = lua_absindex(L, -1);
-            lua_pushnil(L);
-            while (lua_next(L, zip)) {
-                if (lua_type(L, -2) != LUA_TSTRING) {
-                    lua_pop(L, 4);
-                    snprintf(msg, size, "zip{...} takes name = {values} pairs");
-                    return -1;
-                }
-                const char *name = lua_tostring(L, -2);
-                long param = param_find(plugin, name);
-                if (param < 0) {
-                    lua_pop(L, 4);
-                    return unknown_param(plugin, name, msg, size);
-                }
-                if (lua_type(L, -1) != LUA_TTABLE) {
-                    lua_pop(L, 4);
-                    snprintf(msg, size, "zip{...}: '%s' needs a list of values", name);
-                    return -1;
-                }
-                if (seen[param]++) {
-                    lua_pop(L, 4);
-                    snprintf(msg, size, "parameter '%s' is given twice (by name and in zip{...})",
-                             name);
-                    return -1;
-                }
-                if (set_param(L, g, plugin, (uint32_t)param, -1, group, msg, size) != 0) {
-                    lua_pop(L, 4);
-                    return -1;
-                }
-                lua_pop(L, 1);
-            }
         } else {
-            lua_pop(L, 2);
+            rc = -1;
             snprintf(msg, size, "sweep tables map parameter names to values; the list part "
                      "holds only zip{...} groups");
+        }
+        if (rc != 0) {
+            lua_settop(L, top);
             return -1;
         }
         lua_pop(L, 1);
     }
-    lua_pop(L, 1); /* seen */
+    lua_settop(L, top); /* seen */
     return 0;
 }
 
-/* ---- the sweep record ---- */
+/* ---- the sweep (lifecycle.c owns its life) ---- */
 
-static void start_run(script_state *s, uint64_t seed)
+/* Begins the sweep once the first section is valid, recording the options
+ * the script ran with. Returns 0, or -1 with *err. */
+static int begin_sweep(script_state *s, char **err)
 {
-    s->run.store = s->store;
-    s->run.seed = seed;
-    s->run.stop = s->config->stop;
-    s->run.quiet = s->config->quiet;
-    s->run.jobs = s->config->jobs;
-    s->run.isolate = s->config->isolate;
-    s->run.point_timeout_s = s->config->point_timeout_s;
-    s->sweep_begun = 1;
-}
-
-/* 1 if pid is a live process on this host. */
-static int process_alive(int64_t pid)
-{
-    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-}
-
-/* --resume: continue the sweep the config names (or the newest one of this
- * script) with its own seed. Points it stored are read back, not rerun. */
-static int reopen_sweep(script_state *s, const char *host, char *msg, size_t size)
-{
-    store_sweep_record record;
-    char *err = NULL;
-    if (store_find_sweep(s->store, s->config->resume_sweep_id, s->config->script_path, &record,
-                         &err) != 0) {
-        snprintf(msg, size, "%s", err);
-        free(err);
-        return -1;
-    }
-    if (record.id == 0) {
-        if (s->config->resume_sweep_id)
-            snprintf(msg, size, "%s: no sweep %lld to resume; 'runner sweeps' lists them",
-                     s->config->db_path, (long long)s->config->resume_sweep_id);
-        else
-            snprintf(msg, size, "%s: no earlier sweep of %s to resume; run it without --resume",
-                     s->config->db_path, s->config->script_path);
-        return -1;
-    }
-    if (strcmp(record.status, "running") == 0 && strcmp(record.host, host) == 0 &&
-        record.pid != (int64_t)getpid() && process_alive(record.pid)) {
-        snprintf(msg, size, "%s: sweep %lld is still running (pid %lld on this host); wait for "
-                 "it or stop it first", s->config->db_path, (long long)record.id,
-                 (long long)record.pid);
-        store_sweep_record_clear(&record);
-        return -1;
-    }
-    if (strcmp(record.script_sha256, s->script_sha256) != 0) {
-        /* Points of two different scripts must not merge into one sweep. */
-        snprintf(msg, size, "%s: sweep %lld ran another version of %s (the text changed since); "
-                 "'runner resume %lld' finishes it with its own text, or drop --resume to start "
-                 "a new sweep", s->config->db_path, (long long)record.id, s->config->script_path,
-                 (long long)record.id);
-        store_sweep_record_clear(&record);
-        return -1;
-    }
-    s->run.sweep_id = record.id;
-    s->run.resume = 1;
-    uint64_t seed = record.seed;
-    store_sweep_record_clear(&record);
-    if (store_sweep_reopen(s->store, s->run.sweep_id, (int64_t)getpid(), &err) != 0) {
-        snprintf(msg, size, "%s", err);
-        free(err);
-        return -1;
-    }
-    start_run(s, seed);
-    return 0;
-}
-
-/* Opens the database and begins the sweep row, once per script. Returns 0,
- * or -1 with msg. */
-static int begin_sweep(script_state *s, char *msg, size_t size)
-{
-    if (s->sweep_begun)
+    if (lifecycle_begun(s->life))
         return 0;
-    char *err = NULL;
-    if (store_open(s->config->db_path, &s->store, &err) != 0) {
-        snprintf(msg, size, "%s", err ? err : "cannot open the database");
-        free(err);
-        return -1;
-    }
-    char host[256];
-    provenance_host(host, sizeof host);
-    if (s->config->resume)
-        return reopen_sweep(s, host, msg, size);
-    char *git = provenance_git_commit(s->config->script_path);
     char *options = json_dumps(s->options_used, JSON_COMPACT | JSON_SORT_KEYS);
     char *overrides = json_dumps(s->overrides, JSON_COMPACT | JSON_SORT_KEYS);
-    store_sweep_info info = {
-        .script_path = s->config->script_path,
-        .script_text = s->script_text,
-        .script_sha256 = s->script_sha256,
-        .options_json = options ? options : "{}",
-        .overrides_json = overrides ? overrides : "{}",
-        .runner_version = RUNNER_VERSION,
-        .git_commit = git,
-        .host = host,
-        .command_line = s->config->command_line ? s->config->command_line : "",
-        .seed = s->config->seed,
-        .started_at = util_now(),
-        .pid = (int64_t)getpid(),
-    };
-    int rc = store_sweep_begin(s->store, &info, &s->run.sweep_id, &err);
-    free(git);
+    int rc = lifecycle_begin(s->life, options, overrides, err);
     free(options);
     free(overrides);
-    if (rc != 0) {
-        snprintf(msg, size, "%s", err ? err : "cannot begin the sweep");
-        free(err);
-        return -1;
-    }
-    start_run(s, s->config->seed);
-    return 0;
+    return rc;
 }
 
 /* Pushes the rows of t as an array of {column = value} tables. */
@@ -803,37 +689,16 @@ static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx
     return 0;
 }
 
-/* A copy of t with only the named columns, in that order; NULL on no memory. */
-static table *table_select(const table *t, const char *const *names, size_t n)
+/* Stops the script with message as it is (no file:line: it is not the
+ * script's fault); frees message, which may be NULL. */
+static int script_stop(lua_State *L, failure_kind kind, char *message, const char *fallback)
 {
-    table *out = table_new(t->title);
-    long *from = calloc(n, sizeof *from);
-    value *row = calloc(n, sizeof *row);
-    if (!out || !from || !row)
-        goto fail;
-    for (size_t i = 0; i < n; i++) {
-        from[i] = table_find_column(t, names[i]);
-        if (from[i] < 0)
-            goto fail;
-        const table_column *c = &t->columns[from[i]];
-        if (table_add_column(out, c->name, c->unit, c->type, c->is_param) != 0)
-            goto fail;
-    }
-    for (size_t r = 0; r < t->row_count; r++) {
-        for (size_t i = 0; i < n; i++)
-            if (value_copy(&row[i], table_cell(t, r, (size_t)from[i])) != 0)
-                goto fail;
-        if (table_append_row(out, row) != 0)
-            goto fail;
-    }
-    free(from);
-    free(row);
-    return out;
-fail:
-    free(from);
-    free(row);
-    table_free(out);
-    return NULL;
+    script_state *s = state_of(L);
+    s->failure = kind;
+    s->fatal = 1;
+    lua_pushstring(L, message ? message : fallback);
+    free(message);
+    return lua_error(L);
 }
 
 static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int opts_idx)
@@ -853,17 +718,17 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         return script_raise(L, FAIL_INPUT, "--set %.*s: the script declares no options (declare them "
                      "with options{...} before the first sweep)", len, s->config->overrides[0]);
     }
-    const char *title = NULL;
-    int print_rows = 1, keep_rows = 1;
+    lifecycle_section section = { .plugin = lp, .print_rows = 1 };
+    int keep_rows = 1;
     const char *shown[128];
-    size_t shown_count = 0;
-    if (opts_idx && read_sweep_options(L, lp->desc, opts_idx, &title, &print_rows, &keep_rows,
-                                       shown, &shown_count, msg, sizeof msg) != 0)
+    section.shown = shown;
+    if (opts_idx && read_sweep_options(L, lp->desc, opts_idx, &section.title,
+                                       &section.print_rows, &keep_rows, shown,
+                                       &section.shown_count, msg, sizeof msg) != 0)
         return script_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
     lua_Debug ar;
-    int line = 0;
     if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar))
-        line = ar.currentline;
+        section.script_line = ar.currentline;
 
     grid *g = grid_new(lp->desc);
     if (!g)
@@ -875,54 +740,28 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         return script_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
     }
     /* Everything is valid: only now touch the database. */
-    if (begin_sweep(s, msg, sizeof msg) != 0) {
+    if (begin_sweep(s, &err) != 0) {
         grid_free(g);
-        s->failure = FAIL_STOPPED;
-        s->fatal = 1;
-        lua_pushstring(L, msg);
-        return lua_error(L);
+        return script_stop(L, FAIL_STOPPED, err, "cannot begin the sweep");
     }
+    section.grid = g;
     double clock0 = util_monotonic();
     table *rows = NULL;
-    uint64_t failed_before = s->run.points_failed;
-    sweep_section_options section = {
-        .title = title, .script_line = line, .fail_fast = s->config->fail_fast,
-    };
-    /* Rows are kept for Lua and printing unless the script says otherwise:
-     * a sweep of millions of points streams straight to the database. */
+    lifecycle_section_result result;
     s->in_points = 1;
-    int rc = sweep_run_section(&s->run, lp, g, &section,
-                               keep_rows || print_rows ? &rows : NULL, &err);
+    int rc = lifecycle_run_section(s->life, &section, keep_rows ? &rows : NULL, &result, &err);
     grid_free(g);
     s->points_time_us += (long long)((util_monotonic() - clock0) * 1e6);
     s->in_points = 0;
-    if (rc != 0) {
-        snprintf(msg, sizeof msg, "%s", err ? err : "storing failed");
-        free(err);
-        s->failure = FAIL_STOPPED;
-        s->fatal = 1;
-        lua_pushstring(L, msg);
-        return lua_error(L);
-    }
-    if (s->run.interrupted) {
-        table_free(rows);
-        s->failure = FAIL_INTERRUPTED;
-        s->fatal = 1;
-        lua_pushstring(L, "interrupted");
-        return lua_error(L);
-    }
-    if (print_rows && rows) {
-        table *printed = shown_count ? table_select(rows, shown, shown_count) : NULL;
-        output_table_text_head(stdout, printed ? printed : rows, PRINTED_ROWS_MAX);
-        table_free(printed);
-        fputc('\n', stdout);
-        fflush(stdout);
-    }
-    if (s->config->fail_fast && s->run.points_failed > failed_before) {
+    if (rc != 0)
+        return script_stop(L, FAIL_STOPPED, err, "storing failed");
+    if (result.interrupted)
+        return script_stop(L, FAIL_INTERRUPTED, NULL, "interrupted");
+    if (s->config->fail_fast && result.points_failed > 0) {
         table_free(rows);
         return script_raise(L, FAIL_FAST, "stopped at the first failed point (--fail-fast)");
     }
-    if (keep_rows && rows)
+    if (rows)
         push_rows(L, rows);
     else
         lua_newtable(L);
@@ -1140,109 +979,7 @@ static int l_options(lua_State *L)
     return 1;
 }
 
-/* ---- axis helpers ---- */
-
-static int push_sequence_checked(lua_State *L, lua_Integer n)
-{
-    if (n < 1 || n > 100000000)
-        return script_raise(L, FAIL_INPUT, "an axis needs between 1 and 1e8 values, got %lld",
-                     (long long)n);
-    lua_createtable(L, (int)n, 0);
-    return 0;
-}
-
-/* range(first, last [, step]): first, first+step, ... up to last inclusive. */
-static int l_range(lua_State *L)
-{
-    if (lua_isinteger(L, 1) && lua_isinteger(L, 2) && (lua_isnoneornil(L, 3) || lua_isinteger(L, 3))) {
-        lua_Integer first = lua_tointeger(L, 1), last = lua_tointeger(L, 2);
-        lua_Integer step = luaL_optinteger(L, 3, 1);
-        if (step == 0 || (last - first) / step < 0)
-            return script_raise(L, FAIL_INPUT, "range(%lld, %lld, %lld): the step never reaches the end",
-                         (long long)first, (long long)last, (long long)step);
-        lua_Integer n = (last - first) / step + 1;
-        push_sequence_checked(L, n);
-        for (lua_Integer i = 0; i < n; i++) {
-            lua_pushinteger(L, first + i * step);
-            lua_rawseti(L, -2, i + 1);
-        }
-        return 1;
-    }
-    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
-    double step = luaL_optnumber(L, 3, 1);
-    if (!isfinite(first) || !isfinite(last) || !isfinite(step) || step == 0 ||
-        (last - first) / step < 0)
-    {
-        char a[32], b[32], c[32];
-        return script_raise(L, FAIL_INPUT, "range(%s, %s, %s): the step never reaches the end",
-                            util_number(first, a), util_number(last, b), util_number(step, c));
-    }
-    /* Count with a tolerance so range(0, 1, 0.1) includes 1. */
-    lua_Integer n = (lua_Integer)floor((last - first) / step + 1e-9) + 1;
-    push_sequence_checked(L, n);
-    for (lua_Integer i = 0; i < n; i++) {
-        lua_pushnumber(L, first + (double)i * step);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* linspace(first, last, n): n evenly spaced values, both ends included. */
-static int l_linspace(lua_State *L)
-{
-    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
-    lua_Integer n = luaL_checkinteger(L, 3);
-    if (!isfinite(first) || !isfinite(last))
-        return script_raise(L, FAIL_INPUT, "linspace: ends must be finite");
-    push_sequence_checked(L, n);
-    for (lua_Integer i = 0; i < n; i++) {
-        double x = n == 1 ? first : first + (last - first) * (double)i / (double)(n - 1);
-        if (i == n - 1)
-            x = last;
-        lua_pushnumber(L, x);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* logspace(first, last, n): n values evenly spaced in log scale. */
-static int l_logspace(lua_State *L)
-{
-    double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
-    lua_Integer n = luaL_checkinteger(L, 3);
-    if (!(first > 0) || !(last > 0) || !isfinite(first) || !isfinite(last))
-    {
-        char a[32], b[32];
-        return script_raise(L, FAIL_INPUT, "logspace(%s, %s, %lld): ends must be positive and finite",
-                            util_number(first, a), util_number(last, b), (long long)n);
-    }
-    push_sequence_checked(L, n);
-    double ratio = n == 1 ? 1 : log(last / first) / (double)(n - 1);
-    for (lua_Integer i = 0; i < n; i++) {
-        double x = i == n - 1 ? last : first * exp(ratio * (double)i);
-        lua_pushnumber(L, x);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
-/* powers_of_two(first, last): the powers of two from first to last. */
-static int l_powers_of_two(lua_State *L)
-{
-    lua_Integer first = luaL_checkinteger(L, 1), last = luaL_checkinteger(L, 2);
-    if (first < 1 || last < first || (first & (first - 1)) != 0 || (last & (last - 1)) != 0)
-        return script_raise(L, FAIL_INPUT, "powers_of_two(%lld, %lld): both ends must be powers of two, "
-                     "first <= last", (long long)first, (long long)last);
-    lua_newtable(L);
-    lua_Integer i = 0;
-    for (lua_Integer v = first; v <= last && v > 0; v *= 2) {
-        lua_pushinteger(L, v);
-        lua_rawseti(L, -2, ++i);
-        if (v > LUA_MAXINTEGER / 2)
-            break;
-    }
-    return 1;
-}
+/* ---- zip groups (the axis helpers are in axis.c) ---- */
 
 /* zip { a = {...}, b = {...} }: axes that advance together. */
 static int l_zip(lua_State *L)
@@ -1254,10 +991,7 @@ static int l_zip(lua_State *L)
 }
 
 static const luaL_Reg runner_globals[] = {
-    { "sweep", l_sweep },       { "options", l_options },
-    { "range", l_range },       { "linspace", l_linspace },
-    { "logspace", l_logspace }, { "powers_of_two", l_powers_of_two },
-    { "zip", l_zip },           { NULL, NULL },
+    { "sweep", l_sweep }, { "options", l_options }, { "zip", l_zip }, { NULL, NULL },
 };
 
 /* ---- running a script ---- */
@@ -1286,6 +1020,107 @@ static void push_runner_table(lua_State *L, const script_config *c)
     lua_setglobal(L, "runner");
 }
 
+/* Each --set is NAME=VALUE and names an option once. Returns 0, or -1
+ * after saying why on stderr. */
+static int check_overrides(const script_config *config)
+{
+    for (size_t i = 0; i < config->override_count; i++) {
+        if (!strchr(config->overrides[i], '=') || config->overrides[i][0] == '=') {
+            fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", config->overrides[i]);
+            return -1;
+        }
+        size_t name_len = strcspn(config->overrides[i], "=");
+        for (size_t j = 0; j < i; j++)
+            if (strncmp(config->overrides[j], config->overrides[i], name_len + 1) == 0) {
+                fprintf(stderr, "runner: --set %.*s: given twice; give each option once\n",
+                        (int)name_len, config->overrides[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* The sweep the script drives, not begun yet. NULL when out of memory. */
+static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t len)
+{
+    lifecycle_config life = {
+        .script_path = c->script_path, .script_text = text, .script_text_len = len,
+        .db_path = c->db_path, .command_line = c->command_line, .seed = c->seed,
+        .resume = c->resume, .resume_sweep_id = c->resume_sweep_id, .stop = c->stop,
+        .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
+        .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
+        .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
+    };
+    return lifecycle_new(&life);
+}
+
+/* A sandboxed Lua state with runner's functions, or NULL (out of memory). */
+static lua_State *new_lua_state(script_state *s)
+{
+    lua_State *L = lua_newstate(bounded_alloc, s);
+    if (!L)
+        return NULL;
+    lua_pushlightuserdata(L, s);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
+    open_sandbox(L);
+    luaL_newmetatable(L, ZIP_METATABLE);
+    lua_pop(L, 1);
+    for (const luaL_Reg *f = runner_globals; f->name; f++)
+        lua_register(L, f->name, f->func);
+    axis_register_lua(L);
+    plot_register_lua(L);
+    push_runner_table(L, s->config);
+    lua_sethook(L, time_hook, LUA_MASKCOUNT, 10000);
+    return L;
+}
+
+/* Loads and runs the script's len bytes under the watchdog. Returns the Lua
+ * status; on an error its message is on top of the stack. */
+static int run_chunk(script_state *s, size_t len)
+{
+    lua_State *L = s->L;
+    s->started = util_monotonic();
+    lua_pushcfunction(L, message_handler);
+    char *chunkname = util_format("@%s", s->config->script_path);
+    /* The stored text and its hash stay as written; Lua gets a copy. */
+    char *code = util_strdup(s->script_text);
+    size_t code_len = len;
+    const char *code_start = code ? skip_script_prelude(code, &code_len) : s->script_text;
+    int rc = luaL_loadbufferx(L, code_start, code_len, chunkname, "t");
+    free(code);
+    if (rc != LUA_OK)
+        name_chunk_error(L, s->config->script_path);
+    free(chunkname);
+    if (rc == LUA_OK) {
+        start_watchdog(s);
+        rc = lua_pcall(L, 0, 0, 1);
+        stop_watchdog(s);
+    }
+    return rc;
+}
+
+/* Says on stderr why a script that raised an error stopped, and how the
+ * sweep ended. */
+static lifecycle_ending report_failure(const script_state *s)
+{
+    const char *message = lua_tostring(s->L, -1);
+    switch (s->failure) {
+    case FAIL_INTERRUPTED:
+        fprintf(stderr, "runner: interrupted; finished points are stored (continue with "
+                "--resume)\n");
+        return LIFECYCLE_INTERRUPTED;
+    case FAIL_FAST:
+        fprintf(stderr, "runner: %s\n", message);
+        return LIFECYCLE_FAILED_FAST;
+    case FAIL_STOPPED:
+        fprintf(stderr, "runner: %s\n", message ? message : "script failed");
+        return LIFECYCLE_STORE_FAILED;
+    default:
+        fprintf(stderr, "runner: %s\n", message ? message : "script failed");
+        return LIFECYCLE_INPUT_ERROR;
+    }
+}
+
 int script_run(const script_config *config)
 {
     script_state s = { .config = config };
@@ -1294,19 +1129,8 @@ int script_run(const script_config *config)
     size_t len = 0;
     s.options_used = json_object();
     s.overrides = json_object();
-    for (size_t i = 0; i < config->override_count; i++) {
-        if (!strchr(config->overrides[i], '=') || config->overrides[i][0] == '=') {
-            fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", config->overrides[i]);
-            goto done;
-        }
-        size_t name_len = strcspn(config->overrides[i], "=");
-        for (size_t j = 0; j < i; j++)
-            if (strncmp(config->overrides[j], config->overrides[i], name_len + 1) == 0) {
-                fprintf(stderr, "runner: --set %.*s: given twice; give each option once\n",
-                        (int)name_len, config->overrides[i]);
-                goto done;
-            }
-    }
+    if (check_overrides(config) != 0)
+        goto done;
     if (config->script_text) {
         s.script_text = util_strdup(config->script_text);
         len = s.script_text ? strlen(s.script_text) : 0;
@@ -1315,115 +1139,26 @@ int script_run(const script_config *config)
                 strerror(errno));
         goto done;
     }
-    digest_sha256_hex(s.script_text, len, s.script_sha256);
+    s.life = new_lifecycle(config, s.script_text, len);
+    if (!s.life) {
+        fprintf(stderr, "runner: out of memory\n");
+        goto done;
+    }
     if (plugin_registry_open(config->plugin_dirs, &s.registry, &err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         goto done;
     }
-
-    s.L = lua_newstate(bounded_alloc, &s);
+    s.L = new_lua_state(&s);
     if (!s.L) {
         fprintf(stderr, "runner: cannot create a Lua state (out of memory)\n");
         goto done;
     }
-    lua_State *L = s.L;
-    lua_pushlightuserdata(L, &s);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
-    open_sandbox(L);
-    luaL_newmetatable(L, ZIP_METATABLE);
-    lua_pop(L, 1);
-    for (const luaL_Reg *f = runner_globals; f->name; f++)
-        lua_register(L, f->name, f->func);
-    plot_register_lua(L);
-    push_runner_table(L, config);
-    lua_sethook(L, time_hook, LUA_MASKCOUNT, 10000);
-    s.started = util_monotonic();
-
-    lua_pushcfunction(L, message_handler);
-    char *chunkname = util_format("@%s", config->script_path);
-    /* The stored text and its hash stay as written; Lua gets a copy. */
-    char *code = util_strdup(s.script_text);
-    size_t code_len = len;
-    const char *code_start = code ? skip_script_prelude(code, &code_len) : s.script_text;
-    int rc = luaL_loadbufferx(L, code_start, code_len, chunkname, "t");
-    free(code);
-    if (rc != LUA_OK)
-        name_chunk_error(L, config->script_path);
-    free(chunkname);
-    if (rc == LUA_OK) {
-        start_watchdog(&s);
-        rc = lua_pcall(L, 0, 0, 1);
-        stop_watchdog(&s);
-    }
-    if (rc != LUA_OK) {
-        const char *message = lua_tostring(L, -1);
-        if (s.failure == FAIL_INTERRUPTED) {
-            fprintf(stderr, "runner: interrupted; finished points are stored (continue with "
-                    "--resume)\n");
-            status = EXIT_INTERRUPTED;
-        } else if (s.failure == FAIL_FAST) {
-            fprintf(stderr, "runner: %s\n", message);
-            status = EXIT_POINTS_FAILED;
-        } else {
-            fprintf(stderr, "runner: %s\n", message ? message : "script failed");
-            status = EXIT_USAGE;
-        }
-    } else if (s.run.points_failed > 0) {
-        status = EXIT_POINTS_FAILED;
-    } else {
-        status = EXIT_OK;
-    }
-    fflush(stdout); /* the script's own lines come before the summary on a terminal */
-    if (s.sweep_begun) {
-        const char *sweep_status = status == EXIT_OK ? "ok"
-                                 : status == EXIT_POINTS_FAILED ? "failed"
-                                 : status == EXIT_INTERRUPTED ? "interrupted" : "error";
-        /* A webhook's summary is queued in the transaction that closes the
-         * sweep, and sent once it is committed. */
-        summary_options summary = { .format = (summary_format)config->webhook_format,
-                                    .db_path = config->db_path };
-        store_outbox_request outbox = { .format = summary_format_name(summary.format),
-                                        .build = summary_build, .ctx = &summary };
-        if (store_sweep_end_with_outbox(s.store, s.run.sweep_id, sweep_status, util_now(),
-                                        config->webhook ? &outbox : NULL, &err) != 0) {
-            fprintf(stderr, "runner: %s\n", err);
-            free(err);
-            err = NULL;
-            status = EXIT_USAGE;
-        }
-        if (s.failure == FAIL_STOPPED)
-            /* The batch that failed was rolled back: counts would overstate. */
-            fprintf(stderr, "runner: sweep %lld stopped in %s after a storage error; what was "
-                    "committed is kept, and --resume finishes the sweep\n",
-                    (long long)s.run.sweep_id, config->db_path);
-        else if (s.run.points_skipped)
-            fprintf(stderr, "runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
-                    "%llu already stored\n", (long long)s.run.sweep_id, config->db_path,
-                    (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed,
-                    (unsigned long long)s.run.points_skipped);
-        else
-            fprintf(stderr, "runner: sweep %lld stored in %s: %llu points ok, %llu failed\n",
-                    (long long)s.run.sweep_id, config->db_path,
-                    (unsigned long long)s.run.points_ok, (unsigned long long)s.run.points_failed);
-        if (config->webhook) {
-            int delivered = 0;
-            if (outbox.error)
-                fprintf(stderr, "runner: warning: no webhook summary for sweep %lld: %s\n",
-                        (long long)s.run.sweep_id, outbox.error);
-            else if (outbox.id)
-                delivered = webhook_send_summary(s.store, outbox.id, s.run.sweep_id,
-                                                 config->db_path, config->webhook) ==
-                            WEBHOOK_DELIVERED;
-            free(outbox.error);
-            if (!delivered && config->webhook_strict && status == EXIT_OK)
-                status = EXIT_NOT_DELIVERED;
-        }
-    }
+    int rc = run_chunk(&s, len);
+    status = lifecycle_end(s.life, rc == LUA_OK ? LIFECYCLE_FINISHED : report_failure(&s));
 done:
     if (s.L)
         lua_close(s.L);
-    sweep_run_free(&s.run);
-    store_close(s.store);
+    lifecycle_free(s.life);
     plugin_registry_free(s.registry);
     free(s.script_text);
     free(err);

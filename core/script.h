@@ -1,7 +1,7 @@
 /* script: runs a sweep script — Lua 5.4 in a sandbox — with runner's API
- * (sweep, options, axis helpers; docs/lua-api.md). Opens the database and
- * begins the sweep record only when the first section is about to run, so
- * a script rejected up front leaves the database untouched. */
+ * (sweep, options, axis helpers; docs/lua-api.md). The sweep the script
+ * drives is lifecycle.c's: it touches the database only when the first valid
+ * section is about to run, so a script rejected up front leaves it untouched. */
 #ifndef RUNNER_SCRIPT_H
 #define RUNNER_SCRIPT_H
 
@@ -34,7 +34,7 @@ typedef struct script_config {
     int webhook_strict;                /* exit EXIT_NOT_DELIVERED when it is not delivered */
 } script_config;
 
-/* Runs the script. Returns the process exit status (cli.h): 0, 1 when some
+/* Runs the script. Returns the process exit status (exit_status.h): 0, 1 when some
  * points failed, 2 on bad input or a failure that stopped the run, 130 when
  * interrupted; 3 (webhook_strict) when it would be 0 but the webhook summary
  * was not delivered. Errors are printed on stderr as one line. */

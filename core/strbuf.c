@@ -2,20 +2,36 @@
 #include "strbuf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+size_t strbuf_grown_capacity(size_t cap, size_t need)
+{
+    if (cap == 0)
+        cap = 256;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2)
+            return need;
+        cap *= 2;
+    }
+    return cap;
+}
 
 /* Room for n more bytes and the NUL; 0, or -1 (and oom set). */
 static int reserve(strbuf *b, size_t n)
 {
     if (b->oom)
         return -1;
-    if (b->len + n + 1 <= b->cap)
+    if (n >= SIZE_MAX - b->len) { /* len + n + 1 would wrap */
+        b->oom = 1;
+        return -1;
+    }
+    size_t need = b->len + n + 1;
+    if (need <= b->cap)
         return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1)
-        cap *= 2;
+    size_t cap = strbuf_grown_capacity(b->cap, need);
     char *data = realloc(b->data, cap);
     if (!data) {
         b->oom = 1;

@@ -131,11 +131,6 @@ static size_t dumped_size(const json_t *j)
     return json_dumpb(j, NULL, 0, BODY_FLAGS);
 }
 
-static int is_numeric(runner_type type)
-{
-    return type == RUNNER_INTEGER || type == RUNNER_REAL;
-}
-
 /* --- generic --------------------------------------------------------------- */
 
 /* A section without its rows ("rows": [], every row counted as omitted). */
@@ -167,7 +162,7 @@ static json_t *section_skeleton(const store_section_digest *d, int *ok)
         put(cj, "type", json_string(value_type_name(col->type)), ok);
         put(cj, "role", json_string(col->is_param ? "param" : "output"), ok);
         push(columns, cj, ok);
-        if (!is_numeric(col->type))
+        if (!value_type_is_numeric(col->type))
             continue;
         json_t *fig = json_object();
         if (!fig) {
@@ -303,7 +298,7 @@ static void slack_section(strbuf *b, const store_section_digest *d)
     int width = 6;
     char label[160], lo[32], hi[32];
     for (size_t c = 0; c < d->head->column_count; c++) {
-        if (!is_numeric(d->head->columns[c].type))
+        if (!value_type_is_numeric(d->head->columns[c].type))
             continue;
         column_label(&d->head->columns[c], label, sizeof label);
         if ((int)strlen(label) > width)
@@ -312,7 +307,7 @@ static void slack_section(strbuf *b, const store_section_digest *d)
     snprintf(line, sizeof line, "   %-*s  %12s  %12s\n", width, "column", "min", "max");
     tb_escaped(b, line);
     for (size_t c = 0; c < d->head->column_count; c++) {
-        if (!is_numeric(d->head->columns[c].type))
+        if (!value_type_is_numeric(d->head->columns[c].type))
             continue;
         column_label(&d->head->columns[c], label, sizeof label);
         value_format(&d->min[c], 6, lo, sizeof lo);

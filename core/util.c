@@ -2,12 +2,15 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static char *vformat(const char *fmt, va_list ap)
 {
@@ -175,4 +178,48 @@ const char *util_printable(const char *s, char *buf, size_t size)
     }
     buf[n] = '\0';
     return buf;
+}
+
+static int write_all_fd(int fd, const void *data, size_t size)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, (const char *)data + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+int util_replace_file(const char *path, const void *data, size_t size, char **err)
+{
+    char *temp = util_format("%s.XXXXXX", path);
+    if (!temp)
+        return util_fail(err, "%s: cannot write: out of memory", path);
+    int fd = mkstemp(temp);
+    if (fd < 0) {
+        util_fail(err, "%s: cannot write: %s", path, strerror(errno));
+        free(temp);
+        return -1;
+    }
+    /* mkstemp makes the file private (0600); an output file is not. */
+    int failed = fchmod(fd, 0644) != 0 || write_all_fd(fd, data, size) != 0;
+    int saved = errno;
+    if (close(fd) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    if (!failed && rename(temp, path) != 0) {
+        failed = 1;
+        saved = errno;
+    }
+    if (failed) {
+        unlink(temp);
+        util_fail(err, "%s: cannot write: %s", path, strerror(saved));
+    }
+    free(temp);
+    return failed ? -1 : 0;
 }

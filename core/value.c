@@ -99,6 +99,11 @@ void value_format(const value *v, int digits, char *buf, size_t size)
     }
 }
 
+int value_type_is_numeric(runner_type type)
+{
+    return type == RUNNER_INTEGER || type == RUNNER_REAL;
+}
+
 const char *value_type_name(runner_type type)
 {
     switch (type) {

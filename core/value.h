@@ -37,6 +37,12 @@ double value_number(const value *v);
  * longer than size is truncated. */
 void value_format(const value *v, int digits, char *buf, size_t size);
 const char *value_type_name(runner_type type);
+/* 1 for the types that hold a quantity, INTEGER and REAL; 0 for TEXT and
+ * BOOLEAN. A boolean is a yes/no answer that runner shows as true/false
+ * (tables, JSON, Lua), and a flag's min, max or NaN count is no
+ * measurement: tables left-align booleans like words and summaries give
+ * them no figures. Plots still draw a boolean as 0 and 1 (plot.c says so). */
+int value_type_is_numeric(runner_type type);
 /* 1 when both have the same type and value; NaN equals NaN here (stored
  * values are compared, not arithmetic results). */
 int value_equal(const value *a, const value *b);

@@ -4,19 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+
 void wire_put(wire_writer *w, const void *bytes, size_t len)
 {
     if (w->failed || len == 0)
         return;
-    if (w->cap - w->len < len) {
-        size_t cap = w->cap ? w->cap : 256;
-        while (cap - w->len < len) {
-            if (cap > SIZE_MAX / 2) {
-                w->failed = 1;
-                return;
-            }
-            cap *= 2;
-        }
+    if (len > SIZE_MAX - w->len) { /* len + w->len would wrap */
+        w->failed = 1;
+        return;
+    }
+    if (w->len + len > w->cap) {
+        size_t cap = strbuf_grown_capacity(w->cap, w->len + len);
         char *bigger = realloc(w->data, cap);
         if (!bigger) {
             w->failed = 1;

@@ -4,9 +4,14 @@
  * Both ends are always the same runner binary, so numbers travel in the
  * machine's own byte order and layout; it is not a file or network format.
  *
- * Errors are sticky: a writer that runs out of memory, or a reader that runs
- * past its end or meets a malformed cell, sets its flag and every later call
- * does nothing (readers return zeros), so a caller checks once at the end. */
+ * wire_writer is a byte buffer, not strbuf: a message is binary, has no
+ * terminator and is sent with its exact length; both grow by
+ * strbuf_grown_capacity() and check `len + n` before adding it.
+ *
+ * Errors are sticky: a writer that runs out of memory (or is asked for more
+ * bytes than size_t holds), or a reader that runs past its end or meets a
+ * malformed cell, sets its flag and every later call does nothing (readers
+ * return zeros), so a caller checks once at the end. */
 #ifndef RUNNER_WIRE_H
 #define RUNNER_WIRE_H
 

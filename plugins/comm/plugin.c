@@ -1,20 +1,21 @@
-/* comm plugin: ABI glue around model.c. One point = one row per scheme: by
- * default the walk-through's two (parameter server, ring all-reduce), with
- * schemes = "all" four all-reduce algorithms more, so a sweep over workers
- * or sizes puts every curve in one table. Byte counts are stored exactly as
- * integers; MiB and GiB columns are binary (2^20, 2^30 bytes) and only for
- * reading; times are alpha-beta predictions in seconds. With measure = true
- * the point also times a real allreduce across the ranks runner runs on
- * (mpirun), beside the prediction: the plugin is collective for that. */
+/* comm plugin: ABI glue around comm_model.c (runner_models). One point =
+ * one row per scheme: by default the walk-through's two (parameter server,
+ * ring all-reduce), with schemes = "all" four all-reduce algorithms more, so
+ * a sweep over workers or sizes puts every curve in one table. Byte counts
+ * are stored exactly as integers; MiB and GiB columns are binary (2^20, 2^30
+ * bytes) and only for reading; times are alpha-beta predictions in seconds.
+ * With measure = true the point also times a real allreduce across the ranks
+ * runner runs on (mpirun), beside the prediction: the plugin is collective
+ * for that. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include "runner/plugin.h"
+#include <runner/plugin.h>
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "model.h"
+#include "comm_model.h"
 
 enum {
     PARAM_MODEL_PARAMS,
@@ -54,7 +55,7 @@ static const runner_param comm_params[] = {
         "also time a real allreduce of model_params doubles across the ranks (mpirun -np N)",
         0),
 };
-_Static_assert(RUNNER_COUNT(comm_params) == PARAM_COUNT, "comm_params out of step with enum");
+_Static_assert(RUNNER_COUNT(comm_params) == PARAM_COUNT, "one entry per PARAM_*");
 
 enum {
     COL_SCHEME,
@@ -154,7 +155,7 @@ static const runner_column comm_columns[] = {
         "measured bus bandwidth algbw * 2 (n - 1) / n, n = measured_ranks (nccl-tests); "
         "0 on one rank"),
 };
-_Static_assert(RUNNER_COUNT(comm_columns) == COL_COUNT, "comm_columns out of step with enum");
+_Static_assert(RUNNER_COUNT(comm_columns) == COL_COUNT, "one entry per COL_*");
 
 /* --- measure = true: a real allreduce through the host --- */
 
@@ -190,10 +191,10 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
                         comm_measured *out)
 {
     if (host->struct_size < offsetof(runner_host, allreduce_sum) + sizeof host->allreduce_sum)
-        return host->fail(point, "comm: measure = true needs a runner whose host has "
+        return host->fail(point, "measure = true needs a runner whose host has "
                           "allreduce_sum; upgrade runner");
     if (count > COMM_MEASURE_MAX_DOUBLES)
-        return host->fail(point, "comm: measure = true allreduces model_params doubles; %lld "
+        return host->fail(point, "measure = true allreduces model_params doubles; %lld "
                           "is more than the %lld (1 GiB) it measures; lower model_params",
                           (long long)count, (long long)COMM_MEASURE_MAX_DOUBLES);
     int ranks = host->size(point);
@@ -205,7 +206,7 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
     }
     if (missing > 0.0) {
         free(buffer);
-        return host->fail(point, "comm: %.0f of %d ranks could not allocate %lld bytes to "
+        return host->fail(point, "%.0f of %d ranks could not allocate %lld bytes to "
                           "measure; lower model_params", missing, ranks,
                           (long long)count * (long long)sizeof(double));
     }
@@ -323,7 +324,7 @@ static int comm_run(const runner_host *host, runner_point *point)
     int64_t copy_bytes;
 
     if (comm_copy_bytes(model_params, bytes_per_param, &copy_bytes) != 0)
-        return host->fail(point, "comm: one copy of %lld x %lld bytes does not fit in "
+        return host->fail(point, "one copy of %lld x %lld bytes does not fit in "
                           "int64 bytes; lower model_params or bytes_per_param",
                           (long long)model_params, (long long)bytes_per_param);
     /* Compute every row before emitting any: a point is all rows or none. */
@@ -331,7 +332,7 @@ static int comm_run(const runner_host *host, runner_point *point)
         rows[i].scheme = all[i];
         if (comm_round_bytes_sharded(all[i], copy_bytes, workers, net.servers,
                                      &rows[i].round) != 0)
-            return host->fail(point, "comm: %s bytes per round for %lld-byte copies on "
+            return host->fail(point, "%s bytes per round for %lld-byte copies on "
                               "%lld workers exceed int64 (9.2e18 bytes); lower "
                               "model_params or workers", comm_scheme_name(all[i]),
                               (long long)copy_bytes, (long long)workers);

@@ -5,7 +5,7 @@
  * (decimal literals below), the crossovers against equal times and a brute
  * force search for the fastest scheme. */
 #include "check.h"
-#include "model.h"
+#include "comm_model.h"
 #include "plugin_harness.h"
 
 #include <stdio.h>

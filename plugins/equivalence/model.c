@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <threads.h>
 
-#include "runner/plugin.h" /* runner_rng only */
+#include <runner/plugin.h> /* runner_rng only */
 
 #define EQUIVALENCE_STOP_ROWS 4096
 #define EQUIVALENCE_TWO_PI 6.283185307179586476925286766559 /* no M_PI in strict C11 */

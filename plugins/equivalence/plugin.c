@@ -3,7 +3,7 @@
  * (exact up to rounding) and by plain average (wrong when shards differ).
  * A collective plugin: under mpirun every rank builds the same data, takes
  * its round-robin share of the shards, and a real allreduce combines them. */
-#include "runner/plugin.h"
+#include <runner/plugin.h>
 
 #include <float.h>
 #include <stdio.h>
@@ -90,19 +90,24 @@ static int reduce_sum(void *context, double *values, size_t count)
     return reduce->host->allreduce_sum(reduce->point, values, count) != RUNNER_OK;
 }
 
-static int emit(const runner_host *host, runner_point *point, const char *weighting,
-                double max_abs_diff, const equivalence_result *result, int ranks)
+/* Sets one row's columns and emits it. Each host call returns RUNNER_OK (0)
+ * or RUNNER_ERROR (-1), so OR-ing them keeps any failure; the host has then
+ * already failed the point with a message naming the column. */
+static int equivalence_emit(const runner_host *host, runner_point *point, const char *weighting,
+                            double max_abs_diff, const equivalence_result *result, int ranks)
 {
     double rel_diff = max_abs_diff / result->grad_max_abs; /* NaN only if g == 0 */
-    if (host->set_text(point, COL_WEIGHTING, weighting) != RUNNER_OK
-        || host->set_real(point, COL_MAX_ABS_DIFF, max_abs_diff) != RUNNER_OK
-        || host->set_real(point, COL_GRAD_MAX_ABS, result->grad_max_abs) != RUNNER_OK
-        || host->set_real(point, COL_REL_DIFF, rel_diff) != RUNNER_OK
-        || host->set_real(point, COL_REL_DIFF_EPS, rel_diff / DBL_EPSILON) != RUNNER_OK
-        || host->set_integer(point, COL_SHARD_MIN, result->shard_min) != RUNNER_OK
-        || host->set_integer(point, COL_SHARD_MAX, result->shard_max) != RUNNER_OK
-        || host->set_integer(point, COL_RANKS, ranks) != RUNNER_OK)
-        return RUNNER_ERROR; /* the host has already failed the point */
+    int rc = RUNNER_OK;
+    rc |= host->set_text(point, COL_WEIGHTING, weighting);
+    rc |= host->set_real(point, COL_MAX_ABS_DIFF, max_abs_diff);
+    rc |= host->set_real(point, COL_GRAD_MAX_ABS, result->grad_max_abs);
+    rc |= host->set_real(point, COL_REL_DIFF, rel_diff);
+    rc |= host->set_real(point, COL_REL_DIFF_EPS, rel_diff / DBL_EPSILON);
+    rc |= host->set_integer(point, COL_SHARD_MIN, result->shard_min);
+    rc |= host->set_integer(point, COL_SHARD_MAX, result->shard_max);
+    rc |= host->set_integer(point, COL_RANKS, ranks);
+    if (rc != RUNNER_OK)
+        return RUNNER_ERROR;
     return host->emit_row(point);
 }
 
@@ -124,7 +129,7 @@ static int equivalence_run(const runner_host *host, runner_point *point)
 
     /* The same on every rank (same parameters), so all fail together. */
     if (shards > samples)
-        return host->fail(point, "equivalence: shards (%lld) exceeds samples (%lld): every "
+        return host->fail(point, "shards (%lld) exceeds samples (%lld): every "
                           "shard needs at least one sample; lower shards or raise samples",
                           (long long)shards, (long long)samples);
 
@@ -155,12 +160,14 @@ static int equivalence_run(const runner_host *host, runner_point *point)
                                        runner_stop_requested, &stop, &result, err, sizeof err);
     equivalence_data_free(data);
     if (rc == -2)
-        return host->fail(point, "equivalence: interrupted");
+        return host->fail(point, "interrupted");
     if (rc != 0)
-        return host->fail(point, "equivalence: %s; lower samples or features", err);
+        return host->fail(point, "%s; lower samples or features", err);
 
-    if (emit(host, point, "weighted", result.weighted_max_abs_diff, &result, ranks) != RUNNER_OK
-        || emit(host, point, "plain", result.plain_max_abs_diff, &result, ranks) != RUNNER_OK)
+    if (equivalence_emit(host, point, "weighted", result.weighted_max_abs_diff, &result,
+                         ranks) != RUNNER_OK ||
+        equivalence_emit(host, point, "plain", result.plain_max_abs_diff, &result,
+                         ranks) != RUNNER_OK)
         return RUNNER_ERROR;
     return RUNNER_OK;
 }

@@ -3,7 +3,7 @@
  * (ddp, zero1, zero2, zero3), or one row when `stages` names a single stage,
  * so `WHERE stage = 'zero3'` picks a curve. Byte counts are exact integers;
  * the GiB and GB columns are for reading only. */
-#include "runner/plugin.h"
+#include <runner/plugin.h>
 
 #include <string.h>
 
@@ -52,7 +52,7 @@ static const runner_param memory_params[] = {
     [PARAM_ACTIVATION_BYTES] = RUNNER_PARAM_INTEGER("activation_bytes", "bytes",
         "activations and anything else per GPU, added to every stage unpartitioned", 0, 0, 1e12),
 };
-_Static_assert(RUNNER_COUNT(memory_params) == PARAM_COUNT, "memory_params out of step with enum");
+_Static_assert(RUNNER_COUNT(memory_params) == PARAM_COUNT, "one entry per PARAM_*");
 
 enum {
     COL_STAGE,
@@ -101,7 +101,7 @@ static const runner_column memory_columns[] = {
     [COL_COMM_VS_DDP] = RUNNER_COLUMN("comm_vs_ddp", RUNNER_REAL, "x",
         "comm_bytes_per_step / ddp's (1, 1, 1, 1.5 when g = w); NaN when ddp sends nothing"),
 };
-_Static_assert(RUNNER_COUNT(memory_columns) == COL_COUNT, "memory_columns out of step with enum");
+_Static_assert(RUNNER_COUNT(memory_columns) == COL_COUNT, "one entry per COL_*");
 
 /* One stage's figures, computed in full before any row is emitted. */
 typedef struct stage_row {
@@ -170,18 +170,18 @@ static int memory_run(const runner_host *host, runner_point *point)
      * declared above make these failures unreachable for legal values; they
      * stay as the one honest answer if a bound is ever widened. */
     if (memory_usage_of(MEMORY_DDP, &config, &ddp) != 0)
-        return host->fail(point, "memory: %lld parameters at %lld + %lld + %lld bytes each "
+        return host->fail(point, "%lld parameters at %lld + %lld + %lld bytes each "
                           "exceed int64 bytes; lower model_params",
                           (long long)config.model_params, (long long)config.weight_bytes,
                           (long long)config.grad_bytes, (long long)config.optimizer_bytes);
     for (int i = 0; i < row_count; i++) {
         const char *name = memory_stage_name(rows[i].stage);
         if (memory_usage_of(rows[i].stage, &config, &rows[i].usage) != 0)
-            return host->fail(point, "memory: %s bytes per GPU exceed int64; lower "
+            return host->fail(point, "%s bytes per GPU exceed int64; lower "
                               "model_params", name);
         if (memory_max_params(rows[i].stage, &config, gpu_memory_bytes,
                               &rows[i].max_params) != 0)
-            return host->fail(point, "memory: %s: the largest model on %lld GPUs of %lld "
+            return host->fail(point, "%s: the largest model on %lld GPUs of %lld "
                               "bytes may exceed int64 parameters; lower gpu_memory_bytes "
                               "or workers", name, (long long)config.workers,
                               (long long)gpu_memory_bytes);

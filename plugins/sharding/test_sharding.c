@@ -1613,34 +1613,36 @@ static void test_plugin_failures(void)
     CHECK_INT_EQ(harness_set(&h, "nodes", value_integer(100000)), 0);
     CHECK_INT_EQ(harness_set(&h, "vnodes", value_integer(10000)), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
-    CHECK_STR_EQ(h.point.error, "ring of (nodes+1)*vnodes = 1000010000 points exceeds the limit "
-                                "of 33554432 (about 0.7 GB): lower nodes or vnodes");
+    CHECK_STR_EQ(h.point.error, "sharding: ring of (nodes+1)*vnodes = 1000010000 points "
+                                "exceeds the limit of 33554432 (about 0.7 GB): lower nodes "
+                                "or vnodes");
     CHECK_INT_EQ(h.point.row_count, 0);
     CHECK_INT_EQ(harness_set(&h, "scheme", value_text("bounded")), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
-    CHECK_STR_EQ(h.point.error, "ring of (nodes+1)*vnodes = 1000010000 points exceeds the limit "
-                                "of 33554432 (about 0.7 GB): lower nodes or vnodes");
+    CHECK_STR_EQ(h.point.error, "sharding: ring of (nodes+1)*vnodes = 1000010000 points "
+                                "exceeds the limit of 33554432 (about 0.7 GB): lower nodes "
+                                "or vnodes");
     CHECK_INT_EQ(harness_set(&h, "scheme", value_text("ketama")), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
-    CHECK_STR_EQ(h.point.error, "ketama's three continua (160 points per server on nodes-1, "
-                                "nodes and nodes+1 servers) need 48000480 points, over the limit "
-                                "of 33554432: lower nodes to at most 69904");
+    CHECK_STR_EQ(h.point.error, "sharding: ketama's three continua (160 points per server on "
+                                "nodes-1, nodes and nodes+1 servers) need 48000480 points, "
+                                "over the limit of 33554432: lower nodes to at most 69904");
     CHECK_INT_EQ(harness_set(&h, "nodes", value_integer(69905)), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
     CHECK_INT_EQ(harness_set(&h, "nodes", value_integer(69904)), 0);
     CHECK_INT_EQ(harness_set(&h, "keys", value_integer(1)), 0);
     h.stop = 1; /* passes the size check, then stops before building */
     CHECK_INT_EQ(harness_run(&h, 1), -1);
-    CHECK_STR_EQ(h.point.error, "stopped on request before all 1 keys were placed");
+    CHECK_STR_EQ(h.point.error, "sharding: stopped on request before all 1 keys were placed");
     h.stop = 0;
 
     CHECK_INT_EQ(harness_set(&h, "nodes", value_integer(8)), 0);
     CHECK_INT_EQ(harness_set(&h, "scheme", value_text("maglev")), 0);
     CHECK_INT_EQ(harness_set(&h, "table_size", value_integer(65536)), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
-    CHECK_STR_EQ(h.point.error, "table_size 65536 is not prime: Maglev's preference lists "
-                                "(offset + j*skip mod M) are permutations only for a prime M; "
-                                "try 65537 or 655373");
+    CHECK_STR_EQ(h.point.error, "sharding: table_size 65536 is not prime: Maglev's preference "
+                                "lists (offset + j*skip mod M) are permutations only for a "
+                                "prime M; try 65537 or 655373");
     /* The same table size is fine for a scheme that has no table. */
     CHECK_INT_EQ(harness_set(&h, "scheme", value_text("jump")), 0);
     CHECK_INT_EQ(harness_run(&h, 1), 0);
@@ -1661,7 +1663,8 @@ static void test_plugin_failures(void)
         CHECK_INT_EQ(harness_set(&h, "scheme", value_text(schemes[s])), 0);
         CHECK_INT_EQ(harness_set(&h, "table_size", value_integer(65537)), 0);
         CHECK_INT_EQ(harness_run(&h, 1), -1);
-        CHECK_STR_EQ(h.point.error, "stopped on request before all 1000000 keys were placed");
+        CHECK_STR_EQ(h.point.error,
+                     "sharding: stopped on request before all 1000000 keys were placed");
         CHECK_INT_EQ(h.point.row_count, 0);
     }
     harness_free(&h);

@@ -3,14 +3,15 @@
  * combined round of its "Beyond": compute, plus a ring all-reduce of the
  * gradient timed by the comm model's alpha-beta line (section 2), plus the
  * wait. Pure functions; the waits come from the straggler model (exact or
- * Monte Carlo), the communication from plugins/comm/model.c. */
+ * Monte Carlo), the communication from the comm model
+ * (plugins/shared/comm_model.c), both linked from runner_models. */
 #ifndef SPEEDUP_MODEL_H
 #define SPEEDUP_MODEL_H
 
 #include <stdint.h>
 
-#include "../comm/model.h"
-#include "../straggler/model.h"
+#include "comm_model.h"
+#include "straggler_model.h"
 
 /* Which round: the walk-through's (compute + wait) or the combined one
  * (compute + ring all-reduce + wait). */

@@ -1,7 +1,7 @@
 /* speedup plugin: ABI glue around model.c. One point = one row: the speedup
  * of k workers over one, with exact or Monte Carlo straggler waits and, in
  * the combined model, a ring all-reduce of the gradient every round. */
-#include "runner/plugin.h"
+#include <runner/plugin.h>
 
 #include <string.h>
 
@@ -53,6 +53,7 @@ static const runner_param speedup_params[] = {
     [PARAM_REDUCE] = RUNNER_PARAM_REAL("reduce_bytes_per_s", "bytes/s",
         "1/gamma: bytes per second one worker reduces (combined)", 1e11, 1, 1e15),
 };
+_Static_assert(RUNNER_COUNT(speedup_params) == PARAM_COUNT, "one entry per PARAM_*");
 
 enum {
     COL_WAIT_S,
@@ -98,9 +99,30 @@ static const runner_column speedup_columns[] = {
     [COL_COMM_SHARE] = RUNNER_COLUMN("comm_share", RUNNER_REAL, "fraction",
         "comm_s / round_s (NaN if round_s is 0)"),
 };
-
-_Static_assert(RUNNER_COUNT(speedup_params) == PARAM_COUNT, "one entry per PARAM_*");
 _Static_assert(RUNNER_COUNT(speedup_columns) == COL_COUNT, "one entry per COL_*");
+
+/* Sets the row's columns and emits it. Each host call returns RUNNER_OK (0)
+ * or RUNNER_ERROR (-1), so OR-ing them keeps any failure; the host has then
+ * already failed the point with a message naming the column. */
+static int speedup_emit(const runner_host *host, runner_point *point, const speedup_row *row)
+{
+    int rc = RUNNER_OK;
+    rc |= host->set_real(point, COL_WAIT_S, row->wait_s);
+    rc |= host->set_real(point, COL_ROUND_S, row->round_s);
+    rc |= host->set_real(point, COL_SPEEDUP, row->speedup);
+    rc |= host->set_real(point, COL_EFFICIENCY, row->efficiency);
+    rc |= host->set_real(point, COL_CEILING, row->ceiling);
+    rc |= host->set_real(point, COL_CEILING_AMDAHL, row->ceiling_amdahl);
+    rc |= host->set_real(point, COL_KARP_FLATT, row->karp_flatt);
+    rc |= host->set_real(point, COL_T1_S, row->t1_s);
+    rc |= host->set_real(point, COL_COMPUTE_S, row->compute_s);
+    rc |= host->set_real(point, COL_GUSTAFSON, row->gustafson);
+    rc |= host->set_real(point, COL_COMM_S, row->comm_s);
+    rc |= host->set_real(point, COL_COMM_SHARE, row->comm_share);
+    if (rc != RUNNER_OK)
+        return RUNNER_ERROR;
+    return host->emit_row(point);
+}
 
 static int speedup_run(const runner_host *host, runner_point *point)
 {
@@ -127,7 +149,7 @@ static int speedup_run(const runner_host *host, runner_point *point)
     /* At most 1e15 x 64 bytes: always fits, but say so if that ever changes. */
     if (comm_copy_bytes(host->param_integer(point, PARAM_MODEL_PARAMS),
                         host->param_integer(point, PARAM_BYTES_PER_PARAM), &copy_bytes) != 0)
-        return host->fail(point, "speedup: model_params x bytes_per_param exceeds int64 bytes");
+        return host->fail(point, "model_params x bytes_per_param exceeds int64 bytes");
     setup.copy_bytes = (double)copy_bytes;
 
     double wait_1, wait_k;
@@ -153,20 +175,7 @@ static int speedup_run(const runner_host *host, runner_point *point)
 
     speedup_row row;
     speedup_row_fill_setup(&row, &setup, wait_1, wait_k);
-    if (host->set_real(point, COL_WAIT_S, row.wait_s) != RUNNER_OK
-        || host->set_real(point, COL_ROUND_S, row.round_s) != RUNNER_OK
-        || host->set_real(point, COL_SPEEDUP, row.speedup) != RUNNER_OK
-        || host->set_real(point, COL_EFFICIENCY, row.efficiency) != RUNNER_OK
-        || host->set_real(point, COL_CEILING, row.ceiling) != RUNNER_OK
-        || host->set_real(point, COL_CEILING_AMDAHL, row.ceiling_amdahl) != RUNNER_OK
-        || host->set_real(point, COL_KARP_FLATT, row.karp_flatt) != RUNNER_OK
-        || host->set_real(point, COL_T1_S, row.t1_s) != RUNNER_OK
-        || host->set_real(point, COL_COMPUTE_S, row.compute_s) != RUNNER_OK
-        || host->set_real(point, COL_GUSTAFSON, row.gustafson) != RUNNER_OK
-        || host->set_real(point, COL_COMM_S, row.comm_s) != RUNNER_OK
-        || host->set_real(point, COL_COMM_SHARE, row.comm_share) != RUNNER_OK)
-        return RUNNER_ERROR; /* the host has already failed the point */
-    return host->emit_row(point);
+    return speedup_emit(host, point, &row);
 }
 
 static const runner_plugin speedup_plugin = {

@@ -408,7 +408,7 @@ static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
     /* Ctrl-C during the estimate: the point fails and emits nothing. */
     point.stop = 1;
     CHECK_INT_EQ(harness_run(&point, 5), -1);
-    CHECK_STR_EQ(point.point.error, "interrupted");
+    CHECK_STR_EQ(point.point.error, "speedup: interrupted");
     CHECK_INT_EQ(point.point.row_count, 0);
     harness_free(&point);
 }

@@ -1,9 +1,10 @@
-/* straggler plugin: ABI glue around model.c. One point = one row: the
- * Monte Carlo and exact waits of a round of k workers under one delay law,
- * synchronous (optionally with backup workers) or with bounded staleness. */
-#include "runner/plugin.h"
+/* straggler plugin: ABI glue around straggler_model.c (runner_models). One
+ * point = one row: the Monte Carlo and exact waits of a round of k workers
+ * under one delay law, synchronous (optionally with backup workers) or with
+ * bounded staleness. */
+#include <runner/plugin.h>
 
-#include "model.h"
+#include "straggler_model.h"
 
 enum {
     PARAM_BASE,
@@ -60,6 +61,7 @@ static const runner_param straggler_params[] = {
         "SSP bound s: a worker waits only when more than s rounds ahead of the slowest "
         "(Ho et al. 2013); 0 = synchronous", 0, 0, 1e6),
 };
+_Static_assert(RUNNER_COUNT(straggler_params) == PARAM_COUNT, "one entry per PARAM_*");
 
 enum {
     COL_COMPUTE_S,
@@ -123,9 +125,36 @@ static const runner_column straggler_columns[] = {
         "mean over worker-rounds of the rounds still unfinished by some worker when a "
         "worker starts one (0 to staleness; 0 when synchronous)"),
 };
-
-_Static_assert(RUNNER_COUNT(straggler_params) == PARAM_COUNT, "one entry per PARAM_*");
 _Static_assert(RUNNER_COUNT(straggler_columns) == COL_COUNT, "one entry per COL_*");
+
+/* Sets the row's columns and emits it. Each host call returns RUNNER_OK (0)
+ * or RUNNER_ERROR (-1), so OR-ing them keeps any failure; the host has then
+ * already failed the point with a message naming the column. */
+static int straggler_emit(const runner_host *host, runner_point *point,
+                          const straggler_result *row)
+{
+    int rc = RUNNER_OK;
+    rc |= host->set_real(point, COL_COMPUTE_S, row->compute_s);
+    rc |= host->set_real(point, COL_MAX_DELAY_S, row->max_delay_s);
+    rc |= host->set_real(point, COL_MAX_DELAY_EXACT_S, row->max_delay_exact_s);
+    rc |= host->set_real(point, COL_MAX_DELAY_STDERR_S, row->max_delay_stderr_s);
+    rc |= host->set_real(point, COL_ROUND_S, row->round_s);
+    rc |= host->set_real(point, COL_ROUND_EXACT_S, row->round_exact_s);
+    rc |= host->set_real(point, COL_WAIT_SHARE, row->wait_share);
+    rc |= host->set_real(point, COL_WAIT_SHARE_EXACT, row->wait_share_exact);
+    rc |= host->set_integer(point, COL_SAMPLES, row->samples);
+    rc |= host->set_real(point, COL_DELAY_MEAN_S, row->delay_mean_s);
+    rc |= host->set_real(point, COL_MAX_DELAY_SAMPLE_STDERR_S, row->max_delay_sample_stderr_s);
+    rc |= host->set_real(point, COL_ORDER_STAT_S, row->order_stat_s);
+    rc |= host->set_real(point, COL_ORDER_STAT_EXACT_S, row->order_stat_exact_s);
+    rc |= host->set_real(point, COL_ORDER_STAT_STDERR_S, row->order_stat_stderr_s);
+    rc |= host->set_real(point, COL_ORDER_STAT_SAMPLE_STDERR_S, row->order_stat_sample_stderr_s);
+    rc |= host->set_real(point, COL_WAIT_S, row->wait_s);
+    rc |= host->set_real(point, COL_MEAN_STALENESS_ROUNDS, row->mean_staleness_rounds);
+    if (rc != RUNNER_OK)
+        return RUNNER_ERROR;
+    return host->emit_row(point);
+}
 
 static int straggler_run(const runner_host *host, runner_point *point)
 {
@@ -179,28 +208,7 @@ static int straggler_run(const runner_host *host, runner_point *point)
 
     straggler_result row;
     straggler_result_fill(&row, &delay, base, workers, backups, staleness, trials, &mc);
-    if (host->set_real(point, COL_COMPUTE_S, row.compute_s) != RUNNER_OK
-        || host->set_real(point, COL_MAX_DELAY_S, row.max_delay_s) != RUNNER_OK
-        || host->set_real(point, COL_MAX_DELAY_EXACT_S, row.max_delay_exact_s) != RUNNER_OK
-        || host->set_real(point, COL_MAX_DELAY_STDERR_S, row.max_delay_stderr_s) != RUNNER_OK
-        || host->set_real(point, COL_ROUND_S, row.round_s) != RUNNER_OK
-        || host->set_real(point, COL_ROUND_EXACT_S, row.round_exact_s) != RUNNER_OK
-        || host->set_real(point, COL_WAIT_SHARE, row.wait_share) != RUNNER_OK
-        || host->set_real(point, COL_WAIT_SHARE_EXACT, row.wait_share_exact) != RUNNER_OK
-        || host->set_integer(point, COL_SAMPLES, row.samples) != RUNNER_OK
-        || host->set_real(point, COL_DELAY_MEAN_S, row.delay_mean_s) != RUNNER_OK
-        || host->set_real(point, COL_MAX_DELAY_SAMPLE_STDERR_S,
-                          row.max_delay_sample_stderr_s) != RUNNER_OK
-        || host->set_real(point, COL_ORDER_STAT_S, row.order_stat_s) != RUNNER_OK
-        || host->set_real(point, COL_ORDER_STAT_EXACT_S, row.order_stat_exact_s) != RUNNER_OK
-        || host->set_real(point, COL_ORDER_STAT_STDERR_S, row.order_stat_stderr_s) != RUNNER_OK
-        || host->set_real(point, COL_ORDER_STAT_SAMPLE_STDERR_S,
-                          row.order_stat_sample_stderr_s) != RUNNER_OK
-        || host->set_real(point, COL_WAIT_S, row.wait_s) != RUNNER_OK
-        || host->set_real(point, COL_MEAN_STALENESS_ROUNDS, row.mean_staleness_rounds)
-               != RUNNER_OK)
-        return RUNNER_ERROR; /* the host has already failed the point */
-    return host->emit_row(point);
+    return straggler_emit(host, point, &row);
 }
 
 static const runner_plugin straggler_plugin = {
@@ -208,7 +216,8 @@ static const runner_plugin straggler_plugin = {
     .struct_size = sizeof(runner_plugin),
     .name = "straggler",
     .version = "1.1.0",
-    .summary = "a round waits for the slowest of k delayed workers: four delay laws, backups, bounded staleness",
+    .summary = "a round waits for the slowest of k delayed workers: four delay laws, backups, "
+               "bounded staleness",
     .params = straggler_params,
     .param_count = RUNNER_COUNT(straggler_params),
     .columns = straggler_columns,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "model.h"
+#include "straggler_model.h"
 #include "plugin_harness.h"
 
 static const int64_t walk_through_workers[] = { 1, 8, 64, 512 };
@@ -914,11 +914,11 @@ static void test_plugin_run(const runner_plugin *plugin)
     /* Ctrl-C: the point fails with "interrupted" and emits nothing. */
     point.stop = 1;
     CHECK_INT_EQ(harness_run(&point, 7), -1);
-    CHECK_STR_EQ(point.point.error, "interrupted");
+    CHECK_STR_EQ(point.point.error, "straggler: interrupted");
     CHECK_INT_EQ(point.point.row_count, 0);
     CHECK_INT_EQ(harness_set(&point, "staleness", value_integer(2)), 0);
     CHECK_INT_EQ(harness_run(&point, 7), -1);
-    CHECK_STR_EQ(point.point.error, "interrupted");
+    CHECK_STR_EQ(point.point.error, "straggler: interrupted");
     CHECK_INT_EQ(harness_set(&point, "staleness", value_integer(0)), 0);
     point.stop = 0;
 
@@ -1032,8 +1032,8 @@ static void test_plugin_laws(const runner_plugin *plugin)
     /* Backups and staleness together are refused, by run(), with the reason. */
     CHECK_INT_EQ(harness_set(&h, "staleness", value_integer(2)), 0);
     CHECK_INT_EQ(harness_run(&h, 55), -1);
-    CHECK_STR_EQ(h.point.error, "backups (1) and staleness (2) cannot be combined: backup "
-                                "workers keep rounds synchronous; set one of them to 0");
+    CHECK_STR_EQ(h.point.error, "straggler: backups (1) and staleness (2) cannot be combined: "
+                                "backup workers keep rounds synchronous; set one of them to 0");
     CHECK_INT_EQ(h.point.row_count, 0);
 
     /* Staleness 2, uniform: no closed form for the round; the wait drops. */

@@ -47,6 +47,31 @@ expect_sql "SELECT status FROM sweep" "running"
 run "$RUNNER" sweep "$script3" --db "$DB" --resume --isolate --jobs 1
 expect_status 1
 expect_sql "SELECT group_concat(status, ' ') FROM (SELECT status FROM point ORDER BY ordinal)" "ok crashed ok crashed ok crashed"
+
+# A hung isolated point's process dies with runner, whatever ends runner:
+# kill -9, or a second signal (SIGTERM then SIGINT: two of the same signal
+# sent at once may arrive as one). The point spins and ignores SIGTERM.
+spin=$(write_script spin.lua <<'LUA'
+sweep("faulty", { mode = "spin" }, { print = false })
+LUA
+)
+for ending in KILL TERM; do
+    rm -f "$DB"*
+    "$RUNNER" sweep "$spin" --db "$DB" --isolate --jobs 1 --quiet >/dev/null 2>&1 &
+    pid=$!
+    wait_until "the isolated point's process" '[ -n "$(pgrep -P $pid)" ] || ! alive $pid'
+    child=$(pgrep -P $pid)
+    if [ "$ending" = KILL ]; then
+        kill -KILL $pid
+    else
+        kill -TERM $pid
+        kill -INT $pid
+    fi
+    wait_until "runner to end (SIG$ending)" '! alive $pid'
+    wait $pid
+    wait_until "the point's process to die with runner (SIG$ending)" '! kill -0 $child 2>/dev/null' ||
+        kill -KILL $pid $child 2>/dev/null
+done
 run "$RUNNER" sweep "$script" --db "$DB" --point-timeout 0
 expect_status 2
 expect_stderr "runner: --point-timeout 0: expected a positive number of seconds; see 'runner --help'"

@@ -95,9 +95,9 @@ run "$RUNNER" sweep "$script" --db "$TMP/fail1.db" --plugin-dir "$RUNNER_FIXTURE
 expect_status 1
 run mpi 2 sweep "$script" --db "$TMP/fail2.db" --plugin-dir "$RUNNER_FIXTURES/good" --quiet
 expect_status 1
-expect_stderr_contains 'runner: testkit point 1 {"x":1.0,"rows":2,"fail":true,"label":"a"} failed: asked to fail at x = 1'
+expect_stderr_contains 'runner: testkit point 1 {"x":1.0,"rows":2,"fail":true,"label":"a"} failed: testkit: asked to fail at x = 1'
 DB="$TMP/fail2.db"
-expect_sql "SELECT status, count(*), min(error) FROM point GROUP BY status ORDER BY status" "failed|3|asked to fail at x = 1
+expect_sql "SELECT status, count(*), min(error) FROM point GROUP BY status ORDER BY status" "failed|3|testkit: asked to fail at x = 1
 ok|3|"
 compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/fail1.db" "$TMP/fail2.db" "failing points"
 compare_rows "SELECT * FROM testkit ORDER BY row_id" "$TMP/fail1.db" "$TMP/fail2.db" "failing points' rows"

@@ -23,9 +23,9 @@ run "$RUNNER" sweep "$script" --db "$DB"
 expect_status 1
 expect_stdout_contains "derived: 6 rows, first y = 2"
 expect_stdout_contains "testkit grid"
-expect_stderr_contains 'runner: testkit point 1 {"x":1.0,"rows":2,"fail":true,"label":"a"} failed: asked to fail at x = 1'
+expect_stderr_contains 'runner: testkit point 1 {"x":1.0,"rows":2,"fail":true,"label":"a"} failed: testkit: asked to fail at x = 1'
 expect_sql "SELECT status FROM sweep" "failed"
-expect_sql "SELECT count(*), group_concat(DISTINCT error) FROM point WHERE status = 'failed'" "3|asked to fail at x = 1,asked to fail at x = 2,asked to fail at x = 3"
+expect_sql "SELECT count(*), group_concat(DISTINCT error) FROM point WHERE status = 'failed'" "3|testkit: asked to fail at x = 1,testkit: asked to fail at x = 2,testkit: asked to fail at x = 3"
 expect_sql "SELECT count(*) FROM point WHERE status = 'ok' AND row_count = 2" "3"
 # The view rebuilds every point's parameters from its block, failed ones too.
 expect_sql "SELECT group_concat(ordinal || ':' || params_json, ' ') FROM point WHERE sweep_id = 1" \

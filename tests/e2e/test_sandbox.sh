@@ -68,6 +68,17 @@ run sh -c 'cd "$1/work" && exec "$2" sweep "$1/plot_link.lua" --db "$1/results.d
 expect_status 0
 expect_stdout_contains "plot: link: is a symbolic link; plots are written only below the current directory"
 [ -z "$(ls "$TMP/outside")" ] || fail "plot() wrote through a symbolic link"
+# A hard link is replaced by the new image, never written through.
+echo precious >"$TMP/outside/victim.svg"
+ln "$TMP/outside/victim.svg" "$TMP/work/hard.svg"
+printf '%s\n' "print(plot({ { a = 1, b = 2 }, { a = 2, b = 3 } }, { x = 'a', y = 'b', output = 'hard.svg' }))" \
+    >"$TMP/plot_hard.lua"
+run sh -c 'cd "$1/work" && exec "$2" sweep "$1/plot_hard.lua" --db "$1/results.db"' sh "$TMP" "$RUNNER_ABS"
+expect_status 0
+expect_stdout_contains "hard.svg"
+expect_equal "the hard-linked file outside" "$(cat "$TMP/outside/victim.svg")" "precious"
+grep -q "<svg" "$TMP/work/hard.svg" || fail "plot() did not write hard.svg"
+rm -f "$TMP/outside/victim.svg"
 
 # ---- loading code ------------------------------------------------------------
 expect_refused load "local f = load('return 1')" \

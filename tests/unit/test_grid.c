@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "grid.h"
 
 enum { P_A, P_B, P_C, P_D };
@@ -21,25 +22,7 @@ static const runner_column demo_columns[] = {
     RUNNER_COLUMN("y", RUNNER_REAL, "", "an output"),
 };
 
-static int never_run(const runner_host *host, runner_point *point)
-{
-    (void)host;
-    (void)point;
-    return RUNNER_ERROR;
-}
-
-static const runner_plugin demo = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "1.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = never_run,
-};
+static const runner_plugin demo = DEMO_PLUGIN("1.0.0", demo_params, demo_columns, demo_never_run);
 
 #define PARAM_COUNT RUNNER_COUNT(demo_params)
 
@@ -272,18 +255,9 @@ static const runner_param wide_params[] = {
     RUNNER_PARAM_INTEGER("y", "", "axis", 0, 0, WIDE_AXIS),
     RUNNER_PARAM_INTEGER("z", "", "axis", 0, 0, WIDE_AXIS),
 };
-static const runner_plugin wide = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "wide",
-    .version = "1.0.0",
-    .summary = "a plugin with room for a huge grid",
-    .params = wide_params,
-    .param_count = RUNNER_COUNT(wide_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = never_run,
-};
+/* A plugin with room for a huge grid. */
+static const runner_plugin wide =
+    DEMO_PLUGIN_NAMED("wide", "1.0.0", wide_params, demo_columns, demo_never_run);
 
 static value *axis_0_to(size_t count)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "host.h"
 
 enum { P_COUNT, P_SCALE, P_LABEL, P_FLAG };
@@ -31,18 +32,7 @@ static const runner_column demo_columns[] = {
 /* The demo descriptor with the given run function. */
 static runner_plugin demo_with(int (*run)(const runner_host *, runner_point *))
 {
-    runner_plugin plugin = {
-        .abi_version = RUNNER_PLUGIN_ABI,
-        .struct_size = sizeof(runner_plugin),
-        .name = "demo",
-        .version = "1.0.0",
-        .summary = "a plugin that exists only in this test",
-        .params = demo_params,
-        .param_count = RUNNER_COUNT(demo_params),
-        .columns = demo_columns,
-        .column_count = RUNNER_COUNT(demo_columns),
-        .run = run,
-    };
+    runner_plugin plugin = DEMO_PLUGIN("1.0.0", demo_params, demo_columns, run);
     return plugin;
 }
 
@@ -176,12 +166,12 @@ static void test_wrong_param(void)
     runner_plugin plugin = demo_with(run_wrong_param_type);
     runner_point p;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
-    CHECK_STR_EQ(p.error, "plugin asked for parameter 0 as a real");
+    CHECK_STR_EQ(p.error, "demo asked for parameter 0 as a real");
     host_point_free(&p);
 
     plugin = demo_with(run_param_out_of_range);
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
-    CHECK_STR_EQ(p.error, "plugin asked for parameter 7 as an integer");
+    CHECK_STR_EQ(p.error, "demo asked for parameter 7 as an integer");
     host_point_free(&p);
     clear_params(params);
 }
@@ -274,7 +264,7 @@ static void test_set_errors(void)
     set_result = 12345;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(set_result, RUNNER_ERROR);
-    CHECK_STR_EQ(p.error, "plugin set column 'y' as integer, but declares it real");
+    CHECK_STR_EQ(p.error, "demo set column 'y' as integer, but declares it real");
     CHECK_INT_EQ(p.row_count, 0);  /* the row emitted before is discarded */
     host_point_free(&p);
 
@@ -282,7 +272,7 @@ static void test_set_errors(void)
     set_result = 12345;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(set_result, RUNNER_ERROR);
-    CHECK_STR_EQ(p.error, "plugin set column 9, but it declares 4");
+    CHECK_STR_EQ(p.error, "demo set column 9, but it declares 4");
     CHECK_INT_EQ(p.row_count, 0);
     host_point_free(&p);
     clear_params(params);
@@ -324,7 +314,7 @@ static void test_fail(void)
     fail_result = 12345;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(fail_result, RUNNER_ERROR);
-    CHECK_STR_EQ(p.error, "diverged at round 3 (loss 2.5)");
+    CHECK_STR_EQ(p.error, "demo: diverged at round 3 (loss 2.5)");
     CHECK_INT_EQ(p.row_count, 0);
 
     /* The same point object runs the next point with a clean slate. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "digest.h"
 #include "param.h"
 #include "util.h"
@@ -27,39 +28,11 @@ static const runner_column demo_columns[] = {
     RUNNER_COLUMN("round_s", RUNNER_REAL, "s", "duration of a round"),
 };
 
-static int never_run(const runner_host *host, runner_point *point)
-{
-    (void)host;
-    (void)point;
-    return RUNNER_ERROR;
-}
-
-static const runner_plugin demo = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "1.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = never_run,
-};
+static const runner_plugin demo = DEMO_PLUGIN("1.0.0", demo_params, demo_columns, demo_never_run);
 
 /* The same plugin, one release later. */
-static const runner_plugin demo_bugfix = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "1.0.1",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = never_run,
-};
+static const runner_plugin demo_bugfix =
+    DEMO_PLUGIN("1.0.1", demo_params, demo_columns, demo_never_run);
 
 static const runner_param *spec(int index) { return &demo_params[index]; }
 
@@ -146,6 +119,11 @@ static void test_real(void)
     v = value_real(-INFINITY);
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: expected a finite number, got -inf");
+
+    /* -0.0 is 0.0 from entry on: SQLite could not store the sign. */
+    v = value_real(-0.0);
+    CHECK_INT_EQ(check_value(P_JITTER, &v), 0);
+    CHECK(v.as.real == 0.0 && !signbit(v.as.real));
 
     v = value_real(-0.5);
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "digest.h"
 #include "install_layout.h"
 #include "plugin_loader.h"
@@ -246,18 +247,7 @@ static const runner_column good_columns[] = {
 
 static runner_plugin good_plugin(void)
 {
-    runner_plugin plugin = {
-        .abi_version = RUNNER_PLUGIN_ABI,
-        .struct_size = sizeof(runner_plugin),
-        .name = "demo",
-        .version = "1.0.0",
-        .summary = "a plugin that exists only in this test",
-        .params = good_params,
-        .param_count = RUNNER_COUNT(good_params),
-        .columns = good_columns,
-        .column_count = RUNNER_COUNT(good_columns),
-        .run = ok_run,
-    };
+    runner_plugin plugin = DEMO_PLUGIN("1.0.0", good_params, good_columns, ok_run);
     return plugin;
 }
 

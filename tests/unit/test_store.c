@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "store.h"
 
 /* --- the test plugin: every parameter type and every column type ---------- */
@@ -31,18 +32,7 @@ static const runner_column demo_columns[] = {
     RUNNER_COLUMN("converged", RUNNER_BOOLEAN, "", "whether the loss settled"),
 };
 
-static const runner_plugin demo = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "1.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = NULL,
-};
+static const runner_plugin demo = DEMO_PLUGIN("1.0.0", demo_params, demo_columns, NULL);
 
 /* Version 2 declares one more output. */
 static const runner_column demo_v2_columns[] = {
@@ -53,18 +43,7 @@ static const runner_column demo_v2_columns[] = {
     RUNNER_COLUMN("moved_bytes", RUNNER_INTEGER, "bytes", "bytes moved in the round"),
 };
 
-static const runner_plugin demo_v2 = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "2.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_v2_columns,
-    .column_count = RUNNER_COUNT(demo_v2_columns),
-    .run = NULL,
-};
+static const runner_plugin demo_v2 = DEMO_PLUGIN("2.0.0", demo_params, demo_v2_columns, NULL);
 
 /* Version 3 also declares new parameters: old rows read their defaults. */
 static const runner_param demo_v3_params[] = {
@@ -77,18 +56,8 @@ static const runner_param demo_v3_params[] = {
     RUNNER_PARAM_INTEGER("copies", "", "a new integer parameter", 3, 0, 9),
 };
 
-static const runner_plugin demo_v3 = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "3.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_v3_params,
-    .param_count = RUNNER_COUNT(demo_v3_params),
-    .columns = demo_v2_columns,
-    .column_count = RUNNER_COUNT(demo_v2_columns),
-    .run = NULL,
-};
+static const runner_plugin demo_v3 =
+    DEMO_PLUGIN("3.0.0", demo_v3_params, demo_v2_columns, NULL);
 
 /* 2026-11-30T05:12:00.123Z */
 #define STARTED_AT 1796015520.123

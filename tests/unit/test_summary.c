@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "store.h"
 #include "summary.h"
 #include "util.h"
@@ -25,18 +26,7 @@ static const runner_column demo_columns[] = {
     RUNNER_COLUMN("settled", RUNNER_BOOLEAN, "", "whether the loss settled"),
 };
 
-static const runner_plugin demo = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "demo",
-    .version = "1.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = NULL,
-};
+static const runner_plugin demo = DEMO_PLUGIN("1.0.0", demo_params, demo_columns, NULL);
 
 /* 2026-11-30T05:12:00.123Z */
 #define STARTED_AT 1796015520.123

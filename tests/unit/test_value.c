@@ -116,6 +116,16 @@ static void test_type_names(void)
     CHECK_STR_EQ(value_type_name((runner_type)0), "null");
 }
 
+/* Quantities only: a boolean is shown as true/false and gets no figures. */
+static void test_type_is_numeric(void)
+{
+    CHECK_INT_EQ(value_type_is_numeric(RUNNER_INTEGER), 1);
+    CHECK_INT_EQ(value_type_is_numeric(RUNNER_REAL), 1);
+    CHECK_INT_EQ(value_type_is_numeric(RUNNER_BOOLEAN), 0);
+    CHECK_INT_EQ(value_type_is_numeric(RUNNER_TEXT), 0);
+    CHECK_INT_EQ(value_type_is_numeric((runner_type)0), 0);
+}
+
 static void test_equal(void)
 {
     value a = value_integer(1), b = value_real(1.0);
@@ -179,6 +189,7 @@ int main(void)
     test_number();
     test_format();
     test_type_names();
+    test_type_is_numeric();
     test_equal();
     return check_done("test_value");
 }

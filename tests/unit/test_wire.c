@@ -2,6 +2,7 @@
  * and NULL round-trip exactly (NaN, infinities, -0.0, empty and UTF-8 text);
  * short or corrupt input is refused without reading past its end. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,10 +111,30 @@ static void test_outcome(void)
         value_clear(&rows[i]);
 }
 
+/* Sizes that would wrap size_t mark the writer failed before any copy or
+ * allocation; a failed writer stays failed. */
+static void test_writer_overflow(void)
+{
+    wire_writer w = { 0 };
+    wire_put_u32(&w, 7);
+    wire_put(&w, "x", SIZE_MAX - 2);
+    CHECK(w.failed && w.len == 4);
+    wire_put_u8(&w, 1);
+    CHECK(w.len == 4);
+    wire_writer_free(&w);
+    CHECK(!w.failed && w.data == NULL);
+
+    wire_writer huge = { .data = NULL, .len = SIZE_MAX - 1, .cap = 0 };
+    wire_put_u64(&huge, 1);
+    CHECK(huge.failed && huge.data == NULL);
+    wire_writer_free(&huge);
+}
+
 int main(void)
 {
     test_numbers_and_text();
     test_cells();
     test_outcome();
+    test_writer_overflow();
     return check_done("test_wire");
 }

@@ -1,7 +1,8 @@
 /* comm model: bytes and alpha-beta time of one round of gradient exchange,
  * for a parameter server and five all-reduce algorithms (docs/science.md
  * section 2 and its "Beyond"). Pure arithmetic, no plugin ABI, so the unit
- * test checks it directly and the speedup plugin compiles it in. */
+ * test checks it directly; in runner_models, since the speedup plugin uses
+ * it too (plugins/shared/CMakeLists.txt). */
 #ifndef COMM_MODEL_H
 #define COMM_MODEL_H
 

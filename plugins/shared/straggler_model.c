@@ -1,7 +1,7 @@
 /* straggler model: exact order statistics of the delay laws and tight Monte
  * Carlo samplers for them (target: >= 100 M draws/s per core for the uniform
  * law, see bench/bench_straggler.c), synchronous with backups or SSP. */
-#include "model.h"
+#include "straggler_model.h"
 
 #include <math.h>
 #include <stdlib.h>

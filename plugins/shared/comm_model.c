@@ -2,7 +2,7 @@
  * gradient exchange. Counts are int64 and every product is overflow-checked,
  * because a 1e15-parameter model on 1e7 workers is a legal point whose
  * answer does not fit; times are doubles. */
-#include "model.h"
+#include "comm_model.h"
 
 #include <math.h>
 

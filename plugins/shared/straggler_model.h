@@ -3,15 +3,16 @@
  * exponential, log-normal or Pareto law; optionally with b backup workers
  * (wait for the fastest k of k + b) or bounded staleness (SSP). Exact order
  * statistics where a closed form exists, Monte Carlo always. Pure functions,
- * no host: the plugin, the tests, the bench and plugins/speedup share them. */
+ * no host: the plugin, the tests, the bench and plugins/speedup share them
+ * through runner_models (plugins/shared/CMakeLists.txt). */
 #ifndef STRAGGLER_MODEL_H
 #define STRAGGLER_MODEL_H
 
 #include <stdint.h>
 
-#include "runner/plugin.h" /* runner_rng only */
+#include <runner/plugin.h> /* runner_rng only */
 
-/* --- The original uniform model; plugins/speedup compiles these in. --- */
+/* --- The original uniform model; plugins/speedup uses these. --- */
 
 /* E[max of k Uniform(0, J)] = J k / (k + 1). */
 double straggler_max_delay_exact(double jitter, int64_t workers);
