@@ -1,8 +1,9 @@
 /* sweep: the point loop. Points run on `jobs` threads (or inline for one
  * job), or under MPI on the worker ranks; a reorder window hands them to the
  * single writer in point order, so rows, their order and their ids are the
- * same for any number of jobs or ranks. Also the workers' side of MPI. */
-#include "sweep.h"
+ * same for any number of jobs or ranks. The workers' side of MPI is in
+ * sweep_serve.c. */
+#include "sweep_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -14,34 +15,10 @@
 #include "mpi_pool.h"
 #include "param.h"
 #include "progress.h"
-#include "provenance.h"
 #include "util.h"
 #include "wire.h"
 
-/* A finished point waiting to be written. Owns everything but params. */
-typedef struct finished_point {
-    int state;                  /* SLOT_FREE, SLOT_RUNNING, SLOT_DONE */
-    uint64_t index;
-    value *params;              /* param_count values borrowing text from the grid */
-    char *canonical;
-    char identity[65];
-    uint64_t seed;
-    int skipped;                /* already stored by an earlier run (resume) */
-    int64_t stored_point_id;    /* which stored point, when skipped */
-    int failed;
-    const char *status;         /* "ok", "failed", "crashed" or "timeout" */
-    int interrupted;            /* cut short by a stop request: not a result */
-    char *error;
-    double started_at, duration_s;
-    value *rows;                /* row_count * column_count, owned */
-    size_t row_count;
-    char *fatal;                /* out of memory and such: stops the sweep */
-} finished_point;
-
-enum { SLOT_FREE = 0, SLOT_RUNNING, SLOT_DONE };
-
-/* A point's status by isolate_status; MPI results carry the index. */
-static const char *const status_names[] = { "ok", "failed", "crashed", "timeout" };
+const char *const sweepi_status_names[4] = { "ok", "failed", "crashed", "timeout" };
 
 typedef struct section_job {
     sweep_run *run;
@@ -147,7 +124,8 @@ fail:
     return -1;
 }
 
-static void clear_finished(finished_point *f, const runner_plugin *plugin)
+/* Frees what f owns and empties it, keeping its params array. */
+void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
 {
     free(f->canonical);
     free(f->error);
@@ -197,7 +175,7 @@ static void prepare_point(section_job *job, finished_point *f)
  * process or (isolate) a child, and records the outcome in f: status,
  * timing, error, rows. A failure caused by a stop request is marked
  * interrupted instead: not a result, so a resumed sweep runs it again. */
-static void execute_point(runner_point *point, finished_point *f, int isolate,
+void sweepi_execute_point(runner_point *point, finished_point *f, int isolate,
                           double timeout_s, const volatile sig_atomic_t *stop)
 {
     host_point_reset(point, f->params, f->seed);
@@ -205,7 +183,7 @@ static void execute_point(runner_point *point, finished_point *f, int isolate,
     double clock0 = util_monotonic();
     if (isolate) {
         isolate_status outcome = isolate_run_point(point, timeout_s);
-        f->status = status_names[outcome];
+        f->status = sweepi_status_names[outcome];
         f->failed = outcome != ISOLATE_OK;
     } else {
         f->failed = host_run_point(point) != 0;
@@ -233,7 +211,7 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
     prepare_point(job, f);
     if (f->fatal || f->skipped)
         return;
-    execute_point(point, f, job->run->isolate, job->run->point_timeout_s, job->run->stop);
+    sweepi_execute_point(point, f, job->run->isolate, job->run->point_timeout_s, job->run->stop);
 }
 
 static void *worker_main(void *arg)
@@ -321,24 +299,23 @@ static void report_failure(const section_job *job, const finished_point *f, prog
             strcmp(f->status, "timeout") == 0 ? "timed out" : f->status, f->error);
 }
 
-/* ---- MPI: rank 0's side (docs/mpi.md) ----
- *
- * Messages between rank 0 and the workers, each payload in wire.c's bytes:
- *   SECTION  0 -> all     plugin name, its .so's sha256, collective, isolate,
- *                         point timeout
- *   READY    worker -> 0  ok, and why not ("rank 2 on node7: ...")
- *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells
- *   RESULTS  worker -> 0  one per point, as soon as it is done: 1, index,
- *                         status, interrupted, started_at, duration_s,
- *                         outcome (wire_put_outcome)
- *   END      0 -> worker  the section is over
- *   STATUS   worker -> 0  after each collective point: failed, interrupted,
- *                         error
- * A collective section sends its points with mpi_pool_broadcast instead of
- * POINTS; an empty broadcast ends it. Rank 0 computes and checks every
- * point's identity and seed, so workers need neither the grid nor the
- * sweep seed, and a point's rows cannot depend on the rank that ran it. */
-enum { TAG_SECTION = 1, TAG_READY, TAG_POINTS, TAG_RESULTS, TAG_END, TAG_STATUS };
+/* The writer's step for each point in turn: reports it if it failed,
+ * stores it and empties its slot. Returns 1 when the section stops here
+ * (a failure with fail_fast), 0 to go on, -1 with *err. */
+static int write_in_turn(section_job *job, int64_t section_id, finished_point *f,
+                         const sweep_section_options *options, table *result, progress *bar,
+                         char **err)
+{
+    if (f->failed)
+        report_failure(job, f, bar);
+    if (write_point(job, section_id, f, result, err) != 0)
+        return -1;
+    int failed = f->failed;
+    sweepi_clear_finished(f, job->plugin);
+    return failed && options->fail_fast;
+}
+
+/* ---- MPI: rank 0's side (docs/mpi.md; the messages: sweep_int.h) ---- */
 
 typedef enum section_mode {
     SECTION_LOCAL,        /* this process: inline or --jobs threads */
@@ -444,7 +421,7 @@ static int take_results(section_job *job, const mpi_pool_message *msg, char **er
         int failed;
         if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0)
             break;
-        f->status = status_names[status];
+        f->status = sweepi_status_names[status];
         f->failed = status != 0;
         f->interrupted = interrupted;
         f->started_at = started_at;
@@ -493,6 +470,157 @@ static int await_message(sweep_run *run, int tag, double *give_up_at, mpi_pool_m
     }
 }
 
+/* Rank 0's bookkeeping for a distributed section. */
+typedef struct dispatch {
+    int workers;                /* ranks 1..workers run points */
+    uint64_t *out;              /* points out, per worker (index 1..workers) */
+    uint64_t next;              /* the next point to hand out */
+    uint64_t outstanding;       /* points out in all */
+    int dispatching;            /* still handing out points */
+    int writing;                /* still writing results */
+    int broken;                 /* a worker is gone or stuck: no clean end */
+    double give_up_at;          /* see await_message */
+    wire_writer w;              /* the POINTS message being built */
+} dispatch;
+
+/* Hands out chunks while a worker runs low and the window has slots.
+ * Points an earlier run stored are marked done instead of sent. Returns 0,
+ * or -1 with *err (d->broken when a send failed). */
+static int dispatch_points(section_job *job, dispatch *d, char **err)
+{
+    sweep_run *run = job->run;
+    while (d->dispatching && d->next < job->count &&
+           d->next < job->written + job->window_size) {
+        if (run->stop && *run->stop) {
+            d->dispatching = 0;
+            break;
+        }
+        uint64_t chunk = (job->count - d->next) / ((uint64_t)d->workers * 4);
+        chunk = chunk < 1 ? 1 : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
+        int worker = pick_worker(d->out, d->workers, chunk);
+        if (!worker)
+            break;
+        if (chunk > job->written + job->window_size - d->next)
+            chunk = job->written + job->window_size - d->next;
+        uint32_t n = 0;
+        d->w.len = 0;
+        wire_put_u32(&d->w, 0); /* n, filled in below */
+        for (uint64_t i = 0; i < chunk; i++, d->next++) {
+            finished_point *f = &job->window[d->next % job->window_size];
+            f->index = d->next;
+            prepare_point(job, f);
+            if (f->fatal)
+                return util_fail(err, "%s", f->fatal);
+            f->state = f->skipped ? SLOT_DONE : SLOT_RUNNING;
+            if (f->skipped)
+                continue;
+            wire_put_u64(&d->w, f->index);
+            wire_put_u64(&d->w, f->seed);
+            wire_put_cells(&d->w, f->params, job->plugin->param_count);
+            n++;
+        }
+        if (d->w.failed)
+            return util_fail(err, "out of memory");
+        if (n == 0)
+            continue; /* every point of the chunk was stored already */
+        memcpy(d->w.data, &n, sizeof n);
+        if (mpi_pool_send(worker, TAG_POINTS, d->w.data, d->w.len, err) != 0) {
+            d->broken = 1;
+            return -1;
+        }
+        d->out[worker] += n;
+        d->outstanding += n;
+    }
+    return 0;
+}
+
+/* Writes the finished points at the head of the window, in order, up to
+ * the first one still out. Returns 0, or -1 with *err. */
+static int write_finished(section_job *job, dispatch *d, int64_t section_id,
+                          const sweep_section_options *options, table *result, progress *bar,
+                          char **err)
+{
+    uint64_t before = job->written;
+    while (d->writing && job->written < d->next) {
+        finished_point *f = &job->window[job->written % job->window_size];
+        if (f->state != SLOT_DONE)
+            break;
+        if (f->interrupted) {
+            job->run->interrupted = 1; /* a worker's point was cut short */
+            d->writing = d->dispatching = 0;
+            break;
+        }
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0)
+            return -1;
+        job->written++;
+        if (stop)
+            d->writing = d->dispatching = 0;
+    }
+    if (job->written != before)
+        progress_update(bar, job->written);
+    return 0;
+}
+
+/* Waits for one RESULTS message and takes it into the window. Returns 1
+ * with a result taken, 0 when it gave up waiting (stopped), -1 with *err;
+ * d->broken unless 1. */
+static int receive_results(section_job *job, dispatch *d, char **err)
+{
+    mpi_pool_message msg;
+    int got = await_message(job->run, TAG_RESULTS, &d->give_up_at, &msg, err);
+    if (got <= 0) {
+        d->broken = 1;
+        return got;
+    }
+    if (msg.source >= 1 && msg.source <= d->workers && d->out[msg.source] > 0) {
+        d->out[msg.source]--;
+        d->outstanding--;
+    }
+    int bad = take_results(job, &msg, err);
+    free(msg.data);
+    if (bad) {
+        d->broken = 1;
+        return -1;
+    }
+    return 1;
+}
+
+/* Ends the section on the workers: waits for every point still out (or its
+ * result would be taken for the next section's), then sends END; or, when
+ * a worker is gone or stuck, abandons MPI. Returns rc, or -1 when END could
+ * not be sent (with *err when rc was 0). */
+static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
+{
+    sweep_run *run = job->run;
+    while (!d->broken && d->outstanding > 0) {
+        mpi_pool_message msg;
+        char *drain_err = NULL;
+        int got = await_message(run, TAG_RESULTS, &d->give_up_at, &msg, &drain_err);
+        free(drain_err);
+        if (got <= 0) {
+            d->broken = 1;
+            break;
+        }
+        d->outstanding--;
+        free(msg.data);
+    }
+    if (d->broken) {
+        /* The job cannot end cleanly, but what was written is committed by
+         * the caller (store_flush). */
+        mpi_pool_abandon();
+        if (run->stop && *run->stop)
+            run->interrupted = 1;
+        return rc;
+    }
+    for (int r = 1; r <= d->workers; r++)
+        if (mpi_pool_send(r, TAG_END, NULL, 0, rc == 0 ? err : NULL) != 0 && rc == 0) {
+            mpi_pool_abandon();
+            return -1;
+        }
+    return rc;
+}
+
 /* A section whose points run on the worker ranks, one rank per point: rank 0
  * prepares each point (identity, seed, resume), sends chunks of them, and
  * writes the results in point order through the same reorder window and
@@ -503,154 +631,43 @@ static int run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
                            char **err)
 {
     sweep_run *run = job->run;
-    const runner_plugin *plugin = job->plugin;
-    int workers = mpi_pool_size() - 1, rc = -1;
-    int dispatching = 1, writing = 1, broken = 0;
-    uint64_t *out = calloc((size_t)workers + 1, sizeof *out); /* points out, per worker */
-    uint64_t next = 0, outstanding = 0;
-    double give_up_at = 0;
-    wire_writer w = { 0 };
-    if (!out)
+    dispatch d = { .workers = mpi_pool_size() - 1, .dispatching = 1, .writing = 1 };
+    int rc = -1;
+    if (!(d.out = calloc((size_t)d.workers + 1, sizeof *d.out)))
         return util_fail(err, "out of memory");
     if (open_remote_section(job, lp, 0, err) != 0) {
-        free(out);
+        free(d.out);
         return -1;
     }
     for (;;) {
-        /* Hand out chunks while a worker runs low and the window has slots. */
-        while (dispatching && next < job->count && next < job->written + job->window_size) {
-            if (run->stop && *run->stop) {
-                dispatching = 0;
-                break;
-            }
-            uint64_t chunk = (job->count - next) / ((uint64_t)workers * 4);
-            chunk = chunk < 1 ? 1 : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
-            int worker = pick_worker(out, workers, chunk);
-            if (!worker)
-                break;
-            if (chunk > job->written + job->window_size - next)
-                chunk = job->written + job->window_size - next;
-            uint32_t n = 0;
-            w.len = 0;
-            wire_put_u32(&w, 0); /* n, filled in below */
-            for (uint64_t i = 0; i < chunk; i++, next++) {
-                finished_point *f = &job->window[next % job->window_size];
-                f->index = next;
-                prepare_point(job, f);
-                if (f->fatal) {
-                    util_fail(err, "%s", f->fatal);
-                    goto done;
-                }
-                f->state = f->skipped ? SLOT_DONE : SLOT_RUNNING;
-                if (f->skipped)
-                    continue;
-                wire_put_u64(&w, f->index);
-                wire_put_u64(&w, f->seed);
-                wire_put_cells(&w, f->params, plugin->param_count);
-                n++;
-            }
-            if (w.failed) {
-                util_fail(err, "out of memory");
-                goto done;
-            }
-            if (n == 0)
-                continue; /* every point of the chunk was stored already */
-            memcpy(w.data, &n, sizeof n);
-            if (mpi_pool_send(worker, TAG_POINTS, w.data, w.len, err) != 0) {
-                broken = 1;
-                goto done;
-            }
-            out[worker] += n;
-            outstanding += n;
-        }
-        /* Write the finished points at the head of the window, in order. */
-        uint64_t before = job->written;
-        while (writing && job->written < next) {
-            finished_point *f = &job->window[job->written % job->window_size];
-            if (f->state != SLOT_DONE)
-                break;
-            if (f->interrupted) {
-                run->interrupted = 1; /* a worker's point was cut short */
-                writing = dispatching = 0;
-                break;
-            }
-            if (f->failed)
-                report_failure(job, f, bar);
-            if (write_point(job, section_id, f, result, err) != 0)
-                goto done;
-            int failed = f->failed;
-            clear_finished(f, plugin);
-            job->written++;
-            if (failed && options->fail_fast)
-                writing = dispatching = 0;
-        }
-        if (job->written != before)
-            progress_update(bar, job->written);
-        if (!writing || job->written == job->count)
+        if (dispatch_points(job, &d, err) != 0 ||
+            write_finished(job, &d, section_id, options, result, bar, err) != 0)
+            goto done;
+        if (!d.writing || job->written == job->count)
             break;
-        if (outstanding == 0) {
-            if (dispatching && next < job->count && !(run->stop && *run->stop))
+        if (d.outstanding == 0) {
+            if (d.dispatching && d.next < job->count && !(run->stop && *run->stop))
                 continue;
             break;
         }
-        mpi_pool_message msg;
-        int got = await_message(run, TAG_RESULTS, &give_up_at, &msg, err);
-        if (got <= 0) {
-            broken = 1;
-            if (got < 0)
-                goto done;
-            break; /* stopped, and the points still out never came back */
-        }
-        if (msg.source >= 1 && msg.source <= workers && out[msg.source] > 0) {
-            out[msg.source]--;
-            outstanding--;
-        }
-        int bad = take_results(job, &msg, err);
-        free(msg.data);
-        if (bad) {
-            broken = 1;
+        int got = receive_results(job, &d, err);
+        if (got < 0)
             goto done;
-        }
+        if (got == 0)
+            break; /* stopped, and the points still out never came back */
         if (run->stop && *run->stop)
-            dispatching = 0;
+            d.dispatching = 0;
     }
     if (job->written < job->count && run->stop && *run->stop)
         run->interrupted = 1;
     rc = 0;
 done:
-    /* Every point out must come back before the section ends, or its result
-     * would be taken for the next section's. */
-    while (!broken && outstanding > 0) {
-        mpi_pool_message msg;
-        char *drain_err = NULL;
-        int got = await_message(run, TAG_RESULTS, &give_up_at, &msg, &drain_err);
-        free(drain_err);
-        if (got <= 0) {
-            broken = 1;
-            break;
-        }
-        outstanding--;
-        free(msg.data);
-    }
-    if (broken) {
-        /* A worker is gone or stuck: the job cannot end cleanly, but what
-         * was written is committed by the caller (store_flush). */
-        mpi_pool_abandon();
-        if (run->stop && *run->stop)
-            run->interrupted = 1;
-    } else {
-        for (int r = 1; r <= workers; r++)
-            if (mpi_pool_send(r, TAG_END, NULL, 0, rc == 0 ? err : NULL) != 0 && rc == 0) {
-                mpi_pool_abandon();
-                rc = -1;
-                break;
-            }
-    }
+    rc = end_distributed(job, &d, rc, err);
     /* Slots handed out but never written still hold their rows. */
     for (size_t i = 0; i < job->window_size; i++)
-        clear_finished(&job->window[i], plugin);
-    wire_writer_free(&w);
-    free(out);
+        sweepi_clear_finished(&job->window[i], job->plugin);
+    wire_writer_free(&d.w);
+    free(d.out);
     return rc;
 }
 
@@ -743,7 +760,7 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
                 broken = 1;
                 goto done;
             }
-            execute_point(&point, f, 0, 0, run->stop);
+            sweepi_execute_point(&point, f, 0, 0, run->stop);
             int got = collect_statuses(run, plugin, f, err);
             if (got != 0) {
                 broken = 1;
@@ -756,14 +773,11 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
             run->interrupted = 1;
             break;
         }
-        if (f->failed)
-            report_failure(job, f, bar);
-        if (write_point(job, section_id, f, result, err) != 0)
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0)
             goto done;
-        int failed = f->failed;
-        clear_finished(f, plugin);
         progress_update(bar, index + 1);
-        if (failed && options->fail_fast)
+        if (stop)
             break;
     }
     rc = 0;
@@ -778,9 +792,217 @@ done:
             rc = -1;
         }
     }
-    clear_finished(f, plugin);
+    sweepi_clear_finished(f, plugin);
     wire_writer_free(&w);
     host_point_free(&point);
+    return rc;
+}
+
+/* Sizes job's reorder window for *jobs threads (capped at the point count)
+ * and says where the points run. Under MPI the workers compute
+ * (docs/mpi.md): rank 0 hands out points and writes; a collective plugin's
+ * points run on every rank at once. */
+static section_mode plan_section(section_job *job, int *jobs)
+{
+    *jobs = job->run->jobs > 1 ? job->run->jobs : 1;
+    if ((uint64_t)*jobs > job->count)
+        *jobs = job->count > 0 ? (int)job->count : 1;
+    job->window_size = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_SLOTS_PER_JOB;
+    job->window_floor = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_FLOOR_PER_JOB;
+    section_mode mode = SECTION_LOCAL;
+    if (mpi_pool_size() > 1) {
+        mode = plugin_flags(job->plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
+                                                                    : SECTION_DISTRIBUTED;
+        job->window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job->count);
+        job->window_floor = job->window_size;
+    }
+    job->window_limit = job->window_floor;
+    return mode;
+}
+
+/* Allocates the window's slots, each with room for a point's parameters. */
+static int window_alloc(section_job *job)
+{
+    job->window = calloc(job->window_size, sizeof *job->window);
+    if (!job->window)
+        return -1;
+    for (size_t i = 0; i < job->window_size; i++) {
+        job->window[i].params = calloc(job->plugin->param_count ? job->plugin->param_count : 1,
+                                       sizeof(value));
+        if (!job->window[i].params)
+            return -1;
+    }
+    return 0;
+}
+
+/* Frees what window_alloc, open_section and pthread_*_init gave job. */
+static void section_job_free(section_job *job)
+{
+    for (size_t i = 0; job->window && i < job->window_size; i++) {
+        sweepi_clear_finished(&job->window[i], job->plugin);
+        free(job->window[i].params);
+    }
+    free(job->window);
+    store_identity_set_free(job->done);
+    pthread_mutex_destroy(&job->lock);
+    pthread_mutex_destroy(&job->done_lock);
+    pthread_cond_destroy(&job->slot_done);
+    pthread_cond_destroy(&job->slot_free);
+}
+
+/* Records the plugin with the sweep and begins the section, or with
+ * --resume finds it again with the points it already holds (job->done). */
+static int open_section(section_job *job, const loaded_plugin *lp,
+                        const sweep_section_options *options, int64_t *section_id, char **err)
+{
+    sweep_run *run = job->run;
+    if (record_plugin(run, lp, err) != 0)
+        return -1;
+    run->section_count++;
+    if (run->resume)
+        return store_section_resume(run->store, run->sweep_id, run->section_count,
+                                    job->plugin->name, options->title, options->script_line,
+                                    (int64_t)job->count, section_id, &job->done, err);
+    return store_section_begin(run->store, run->sweep_id, run->section_count, job->plugin->name,
+                               options->title, options->script_line, (int64_t)job->count,
+                               section_id, err);
+}
+
+/* One job: every point in turn in this thread. Returns 0 (interrupted or
+ * not), or -1 with *err. */
+static int run_inline(section_job *job, int64_t section_id, const sweep_section_options *options,
+                      table *result, progress *bar, char **err)
+{
+    sweep_run *run = job->run;
+    runner_point point;
+    if (host_point_init(&point, job->plugin, run->stop) != 0)
+        return util_fail(err, "out of memory");
+    int rc = 0;
+    finished_point *f = &job->window[0];
+    for (uint64_t index = 0; index < job->count; index++) {
+        if (run->stop && *run->stop) {
+            run->interrupted = 1;
+            break;
+        }
+        f->index = index;
+        compute_point(job, &point, f);
+        if (f->fatal) {
+            rc = util_fail(err, "%s", f->fatal);
+            break;
+        }
+        if (f->interrupted) {
+            run->interrupted = 1;
+            break;
+        }
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0) {
+            rc = -1;
+            break;
+        }
+        progress_update(bar, index + 1);
+        if (stop)
+            break;
+    }
+    host_point_free(&point);
+    return rc;
+}
+
+/* The writer's side of --jobs: writes `ready` finished points from the head
+ * of the window, without the lock. *consumed counts the points taken
+ * (written or not); *stop_here is set at an interrupted point or, with
+ * fail_fast, a failed one. Returns 0, or -1 with *err. */
+static int write_ready(section_job *job, uint64_t ready, int64_t section_id,
+                       const sweep_section_options *options, table *result, progress *bar,
+                       uint64_t *consumed, int *stop_here, char **err)
+{
+    const runner_plugin *plugin = job->plugin;
+    for (*consumed = 0; *consumed < ready && !*stop_here; (*consumed)++) {
+        finished_point *f = &job->window[(job->written + *consumed) % job->window_size];
+        if (f->fatal)
+            return util_fail(err, "%s", f->fatal);
+        job->values_written += plugin->param_count + (uint64_t)f->row_count * plugin->column_count;
+        if (f->interrupted) {
+            job->run->interrupted = 1;
+            *stop_here = 1;
+            sweepi_clear_finished(f, plugin);
+            continue;
+        }
+        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        if (stop < 0)
+            return -1;
+        *stop_here = stop;
+    }
+    return 0;
+}
+
+/* Takes the points the workers finish, in point order, until all are
+ * written or one says stop. Returns 0, or -1 with *err. */
+static int write_in_order(section_job *job, int64_t section_id,
+                          const sweep_section_options *options, table *result, progress *bar,
+                          char **err)
+{
+    int stop_here = 0;
+    pthread_mutex_lock(&job->lock);
+    while (job->written < job->count && !stop_here) {
+        finished_point *first = &job->window[job->written % job->window_size];
+        while (first->state != SLOT_DONE || first->index != job->written)
+            pthread_cond_wait(&job->slot_done, &job->lock);
+        /* Take every finished point in a row, then write them without the
+         * lock: one hand-off per batch, not per point. */
+        uint64_t ready = 0;
+        while (job->written + ready < job->count && ready < job->window_size) {
+            finished_point *f = &job->window[(job->written + ready) % job->window_size];
+            if (f->state != SLOT_DONE || f->index != job->written + ready)
+                break;
+            ready++;
+        }
+        pthread_mutex_unlock(&job->lock);
+        uint64_t consumed = 0;
+        if (write_ready(job, ready, section_id, options, result, bar, &consumed, &stop_here,
+                        err) != 0)
+            return -1;
+        progress_update(bar, job->written + consumed);
+        pthread_mutex_lock(&job->lock);
+        for (uint64_t i = 0; i < consumed; i++)
+            job->window[(job->written + i) % job->window_size].state = SLOT_FREE;
+        job->written += consumed;
+        job->window_limit = window_limit(job);
+        if (stop_here)
+            job->cancel = 1;
+        pthread_cond_broadcast(&job->slot_free);
+    }
+    pthread_mutex_unlock(&job->lock);
+    return 0;
+}
+
+/* --jobs N: N worker threads compute, this thread writes in point order.
+ * What was written is committed before waiting for points still running
+ * (a stop or fail_fast leaves some), which may take long. Returns 0
+ * (interrupted or not), or -1 with *err. */
+static int run_threads(section_job *job, int jobs, int64_t section_id,
+                       const sweep_section_options *options, table *result, progress *bar,
+                       char **err)
+{
+    pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
+    if (!threads)
+        return util_fail(err, "out of memory");
+    int started = 0;
+    for (int t = 0; t < jobs; t++) {
+        if (pthread_create(&threads[t], NULL, worker_main, job) != 0)
+            break;
+        started++;
+    }
+    int rc = started == 0 ? util_fail(err, "cannot start worker threads")
+                          : write_in_order(job, section_id, options, result, bar, err);
+    if (rc == 0)
+        rc = store_flush(job->run->store, err);
+    pthread_mutex_lock(&job->lock);
+    job->cancel = 1;
+    pthread_cond_broadcast(&job->slot_free);
+    pthread_mutex_unlock(&job->lock);
+    for (int t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    free(threads);
     return rc;
 }
 
@@ -789,28 +1011,11 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
 {
     const runner_plugin *plugin = lp->desc;
     section_job job = { .run = run, .plugin = plugin, .grid = g, .count = grid_point_count(g) };
-    int jobs = run->jobs > 1 ? run->jobs : 1;
-    if ((uint64_t)jobs > job.count)
-        jobs = job.count > 0 ? (int)job.count : 1;
-    job.window_size = jobs == 1 ? 1 : (size_t)jobs * WINDOW_SLOTS_PER_JOB;
-    job.window_floor = jobs == 1 ? 1 : (size_t)jobs * WINDOW_FLOOR_PER_JOB;
-    /* Under MPI the workers compute (docs/mpi.md): rank 0 hands out points
-     * and writes; a collective plugin's points run on every rank at once. */
-    section_mode mode = SECTION_LOCAL;
-    if (mpi_pool_size() > 1) {
-        mode = plugin_flags(plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
-                                                               : SECTION_DISTRIBUTED;
-        job.window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job.count);
-        job.window_floor = job.window_size;
-    }
-    job.window_limit = job.window_floor;
+    int jobs;
+    section_mode mode = plan_section(&job, &jobs);
     int64_t section_id = 0;
     table *result = rows ? new_result_table(plugin, options->title) : NULL;
-    store_identity_set *done = NULL;
-    pthread_t *threads = NULL;
-    int started_threads = 0, rc = -1, locked = 0;
-    runner_point inline_point;
-    int inline_ready = 0;
+    int rc = -1;
     progress bar;
     progress_begin(&bar, plugin->name, job.count, run->quiet);
 
@@ -818,169 +1023,24 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     pthread_mutex_init(&job.done_lock, NULL);
     pthread_cond_init(&job.slot_done, NULL);
     pthread_cond_init(&job.slot_free, NULL);
-    job.window = calloc(job.window_size, sizeof *job.window);
-    if (!job.window || (rows && !result)) {
+    if (window_alloc(&job) != 0 || (rows && !result)) {
         util_fail(err, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < job.window_size; i++) {
-        job.window[i].params = calloc(plugin->param_count ? plugin->param_count : 1,
-                                      sizeof(value));
-        if (!job.window[i].params) {
-            util_fail(err, "out of memory");
-            goto done;
-        }
-    }
-    if (record_plugin(run, lp, err) != 0)
+    if (open_section(&job, lp, options, &section_id, err) != 0)
         goto done;
-    run->section_count++;
-    if (run->resume) {
-        if (store_section_resume(run->store, run->sweep_id, run->section_count, plugin->name,
-                                 options->title, options->script_line, (int64_t)job.count,
-                                 &section_id, &done, err) != 0)
-            goto done;
-        job.done = done;
-    } else if (store_section_begin(run->store, run->sweep_id, run->section_count, plugin->name,
-                                   options->title, options->script_line, (int64_t)job.count,
-                                   &section_id, err) != 0) {
-        goto done;
-    }
-
-    if (mode == SECTION_DISTRIBUTED) {
-        if (run_distributed(&job, lp, section_id, options, result, &bar, err) != 0)
-            goto done;
-    } else if (mode == SECTION_COLLECTIVE) {
-        if (run_collective(&job, lp, section_id, options, result, &bar, err) != 0)
-            goto done;
-    } else if (jobs == 1) {
-        if (host_point_init(&inline_point, plugin, run->stop) != 0) {
-            util_fail(err, "out of memory");
-            goto done;
-        }
-        inline_ready = 1;
-        finished_point *f = &job.window[0];
-        for (uint64_t index = 0; index < job.count; index++) {
-            if (run->stop && *run->stop) {
-                run->interrupted = 1;
-                break;
-            }
-            f->index = index;
-            compute_point(&job, &inline_point, f);
-            if (f->fatal) {
-                util_fail(err, "%s", f->fatal);
-                goto done;
-            }
-            if (f->interrupted) {
-                run->interrupted = 1;
-                break;
-            }
-            if (f->failed)
-                report_failure(&job, f, &bar);
-            if (write_point(&job, section_id, f, result, err) != 0)
-                goto done;
-            int failed = f->failed;
-            clear_finished(f, plugin);
-            progress_update(&bar, index + 1);
-            if (failed && options->fail_fast)
-                break;
-        }
-    } else {
-        threads = calloc((size_t)jobs, sizeof *threads);
-        if (!threads) {
-            util_fail(err, "out of memory");
-            goto done;
-        }
-        for (int t = 0; t < jobs; t++) {
-            if (pthread_create(&threads[t], NULL, worker_main, &job) != 0)
-                break;
-            started_threads++;
-        }
-        if (started_threads == 0) {
-            util_fail(err, "cannot start worker threads");
-            goto done;
-        }
-        pthread_mutex_lock(&job.lock);
-        locked = 1;
-        int stop_here = 0;
-        while (job.written < job.count && !stop_here) {
-            finished_point *first = &job.window[job.written % job.window_size];
-            while (first->state != SLOT_DONE || first->index != job.written)
-                pthread_cond_wait(&job.slot_done, &job.lock);
-            /* Take every finished point in a row, then write them without
-             * the lock: one hand-off per batch, not per point. */
-            uint64_t ready = 0;
-            while (job.written + ready < job.count && ready < job.window_size) {
-                finished_point *f = &job.window[(job.written + ready) % job.window_size];
-                if (f->state != SLOT_DONE || f->index != job.written + ready)
-                    break;
-                ready++;
-            }
-            pthread_mutex_unlock(&job.lock);
-            locked = 0;
-            uint64_t consumed = 0;
-            for (; consumed < ready && !stop_here; consumed++) {
-                finished_point *f = &job.window[(job.written + consumed) % job.window_size];
-                if (f->fatal) {
-                    util_fail(err, "%s", f->fatal);
-                    goto done;
-                }
-                if (f->interrupted) {
-                    run->interrupted = 1;
-                    stop_here = 1;
-                } else {
-                    if (f->failed)
-                        report_failure(&job, f, &bar);
-                    if (write_point(&job, section_id, f, result, err) != 0)
-                        goto done;
-                    stop_here = f->failed && options->fail_fast;
-                }
-                job.values_written += plugin->param_count +
-                                      (uint64_t)f->row_count * plugin->column_count;
-                clear_finished(f, plugin);
-            }
-            progress_update(&bar, job.written + consumed);
-            pthread_mutex_lock(&job.lock);
-            locked = 1;
-            for (uint64_t i = 0; i < consumed; i++)
-                job.window[(job.written + i) % job.window_size].state = SLOT_FREE;
-            job.written += consumed;
-            job.window_limit = window_limit(&job);
-            if (stop_here)
-                job.cancel = 1;
-            pthread_cond_broadcast(&job.slot_free);
-        }
-        if (locked) {
-            pthread_mutex_unlock(&job.lock);
-            locked = 0;
-        }
-    }
-    if (store_flush(run->store, err) != 0)
-        goto done;
-    rc = 0;
+    if (mode == SECTION_DISTRIBUTED)
+        rc = run_distributed(&job, lp, section_id, options, result, &bar, err);
+    else if (mode == SECTION_COLLECTIVE)
+        rc = run_collective(&job, lp, section_id, options, result, &bar, err);
+    else if (jobs == 1)
+        rc = run_inline(&job, section_id, options, result, &bar, err);
+    else
+        rc = run_threads(&job, jobs, section_id, options, result, &bar, err);
+    if (rc == 0)
+        rc = store_flush(run->store, err);
 done:
-    if (locked)
-        pthread_mutex_unlock(&job.lock);
-    if (started_threads) {
-        pthread_mutex_lock(&job.lock);
-        job.cancel = 1;
-        pthread_cond_broadcast(&job.slot_free);
-        pthread_mutex_unlock(&job.lock);
-        for (int t = 0; t < started_threads; t++)
-            pthread_join(threads[t], NULL);
-    }
-    free(threads);
-    if (inline_ready)
-        host_point_free(&inline_point);
-    for (size_t i = 0; job.window && i < job.window_size; i++) {
-        clear_finished(&job.window[i], plugin);
-        free(job.window[i].params);
-    }
-    free(job.window);
-    store_identity_set_free(done);
-    pthread_mutex_destroy(&job.lock);
-    pthread_mutex_destroy(&job.done_lock);
-    pthread_cond_destroy(&job.slot_done);
-    pthread_cond_destroy(&job.slot_free);
+    section_job_free(&job);
     progress_end(&bar);
     if (rc == 0 && rows)
         *rows = result;
@@ -998,214 +1058,4 @@ void sweep_run_free(sweep_run *run)
     free(run->recorded_plugins);
     run->recorded_plugins = NULL;
     run->recorded_count = 0;
-}
-
-/* ---- MPI: a worker's side ---- */
-
-/* "rank 2 on node7: <reason>", malloc'd. */
-static char *rank_message(const char *reason)
-{
-    char host[256];
-    provenance_host(host, sizeof host);
-    return util_format("rank %d on %s: %s", mpi_pool_rank(), host,
-                       reason ? reason : "out of memory");
-}
-
-/* Decodes one point (index, seed, parameter cells) into f, whose params
- * array it owns. Returns 0 or -1. */
-static int read_point(wire_reader *r, const runner_plugin *plugin, finished_point *f)
-{
-    f->index = wire_get_u64(r);
-    f->seed = wire_get_u64(r);
-    return r->failed ? -1 : wire_get_cells(r, f->params, plugin->param_count);
-}
-
-static void clear_params(value *params, const runner_plugin *plugin)
-{
-    for (uint32_t i = 0; i < plugin->param_count; i++)
-        value_clear(&params[i]);
-}
-
-/* Runs a POINTS message, answering each point with a RESULTS message.
- * Returns 0 or -1 (*err). */
-static int serve_points(const runner_plugin *plugin, runner_point *point, finished_point *f,
-                        const mpi_pool_message *msg, int isolate, double timeout_s,
-                        const volatile sig_atomic_t *stop, char **err)
-{
-    wire_reader r = wire_reader_of(msg->data, msg->len);
-    wire_writer w = { 0 };
-    uint32_t n = wire_get_u32(&r);
-    int rc = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        if (read_point(&r, plugin, f) != 0) {
-            wire_writer_free(&w);
-            return util_fail(err, "a malformed points message from rank 0");
-        }
-        execute_point(point, f, isolate, timeout_s, stop);
-        uint8_t status = 0;
-        while (status < 3 && strcmp(status_names[status], f->status) != 0)
-            status++;
-        /* One message per point, so rank 0 writes each as soon as it can. */
-        w.len = 0;
-        wire_put_u32(&w, 1);
-        wire_put_u64(&w, f->index);
-        wire_put_u8(&w, status);
-        wire_put_u8(&w, (uint8_t)f->interrupted);
-        wire_put_f64(&w, f->started_at);
-        wire_put_f64(&w, f->duration_s);
-        wire_put_outcome(&w, f->failed, f->error, f->rows, f->interrupted ? 0 : f->row_count,
-                         plugin->column_count);
-        clear_finished(f, plugin);
-        clear_params(f->params, plugin);
-        rc = w.failed ? util_fail(err, "out of memory sending results")
-                      : mpi_pool_send(0, TAG_RESULTS, w.data, w.len, err);
-    }
-    wire_writer_free(&w);
-    return rc;
-}
-
-/* The collective points of a section, until an empty broadcast. point is
- * NULL when this rank cannot run the plugin: rank 0 then only ends it. */
-static int serve_collective(const runner_plugin *plugin, runner_point *point, finished_point *f,
-                            const volatile sig_atomic_t *stop, char **err)
-{
-    for (;;) {
-        char *data = NULL;
-        size_t len = 0;
-        if (mpi_pool_broadcast(&data, &len, err) != 0)
-            return -1;
-        if (len == 0)
-            return 0;
-        wire_reader r = wire_reader_of(data, len);
-        int bad = !point || read_point(&r, plugin, f) != 0;
-        free(data);
-        if (bad)
-            return util_fail(err, "a collective point this rank cannot run");
-        execute_point(point, f, 0, 0, stop);
-        wire_writer w = { 0 };
-        wire_put_u8(&w, (uint8_t)f->failed);
-        wire_put_u8(&w, (uint8_t)f->interrupted);
-        wire_put_text(&w, f->error);
-        clear_finished(f, plugin);
-        clear_params(f->params, plugin);
-        int rc = w.failed ? util_fail(err, "out of memory sending a status")
-                          : mpi_pool_send(0, TAG_STATUS, w.data, w.len, err);
-        wire_writer_free(&w);
-        if (rc != 0)
-            return -1;
-    }
-}
-
-/* Serves a non-collective section's POINTS until rank 0 ends it. Returns
- * 0 at END, 1 at EXIT, -1 with *err. */
-static int serve_distributed(const runner_plugin *plugin, runner_point *point,
-                             finished_point *f, int isolate, double timeout_s,
-                             const volatile sig_atomic_t *stop, char **err)
-{
-    for (;;) {
-        mpi_pool_message msg;
-        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, err) < 0)
-            return -1;
-        int rc = 0;
-        if (msg.tag == TAG_POINTS && point)
-            rc = serve_points(plugin, point, f, &msg, isolate, timeout_s, stop, err);
-        else if (msg.tag == TAG_END || msg.tag == MPI_POOL_TAG_EXIT)
-            rc = msg.tag == MPI_POOL_TAG_EXIT;
-        else
-            rc = util_fail(err, "an unexpected message (tag %d) from rank 0", msg.tag);
-        int tag = msg.tag;
-        free(msg.data);
-        if (rc != 0 || tag != TAG_POINTS)
-            return rc;
-    }
-}
-
-/* One SECTION: find the plugin, say whether this rank can run it, then
- * serve its points until rank 0 ends it. Returns 0, 1 when rank 0 said
- * exit, -1 with *err. */
-static int serve_section(const plugin_registry *reg, const char *registry_error,
-                         const mpi_pool_message *section, const volatile sig_atomic_t *stop,
-                         char **err)
-{
-    wire_reader r = wire_reader_of(section->data, section->len);
-    char *name = wire_get_text(&r), *sha256 = wire_get_text(&r);
-    int collective = wire_get_u8(&r), isolate = wire_get_u8(&r);
-    double timeout_s = wire_get_f64(&r);
-    const loaded_plugin *lp = NULL;
-    char *why = NULL, *lookup_err = NULL;
-    runner_point point;
-    finished_point f;
-    int ready = 0, rc = -1;
-    memset(&f, 0, sizeof f);
-    if (r.failed) {
-        why = rank_message("a malformed section message from rank 0");
-    } else if (!reg) {
-        why = rank_message(registry_error);
-    } else if (!(lp = plugin_registry_get(reg, name, &lookup_err))) {
-        why = rank_message(lookup_err);
-    } else if (strcmp(lp->sha256, sha256) != 0) {
-        char detail[1024];
-        snprintf(detail, sizeof detail, "its %s is %s with sha256 %.16s..., rank 0's has "
-                 "sha256 %.16s...", name, lp->path, lp->sha256, sha256);
-        why = rank_message(detail);
-    } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
-               host_point_init(&point, lp->desc, stop) != 0) {
-        why = rank_message("out of memory starting the section");
-    } else {
-        ready = 1;
-        if (collective) {
-            point.rank = mpi_pool_rank();
-            point.size = mpi_pool_size();
-        }
-    }
-    wire_writer w = { 0 };
-    wire_put_u8(&w, (uint8_t)ready);
-    wire_put_text(&w, why);
-    if (w.failed)
-        util_fail(err, "out of memory");
-    else if (mpi_pool_send(0, TAG_READY, w.data, w.len, err) == 0)
-        rc = collective ? serve_collective(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
-                                           stop, err)
-                        : serve_distributed(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
-                                            isolate, timeout_s, stop, err);
-    wire_writer_free(&w);
-    if (ready)
-        host_point_free(&point);
-    free(f.params);
-    free(why);
-    free(lookup_err);
-    free(name);
-    free(sha256);
-    return rc;
-}
-
-int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *stop)
-{
-    plugin_registry *reg = NULL;
-    char *registry_error = NULL, *err = NULL;
-    if (plugin_registry_open(plugin_dirs, &reg, &registry_error) != 0)
-        reg = NULL; /* each section says why, through rank 0 */
-    int status = 0;
-    for (;;) {
-        mpi_pool_message msg;
-        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, &err) < 0)
-            break;
-        int rc = msg.tag == MPI_POOL_TAG_EXIT ? 1
-               : msg.tag == TAG_SECTION ? serve_section(reg, registry_error, &msg, stop, &err)
-               : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
-        free(msg.data);
-        if (rc != 0)
-            break;
-    }
-    if (err) {
-        /* Rank 0 cannot go on without this rank: leave, and let the
-         * launcher end the job (finalizing would wait for rank 0). */
-        fprintf(stderr, "runner: rank %d: %s\n", mpi_pool_rank(), err);
-        mpi_pool_abandon();
-        status = 2;
-    }
-    free(err);
-    free(registry_error);
-    plugin_registry_free(reg);
-    return status;
 }

@@ -244,6 +244,30 @@ static store_point make_point(int64_t sweep_id, int64_t section_id, int64_t ordi
     return p;
 }
 
+/* Writes two points to the section: one with five rows holding every kind
+ * of value (NaN, +-inf, NULL, text "NaN"), then a failed one; commits.
+ * rows gets the values written (the caller clears them and params). */
+static void write_rounds(store *s, int64_t sweep_id, int64_t section_id, value rows[5 * 4])
+{
+    char *err = NULL;
+    set_params(4);
+    const value written[5 * 4] = {
+        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
+        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
+        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
+        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
+        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
+    };
+    memcpy(rows, written, sizeof written);
+    store_point p = make_point(sweep_id, section_id, 0, rows, 5);
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
+    store_point empty = make_point(sweep_id, section_id, 1, NULL, 0);
+    empty.status = "failed";
+    empty.error = "workers: out of memory";
+    CHECK_INT_EQ(report(store_write_point(s, &demo, &empty, &err), &err), 0);
+    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+}
+
 /* --- tests ------------------------------------------------------------------ */
 
 static void test_reserved_names(void)
@@ -350,21 +374,8 @@ static void test_write_and_read_back(void)
     CHECK_STR_EQ(raw_text(db, "SELECT git_commit FROM sweep"), "(null)");
 
     int64_t section_id = begin_section(s, sweep_id, 1, "rounds");
-    set_params(4);
-    value rows[5 * 4] = {
-        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
-        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
-        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
-        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
-        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
-    };
-    store_point p = make_point(sweep_id, section_id, 0, rows, 5);
-    CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
-    store_point empty = make_point(sweep_id, section_id, 1, NULL, 0);
-    empty.status = "failed";
-    empty.error = "workers: out of memory";
-    CHECK_INT_EQ(report(store_write_point(s, &demo, &empty, &err), &err), 0);
-    CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
+    value rows[5 * 4];
+    write_rounds(s, sweep_id, section_id, rows);
 
     /* What the sqlite3 shell sees. */
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), 5);
@@ -985,6 +996,71 @@ static void test_wal_stays_bounded(void)
     free(note);
 }
 
+/* What a sweep's summary reads back: counts, the first rows, and min, max
+ * and NaN count per numeric column over the whole section. */
+static void test_digests(void)
+{
+    const char *path = db_path("digest.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    int64_t sweep_id = begin_sweep(s, "demo.lua");
+    int64_t section_id = begin_section(s, sweep_id, 1, "rounds");
+    value rows[5 * 4];
+    write_rounds(s, sweep_id, section_id, rows);
+
+    store_sweep_digest sweep;
+    CHECK_INT_EQ(report(store_sweep_digest_read(s, sweep_id, &sweep, &err), &err), 0);
+    CHECK_STR_EQ(sweep.status, "running");
+    CHECK(sweep.ended_at == NULL && isnan(sweep.duration_s));
+    CHECK_INT_EQ(sweep.points_ok, 1);
+    CHECK_INT_EQ(sweep.points_failed, 1);
+    store_sweep_digest_clear(&sweep);
+
+    store_section_digest d;
+    CHECK_INT_EQ(report(store_section_digest_read(s, section_id, 2, &d, &err), &err), 0);
+    CHECK_INT_EQ(d.ordinal, 1);
+    CHECK_STR_EQ(d.plugin, "demo");
+    CHECK_STR_EQ(d.title, "rounds");
+    CHECK_INT_EQ(d.points_ok, 1);
+    CHECK_INT_EQ(d.points_failed, 1);
+    CHECK_INT_EQ(d.row_count, 5);
+    CHECK(d.head != NULL);
+    if (d.head) {
+        CHECK_INT_EQ(d.head->column_count, 8);
+        CHECK_INT_EQ(d.head->row_count, 2);
+        CHECK_STR_EQ(d.head->columns[5].name, "round_s");
+        if (d.head->row_count == 2 && d.head->column_count == 8) {
+            CHECK_INT_EQ(table_cell(d.head, 1, 4)->as.integer, 2);
+            CHECK(isnan(table_cell(d.head, 1, 5)->as.real));
+            /* Numbers only: workers and round; text and booleans have none. */
+            CHECK_INT_EQ(d.min[0].as.integer, 4);
+            CHECK_INT_EQ(d.min[4].as.integer, 1);
+            CHECK_INT_EQ(d.max[4].as.integer, 4);
+            CHECK(d.min[5].type == RUNNER_REAL && d.min[5].as.real < -1e308);
+            CHECK(d.max[5].type == RUNNER_REAL && d.max[5].as.real > 1e308);
+            CHECK_INT_EQ(d.nan_count[5], 1);
+            CHECK_INT_EQ(d.min[2].type, VALUE_NULL.type);
+            CHECK_INT_EQ(d.max[7].type, VALUE_NULL.type);
+        }
+    }
+    store_section_digest_clear(&d);
+
+    char expected[700];
+    snprintf(expected, sizeof expected, "%s: cannot read section 99 for its summary: no such "
+             "section", path);
+    CHECK(store_section_digest_read(s, 99, 2, &d, &err) == -1 && err &&
+          strcmp(err, expected) == 0);
+    free(err);
+    err = NULL;
+    CHECK(d.head == NULL && d.plugin == NULL);
+    clear_values(rows, 5 * 4);
+    clear_values(params, 4);
+    store_close(s);
+}
+
 static void test_reserved_plugin_refused(void)
 {
     const char *path = db_path("reserved.db");
@@ -1023,5 +1099,6 @@ int main(void)
     test_point_view_params();
     test_wal_stays_bounded();
     test_reserved_plugin_refused();
+    test_digests();
     return check_done("test_store");
 }

@@ -1,0 +1,199 @@
+/* store_sql.c: what every store file shares: the fixed statements (prepared
+ * once, kept until store_close), error messages that name the file, and
+ * small helpers for binding, reading and building SQL. */
+#include "store_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const stmt_sql[STMT_COUNT] = {
+    [STMT_BEGIN] = "BEGIN IMMEDIATE",
+    [STMT_COMMIT] = "COMMIT",
+    [STMT_ROLLBACK] = "ROLLBACK",
+    [STMT_INSERT_BLOCK] =
+        "INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id,"
+        " point_count, ok_count, points, params_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [STMT_NEXT_POINT_ID] = "SELECT coalesce(max(last_point_id), 0) + 1 FROM point_block",
+    [STMT_INSERT_SWEEP] =
+        "INSERT INTO sweep (script_path, script_text, script_sha256, options_json,"
+        " overrides_json, runner_version, git_commit, host, command_line, seed, started_at,"
+        " pid, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'running')",
+    [STMT_END_SWEEP] = "UPDATE sweep SET status = ?2, ended_at = ?3 WHERE id = ?1",
+    [STMT_INSERT_SWEEP_PLUGIN] =
+        "INSERT INTO sweep_plugin (sweep_id, plugin, plugin_version, so_path, so_sha256)"
+        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (sweep_id, plugin) DO NOTHING",
+    [STMT_INSERT_SECTION] =
+        "INSERT INTO section (sweep_id, ordinal, plugin, title, script_line, point_count)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [STMT_TABLE_COLUMNS] = "SELECT name FROM pragma_table_info(?1)",
+    /* Moves every known column of the plugin past the current ones before
+     * the upsert renumbers those, so columns an older version declared (and
+     * that still hold old rows) sort after the current ones. */
+    [STMT_SHIFT_COLUMNS] = "UPDATE plugin_column SET position = position + ?2 WHERE plugin = ?1",
+    [STMT_UPSERT_COLUMN] =
+        "INSERT INTO plugin_column (plugin, name, role, type, unit, doc, position)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+        " ON CONFLICT (plugin, name) DO UPDATE SET role = excluded.role,"
+        " type = excluded.type, unit = excluded.unit, doc = excluded.doc,"
+        " position = excluded.position",
+    [STMT_SECTION] = "SELECT plugin, title FROM section WHERE id = ?1",
+    [STMT_SECTION_COLUMNS] =
+        "SELECT name, role, type, unit FROM plugin_column WHERE plugin = ?1"
+        " ORDER BY role <> 'param', position, name",
+    [STMT_LIST_SWEEPS] =
+        "SELECT s.id, s.started_at, s.script_path, s.status, coalesce(sec.n, 0),"
+        " coalesce(p.ok, 0), coalesce(p.failed, 0)"
+        " FROM sweep AS s"
+        " LEFT JOIN (SELECT sweep_id, count(*) AS n FROM section GROUP BY sweep_id) AS sec"
+        "   ON sec.sweep_id = s.id"
+        " LEFT JOIN (SELECT sweep_id, sum(ok_count) AS ok, sum(point_count - ok_count) AS failed"
+        "   FROM point_block GROUP BY sweep_id) AS p ON p.sweep_id = s.id"
+        " ORDER BY s.id",
+    [STMT_SWEEP_SECTIONS] = "SELECT id FROM section WHERE sweep_id = ?1 ORDER BY ordinal, id",
+};
+
+/* --- errors ------------------------------------------------------------- */
+
+int storei_fail_sql(store *s, char **err, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return util_fail(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+void storei_append_note(char **err, const char *note)
+{
+    if (!err || !*err)
+        return;
+    char *longer = util_format("%s%s", *err, note);
+    if (longer) {
+        free(*err);
+        *err = longer;
+    }
+}
+
+/* --- statements ----------------------------------------------------------- */
+
+sqlite3_stmt *storei_stmt(store *s, enum storei_stmt_id id, const char *what, char **err)
+{
+    if (!s->stmts[id] &&
+        sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s->stmts[id],
+                           NULL) != SQLITE_OK) {
+        storei_fail_sql(s, err, "%s", what);
+        s->stmts[id] = NULL;
+        return NULL;
+    }
+    return s->stmts[id];
+}
+
+int storei_step_done(store *s, sqlite3_stmt *st, const char *what, char **err)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        storei_fail_sql(s, err, "%s", what);
+        sqlite3_reset(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+int storei_run_stmt(store *s, enum storei_stmt_id id, const char *what, char **err)
+{
+    sqlite3_stmt *st = storei_stmt(s, id, what, err);
+    return st ? storei_step_done(s, st, what, err) : -1;
+}
+
+void storei_rollback(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        storei_run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);
+}
+
+int storei_exec(store *s, const char *sql, const char *what, char **err)
+{
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    return 0;
+}
+
+int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids,
+                       size_t *count, char **err)
+{
+    int64_t *list = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            size_t grown_cap = cap ? cap * 2 : 8;
+            int64_t *grown = realloc(list, grown_cap * sizeof *grown);
+            if (!grown) {
+                free(list);
+                return util_fail(err, "%s: %s: out of memory", s->path, what);
+            }
+            list = grown;
+            cap = grown_cap;
+        }
+        list[n++] = sqlite3_column_int64(st, 0);
+    }
+    if (rc != SQLITE_DONE) {
+        free(list);
+        return storei_fail_sql(s, err, "%s", what);
+    }
+    *ids = list;
+    *count = n;
+    return 0;
+}
+
+char *storei_column_strdup(sqlite3_stmt *st, int i, int *oom)
+{
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    if (!text)
+        return NULL;
+    char *copy = util_strdup(text);
+    if (!copy)
+        *oom = 1;
+    return copy;
+}
+
+/* --- building SQL and values ---------------------------------------------- */
+
+/* SQL is built in a strbuf; identifiers are always double-quoted. */
+void storei_append_ident(strbuf *b, const char *name)
+{
+    strbuf_add(b, "\"", 1);
+    for (const char *p = name; *p; p++) {
+        if (*p == '"')
+            strbuf_add(b, "\"\"", 2);
+        else
+            strbuf_add(b, p, 1);
+    }
+    strbuf_add(b, "\"", 1);
+}
+
+void storei_format_utc(double unix_s, char out[32])
+{
+    if (!isfinite(unix_s))
+        unix_s = 0;
+    double whole = floor(unix_s);
+    long ms = lround((unix_s - whole) * 1000.0);
+    int64_t second = (int64_t)whole;
+    if (ms >= 1000) {
+        second++;
+        ms -= 1000;
+    }
+    char date[24];
+    time_t t = (time_t)second;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        strcpy(date, "1970-01-01T00:00:00");
+    int millis = ms < 0 ? 0 : ms > 999 ? 999 : (int)ms;
+    snprintf(out, 32, "%s.%03dZ", date, millis);
+}
