@@ -1072,7 +1072,7 @@ static int check_overrides(const script_config *config)
         for (size_t j = 0; j < i; j++)
             if (strncmp(config->overrides[j], config->overrides[i], name_len + 1) == 0) {
                 fprintf(stderr, "runner: --set %.*s: given twice; give each option once\n",
-                        (int)name_len, config->overrides[i]);
+                        (int)strcspn(shown, "="), shown);
                 return -1;
             }
     }

@@ -1,5 +1,6 @@
 /* util: the few helpers every module needs: formatted allocation, time,
- * edit distance for "did you mean". */
+ * edit distance for "did you mean", UTF-8 checks and text escaped for a
+ * terminal. */
 #ifndef RUNNER_UTIL_H
 #define RUNNER_UTIL_H
 
