@@ -115,7 +115,7 @@ static int find_start(lua_State *L, rowview *v, size_t p)
 {
     if (p < v->pages_known)
         return 1;
-    if (v->count >= 0)
+    if (v->count >= 0 && (int64_t)p * ROWVIEW_PAGE_ROWS >= v->count)
         return 0;
     char *err = NULL;
     size_t last = v->pages_known - 1;
