@@ -84,8 +84,8 @@ static void ready(lua_State *L, rowview *v)
     if (store_section_find(v->db->store, v->sweep_id, v->ordinal, &v->section_id, &err) != 0)
         raise(L, err);
     if (!v->section_id)
-        luaL_error(L, "%s: section %d of sweep %lld is not stored", v->db->path, v->ordinal,
-                   (long long)v->sweep_id);
+        luaL_error(L, "%s: section %d of sweep %I is not stored", v->db->path, v->ordinal,
+                   (lua_Integer)v->sweep_id);
     if (store_cursor_open(v->db->store, v->section_id, v->plugin, v->columns, NULL, NULL, 0,
                           &v->rows, &err) != 0 ||
         store_cursor_open(v->db->store, v->section_id, v->plugin, NULL, NULL, NULL, 0, &v->keys,
@@ -358,12 +358,9 @@ static int l_index(lua_State *L)
 {
     rowview *v = luaL_checkudata(L, 1, ROWVIEW_METATABLE);
     if (lua_type(L, 2) == LUA_TNUMBER) {
-        lua_Integer i;
-        if (lua_isinteger(L, 2))
-            i = lua_tointeger(L, 2);
-        else if (!lua_numbertointeger(lua_tonumber(L, 2), &i))
-            i = 0;
-        push_row_at(L, v, i);
+        int integral = 0;
+        lua_Integer i = lua_tointegerx(L, 2, &integral); /* 2.0 is row 2; 1.5 no row */
+        push_row_at(L, v, integral ? i : 0);
         return 1;
     }
     const char *key = lua_tostring(L, 2);
@@ -413,7 +410,7 @@ static int l_pairs(lua_State *L)
 static int l_tostring(lua_State *L)
 {
     rowview *v = luaL_checkudata(L, 1, ROWVIEW_METATABLE);
-    lua_pushfstring(L, "rows of section %d of sweep %d", v->ordinal, (int)v->sweep_id);
+    lua_pushfstring(L, "rows of section %d of sweep %I", v->ordinal, (lua_Integer)v->sweep_id);
     return 1;
 }
 
