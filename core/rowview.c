@@ -86,10 +86,10 @@ static void ready(lua_State *L, rowview *v)
     if (!v->section_id)
         luaL_error(L, "%s: section %d of sweep %I is not stored", v->db->path, v->ordinal,
                    (lua_Integer)v->sweep_id);
-    if (store_cursor_open(v->db->store, v->section_id, v->plugin, v->columns, NULL, NULL, 0,
-                          &v->rows, &err) != 0 ||
-        store_cursor_open(v->db->store, v->section_id, v->plugin, NULL, NULL, NULL, 0, &v->keys,
-                          &err) != 0) {
+    if ((!v->rows && store_cursor_open(v->db->store, v->section_id, v->plugin, v->columns, NULL,
+                                       NULL, 0, &v->rows, &err) != 0) ||
+        (!v->keys && store_cursor_open(v->db->store, v->section_id, v->plugin, NULL, NULL, NULL,
+                                       0, &v->keys, &err) != 0)) {
         v->section_id = 0;
         raise(L, err);
     }
