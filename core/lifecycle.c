@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "digest.h"
 #include "exit_status.h"
 #include "output.h"
@@ -207,14 +209,104 @@ fail:
     return NULL;
 }
 
-static void print_rows(const lifecycle_section *section, const table *rows)
+/* 1 if the parameter named is one the grid sweeps (an axis), read from
+ * the swept JSON of its first point; the others hold one value on every
+ * row, so only these need reading back to know if they vary. */
+static int param_is_swept(const json_t *swept, const char *name)
 {
-    table *printed = section->shown_count
-                         ? select_columns(rows, section->shown, section->shown_count) : NULL;
-    output_table_text_head(stdout, printed ? printed : rows, LIFECYCLE_PRINTED_ROWS_MAX);
-    table_free(printed);
+    return !swept || json_object_get(swept, name) != NULL;
+}
+
+/* Which of cols's parameters vary over the section's rows: the head's rows
+ * say for most; an axis the head does not show varying is checked in SQL. */
+static int find_varying(lifecycle *lc, const lifecycle_section *section, int64_t section_id,
+                        output_text_layout *layout, char **err)
+{
+    json_t *swept = NULL;
+    char buf[4096];
+    long len = grid_point_count(section->grid) ? grid_point_swept(section->grid, 0, buf, sizeof buf)
+                                               : -1;
+    if (len >= 0 && (size_t)len < sizeof buf)
+        swept = json_loads(buf, 0, NULL);
+    const table *cols = layout->columns;
+    int rc = 0;
+    for (size_t c = 0; c < cols->column_count && rc == 0; c++)
+        if (cols->columns[c].is_param && !layout->varies[c] && cols->row_count > 0 &&
+            param_is_swept(swept, cols->columns[c].name))
+            rc = store_section_column_varies(lc->store, section_id, section->plugin->desc->name,
+                                             cols->columns[c].name, &layout->first[c],
+                                             &layout->varies[c], err);
+    json_decref(swept);
+    return rc;
+}
+
+/* Reads up to LIFECYCLE_PRINTED_ROWS_MAX rows of the section into cols. */
+static int read_head(lifecycle *lc, const char *plugin, int64_t section_id, table *cols,
+                     char **err)
+{
+    store_cursor *cursor = NULL;
+    value *row = calloc(cols->column_count ? cols->column_count : 1, sizeof *row);
+    if (!row)
+        return util_fail(err, "out of memory");
+    int rc = store_cursor_open(lc->store, section_id, plugin, cols, NULL, NULL, 0, &cursor, err);
+    while (rc == 0 && cols->row_count < LIFECYCLE_PRINTED_ROWS_MAX) {
+        int step = store_cursor_next(cursor, row, NULL, err);
+        if (step <= 0) {
+            rc = step;
+            break;
+        }
+        if (table_append_row(cols, row) != 0)
+            rc = util_fail(err, "out of memory");
+    }
+    for (size_t c = 0; c < cols->column_count; c++)
+        value_clear(&row[c]);
+    free(row);
+    store_cursor_close(cursor);
+    return rc;
+}
+
+/* Prints the section's first rows as output_table_text_head prints a table
+ * holding them all, reading them back from the store: the head, the count
+ * and which parameters vary are all the printing needs. */
+static int print_rows(lifecycle *lc, const lifecycle_section *section, char **err)
+{
+    const runner_plugin *plugin = section->plugin->desc;
+    int64_t section_id = 0, count = 0;
+    table *all = store_plugin_columns(plugin, section->title);
+    table *cols = all && section->shown_count
+                      ? select_columns(all, section->shown, section->shown_count) : all;
+    output_text_layout layout = { 0 };
+    int rc = -1;
+    if (!cols || output_text_layout_init(&layout, cols) != 0) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (store_section_find(lc->store, lc->run.sweep_id, lc->run.section_count, &section_id,
+                           err) != 0 ||
+        read_head(lc, plugin->name, section_id, cols, err) != 0 ||
+        store_section_row_count(lc->store, section_id, plugin->name, &count, err) != 0)
+        goto done;
+    for (size_t r = 0; r < cols->row_count; r++) {
+        output_text_layout_note(&layout, table_cell(cols, r, 0));
+        output_text_layout_widen(&layout, table_cell(cols, r, 0));
+    }
+    layout.row_count = (size_t)count;
+    if (count > (int64_t)cols->row_count && find_varying(lc, section, section_id, &layout, err) != 0)
+        goto done;
+    output_text_layout_print_head(stdout, &layout);
+    for (size_t r = 0; r < cols->row_count; r++)
+        output_text_layout_print_row(stdout, &layout, table_cell(cols, r, 0));
+    if ((int64_t)cols->row_count < count)
+        output_text_more_rows(stdout, (size_t)count - cols->row_count);
     fputc('\n', stdout);
     fflush(stdout);
+    rc = 0;
+done:
+    output_text_layout_clear(&layout);
+    if (cols != all)
+        table_free(cols);
+    table_free(all);
+    return rc;
 }
 
 int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
@@ -230,12 +322,12 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         .fail_fast = lc->config.fail_fast,
     };
     uint64_t failed_before = lc->run.points_failed;
-    /* Rows are kept only when someone reads them: a sweep of millions of
-     * points streams straight to the database. */
+    /* Rows are kept only when the caller asks: printing and the script's
+     * view read them back from the store, so a sweep of millions of points
+     * streams straight to the database. */
     table *kept = NULL;
-    int want_rows = rows || section->print_rows;
     if (sweep_run_section(&lc->run, section->plugin, section->grid, &options,
-                          want_rows ? &kept : NULL, err) != 0) {
+                          rows ? &kept : NULL, err) != 0) {
         if (!*err)
             *err = util_strdup("storing failed");
         return -1;
@@ -245,13 +337,14 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         result->interrupted = 1;
         return 0;
     }
-    if (section->print_rows && kept)
-        print_rows(section, kept);
+    if (section->print_rows && print_rows(lc, section, err) != 0) {
+        table_free(kept);
+        return -1;
+    }
     result->points_failed = lc->run.points_failed - failed_before;
+    result->section_ordinal = lc->run.section_count;
     if (rows)
         *rows = kept;
-    else
-        table_free(kept);
     return 0;
 }
 

@@ -66,6 +66,8 @@ typedef struct lifecycle_section {
 typedef struct lifecycle_section_result {
     uint64_t points_failed;            /* in this section */
     int interrupted;                   /* a stop request cut it short; nothing was printed */
+    int section_ordinal;               /* 1, 2, ... in the sweep: store_section_find finds
+                                        * its stored rows */
 } lifecycle_section_result;
 
 typedef struct lifecycle lifecycle;

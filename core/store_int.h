@@ -156,6 +156,12 @@ static inline runner_type storei_column_type(const runner_plugin *p, uint32_t i)
     return i < p->param_count ? p->params[i].type : p->columns[i - p->param_count].type;
 }
 
+/* --- store_read.c: values ------------------------------------------------ */
+
+/* Reads column i of st's current row as the declared type (NaN stored as
+ * the text 'NaN' comes back as NaN). 0, or -1 when out of memory. */
+int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *out);
+
 /* --- store_write.c ------------------------------------------------------- */
 
 /* Commits the open batch, if any. On failure the batch is rolled back (its
