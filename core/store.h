@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "process_identity.h"
 #include "runner/plugin.h"
 #include "table.h"
 #include "value.h"
@@ -233,5 +234,11 @@ typedef struct store_section_digest {
 int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
                               store_section_digest *out, char **err);
 void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
+
+/* Which process runs a sweep (store_process.c): claim records who (when a
+ * sweep begins or resumes); process reads it back (zeros and "" where the
+ * row does not say; the sweep's host for a row older than schema 4). */
+int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
 
 #endif
