@@ -143,12 +143,14 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
     if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path,
                          &record, err) != 0)
         return -1;
-    char *refusal = resume_refusal(lc, &record, self, err);
+    char *read_err = NULL;
+    char *refusal = resume_refusal(lc, &record, self, &read_err);
     int64_t sweep_id = record.id;
     uint64_t seed = record.seed;
     store_sweep_record_clear(&record);
-    if (*err) {
+    if (read_err) {
         free(refusal);
+        *err = read_err;
         return -1;
     }
     if (refusal) {
