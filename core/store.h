@@ -56,11 +56,14 @@ typedef struct store_point {
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
- * foreign keys. Migrates an older schema; refuses a newer one. */
+ * foreign keys. Migrates an older schema; refuses a newer one. Both opens
+ * refuse, before writing anything, a path that is not a regular file and a
+ * file whose catalog is not runner's (docs/schema.md). */
 int store_open(const char *path, store **out, char **err);
-/* Opens an existing database for reading only (sweeps, show): never writes,
- * never migrates, works on a read-only file. Refuses newer and non-runner
- * files like store_open. */
+/* Opens an existing database for reading only (sweeps, show, plot,
+ * report): never writes, never migrates, never changes the journal mode;
+ * works on a read-only file. Refuses newer and non-runner files like
+ * store_open, and an older runner database too (store_open upgrades it). */
 int store_open_read(const char *path, store **out, char **err);
 /* Commits any pending batch and closes. Accepts NULL. */
 void store_close(store *s);
