@@ -107,7 +107,7 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
 }
 
 /* Why record cannot be resumed by this process, or NULL when it can. */
-static char *resume_refusal(lifecycle *lc, const store_sweep_record *record,
+static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
                             const process_identity *self, char **err)
 {
     const lifecycle_config *c = &lc->config;
