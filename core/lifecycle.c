@@ -3,7 +3,6 @@
  * database untouched; see lifecycle.h. */
 #include "lifecycle.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,15 +78,39 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->begun = 1;
 }
 
-/* 1 if pid is a live process on this host. */
-static int process_alive(int64_t pid)
+/* Why the process recorded in sweep id may still be running it, or NULL
+ * when it is not (or when --force settles a doubt). A process we can prove
+ * is alive is never overridden. */
+static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_identity *recorded,
+                              const process_identity *self)
 {
-    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    const char *db = lc->config.db_path;
+    long long sweep = (long long)id, pid = (long long)recorded->pid;
+    switch (process_identity_check(recorded, self)) {
+    case PROCESS_GONE:
+        return NULL;
+    case PROCESS_ALIVE:
+        return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
+                           "it or stop it first", db, sweep, pid);
+    case PROCESS_OTHER_HOST:
+        if (lc->config.force)
+            return NULL;
+        return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
+                           "by a process that died; if it is not running, 'runner resume %lld "
+                           "--force'", db, sweep, recorded->host, pid, sweep);
+    case PROCESS_UNSURE:
+        break;
+    }
+    if (lc->config.force)
+        return NULL;
+    return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive, "
+                       "but the sweep does not record which process started it); if it is not "
+                       "running, 'runner resume %lld --force'", db, sweep, pid, sweep);
 }
 
 /* Why record cannot be resumed by this process, or NULL when it can. */
 static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
-                            const char *host)
+                            const process_identity *self, char **err)
 {
     const lifecycle_config *c = &lc->config;
     if (record->id == 0) {
@@ -97,11 +120,14 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
         return util_format("%s: no earlier sweep of %s to resume; run it without --resume",
                            c->db_path, c->script_path);
     }
-    if (strcmp(record->status, "running") == 0 && strcmp(record->host, host) == 0 &&
-        record->pid != (int64_t)getpid() && process_alive(record->pid))
-        return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
-                           "it or stop it first", c->db_path, (long long)record->id,
-                           (long long)record->pid);
+    if (strcmp(record->status, "running") == 0 && record->pid != self->pid) {
+        process_identity recorded;
+        if (store_sweep_process(lc->store, record->id, &recorded, err) != 0)
+            return NULL;
+        char *refusal = liveness_refusal(lc, record->id, &recorded, self);
+        if (refusal)
+            return refusal;
+    }
     if (strcmp(record->script_sha256, lc->script_sha256) != 0)
         /* Points of two different scripts must not merge into one sweep. */
         return util_format("%s: sweep %lld ran another version of %s (the text changed "
@@ -113,21 +139,28 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
 
 /* --resume: continue the sweep the config names (or the newest one of this
  * script) with its own seed. Points it stored are read back, not rerun. */
-static int reopen_sweep(lifecycle *lc, const char *host, char **err)
+static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
 {
     store_sweep_record record;
     if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path,
                          &record, err) != 0)
         return -1;
-    char *refusal = resume_refusal(lc, &record, host);
+    char *read_err = NULL;
+    char *refusal = resume_refusal(lc, &record, self, &read_err);
     int64_t sweep_id = record.id;
     uint64_t seed = record.seed;
     store_sweep_record_clear(&record);
+    if (read_err) {
+        free(refusal);
+        *err = read_err;
+        return -1;
+    }
     if (refusal) {
         *err = refusal;
         return -1;
     }
-    if (store_sweep_reopen(lc->store, sweep_id, (int64_t)getpid(), err) != 0)
+    if (store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0 ||
+        store_sweep_claim(lc->store, sweep_id, self, err) != 0)
         return -1;
     lc->run.sweep_id = sweep_id;
     lc->run.resume = 1;
@@ -146,10 +179,10 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
             *err = util_strdup("cannot open the database");
         return -1;
     }
-    char host[256];
-    provenance_host(host, sizeof host);
+    process_identity self;
+    process_identity_self(&self);
     if (c->resume)
-        return reopen_sweep(lc, host, err);
+        return reopen_sweep(lc, &self, err);
     char *git = provenance_git_commit(c->script_path);
     store_sweep_info info = {
         .script_path = c->script_path,
@@ -159,13 +192,15 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
         .overrides_json = overrides_json ? overrides_json : "{}",
         .runner_version = RUNNER_VERSION,
         .git_commit = git,
-        .host = host,
+        .host = self.host,
         .command_line = c->command_line ? c->command_line : "",
         .seed = c->seed,
         .started_at = util_now(),
-        .pid = (int64_t)getpid(),
+        .pid = self.pid,
     };
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
+    if (rc == 0)
+        rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, err);
     free(git);
     if (rc != 0) {
         if (!*err)

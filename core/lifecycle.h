@@ -30,6 +30,7 @@ typedef struct lifecycle_config {
     uint64_t seed;                     /* the sweep seed of a new sweep */
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
+    int force;                         /* resume a sweep whose runner may live (--force) */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
     int quiet;                         /* no progress line */
     int jobs;                          /* threads running points */

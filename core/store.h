@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "process_identity.h"
 #include "runner/plugin.h"
 #include "table.h"
 #include "value.h"
@@ -55,11 +56,14 @@ typedef struct store_point {
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
- * foreign keys. Migrates an older schema; refuses a newer one. */
+ * foreign keys. Migrates an older schema; refuses a newer one. Both opens
+ * refuse, before writing anything, a path that is not a regular file and a
+ * file whose catalog is not runner's (docs/schema.md). */
 int store_open(const char *path, store **out, char **err);
-/* Opens an existing database for reading only (sweeps, show): never writes,
- * never migrates, works on a read-only file. Refuses newer and non-runner
- * files like store_open. */
+/* Opens an existing database for reading only (sweeps, show, plot,
+ * report): never writes, never migrates, never changes the journal mode;
+ * works on a read-only file. Refuses newer and non-runner files like
+ * store_open, and an older runner database too (store_open upgrades it). */
 int store_open_read(const char *path, store **out, char **err);
 /* Commits any pending batch and closes. Accepts NULL. */
 void store_close(store *s);
@@ -285,5 +289,11 @@ typedef struct store_section_digest {
 int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
                               store_section_digest *out, char **err);
 void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
+
+/* Which process runs a sweep (store_process.c): claim records who (when a
+ * sweep begins or resumes); process reads it back (zeros and "" where the
+ * row does not say; the sweep's host for a row older than schema 4). */
+int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
 
 #endif
