@@ -2,6 +2,7 @@
  * this file: parameters by index, rows, errors (and which message wins),
  * random streams, the stop flag, and ranks in one process. */
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -232,6 +233,28 @@ static void test_rows_in_order(void)
     CHECK_INT_EQ(p.row_count, 0);
     CHECK_INT_EQ(host_run_point(&p), 0);
     CHECK_INT_EQ(p.row_count, 0);  /* zero rows is a valid result */
+    host_point_free(&p);
+    clear_params(params);
+}
+
+/* One zero: a plugin's -0.0 is stored as 0.0 (SQLite keeps no sign), so
+ * the row the point holds is already what any reader gets back. */
+static int run_negative_zero(const runner_host *host, runner_point *point)
+{
+    host->set_real(point, C_Y, -0.0);
+    return host->emit_row(point);
+}
+
+static void test_negative_zero(void)
+{
+    runner_plugin plugin = demo_with(run_negative_zero);
+    value params[RUNNER_COUNT(demo_params)];
+    make_params(params);
+    runner_point p;
+    CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), 0);
+    CHECK_INT_EQ(p.row_count, 1);
+    CHECK(p.row_count == 1 && cell(&p, 0, C_Y)->as.real == 0.0 &&
+          !signbit(cell(&p, 0, C_Y)->as.real));
     host_point_free(&p);
     clear_params(params);
 }
@@ -481,6 +504,7 @@ int main(void)
     test_params_by_index();
     test_wrong_param();
     test_rows_in_order();
+    test_negative_zero();
     test_set_errors();
     test_fail();
     test_random_streams();
