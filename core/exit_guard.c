@@ -44,10 +44,16 @@ static void describe_exit(int status, char *buf, size_t size)
 static void on_plugin_exit(int status, void *unused)
 {
     (void)unused;
-    /* An --isolate child inherits the handler: its parent reports the point
-     * as crashed with this status, and the child must not touch the store. */
-    if (getpid() != guard_pid)
+    /* An --isolate child inherits the handler: it must not touch the store,
+     * and the parent reports the point as crashed with this status. It ends
+     * here, as _exit() would: the rest of exit() would run the parent's
+     * handlers on state copied mid-use by other threads (a sanitizer's leak
+     * check waits forever there for a lock held by a thread that is gone). */
+    if (getpid() != guard_pid) {
+        if (status >= 0)
+            _exit(status);
         return;
+    }
     const runner_point *p = host_running_point();
     const char *plugin = p ? p->plugin->name : host_last_plugin_name();
     if (!p && host_points_running() == 0)
