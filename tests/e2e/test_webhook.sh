@@ -251,6 +251,17 @@ expect_status 3
 expect_stderr_contains "not delivered to http://127.0.0.1/…: the receiver asked to wait until 20"
 expect_equal "notify honours Retry-After" "$(requests busy)" 3
 
+# --- a redirect is reported, in runner's own words whatever the URL's path --
+# (the path's segments are scrubbed from what libcurl and the receiver say,
+# and once cut "redirect" out of runner's message: "HTTP 307: …s are not ...")
+start_server moved
+behave moved '[{"status": 307}]'
+DB="$TMP/moved.db"
+run "$RUNNER" sweep "$QUICK" --db "$DB" --plugin-dir "$PLUGINS" --quiet --webhook "${url%/hooks/*}/redirects/$TOKEN"
+expect_status 1
+expect_equal "requests to moved" "$(requests moved)" 1
+expect_equal "redirect warning" "$(grep '^runner: warning: summary' "$TMP/err")" "runner: warning: summary of sweep 1 not delivered to http://127.0.0.1/…: HTTP 307: the receiver redirects to another URL, and runner does not follow redirects; use that URL (not retried); it stays in the outbox of $DB for 'runner notify'"
+
 # --- a receiver that never answers: the row waits, notify delivers it later ---
 start_server hang
 behave hang '[{"delay": 30}]'
