@@ -79,6 +79,19 @@ static script_state *state_of(lua_State *L)
     return s;
 }
 
+/* Pushes "file:line:" of the innermost script line at or above level (C
+ * functions, pcall's say, have no line), or "" when there is none. */
+static void push_script_line(lua_State *L, int level)
+{
+    lua_Debug ar;
+    for (; lua_getstack(L, level, &ar); level++)
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            lua_pushfstring(L, "%s:%d:", ar.short_src, ar.currentline);
+            return;
+        }
+    lua_pushliteral(L, "");
+}
+
 /* Raises a script error of the given kind at the caller's file:line. */
 static int script_raise(lua_State *L, failure_kind kind, const char *fmt, ...)
     RUNNER_PRINTF(3, 4);
@@ -768,9 +781,10 @@ static void refuse_after_end(lua_State *L, const char *function)
              "ended and cannot sweep or declare options", function,
              reason ? reason : "the sweep is closed");
     free(reason);
-    luaL_where(L, 1);
+    push_script_line(L, 1);
+    lua_pushstring(L, *lua_tostring(L, -1) ? " " : "");
     lua_pushstring(L, msg);
-    lua_concat(L, 2);
+    lua_concat(L, 3);
     if (!s->late_call)
         s->late_call = util_strdup(lua_tostring(L, -1));
     s->fatal = 1; /* a pcall in the finalizer does not hide it */
@@ -1099,19 +1113,13 @@ static void add_script_position(lua_State *L)
     const char *colon = strchr(message, ':');
     if (colon && colon - message >= 4 && strncmp(colon - 4, ".lua", 4) == 0)
         return;
-    lua_Debug ar;
-    for (int level = 2; lua_getstack(L, level, &ar); level++) {
-        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0)
-            continue;
-        lua_pushfstring(L, "%s:%d:", ar.short_src, ar.currentline);
-        const char *where = lua_tostring(L, -1);
-        if (strncmp(message, where, strlen(where)) != 0) {
-            lua_pushfstring(L, "%s %s", where, message);
-            lua_replace(L, 1);
-        }
-        lua_pop(L, 1);
-        return;
+    push_script_line(L, 2);
+    const char *where = lua_tostring(L, -1);
+    if (*where && strncmp(message, where, strlen(where)) != 0) {
+        lua_pushfstring(L, "%s %s", where, message);
+        lua_replace(L, 1);
     }
+    lua_pop(L, 1);
 }
 
 static int message_handler(lua_State *L)
