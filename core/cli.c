@@ -33,6 +33,9 @@ static const options_command cli_commands[] = {
       cli_show_report },
     { "notify", CMD_NOTIFY, NULL,
       "deliver the webhook summaries still in the outbox (docs/webhooks.md)", cli_run_notify },
+    { "migrate", CMD_MIGRATE, NULL,
+      "upgrade a database an older runner wrote (reading commands never do)",
+      cli_run_migrate },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 
@@ -51,7 +54,8 @@ static const char usage_outro[] =
     "\n"
     "The database is ./results.db unless --db or RUNNER_DB says otherwise.\n"
     "Plugins are searched in --plugin-dir, then RUNNER_PLUGIN_PATH (colon-separated),\n"
-    "then runner's build and install directories.\n"
+    "then runner's own plugin directory: build/plugins for the build tree's runner,\n"
+    "<prefix>/lib/runner/plugins for an installed one (found from its own path).\n"
     "The webhook URL comes from --webhook or RUNNER_WEBHOOK_URL and is never stored;\n"
     "RUNNER_WEBHOOK_SECRET signs each summary (docs/webhooks.md).\n"
     "\n"

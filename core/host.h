@@ -5,6 +5,7 @@
 #define RUNNER_HOST_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include "runner/plugin.h"
 #include "value.h"
@@ -21,6 +22,11 @@ struct runner_point {
     const volatile sig_atomic_t *stop;  /* non-zero: the user asked to stop */
     int rank, size;           /* the ranks running this point together: 0 and 1
                                  unless it is a collective point under MPI */
+    uint64_t index;           /* for messages: the point's index in its section */
+    const char *canonical;    /* for messages: its parameters as JSON; may be NULL */
+    atomic_int in_run;        /* 1 while run() runs (read by any thread) */
+    atomic_int misuse;        /* the first host call refused from a thread not
+                                 running the point; written by any thread */
 };
 
 const runner_host *host_table(void);
@@ -34,7 +40,18 @@ int host_point_init(runner_point *p, const runner_plugin *plugin,
 void host_point_reset(runner_point *p, const value *params, uint64_t seed);
 void host_point_free(runner_point *p);
 /* Runs the plugin on the point. Returns 0 when the point succeeded, -1 when
- * it failed (p->error holds the message; emitted rows are discarded). */
+ * it failed (p->error holds the message; emitted rows are discarded). A host
+ * call that uses the point from a thread other than the one running run()
+ * (docs/plugin-abi.md) is refused without touching the point, and fails it
+ * with a message naming the call; so does one that arrives between two runs
+ * on the same runner_point, failing the next. */
 int host_run_point(runner_point *p);
+
+/* For exit_guard, which runs inside exit() in whatever thread called it:
+ * the point this thread is running (NULL outside run()), how many points
+ * this process is running now, and the plugin that entered run() last. */
+const runner_point *host_running_point(void);
+int host_points_running(void);
+const char *host_last_plugin_name(void);
 
 #endif

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "exit_guard.h"
 #include "host.h"
 #include "isolate.h"
 #include "mpi_pool.h"
@@ -39,6 +41,9 @@ typedef struct section_job {
     store_identity_set *done;   /* identities to skip (resume), may be NULL */
     pthread_mutex_t done_lock;  /* guards done */
     pthread_mutex_t lock;
+    /* Held by the writer inside the store while plugins may run, so that a
+     * plugin calling exit() finds the store between calls (mark_exited). */
+    pthread_mutex_t store_lock;
     pthread_cond_t slot_done;   /* a worker finished a point */
     pthread_cond_t slot_free;   /* the writer freed a slot */
 } section_job;
@@ -179,6 +184,8 @@ void sweepi_execute_point(runner_point *point, finished_point *f, int isolate,
                           double timeout_s, const volatile sig_atomic_t *stop)
 {
     host_point_reset(point, f->params, f->seed);
+    point->index = f->index;         /* named if the plugin calls exit() */
+    point->canonical = f->canonical;
     f->started_at = util_now();
     double clock0 = util_monotonic();
     if (isolate) {
@@ -306,9 +313,12 @@ static int write_in_turn(section_job *job, int64_t section_id, finished_point *f
                          const sweep_section_options *options, table *result, progress *bar,
                          char **err)
 {
+    pthread_mutex_lock(&job->store_lock);
     if (f->failed)
         report_failure(job, f, bar);
-    if (write_point(job, section_id, f, result, err) != 0)
+    int rc = write_point(job, section_id, f, result, err);
+    pthread_mutex_unlock(&job->store_lock);
+    if (rc != 0)
         return -1;
     int failed = f->failed;
     sweepi_clear_finished(f, job->plugin);
@@ -845,6 +855,7 @@ static void section_job_free(section_job *job)
     free(job->window);
     store_identity_set_free(job->done);
     pthread_mutex_destroy(&job->lock);
+    pthread_mutex_destroy(&job->store_lock);
     pthread_mutex_destroy(&job->done_lock);
     pthread_cond_destroy(&job->slot_done);
     pthread_cond_destroy(&job->slot_free);
@@ -994,8 +1005,11 @@ static int run_threads(section_job *job, int jobs, int64_t section_id,
     }
     int rc = started == 0 ? util_fail(err, "cannot start worker threads")
                           : write_in_order(job, section_id, options, result, bar, err);
-    if (rc == 0)
+    if (rc == 0) {
+        pthread_mutex_lock(&job->store_lock);
         rc = store_flush(job->run->store, err);
+        pthread_mutex_unlock(&job->store_lock);
+    }
     pthread_mutex_lock(&job->lock);
     job->cancel = 1;
     pthread_cond_broadcast(&job->slot_free);
@@ -1004,6 +1018,23 @@ static int run_threads(section_job *job, int jobs, int64_t section_id,
         pthread_join(threads[t], NULL);
     free(threads);
     return rc;
+}
+
+/* exit_guard's mark: a plugin called exit() in this process while the
+ * section ran. Runs in the exiting thread, maybe a worker while the writer
+ * is inside the store: store_lock waits for the writer to leave it (the
+ * connection is used by one thread at a time, and between calls it holds
+ * whole points only), then ends the sweep through it, committing the points
+ * written so far. The lock is never given back: the process ends. */
+static int mark_exited(void *context, char **err)
+{
+    section_job *job = context;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30; /* the writer waits at most the busy timeout in there */
+    if (pthread_mutex_timedlock(&job->store_lock, &until) != 0)
+        return util_fail(err, "the database stayed busy");
+    return store_sweep_end(job->run->store, job->run->sweep_id, "failed", util_now(), err);
 }
 
 int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
@@ -1020,6 +1051,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     progress_begin(&bar, plugin->name, job.count, run->quiet);
 
     pthread_mutex_init(&job.lock, NULL);
+    pthread_mutex_init(&job.store_lock, NULL);
     pthread_mutex_init(&job.done_lock, NULL);
     pthread_cond_init(&job.slot_done, NULL);
     pthread_cond_init(&job.slot_free, NULL);
@@ -1029,6 +1061,9 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     }
     if (open_section(&job, lp, options, &section_id, err) != 0)
         goto done;
+    /* Armed while this process may run plugin code; disarmed once its
+     * threads are joined. */
+    exit_guard_watch(mark_exited, &job);
     if (mode == SECTION_DISTRIBUTED)
         rc = run_distributed(&job, lp, section_id, options, result, &bar, err);
     else if (mode == SECTION_COLLECTIVE)
@@ -1037,6 +1072,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         rc = run_inline(&job, section_id, options, result, &bar, err);
     else
         rc = run_threads(&job, jobs, section_id, options, result, &bar, err);
+    exit_guard_watch(NULL, NULL);
     if (rc == 0)
         rc = store_flush(run->store, err);
 done:

@@ -279,35 +279,41 @@ static void post_once(CURL *curl, const webhook_target *t, const store_outbox_ro
     }
 
     CURLcode code = curl_easy_perform(curl);
+    /* Only what came from outside (libcurl's words, the receiver's answer)
+     * can echo the URL: scrub those, never runner's own words, which a path
+     * segment such as "redirect" would otherwise cut up. */
     one_line(curl_error);
     one_line(reply.text);
+    char *said = util_strdup(curl_error), *replied = util_strdup(reply.text);
+    scrub_url(&said, t->url);
+    scrub_url(&replied, t->url);
     if (code != CURLE_OK) {
         out->retryable = curl_code_retryable(code);
         if (code == CURLE_ABORTED_BY_CALLBACK)
             out->error = util_strdup("interrupted");
         else if (code == CURLE_OPERATION_TIMEDOUT)
             out->error = util_format("no answer within %g s (%s)", t->total_timeout_s,
-                                     *curl_error ? curl_error : curl_easy_strerror(code));
+                                     said && *said ? said : curl_easy_strerror(code));
         else
-            out->error = util_strdup(*curl_error ? curl_error : curl_easy_strerror(code));
+            out->error = util_strdup(said && *said ? said : curl_easy_strerror(code));
     } else {
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out->http_status);
         curl_off_t wait = 0;
         if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &wait) == CURLE_OK && wait > 0)
             out->retry_after_s = (double)wait;
         long status = out->http_status;
-        if (status >= 200 && status < 300)
-            return;
         out->retryable = status >= 500 || status == 429;
         if (status >= 300 && status < 400)
-            out->error = util_format("HTTP %ld: redirects are not followed; use the URL it "
-                                     "points to", status);
-        else
-            out->error = util_format("HTTP %ld%s%s", status, reply.len ? ": " : "", reply.text);
+            out->error = util_format("HTTP %ld: the receiver redirects to another URL, and "
+                                     "runner does not follow redirects; use that URL", status);
+        else if (status < 200 || status >= 300)
+            out->error = util_format("HTTP %ld%s%s", status, reply.len ? ": " : "",
+                                     replied ? replied : "");
     }
-    if (!out->error)
+    free(said);
+    free(replied);
+    if (!out->error && (code != CURLE_OK || out->http_status < 200 || out->http_status >= 300))
         out->error = util_strdup("out of memory");
-    scrub_url(&out->error, t->url);
 }
 
 /* Sleeps up to s seconds; returns 1 early when a stop is requested. */

@@ -82,11 +82,20 @@ typedef struct runner_column {
     { (name_), (type_), (unit_), (doc_) }
 
 /* Opaque: one point (one parameter combination) being run. Owned by the
- * host; valid only during the run() call it is passed to. */
+ * host; valid only during the run() call it is passed to, and only on the
+ * thread that call runs on (see runner_host). */
 typedef struct runner_point runner_point;
 
 /* The host's function table. Every pointer is non-NULL. Values returned by
- * param_text() are owned by the host and valid until run() returns. */
+ * param_text() are owned by the host and valid until run() returns.
+ *
+ * Threads: param_*, set_*, emit_row, fail, random_* and allreduce_sum may be
+ * called only from the thread running run(), before it returns. From any
+ * other thread (one the plugin started, or after run() returned) the call is
+ * refused without touching the point (RUNNER_ERROR, 0 or "") and the point
+ * fails. should_stop, seed, rank, size and log may be called from any thread
+ * while run() runs. Never call exit(): runner then marks the sweep failed
+ * and exits 4; see docs/plugin-abi.md, "Threads" and "Exiting the process". */
 typedef struct runner_host {
     uint32_t abi_version;  /* RUNNER_PLUGIN_ABI of the running host */
     uint32_t struct_size;  /* sizeof(runner_host) in the running host */
@@ -164,7 +173,9 @@ typedef struct runner_plugin {
     uint32_t column_count;
     /* Computes one point and emits zero or more rows. May be called
      * concurrently from several threads for different points: keep no
-     * mutable global state. Returns RUNNER_OK or RUNNER_ERROR. */
+     * mutable global state. Threads it starts must not use the point
+     * (runner_host says which calls they may make). Returns RUNNER_OK or
+     * RUNNER_ERROR. */
     int (*run)(const runner_host *host, runner_point *point);
 
     /* --- Appended after the first release of ABI 1. A plugin built with the
