@@ -49,6 +49,8 @@ typedef struct script_state {
     _Atomic long long paused_time_us;
     _Atomic int clock_paused;       /* such a call is running (the watchdog waits) */
     _Atomic int closing;            /* lua_close runs the finalizers left */
+    double closing_time_limit_s;    /* own time the finalizers may reach */
+    int stopped_before_closing;     /* that Ctrl-C was answered already */
     failure_kind failure;
     int fatal;                      /* an error pcall must not swallow was raised */
     char *late_call;                /* a runner function called after the sweep ended */
@@ -339,17 +341,19 @@ static void guard_protected_calls(lua_State *L)
 #define WATCHDOG_GRACE_S 3.0
 
 /* While lua_close runs finalizers the sweep is already stored and no hook
- * can act: the limits strike at once. Returns only when neither did. */
+ * can act: the limits strike at once (a script the limit or a Ctrl-C
+ * already stopped gets the grace the close itself may need). Returns only
+ * when neither did. */
 static void watchdog_check_closing(const script_state *s, double own)
 {
     double limit = s->config->time_limit_s;
-    if (limit > 0 && own > limit) {
+    if (limit > 0 && own > s->closing_time_limit_s) {
         fprintf(stderr, "runner: %s: the script ran for more than %g s of its own time "
                 "(--script-timeout) in a __gc finalizer at exit; stopped\n",
                 s->config->script_path, limit);
         _exit(EXIT_USAGE);
     }
-    if (s->config->stop && *s->config->stop) {
+    if (s->config->stop && *s->config->stop && !s->stopped_before_closing) {
         fprintf(stderr, "runner: interrupted in a __gc finalizer at exit; the sweep was "
                 "already stored\n");
         _exit(EXIT_INTERRUPTED);
@@ -1229,6 +1233,10 @@ static lifecycle_ending report_failure(const script_state *s)
  * the exit status, status unless such a call turned a success into 2. */
 static int close_lua_state(script_state *s, int status)
 {
+    double own = script_own_time_s(s, util_monotonic());
+    double limit = s->config->time_limit_s;
+    s->closing_time_limit_s = own < limit ? limit : own + WATCHDOG_GRACE_S;
+    s->stopped_before_closing = s->config->stop && *s->config->stop;
     s->closing = 1;
     lua_close(s->L);
     s->L = NULL;
