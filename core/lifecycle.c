@@ -28,6 +28,7 @@ struct lifecycle {
     store *store;
     sweep_run run;
     int begun;
+    int ended;                 /* lifecycle_end ran: nothing more is written */
     lifecycle_ending ending;
 };
 
@@ -58,6 +59,17 @@ void lifecycle_free(lifecycle *lc)
 int lifecycle_begun(const lifecycle *lc)
 {
     return lc->begun;
+}
+
+int lifecycle_check_open(const lifecycle *lc, char **err)
+{
+    if (!lc->ended)
+        return 0;
+    if (lc->begun)
+        *err = util_format("sweep %lld is closed", (long long)lc->run.sweep_id);
+    else
+        *err = util_strdup("the script has ended");
+    return -1;
 }
 
 int64_t lifecycle_sweep_id(const lifecycle *lc)
@@ -171,6 +183,8 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
 int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrides_json,
                     char **err)
 {
+    if (lifecycle_check_open(lc, err) != 0)
+        return -1;
     if (lc->begun)
         return 0;
     const lifecycle_config *c = &lc->config;
@@ -350,6 +364,8 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
     *result = (lifecycle_section_result){ 0 };
     if (rows)
         *rows = NULL;
+    if (lifecycle_check_open(lc, err) != 0)
+        return -1;
     if (!lc->begun)
         return util_fail(err, "the sweep was not begun");
     sweep_section_options options = {
@@ -446,6 +462,7 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     const lifecycle_config *c = &lc->config;
     int status = exit_status_of(lc, ending);
     lc->ending = ending;
+    lc->ended = 1;
     fflush(stdout); /* the script's own lines come before the summary on a terminal */
     if (!lc->begun)
         return status;

@@ -88,6 +88,10 @@ void lifecycle_free(lifecycle *lc);
 int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrides_json,
                     char **err);
 int lifecycle_begun(const lifecycle *lc);
+/* Once lifecycle_end ran, the sweep is closed for good: begin and run_section
+ * refuse, and nothing more is written. Returns 0 while it is open, or -1
+ * with *err (malloc'd: "sweep 3 is closed") for the driver to raise. */
+int lifecycle_check_open(const lifecycle *lc, char **err);
 int64_t lifecycle_sweep_id(const lifecycle *lc); /* 0 until begun */
 
 /* Runs a section of the begun sweep (points an earlier run stored are
@@ -99,7 +103,8 @@ int64_t lifecycle_sweep_id(const lifecycle *lc); /* 0 until begun */
 int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
                           lifecycle_section_result *result, char **err);
 
-/* Ends the sweep. If it was begun: stores its status and end time, in the
+/* Ends the sweep, begun or not (lifecycle_check_open refuses from now on).
+ * If it was begun: stores its status and end time, in the
  * same transaction queues the webhook summary (config->webhook), prints the
  * summary line on stderr, then delivers the summary. Returns the process exit
  * status (exit_status.h): EXIT_OK, EXIT_POINTS_FAILED, EXIT_USAGE (also when

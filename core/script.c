@@ -44,10 +44,16 @@ typedef struct script_state {
     lua_State *L;
     size_t heap_used;
     double started;
-    _Atomic long long points_time_us; /* time inside sections, not the script's own */
-    _Atomic int in_points;          /* a section is running (the watchdog waits) */
+    /* Time spent on the script's behalf outside Lua (points, waiting for the
+     * database, delivering the summary) is not the script's own. */
+    _Atomic long long paused_time_us;
+    _Atomic int clock_paused;       /* such a call is running (the watchdog waits) */
+    _Atomic int closing;            /* lua_close runs the finalizers left */
+    double closing_time_limit_s;    /* own time the finalizers may reach */
+    int stopped_before_closing;     /* that Ctrl-C was answered already */
     failure_kind failure;
     int fatal;                      /* an error pcall must not swallow was raised */
+    char *late_call;                /* a runner function called after the sweep ended */
     pthread_t watchdog;
     int watchdog_running;
     _Atomic int watchdog_quit;
@@ -66,6 +72,8 @@ typedef struct script_state {
 
 /* The registry holds a pointer back to our state under this key. */
 static const char state_key = 'S';
+/* ... and Lua's own error(), which the script cannot replace there. */
+static const char error_function_key = 'E';
 
 static script_state *state_of(lua_State *L)
 {
@@ -73,6 +81,19 @@ static script_state *state_of(lua_State *L)
     script_state *s = lua_touserdata(L, -1);
     lua_pop(L, 1);
     return s;
+}
+
+/* Pushes "file:line:" of the innermost script line at or above level (C
+ * functions, pcall's say, have no line), or "" when there is none. */
+static void push_script_line(lua_State *L, int level)
+{
+    lua_Debug ar;
+    for (; lua_getstack(L, level, &ar); level++)
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            lua_pushfstring(L, "%s:%d:", ar.short_src, ar.currentline);
+            return;
+        }
+    lua_pushliteral(L, "");
 }
 
 /* Raises a script error of the given kind at the caller's file:line. */
@@ -114,6 +135,28 @@ static void *bounded_alloc(void *ud, void *ptr, size_t old_size, size_t new_size
     return grown;
 }
 
+/* The script's own run time so far: its clock stops while runner works on
+ * its behalf (script_clock_pause). */
+static double script_own_time_s(const script_state *s, double now)
+{
+    return now - s->started - (double)s->paused_time_us * 1e-6;
+}
+
+/* Stops the script's clock around a call made for the script that may wait
+ * (points, the database's busy handler, the webhook): returns when it
+ * stopped, for script_clock_resume. The watchdog looks away meanwhile. */
+static double script_clock_pause(script_state *s)
+{
+    s->clock_paused = 1;
+    return util_monotonic();
+}
+
+static void script_clock_resume(script_state *s, double paused_at)
+{
+    s->paused_time_us += (long long)((util_monotonic() - paused_at) * 1e6);
+    s->clock_paused = 0;
+}
+
 /* Inside a hook, level 0 is the Lua function being run: its file:line is
  * where the script was when the limit struck. */
 static void time_hook(lua_State *L, lua_Debug *ar)
@@ -126,7 +169,7 @@ static void time_hook(lua_State *L, lua_Debug *ar)
         lua_pushstring(L, "interrupted");
         lua_error(L);
     }
-    double own = util_monotonic() - s->started - (double)s->points_time_us * 1e-6;
+    double own = script_own_time_s(s, util_monotonic());
     if (s->config->time_limit_s > 0 && own > s->config->time_limit_s) {
         s->failure = FAIL_INPUT;
         s->fatal = 1;
@@ -291,9 +334,31 @@ static void guard_protected_calls(lua_State *L)
 }
 
 /* The count hook cannot stop a script stuck in one long library call (a
- * pathological string.find): a watchdog thread ends the process then. The
- * database is safe: nothing is half-written, and --resume continues. */
+ * pathological string.find), nor a __gc finalizer (Lua runs those with
+ * hooks off): a watchdog thread ends the process then. The database is
+ * safe: nothing is half-written, and --resume continues. It watches until
+ * the Lua state is closed, since lua_close runs the finalizers left. */
 #define WATCHDOG_GRACE_S 3.0
+
+/* While lua_close runs finalizers the sweep is already stored and no hook
+ * can act: the limits strike at once (a script the limit or a Ctrl-C
+ * already stopped gets the grace the close itself may need). Returns only
+ * when neither did. */
+static void watchdog_check_closing(const script_state *s, double own)
+{
+    double limit = s->config->time_limit_s;
+    if (limit > 0 && own > s->closing_time_limit_s) {
+        fprintf(stderr, "runner: %s: the script ran for more than %g s of its own time "
+                "(--script-timeout) in a __gc finalizer at exit; stopped\n",
+                s->config->script_path, limit);
+        _exit(EXIT_USAGE);
+    }
+    if (s->config->stop && *s->config->stop && !s->stopped_before_closing) {
+        fprintf(stderr, "runner: interrupted in a __gc finalizer at exit; the sweep was "
+                "already stored\n");
+        _exit(EXIT_INTERRUPTED);
+    }
+}
 
 static void *watchdog_main(void *arg)
 {
@@ -314,10 +379,12 @@ static void *watchdog_main(void *arg)
         pthread_mutex_unlock(&s->watchdog_lock);
         if (s->watchdog_quit)
             break;
-        if (s->in_points)
+        if (s->clock_paused)
             continue;
         double now = util_monotonic();
-        double own = now - s->started - (double)s->points_time_us * 1e-6;
+        double own = script_own_time_s(s, now);
+        if (s->closing)
+            watchdog_check_closing(s, own);
         double limit = s->config->time_limit_s;
         if (limit > 0 && own > limit + WATCHDOG_GRACE_S) {
             fprintf(stderr, "runner: %s: the script ran for more than %g s of its own time "
@@ -387,6 +454,8 @@ static void open_sandbox(lua_State *L)
         luaL_requiref(L, lib->name, lib->func, 1);
         lua_pop(L, 1);
     }
+    lua_getglobal(L, "error");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &error_function_key);
     /* Loading code from files or strings would bypass require's rules. */
     static const char *const removed_globals[] = { "dofile", "loadfile", "load", NULL };
     for (const char *const *g = removed_globals; *g; g++) {
@@ -614,7 +683,10 @@ static int begin_sweep(script_state *s, char **err)
         return 0;
     char *options = json_dumps(s->options_used, JSON_COMPACT | JSON_SORT_KEYS);
     char *overrides = json_dumps(s->overrides, JSON_COMPACT | JSON_SORT_KEYS);
+    /* Opening and beginning wait for another writer's lock: not script time. */
+    double paused_at = script_clock_pause(s);
     int rc = lifecycle_begin(s->life, options, overrides, err);
+    script_clock_resume(s, paused_at);
     free(options);
     free(overrides);
     return rc;
@@ -690,11 +762,37 @@ static int script_stop(lua_State *L, failure_kind kind, char *message, const cha
     return lua_error(L);
 }
 
+/* sweep() and options{} act on the sweep (store points, record what it ran
+ * with): once it ended they refuse, in a __gc finalizer that lua_close runs,
+ * say. Lua turns an error in a finalizer into a warning nobody sees, so the
+ * first refusal is also kept for script_run to report. */
+static void refuse_after_end(lua_State *L, const char *function)
+{
+    script_state *s = state_of(L);
+    char *reason = NULL;
+    if (lifecycle_check_open(s->life, &reason) == 0)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: %s; a __gc finalizer run at exit comes after the sweep "
+             "ended and cannot sweep or declare options", function,
+             reason ? reason : "the sweep is closed");
+    free(reason);
+    push_script_line(L, 1);
+    lua_pushstring(L, *lua_tostring(L, -1) ? " " : "");
+    lua_pushstring(L, msg);
+    lua_concat(L, 3);
+    if (!s->late_call)
+        s->late_call = util_strdup(lua_tostring(L, -1));
+    s->fatal = 1; /* a pcall in the finalizer does not hide it */
+    lua_error(L);
+}
+
 static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int opts_idx)
 {
     script_state *s = state_of(L);
     char *err = NULL;
     char msg[1024];
+    refuse_after_end(L, "sweep");
     const loaded_plugin *lp = plugin_registry_get(s->registry, plugin_name, &err);
     if (!lp) {
         snprintf(msg, sizeof msg, "%s", err ? err : "unknown plugin");
@@ -734,13 +832,11 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         return script_stop(L, FAIL_STOPPED, err, "cannot begin the sweep");
     }
     section.grid = g;
-    double clock0 = util_monotonic();
     lifecycle_section_result result;
-    s->in_points = 1;
+    double paused_at = script_clock_pause(s);
     int rc = lifecycle_run_section(s->life, &section, NULL, &result, &err);
+    script_clock_resume(s, paused_at);
     grid_free(g);
-    s->points_time_us += (long long)((util_monotonic() - clock0) * 1e6);
-    s->in_points = 0;
     if (rc != 0)
         return script_stop(L, FAIL_STOPPED, err, "storing failed");
     if (result.interrupted)
@@ -899,6 +995,7 @@ static json_t *lua_to_json(lua_State *L, int idx)
 static int l_options(lua_State *L)
 {
     script_state *s = state_of(L);
+    refuse_after_end(L, "options");
     lua_settop(L, 1); /* options takes one table; the stack layout below relies on it */
     if (lua_type(L, 1) != LUA_TTABLE)
         return script_raise(L, FAIL_INPUT, "options needs a table: options { name = default, ... }");
@@ -1002,8 +1099,45 @@ static const luaL_Reg runner_globals[] = {
 
 /* ---- running a script ---- */
 
+/* 1 if the function running at level (in a message handler, 1 is the one
+ * that raised the error) is C code other than Lua's error(). */
+static int raised_in_library(lua_State *L, int level)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Sf", &ar))
+        return 0;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &error_function_key);
+    int by_error = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return strcmp(ar.what, "C") == 0 && !by_error;
+}
+
+/* Lua raises some errors inside a library function without saying where
+ * (a "C stack overflow" in string.gsub's callback, a bad comparison in
+ * table.sort): the message at 1 gets the innermost script line in front,
+ * like every other script error. Left as they are: error(msg, 0), what
+ * runner raises to stop the script, and messages that already name a line
+ * (luaL_error's) or a Lua file (require's). */
+static void add_script_position(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TSTRING || state_of(L)->fatal || !raised_in_library(L, 1))
+        return;
+    const char *message = lua_tostring(L, 1);
+    const char *colon = strchr(message, ':');
+    if (colon && colon - message >= 4 && strncmp(colon - 4, ".lua", 4) == 0)
+        return;
+    push_script_line(L, 2);
+    const char *where = lua_tostring(L, -1);
+    if (*where && strncmp(message, where, strlen(where)) != 0) {
+        lua_pushfstring(L, "%s %s", where, message);
+        lua_replace(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 static int message_handler(lua_State *L)
 {
+    add_script_position(L);
     if (!lua_isstring(L, 1)) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
             return 1;
@@ -1090,12 +1224,11 @@ static lua_State *new_lua_state(script_state *s)
     return L;
 }
 
-/* Loads and runs the script's len bytes under the watchdog. Returns the Lua
+/* Loads and runs the script's len bytes. Returns the Lua
  * status; on an error its message is on top of the stack. */
 static int run_chunk(script_state *s, size_t len)
 {
     lua_State *L = s->L;
-    s->started = util_monotonic();
     lua_pushcfunction(L, message_handler);
     char *chunkname = util_format("@%s", s->config->script_path);
     /* The stored text and its hash stay as written; Lua gets a copy. */
@@ -1107,11 +1240,8 @@ static int run_chunk(script_state *s, size_t len)
     if (rc != LUA_OK)
         name_chunk_error(L, s->config->script_path);
     free(chunkname);
-    if (rc == LUA_OK) {
-        start_watchdog(s);
+    if (rc == LUA_OK)
         rc = lua_pcall(L, 0, 0, 1);
-        stop_watchdog(s);
-    }
     return rc;
 }
 
@@ -1135,6 +1265,24 @@ static lifecycle_ending report_failure(const script_state *s)
         fprintf(stderr, "runner: %s\n", message ? message : "script failed");
         return LIFECYCLE_INPUT_ERROR;
     }
+}
+
+/* Closes the Lua state under the limits (its finalizers are the script's
+ * code too), then says if one called runner after the sweep ended. Returns
+ * the exit status, status unless such a call turned a success into 2. */
+static int close_lua_state(script_state *s, int status)
+{
+    double own = script_own_time_s(s, util_monotonic());
+    double limit = s->config->time_limit_s;
+    s->closing_time_limit_s = own < limit ? limit : own + WATCHDOG_GRACE_S;
+    s->stopped_before_closing = s->config->stop && *s->config->stop;
+    s->closing = 1;
+    lua_close(s->L);
+    s->L = NULL;
+    if (!s->late_call)
+        return status;
+    fprintf(stderr, "runner: %s\n", s->late_call);
+    return status == EXIT_OK ? EXIT_USAGE : status;
 }
 
 int script_run(const script_config *config)
@@ -1169,14 +1317,22 @@ int script_run(const script_config *config)
         fprintf(stderr, "runner: cannot create a Lua state (out of memory)\n");
         goto done;
     }
+    s.started = util_monotonic();
+    start_watchdog(&s);
     int rc = run_chunk(&s, len);
-    status = lifecycle_end(s.life, rc == LUA_OK ? LIFECYCLE_FINISHED : report_failure(&s));
+    lifecycle_ending ending = rc == LUA_OK ? LIFECYCLE_FINISHED : report_failure(&s);
+    double paused_at = script_clock_pause(&s);
+    status = lifecycle_end(s.life, ending);
+    script_clock_resume(&s, paused_at);
+    status = close_lua_state(&s, status);
 done:
     if (s.L)
         lua_close(s.L);
+    stop_watchdog(&s);
     lifecycle_free(s.life);
     plugin_registry_free(s.registry);
     free(s.script_text);
+    free(s.late_call);
     free(err);
     json_decref(s.options_used);
     json_decref(s.overrides);

@@ -131,6 +131,18 @@ expect_status 2
 expect_stderr "runner: not enough memory"
 expect_refused recursion "local function deeper(n) return 1 + deeper(n + 1) end
 deeper(1)" "1: stack overflow"
+# Errors Lua raises inside a library function carry the script's line too.
+expect_refused recursion_in_gsub "local function deeper(s) return s:gsub('.', deeper) end
+deeper('ab')" "1: C stack overflow"
+expect_refused recursion_in_tostring "local function deeper() return tostring(setmetatable({}, { __tostring = deeper })) end
+deeper()" "1: C stack overflow"
+expect_refused sort_compare "local t = { 3, 1, 2 }
+table.sort({ 1, 'a', 3 })" "2: attempt to compare string with number"
+# error(msg, 0) asks for no position, and keeps it that way.
+printf '%s\n' "error('plain', 0)" >"$TMP/error_level_0.lua"
+run "$RUNNER" sweep "$TMP/error_level_0.lua" --db "$DB"
+expect_status 2
+expect_stderr "runner: plain"
 [ -e "$DB" ] && fail "a memory failure created the database"
 
 # ---- time --------------------------------------------------------------------

@@ -1,0 +1,109 @@
+# The script's limits hold for all of its code and only for its code: a
+# __gc finalizer that lua_close runs at exit is stopped by --script-timeout
+# and by the first Ctrl-C, and cannot sweep or declare options once the
+# sweep ended; time spent waiting for another process's write lock is not
+# the script's own time.
+. tests/e2e/lib.sh
+command -v timeout >/dev/null 2>&1 || { echo "SKIP: needs timeout(1) to bound a hang"; exit 77; }
+
+# ---- time: a finalizer at exit spins ------------------------------------------
+# The 120 s bound only keeps a broken build from hanging the suite.
+script=$(write_script gc_spin.lua <<'LUA'
+sweep("speedup", { workers = 1 }, { print = false })
+setmetatable({}, { __gc = function() while true do end end })
+LUA
+)
+run timeout -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" --script-timeout 1
+expect_status 2
+expect_stderr "runner: sweep 1 stored in $DB: 1 points ok, 0 failed
+runner: $script: the script ran for more than 1 s of its own time (--script-timeout) in a __gc finalizer at exit; stopped"
+expect_sql "SELECT status FROM sweep" "ok"
+
+# ---- Ctrl-C: the first one stops a finalizer at exit ----------------------------
+rm -f "$DB" "$DB-wal" "$DB-shm"
+timeout -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait_until "the summary line before the finalizer runs" \
+    'grep -q "stored in" "$TMP/err" || ! alive $pid'
+kill -TERM $pid 2>/dev/null
+wait $pid
+status=$?
+expect_status 130
+expect_stderr "runner: sweep 1 stored in $DB: 1 points ok, 0 failed
+runner: interrupted in a __gc finalizer at exit; the sweep was already stored"
+
+# ---- memory: a finalizer at exit has the script's heap limit --------------------
+script=$(write_script gc_memory.lua <<'LUA'
+keep = setmetatable({}, { __gc = function()
+  printf("big string at exit: %s\n", tostring(pcall(string.rep, "x", 2^30)))
+end })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$DB" --script-memory 16
+expect_status 0
+expect_stdout_contains "big string at exit: false"
+
+# ---- a finalizer cannot sweep after the sweep ended ----------------------------
+rm -f "$DB" "$DB-wal" "$DB-shm"
+script=$(write_script gc_sweep.lua <<'LUA'
+sweep("speedup", { workers = 1 }, { print = false })
+keep = setmetatable({}, { __gc = function()
+  pcall(sweep, "speedup", { workers = 2 }, { print = false })
+end })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$DB"
+expect_status 2
+expect_stderr "runner: sweep 1 stored in $DB: 1 points ok, 0 failed
+runner: $script:3: sweep: sweep 1 is closed; a __gc finalizer run at exit comes after the sweep ended and cannot sweep or declare options"
+expect_sql "SELECT id || ' ' || status FROM sweep" "1 ok"
+expect_sql "SELECT count(*) FROM point" "1"
+# Nor in a script that never swept: the database is not even created.
+rm -f "$DB" "$DB-wal" "$DB-shm"
+script=$(write_script gc_first_sweep.lua <<'LUA'
+keep = setmetatable({}, { __gc = function() sweep "speedup" { workers = 2 } end })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$DB"
+expect_status 2
+expect_stderr "runner: $script:1: sweep: the script has ended; a __gc finalizer run at exit comes after the sweep ended and cannot sweep or declare options"
+[ -e "$DB" ] && fail "a finalizer at exit created the database"
+script=$(write_script gc_options.lua <<'LUA'
+keep = setmetatable({}, { __gc = function() options { n = 1 } end })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$DB"
+expect_status 2
+expect_stderr "runner: $script:1: options: the script has ended; a __gc finalizer run at exit comes after the sweep ended and cannot sweep or declare options"
+
+# ---- waiting for another writer is not script time -----------------------------
+# A helper holds the write lock for 6 s: longer than --script-timeout 1 plus
+# the watchdog's 3 s of grace, shorter than the 10 s busy timeout. The
+# script is run once the marker says the lock is held.
+if command -v python3 >/dev/null 2>&1; then
+    rm -f "$DB" "$DB-wal" "$DB-shm"
+    script=$(write_script locked.lua <<'LUA'
+sweep("speedup", { workers = 1 }, { print = false })
+LUA
+)
+    run "$RUNNER" sweep "$script" --db "$DB"
+    expect_status 0
+    python3 - "$DB" "$TMP/holding" <<'PY' &
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
+db.execute("BEGIN EXCLUSIVE")
+open(sys.argv[2], "w").close()
+time.sleep(6)
+db.execute("COMMIT")
+PY
+    holder=$!
+    wait_until "the helper holding the write lock" '[ -e "$TMP/holding" ] || ! alive $holder'
+    run timeout -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" --script-timeout 1
+    expect_status 0
+    expect_stderr "runner: sweep 2 stored in $DB: 1 points ok, 0 failed"
+    wait $holder
+    expect_sql "SELECT group_concat(status, ' ') FROM sweep" "ok ok"
+else
+    echo "SKIP: waiting for a lock: needs python3 to hold it"
+fi
+finish
