@@ -505,11 +505,13 @@ static void write_plot(report_ctx *r, const table *t, const char *plugin, size_t
         }
         if (spec.logx || spec.logy)
             fprintf(r->out, " (log %s)", spec.logx && spec.logy ? "x and y" : spec.logx ? "x" : "y");
-        char *note = plot_skip_note(&spec, &image);
-        if (note) {
-            fputs("; ", r->out);
-            H(note);
-            free(note);
+        char *notes[2] = { plot_skip_note(&spec, &image), plot_reduce_note(&image.reduced, spec.by) };
+        for (size_t i = 0; i < 2; i++) {
+            if (notes[i]) {
+                fputs("; ", r->out);
+                H(notes[i]);
+                free(notes[i]);
+            }
         }
         fprintf(r->out, ". Redraw or change it with <code>runner plot %" PRId64 " --section %zu "
                 "--x ", r->sweep_id, ordinal);
