@@ -41,6 +41,8 @@ INSERT INTO point_v2 SELECT id, sweep_id, section_id, ordinal, params_json, iden
     status, error, started_at, duration_s, row_count FROM point;
 DROP VIEW point;
 DROP TABLE point_block;
+DROP TABLE point_index;
+DELETE FROM sqlite_stat1;
 ALTER TABLE point_v2 RENAME TO point;
 CREATE INDEX point_by_section ON point(section_id, ordinal);
 PRAGMA user_version = 2;
@@ -52,7 +54,7 @@ expect_equal "version 2 points" "$(sql "$POINTS")" "$(cat "$TMP/before.txt")"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"
-expect_sql "PRAGMA user_version" "3"
+expect_sql "PRAGMA user_version" "5"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
 expect_sql "SELECT count(*) FROM point_block" "3"
 expect_equal "points after the upgrade" "$(sql "$POINTS")" "$(cat "$TMP/before.txt")"
@@ -84,7 +86,41 @@ expect_sql "SELECT count(*) FROM point WHERE sweep_id = 2" "3"
 expect_sql "SELECT count(*) FROM point WHERE sweep_id = 2 AND id <= $spent" "0"
 expect_equal "failed ids before the resume" "$failed_ids" "$((spent - 2)),$((spent - 1)),$spent"
 
-# Opening a version 3 file again changes nothing.
+# Version 5 indexes the points (point_index) and the view joins through it.
+# A version 3 file (its view as released, no index) is upgraded in place.
+sql "$POINTS" >"$TMP/before5.txt"
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+BEGIN;
+DROP VIEW point;
+DROP TABLE point_index;
+DELETE FROM sqlite_stat1;
+CREATE VIEW point AS
+SELECT json_extract(p.value, '\$[0]') AS id, b.sweep_id AS sweep_id, b.section_id AS section_id,
+       json_extract(p.value, '\$[1]') AS ordinal,
+       json_patch(b.params_base, json_extract(p.value, '\$[2]')) AS params_json,
+       json_extract(p.value, '\$[3]') AS identity, json_extract(p.value, '\$[4]') AS seed,
+       json_extract(p.value, '\$[5]') AS status, json_extract(p.value, '\$[6]') AS error,
+       strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(p.value, '\$[7]') / 1000.0, 'unixepoch')
+           AS started_at,
+       json_extract(p.value, '\$[8]') / 1e9 AS duration_s, json_extract(p.value, '\$[9]') AS row_count
+FROM point_block AS b, json_each(b.points) AS p;
+PRAGMA user_version = 3;
+COMMIT;"
+expect_equal "version 3 points" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
+run "$RUNNER" sweeps --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "5"
+expect_equal "points after the upgrade to 5" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
+expect_sql "SELECT count(*), count(DISTINCT block_id), sum(status = 'ok') FROM point_index
+    WHERE id IN (SELECT id FROM point)" "1509|7|1503"
+expect_sql "SELECT status FROM point WHERE id = 2" "$(grep '^2|' "$TMP/before5.txt" | cut -d'|' -f8)"
+plan=$(sql "EXPLAIN QUERY PLAN SELECT status FROM point WHERE id = 2")
+case $plan in
+*"SEARCH i USING INTEGER PRIMARY KEY"*) ;;
+*) fail "a lookup by id does not go through point_index: $plan" ;;
+esac
+
+# Opening a version 5 file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")
 run "$RUNNER" sweeps --db "$DB"
