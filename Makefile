@@ -1,6 +1,23 @@
 # Thin driver around CMake (Neovim style): `make demo` and `make test` work on
-# a fresh Debian 12 clone. Every package runner, its plugins and its tests
-# need is listed here and nowhere else.
+# a fresh Debian 12 clone (as root, or with the packages installed). Every
+# Debian package runner, its plugins, its tests and its benchmarks need is
+# listed here and nowhere else, in three lists, and each target asks only for
+# the lists it uses:
+#
+#   make            checks RUNTIME_PACKAGES and builds into build/. Never
+#                   installs anything and never needs root: when a package is
+#                   missing it prints the one apt-get line to run, and stops.
+#   make demo       installs the missing RUNTIME_PACKAGES (as root; otherwise
+#                   prints the line), builds, runs the walk-through.
+#   make test       also installs TEST_PACKAGES, builds with -Werror and runs
+#                   ctest with RUNNER_TEST_REQUIRE_TOOLS=1: a test that would
+#                   skip for a missing tool fails instead.
+#   make test-sanitize, test-valgrind, fuzz-smoke
+#                   the checked builds CI runs after `make test` (below); the
+#                   same packages as `make test`, -Werror.
+#   make bench      installs RUNTIME_PACKAGES and BENCH_PACKAGES, runs bench/.
+#   make deps       installs the missing RUNTIME_PACKAGES (as root) and stops.
+#   make install    cmake --install build (to /usr/local; see README.md).
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
@@ -10,37 +27,72 @@ ASAN_BUILD_DIR ?= build-asan
 FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-DEB_PACKAGES := cmake make gcc pkg-config git \
-	libsqlite3-dev sqlite3 liblua5.4-dev libcurl4-openssl-dev libssl-dev \
-	libjansson-dev libopenblas-dev libxxhash-dev python3 gnuplot-nox chromium \
-	valgrind clang libclang-rt-14-dev llvm \
-	python3-optuna python3-numpy python3-uhashring time \
-	openmpi-bin libopenmpi-dev
+# What runner and its plugins build, link and run with: the compiler and
+# CMake, the libraries, the sqlite3 shell users query results with, gnuplot
+# for `runner plot`/`report`, git for the provenance of a sweep's script.
+RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox \
+	libsqlite3-dev liblua5.4-dev libcurl4-openssl-dev libssl-dev \
+	libjansson-dev libopenblas-dev libxxhash-dev
+# What the tests drive (python3 for the webhook server and checks, Chromium
+# renders reports, procps for ps, Open MPI for distributed sweeps: optional
+# when building, required by the tests) and the checked builds (valgrind,
+# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer).
+TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
+	valgrind clang libclang-rt-14-dev llvm
+# The references `make bench` measures beside runner (bench/peers.py) and
+# /usr/bin/time for its memory figures.
+BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time
+
+# What a target's recipe checks: `make` only checks the runtime packages;
+# demo, deps, test, the checked builds and bench install what they need.
+# Target-specific, so the build a target depends on checks the same list.
+PACKAGES = $(RUNTIME_PACKAGES)
+INSTALL_MISSING = no
+# -Werror only where runner's own code is checked; a user's `make` keeps
+# whatever the build directory was configured with (OFF on a fresh one).
+WERROR_FLAG =
+CHECKED = test test-sanitize test-valgrind fuzz-build fuzz-smoke
+$(CHECKED): PACKAGES = $(RUNTIME_PACKAGES) $(TEST_PACKAGES)
+$(CHECKED): WERROR_FLAG = -DRUNNER_WERROR=ON
+bench: PACKAGES = $(RUNTIME_PACKAGES) $(BENCH_PACKAGES)
+demo deps $(CHECKED) bench: INSTALL_MISSING = yes
 
 .PHONY: all deps configure build demo test install clean \
 	test-sanitize test-valgrind fuzz-build fuzz-smoke
 
 all: build
 
-# Installs what is missing when root; otherwise prints the command and stops.
-deps:
-	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+# check_packages: checks $(PACKAGES) with dpkg. When some are missing it installs
+# them if $(INSTALL_MISSING) is yes and this is root; otherwise it prints the
+# command to run and fails. Without dpkg (not Debian) it says so and lets
+# CMake find what it needs.
+define check_packages
+	@if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "runner: no dpkg-query, so package names are not checked (see the lists in the Makefile)"; \
+	  exit 0; \
+	fi; \
+	missing=""; \
+	for p in $(sort $(PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	  else \
-	    echo "runner needs Debian packages that are not installed. Run:"; \
-	    echo "  sudo apt-get install -y$$missing"; \
-	    exit 1; \
-	  fi; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$(INSTALL_MISSING)" = yes ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo "; \
+	  echo "runner: 'make$(if $(MAKECMDGOALS), $(MAKECMDGOALS))' needs Debian packages that are not installed. Run:"; \
+	  echo "  $${sudo}apt-get install -y$$missing"; \
+	  exit 1; \
 	fi
+endef
 
-configure: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+deps:
+	$(check_packages)
+
+configure:
+	$(check_packages)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR_FLAG) $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -48,8 +100,12 @@ build: configure
 demo: build
 	$(BUILD_DIR)/runner sweep scripts/seed.lua
 
+# RUNNER_TEST_REQUIRE_TOOLS: every tool a test needs was installed above, so
+# a test that would skip for lack of one fails (tests/e2e/lib.sh skip_without).
+REQUIRE_TOOLS = RUNNER_TEST_REQUIRE_TOOLS=1
+
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure -j $(JOBS)
 
 # Not part of `make test`: throughput ratios against references measured in
 # the same run, printed with PASS/MISS (docs/performance.md). Takes minutes;
@@ -80,10 +136,12 @@ SANITIZER_ENV = ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktr
 	OMPI_MCA_mca_base_component_disable_dlclose=1 RUNNER_NO_DLCLOSE=1
 # A test hung under the sanitizers fails after this long (ctest's own default
 # is 25 minutes); the slowest takes about a minute.
-SANITIZE_CTEST = ctest --output-on-failure --timeout 300
+SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout 300
 
-test-sanitize: deps
-	cmake -S . -B $(ASAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON $(CMAKE_FLAGS)
+test-sanitize:
+	$(check_packages)
+	cmake -S . -B $(ASAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON \
+	  $(WERROR_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) -E '^e2e_test_(isolate|mpi)$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \
@@ -119,9 +177,10 @@ test-valgrind: build
 # libFuzzer harnesses (tests/fuzz): the whole tree built by clang with
 # -fsanitize=fuzzer-no-link,address,undefined; then each harness fuzzes its
 # corpus for FUZZ_SECONDS, both at once.
-fuzz-build: deps
+fuzz-build:
+	$(check_packages)
 	cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DRUNNER_FUZZ=ON $(CMAKE_FLAGS)
+	  -DRUNNER_FUZZ=ON $(WERROR_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
 
 fuzz-smoke: fuzz-build

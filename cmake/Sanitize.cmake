@@ -1,6 +1,6 @@
-# Checked builds, as CMake options (libuv style). Included by the top-level
-# CMakeLists.txt before any target, so the flags reach everything built here:
-# core, runner, unit tests, plugins and fixtures. A plugin is dlopened into the
+# Checked builds, as CMake options (libuv style). The flags reach everything
+# built here (core, runner, unit tests, plugins and fixtures) through the
+# runner_sanitizers target. A plugin is dlopened into the
 # runner, so it is checked like the host. `make test-sanitize` and
 # `make fuzz-smoke` are the usual way in.
 #
@@ -22,10 +22,14 @@ elseif(RUNNER_SANITIZE)
   set(RUNNER_SANITIZER_LIST "address,undefined")
 endif()
 
+# runner_sanitizers carries the flags; runner_link_warnings (Warnings.cmake)
+# links it, with runner_warnings, into every C target of the project.
+add_library(runner_sanitizers INTERFACE)
 if(RUNNER_SANITIZER_LIST)
-  add_compile_options(-fsanitize=${RUNNER_SANITIZER_LIST} -fno-sanitize-recover=all
-    -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=${RUNNER_SANITIZER_LIST} -fno-sanitize-recover=all)
+  target_compile_options(runner_sanitizers INTERFACE -fsanitize=${RUNNER_SANITIZER_LIST}
+    -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(runner_sanitizers INTERFACE -fsanitize=${RUNNER_SANITIZER_LIST}
+    -fno-sanitize-recover=all)
   if(CMAKE_C_COMPILER_ID MATCHES "Clang")
     # clang links its sanitizer runtime statically into executables only, so
     # an instrumented plugin (linked with --no-undefined) would have no
@@ -35,8 +39,10 @@ if(RUNNER_SANITIZER_LIST)
     get_filename_component(RUNNER_ASAN_RUNTIME_DIR "${RUNNER_ASAN_RUNTIME}" DIRECTORY)
     if(NOT EXISTS "${RUNNER_ASAN_RUNTIME}")
       message(FATAL_ERROR "clang's AddressSanitizer runtime is missing "
-        "(${RUNNER_ASAN_RUNTIME}); install libclang-rt-14-dev (see DEB_PACKAGES in the Makefile)")
+        "(${RUNNER_ASAN_RUNTIME}); install libclang-rt-14-dev (TEST_PACKAGES in the Makefile; "
+        "`make fuzz-smoke` installs it)")
     endif()
-    add_link_options(-shared-libsan "LINKER:-rpath,${RUNNER_ASAN_RUNTIME_DIR}")
+    target_link_options(runner_sanitizers INTERFACE -shared-libsan
+      "LINKER:-rpath,${RUNNER_ASAN_RUNTIME_DIR}")
   endif()
 endif()

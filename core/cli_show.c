@@ -81,7 +81,8 @@ int cli_show_plugins(const options_parsed *a)
     } else {
         for (size_t i = 0; i < plugin_registry_count(reg); i++) {
             const loaded_plugin *lp = plugin_registry_at(reg, i);
-            printf("%-14s %-8s %s\n", lp->desc->name, lp->desc->version, lp->desc->summary);
+            printf("%-14s %-8s %s\n%-14s file: %s\n", lp->desc->name, lp->desc->version,
+                   lp->desc->summary, "", lp->path);
         }
         for (size_t i = 0; i < plugin_registry_error_count(reg); i++)
             fprintf(stderr, "runner: %s\n", plugin_registry_error(reg, i));

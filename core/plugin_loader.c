@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "digest.h"
+#include "install_layout.h"
 #include "store.h"
 #include "util.h"
 
@@ -444,12 +445,17 @@ int plugin_registry_open(const char *const *extra_dirs, plugin_registry **out, c
         }
         free(copy);
     }
-    const char *builtin[] = { RUNNER_BUILD_PLUGIN_DIR, RUNNER_INSTALL_PLUGIN_DIR };
-    for (size_t i = 0; i < 2; i++) {
-        append_path(&reg->search_path, builtin[i]);
-        if (scan_dir(reg, builtin[i], 0, err) != 0)
-            goto fail;
+    /* runner's own plugins: the build tree's, or those installed beside it. */
+    char *own = install_layout_plugin_dir();
+    if (!own) {
+        util_fail(err, "out of memory");
+        goto fail;
     }
+    append_path(&reg->search_path, own);
+    int rc = scan_dir(reg, own, 0, err);
+    free(own);
+    if (rc != 0)
+        goto fail;
     *out = reg;
     return 0;
 fail:

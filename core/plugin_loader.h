@@ -2,7 +2,8 @@
  * version and metadata, and keeps them in a registry for the whole run.
  *
  * Search order: each --plugin-dir, then each RUNNER_PLUGIN_PATH entry, then
- * the build directory's plugins and the install directory. A plugin name
+ * runner's own plugin directory (install_layout.h: the build tree's for the
+ * runner built there, the one beside the executable otherwise). A plugin name
  * found in an earlier directory shadows the same name later; two files in one
  * directory declaring the same name is an error. Files that fail to load are
  * remembered with their one-line error, reported when the plugin is asked
@@ -24,8 +25,8 @@ typedef struct loaded_plugin {
 typedef struct plugin_registry plugin_registry;
 
 /* Scans the directories (in order; NULL-terminated list of extra dirs first,
- * then RUNNER_PLUGIN_PATH, then the built-in ones). A directory given
- * explicitly that does not exist is an error; built-in ones are skipped.
+ * then RUNNER_PLUGIN_PATH, then runner's own). A directory given explicitly
+ * that does not exist is an error; the others are skipped.
  * Returns 0 or -1 with *err (caller frees). */
 int plugin_registry_open(const char *const *extra_dirs, plugin_registry **out, char **err);
 void plugin_registry_free(plugin_registry *reg);  /* accepts NULL; dlcloses */

@@ -22,6 +22,7 @@
 #include "axis.h"
 #include "exit_status.h"
 #include "grid.h"
+#include "install_layout.h"
 #include "lifecycle.h"
 #include "param.h"
 #include "plot.h"
@@ -199,10 +200,11 @@ static int l_require(lua_State *L)
         *slash = '\0';
     else
         strcpy(script_dir, ".");
-    const char *dirs[] = { script_dir, RUNNER_SOURCE_SCRIPT_LIB_DIR, RUNNER_INSTALL_SCRIPT_LIB_DIR };
+    char *own_lib = install_layout_script_lib_dir();  /* runner's scripts/lib */
+    const char *dirs[] = { script_dir, own_lib };
     char *text = NULL, *path = NULL;
     size_t len = 0;
-    for (size_t i = 0; i < 3 && !text; i++) {
+    for (size_t i = 0; i < 2 && !text; i++) {
         free(path);
         path = i == 0 ? util_format("%s/lib/%s.lua", dirs[i], relative)
                       : util_format("%s/%s.lua", dirs[i], relative);
@@ -210,6 +212,7 @@ static int l_require(lua_State *L)
             text = NULL;
     }
     free(script_dir);
+    free(own_lib);
     if (!text) {
         free(path);
         return script_raise(L, FAIL_INPUT, "require '%s': no module lib/%s.lua next to the script or "

@@ -117,6 +117,26 @@ write_script() {
     echo "$TMP/$1"
 }
 
+# skip_without TOOL REASON: when TOOL is not on PATH the test stops there,
+# skipped (status 77, "SKIP: REASON"). Under `make test`, which installs every
+# tool the tests use, RUNNER_TEST_REQUIRE_TOOLS is set and a missing tool is
+# a failure instead: in CI a skipped check must not pass unseen.
+skip_without() {
+    command -v "$1" >/dev/null 2>&1 || skip_missing "$1" "$2"
+}
+
+# skip_missing TOOL REASON: the same, for a tool the test found missing its
+# own way. Expectations that already failed are reported first.
+skip_missing() {
+    [ "$failures" -eq 0 ] || finish
+    if [ -n "${RUNNER_TEST_REQUIRE_TOOLS:-}" ]; then
+        echo "FAIL: $1 is required under make test (RUNNER_TEST_REQUIRE_TOOLS is set): $2" >&2
+        exit 1
+    fi
+    echo "SKIP: $2"
+    exit 77
+}
+
 finish() {
     if [ "$failures" -ne 0 ]; then
         echo "$failures expectation(s) failed" >&2

@@ -1,7 +1,8 @@
 # runner plot and the Lua plot() through the real binary and real gnuplot:
 # SVG (well-formed XML with axis labels, units and legend) and PNG (magic
 # bytes), the section picked by its columns, and every error's exact message.
-# Without gnuplot only the checks that need none run, then the test skips (77).
+# Without gnuplot only the checks that need none run, then the test skips (77;
+# a failure under make test: lib.sh skip_without).
 . tests/e2e/lib.sh
 
 REPO=$(pwd)
@@ -134,11 +135,7 @@ run_in "$TMP" env PATH=$NO_GNUPLOT_PATH "$RUNNER_ABS" sweep "$script" --db "$TMP
 expect_status 0
 expect_stdout_contains "nil|plot: gnuplot not found; install it with: sudo apt-get install gnuplot-nox"
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-    [ "$failures" -eq 0 ] || finish
-    echo "SKIP: gnuplot not installed (sudo apt-get install gnuplot-nox); the rest needs it"
-    exit 77
-fi
+skip_without gnuplot "gnuplot not installed (sudo apt-get install gnuplot-nox); the rest needs it"
 
 # ---- SVG: well-formed XML, axis labels with units, legend, title ----
 # is_xml FILE: parses with Python's XML parser; prints the error if any.

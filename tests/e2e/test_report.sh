@@ -3,7 +3,8 @@
 # escaped, long tables bounded), failed points and inline SVG plots; then the
 # page rendered by headless Chromium: not blank, and no console messages (the
 # page's Content-Security-Policy turns any external fetch or script into one).
-# Without Chromium the checks before it run, then the test skips (77).
+# Without Chromium the checks before it run, then the test skips (77; a
+# failure under make test: lib.sh skip_without).
 . tests/e2e/lib.sh
 
 RUNNER_ABS=$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")
@@ -107,19 +108,11 @@ expect_status 0
 expect_stderr "runner: gnuplot not found; install it with: sudo apt-get install gnuplot-nox; $TMP/noplots.html has no plots"
 grep -qF "No plot: gnuplot is not installed" "$TMP/noplots.html" || fail "noplots.html does not say why"
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-    [ "$failures" -eq 0 ] || finish
-    echo "SKIP: gnuplot not installed (sudo apt-get install gnuplot-nox); the plots were not checked"
-    exit 77
-fi
+skip_without gnuplot "gnuplot not installed (sudo apt-get install gnuplot-nox); the plots were not checked"
 
 # ---- headless Chromium ----
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROMIUM" ]; then
-    [ "$failures" -eq 0 ] || finish
-    echo "SKIP: chromium not installed"
-    exit 77
-fi
+[ -n "$CHROMIUM" ] || skip_missing chromium "chromium not installed; the page was not rendered"
 # render PAGE NAME: screenshot and console log of file://PAGE in $TMP/NAME.*
 render() {
     profile=$(mktemp -d "$TMP/chromium.XXXXXX")

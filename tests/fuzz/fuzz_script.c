@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exit_status.h"
 #include "script.h"
 
 /* Per input: at most this many points in a section, this much Lua heap and
@@ -34,7 +35,9 @@
 
 static char work_dir[4096];
 static char db_path[4200];
-static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, NULL };
+/* The harness is not the build tree's runner, so it names the built plugins
+ * (core/install_layout.c would look beside the harness). */
+static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, RUNNER_BUILD_PLUGIN_DIR, NULL };
 static volatile sig_atomic_t stop_requested;
 static timer_t budget_timer;
 

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "demo_plugin.h"
 #include "digest.h"
+#include "install_layout.h"
 #include "plugin_loader.h"
 #include "util.h"
 
@@ -491,8 +492,9 @@ static void test_registry_get(void)
     err = NULL;
 
     /* A far miss gets the search path instead. */
-    char *search = util_format("%s:%s:%s:%s", good, noentry, RUNNER_BUILD_PLUGIN_DIR,
-                               RUNNER_INSTALL_PLUGIN_DIR);
+    char *own = install_layout_plugin_dir();
+    char *search = util_format("%s:%s:%s", good, noentry, own);
+    free(own);
     CHECK_STR_EQ(plugin_registry_search_path(reg), search);
     char *expected = util_format("unknown plugin 'zzzzzzzz'; searched %s; 'runner plugins' "
                                  "lists the installed ones", search);
@@ -588,8 +590,9 @@ static void test_registry_search_order(void)
     if (reg) {
         const loaded_plugin *lp = plugin_registry_get(reg, "testkit", &err);
         CHECK(lp && strcmp(lp->path, copy) == 0);
-        char *search = util_format("%s:%s:%s:%s", first, env, RUNNER_BUILD_PLUGIN_DIR,
-                                   RUNNER_INSTALL_PLUGIN_DIR);
+        char *own = install_layout_plugin_dir();
+        char *search = util_format("%s:%s:%s", first, env, own);
+        free(own);
         CHECK_STR_EQ(plugin_registry_search_path(reg), search);
         free(search);
         plugin_registry_free(reg);
