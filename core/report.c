@@ -299,7 +299,9 @@ static int column_varies(const table *t, size_t c)
 
 /* The row's varying parameters; when none varies (a plugin that emits
  * several rows per point), its varying text and boolean outputs. */
-static void put_where(report_ctx *r, const table *t, size_t row)
+/* varies[c]: column_varies(t, c), computed once per table: a headline
+ * asks for every column, and each answer scans all rows. */
+static void put_where(report_ctx *r, const table *t, const unsigned char *varies, size_t row)
 {
     int n = 0;
     for (int pass = 0; pass < 2 && n == 0; pass++) {
@@ -308,7 +310,7 @@ static void put_where(report_ctx *r, const table *t, size_t row)
             int wanted = pass == 0 ? col->is_param
                                    : !col->is_param && (col->type == RUNNER_TEXT ||
                                                         col->type == RUNNER_BOOLEAN);
-            if (!wanted || !column_varies(t, c))
+            if (!wanted || !varies[c])
                 continue;
             if (n++)
                 fputs(", ", r->out);
@@ -335,6 +337,11 @@ static void write_headlines(report_ctx *r, const table *t)
 {
     if (t->row_count < 2)
         return;
+    unsigned char *varies = calloc(t->column_count ? t->column_count : 1, 1);
+    if (!varies)
+        return;
+    for (size_t c = 0; c < t->column_count; c++)
+        varies[c] = (unsigned char)column_varies(t, c);
     fputs("<h3>Headline figures</h3>\n<div class=\"scroll\"><table>\n<tr><th>column</th>"
           "<th>min</th><th>at</th><th>max</th><th>at</th><th>NaN or inf</th></tr>\n", r->out);
     for (size_t c = 0; c < t->column_count; c++) {
@@ -375,12 +382,13 @@ static void write_headlines(report_ctx *r, const table *t)
             if (constant)
                 fputs(nonfinite ? "every finite row" : "every row", r->out);
             else
-                put_where(r, t, at[k]);
+                put_where(r, t, varies, at[k]);
             fputs("</td>", r->out);
         }
         fprintf(r->out, "<td class=\"n\">%zu</td></tr>\n", nonfinite);
     }
     fputs("</table></div>\n", r->out);
+    free(varies);
 }
 
 /* Column docs of a plugin, looked up per header. */
