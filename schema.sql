@@ -16,6 +16,11 @@ CREATE TABLE IF NOT EXISTS sweep (
     host            TEXT NOT NULL,
     command_line    TEXT NOT NULL,
     pid             INTEGER,                       -- process running it (to spot dead ones)
+    -- Schema version 4: which process pid is, beyond its number, so that a
+    -- pid reused after a reboot is not taken for the runner (NULL: unknown).
+    pid_host        TEXT,                          -- host it runs on
+    pid_start_ticks INTEGER,                       -- its start, clock ticks after boot (/proc)
+    pid_boot_id     TEXT,                          -- that host's boot (kernel boot_id)
     seed            INTEGER NOT NULL,
     started_at      TEXT NOT NULL,                 -- UTC, ISO 8601
     ended_at        TEXT,

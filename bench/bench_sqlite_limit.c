@@ -7,9 +7,9 @@
  * (docs/performance.md). Not a test.
  *
  * usage: bench_sqlite_limit [--workers W] [--jitters J] [--dir DIR] [--keep]
- *                           [--only rows|no-index|point|narrow]
+ *                           [--only rows|no-index|point|relational|narrow]
  *   The grid is workers = range(1, W) x jitter = linspace(0.5, 2, J), jitter
- *   outermost as runner orders it (default 1000 x 1000 = 10^6 rows). Four
+ *   outermost as runner orders it (default 1000 x 1000 = 10^6 rows). Five
  *   variants (or the one --only names), each into a fresh
  *   DIR/bench_sqlite_limit_<pid>_<variant>.db:
  *     rows            the table as runner creates it (one index): the limit
@@ -17,6 +17,11 @@
  *     rows + points   also the points as runner stores them: one point_block
  *                     row per 1000 points (schema.sql), each point a JSON
  *                     element (swept params, identity not hashed)
+ *     relational      the same information stored plainly: each point's row
+ *                     plus one row in a `point` table (id, canonical
+ *                     parameters as JSON, seed, status, start, duration;
+ *                     indexed by section), the point timed with two clock
+ *                     reads: the reference of the natural script's figure
  *     narrow          three REAL columns only (round_s, speedup, efficiency),
  *                     no index: how fast SQLite takes a narrow row
  *   Each prints "<variant>: N rows in T s = R rows/s (C s CPU = ... rows/CPU-s)",
@@ -72,6 +77,16 @@ static const char point_insert_sql[] =
     " point_count, ok_count, params_base, points) VALUES (1, 1, ?1, ?2, ?3, ?3, ?4, ?5)";
 #define BLOCK_POINTS 1000
 
+/* The relational variant: one plain row per point, with an index. */
+static const char relational_table_sql[] =
+    "CREATE TABLE point (id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
+    " section_id INTEGER NOT NULL, params_json TEXT NOT NULL, seed INTEGER NOT NULL,"
+    " status TEXT NOT NULL, started_at REAL NOT NULL, duration_s REAL NOT NULL);"
+    "CREATE INDEX point_by_section ON point(section_id, id)";
+static const char relational_insert_sql[] =
+    "INSERT INTO point (id, sweep_id, section_id, params_json, seed, status, started_at,"
+    " duration_s) VALUES (?1, 1, 1, ?2, ?3, 'ok', ?4, ?5)";
+
 /* The narrow variant: what a minimal table costs. */
 static const char narrow_table_sql[] =
     "CREATE TABLE narrow (round_s REAL, speedup REAL, efficiency REAL)";
@@ -84,6 +99,7 @@ typedef struct variant {
     int indexes;
     int point_rows;
     int narrow;
+    int relational;
 } variant;
 
 /* User + system CPU seconds of this process: on a shared machine, the
@@ -101,6 +117,38 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double unix_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The relational variant's point row: canonical parameters made with
+ * snprintf for every point, as a plain program would. */
+static int insert_point_row(sqlite3_stmt *st, int64_t point_id, const char *jitter_text,
+                            int64_t workers, uint64_t seed, double started_at,
+                            double duration_s)
+{
+    char params[512];
+    int n = snprintf(params, sizeof params,
+                     "{\"base\":%.17g,\"jitter\":%s,\"workers\":%" PRId64 ",\"trials\":0,"
+                     "\"model\":\"walkthrough\",\"scaling\":\"strong\","
+                     "\"model_params\":44500000,\"bytes_per_param\":4,"
+                     "\"latency_s\":5.0000000000000004e-6,"
+                     "\"bandwidth_bytes_per_s\":3125000000.0,"
+                     "\"reduce_bytes_per_s\":100000000000.0}",
+                     BASE_S, jitter_text, workers);
+    sqlite3_bind_int64(st, 1, point_id);
+    sqlite3_bind_text(st, 2, params, n, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (int64_t)seed);
+    sqlite3_bind_double(st, 4, started_at);
+    sqlite3_bind_double(st, 5, duration_s);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* runner stores NaN as the text 'NaN' (docs/schema.md). */
@@ -150,12 +198,15 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
     if (exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", "pragmas") != 0 ||
         exec(db, v->narrow ? narrow_table_sql : speedup_table_sql, "create table") != 0 ||
         (v->indexes && exec(db, speedup_index_sql, "create indexes") != 0) ||
-        (v->point_rows && exec(db, point_table_sql, "create point_block table") != 0))
+        (v->point_rows && exec(db, point_table_sql, "create point_block table") != 0) ||
+        (v->relational && exec(db, relational_table_sql, "create point table") != 0))
         goto done;
     if (sqlite3_prepare_v2(db, v->narrow ? narrow_insert_sql : speedup_insert_sql, -1, &insert,
                            NULL) != SQLITE_OK ||
         (v->point_rows &&
-         sqlite3_prepare_v2(db, point_insert_sql, -1, &insert_point, NULL) != SQLITE_OK)) {
+         sqlite3_prepare_v2(db, point_insert_sql, -1, &insert_point, NULL) != SQLITE_OK) ||
+        (v->relational &&
+         sqlite3_prepare_v2(db, relational_insert_sql, -1, &insert_point, NULL) != SQLITE_OK)) {
         fprintf(stderr, "bench_sqlite_limit: prepare: %s\n", sqlite3_errmsg(db));
         goto done;
     }
@@ -177,11 +228,19 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
         snprintf(jitter_text, sizeof jitter_text, "%.17g", jitter);
         for (int64_t k = 1; k <= workers; k++) {
             point_id++;
+            double started_at = v->relational ? unix_s() : 0.0, clock0 = now_s();
             speedup_row row;
             speedup_row_fill(&row, BASE_S, jitter, k, straggler_max_delay_exact(jitter, 1),
                              straggler_max_delay_exact(jitter, k));
             *checksum += row.speedup;
-            if (insert_point) {
+            if (v->relational &&
+                insert_point_row(insert_point, point_id, jitter_text, k,
+                                 runner_splitmix64(&identity_state), started_at,
+                                 now_s() - clock0) != 0) {
+                fprintf(stderr, "bench_sqlite_limit: insert point: %s\n", sqlite3_errmsg(db));
+                goto done;
+            }
+            if (insert_point && !v->relational) {
                 /* A point's element, built as core/store.c builds it: the
                  * swept parameters' text made once per axis value. */
                 char identity[65];
@@ -322,10 +381,11 @@ int main(int argc, char **argv)
         dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 
     static const variant variants[] = {
-        { "rows:", "rows", 1, 0, 0 },
-        { "rows, no index:", "no-index", 0, 0, 0 },
-        { "rows + points:", "point", 1, 1, 0 },
-        { "narrow:", "narrow", 0, 0, 1 },
+        { "rows:", "rows", 1, 0, 0, 0 },
+        { "rows, no index:", "no-index", 0, 0, 0, 0 },
+        { "rows + points:", "point", 1, 1, 0, 0 },
+        { "relational:", "relational", 1, 0, 0, 1 },
+        { "narrow:", "narrow", 0, 0, 1, 0 },
     };
     size_t variant_count = sizeof variants / sizeof variants[0];
     int known = !only;
@@ -356,6 +416,6 @@ int main(int argc, char **argv)
 
 usage:
     fprintf(stderr, "usage: bench_sqlite_limit [--workers W >= 1] [--jitters J >= 1] [--dir DIR] "
-                    "[--keep] [--only rows|no-index|point|narrow]\n");
+                    "[--keep] [--only rows|no-index|point|relational|narrow]\n");
     return 2;
 }

@@ -5,7 +5,9 @@ object on stdout; bench/run_all.py runs them and computes the ratios.
 Debian packages only: python3, python3-numpy, python3-optuna,
 python3-uhashring (docs/performance.md).
 
-  peers.py sqlite   --workers W --jitters J --db FILE   hand-written sqlite3 loop
+  peers.py sqlite   --workers W --jitters J --db FILE [--points]
+                                                        hand-written sqlite3 loop; --points:
+                                                        also a point row per point
   peers.py optuna   --workers W --jitters J --db FILE   Optuna GridSampler, SQLite storage
   peers.py straggler --workers K --seconds S            numpy maxima of uniforms
   peers.py uhashring --keys N --nodes M --vnodes V      uhashring placements
@@ -15,6 +17,7 @@ import argparse
 import json
 import math
 import os
+import random
 import sys
 import time
 
@@ -102,6 +105,17 @@ def peer_sqlite(args):
                + ", ".join(f"{c} {types.get(c, 'REAL')}" for c in columns) + ")")
     db.execute("CREATE INDEX speedup_by_sweep_section_point ON speedup"
                " (sweep_id, section_id, point_id)")
+    if args.points:
+        # What a careful script stores about each point: its canonical
+        # parameters, seed, status, start and duration, indexed by section.
+        db.execute("CREATE TABLE point (id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
+                   " section_id INTEGER NOT NULL, params_json TEXT NOT NULL,"
+                   " seed INTEGER NOT NULL, status TEXT NOT NULL, started_at REAL NOT NULL,"
+                   " duration_s REAL NOT NULL)")
+        db.execute("CREATE INDEX point_by_section ON point(section_id, id)")
+    point_sql = ("INSERT INTO point (id, sweep_id, section_id, params_json, seed, status,"
+                 " started_at, duration_s) VALUES (?, 1, 1, ?, ?, 'ok', ?, ?)")
+    seeds = random.Random(1)
     sql = ("INSERT INTO speedup (sweep_id, section_id, point_id, " + ", ".join(columns)
            + ") VALUES (" + ", ".join("?" * (len(columns) + 3)) + ")")
     constants = tuple(value for _, value in CONSTANT_PARAMS)
@@ -110,7 +124,13 @@ def peer_sqlite(args):
     for jitter in linspace(JITTER_FIRST, JITTER_LAST, args.jitters):
         for workers in range(1, args.workers + 1):
             point_id += 1
+            started_at, clock0 = time.time(), time.perf_counter()
             row = speedup_row(BASE_S, jitter, workers)
+            if args.points:
+                params = dict(base=BASE_S, jitter=jitter, workers=workers, **dict(CONSTANT_PARAMS))
+                db.execute(point_sql, (point_id, json.dumps(params, separators=(",", ":")),
+                                       seeds.getrandbits(63), started_at,
+                                       time.perf_counter() - clock0))
             db.execute(sql, (1, 1, point_id, BASE_S, jitter, workers) + constants
                        + tuple(stored(v) for v in row))
     db.execute("COMMIT")
@@ -226,6 +246,7 @@ def main():
         p.add_argument("--workers", type=int, required=True)
         p.add_argument("--jitters", type=int, required=True)
         p.add_argument("--db", required=True)
+        p.add_argument("--points", action="store_true")
     p = sub.add_parser("straggler")
     p.add_argument("--workers", type=int, default=512)
     p.add_argument("--jitter", type=float, default=2.0)

@@ -5,6 +5,7 @@ MISS against the targets of docs/performance.md. Started by
 bench/run_all.sh (`make bench`); Debian packages only.
 
 usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep]
+                  [--only rows]
 
   --build-dir DIR  where CMake built runner and the benches (default: build)
   --quick          grids up to 10^5 points and smaller peers, one run each (a
@@ -13,6 +14,9 @@ usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep
                    and keep the best of each (default 3; 1 with --quick)
   --json FILE      also write every figure as JSON
   --keep           keep the temporary directory with the databases
+  --only rows      only the natural script (2 x 10^5 points, no options)
+                   against the relational C and Python loops, and `runner
+                   show` streaming 10^6 rows against a bare read loop
 """
 import argparse
 import json
@@ -91,20 +95,26 @@ def loadavg():
         return float("nan")
 
 
-def grid_script(path, workers, jitters):
+def grid_script(path, workers, jitters, natural=False):
+    """The speedup grid; natural: as the examples write it, no options (the
+    rows are printed, bounded, and returned to a local)."""
+    grid = f'{{workers = range(1, {workers}), jitter = linspace(0.5, 2, {jitters})}}'
     with open(path, "w") as f:
-        f.write(f'sweep("speedup", {{workers = range(1, {workers}), '
-                f'jitter = linspace(0.5, 2, {jitters})}}, {{print = false, keep_rows = false}})\n')
+        if natural:
+            f.write(f'local rows = sweep("speedup", {grid})\n')
+        else:
+            f.write(f'sweep("speedup", {grid}, {{print = false, keep_rows = false}})\n')
 
 
-def run_runner(runner, tmp, workers, jitters, jobs):
+def run_runner(runner, tmp, workers, jitters, jobs, natural=False):
     """One sweep of the speedup grid under /usr/bin/time -v; checks that
     every point and row is in the database. Returns the figures."""
     points = workers * jitters
-    script = os.path.join(tmp, f"grid_{workers}x{jitters}.lua")
-    db = os.path.join(tmp, f"runner_{workers}x{jitters}_j{jobs}.db")
+    kind = "natural" if natural else "grid"
+    script = os.path.join(tmp, f"{kind}_{workers}x{jitters}.lua")
+    db = os.path.join(tmp, f"runner_{kind}_{workers}x{jitters}_j{jobs}.db")
     timing = os.path.join(tmp, "time.txt")
-    grid_script(script, workers, jitters)
+    grid_script(script, workers, jitters, natural)
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.unlink(db + suffix)
@@ -142,7 +152,8 @@ def sqlite_limit(binary, tmp, workers, jitters, only=None, keep=False):
     out = must(run(command), "bench_sqlite_limit")
     figures = {"kept": re.findall(r"kept (\S+)", out), "output": out}
     for name, key in (("rows", "rows"), ("rows, no index", "no_index"),
-                      ("rows \\+ points", "with_point"), ("narrow", "narrow")):
+                      ("rows \\+ points", "with_point"), ("relational", "relational"),
+                      ("narrow", "narrow")):
         match = re.search(r"^" + name + r":\s+(\d+) rows in ([\d.]+) s = (\d+) rows/s "
                           r"\(([\d.]+) s CPU", out, re.MULTILINE)
         if match:
@@ -152,6 +163,114 @@ def sqlite_limit(binary, tmp, workers, jitters, only=None, keep=False):
     if only and only.replace("-", "_") not in figures and only != "point":
         sys.exit(f"run_all: cannot parse bench_sqlite_limit output:\n{out}")
     return figures
+
+
+def piped(command, tmp):
+    """Runs command with its stdout through a pipe into wc -c, under
+    /usr/bin/time; returns (seconds, peak RSS MB, bytes, stderr)."""
+    timing = os.path.join(tmp, "time_pipe.txt")
+    err = os.path.join(tmp, "pipe_err.txt")
+    line = ("/usr/bin/time -f '%e %M' -o " + timing + " " + " ".join(command)
+            + " 2>" + err + " | wc -c")
+    say("$ " + line)
+    out = subprocess.run(["sh", "-c", line], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"run_all: {line} failed:\n{out.stderr}")
+    with open(timing) as f:
+        seconds, rss_kb = f.read().split()[-2:]
+    with open(err) as f:
+        stderr = f.read()
+    return float(seconds), float(rss_kb) / 1024.0, int(out.stdout.split()[0]), stderr
+
+
+def rows_section(runner, benches, tmp, quick, repeat):
+    """Issue 19: the natural script (no options) over 2 x 10^5 points at
+    --jobs 1 against the same information stored relationally by a bare C
+    loop and a Python loop, taken in turn, best of `repeat`; then `runner
+    show --format csv` streaming 10^6 rows (10^5 with --quick) to a pipe,
+    against a bare loop reading and formatting the same rows. Returns
+    (figures, table lines)."""
+    workers, jitters = (1000, 20) if quick else (1000, 200)
+    points = workers * jitters
+    say(f"\n## the natural script, {points} points, --jobs 1, against relational loops, "
+        f"best of {repeat}")
+    runs = {"natural": [], "relational": [], "python": []}
+    for _ in range(repeat):
+        figure = run_runner(runner, tmp, workers, jitters, 1, natural=True)
+        os.unlink(figure.pop("db"))
+        runs["natural"].append(figure)
+        runs["relational"].append(sqlite_limit(benches["sqlite_limit"], tmp, workers, jitters,
+                                               only="relational")["relational"])
+        runs["python"].append(peer(["sqlite", "--points", "--workers", str(workers),
+                                    "--jitters", str(jitters),
+                                    "--db", os.path.join(tmp, "python_points.db")]))
+        say(f"  natural script {fmt_rate(runs['natural'][-1]['points_per_s'], 'points/s')} "
+            f"(peak RSS {runs['natural'][-1]['peak_rss_mb']:.1f} MB), relational C loop "
+            f"{fmt_rate(runs['relational'][-1]['rows_per_s'], 'points/s')}, Python "
+            f"{fmt_rate(runs['python'][-1]['points_per_s'], 'points/s')}")
+    natural = best(runs["natural"], "points_per_s")
+    relational = best(runs["relational"], "rows_per_s")
+    python = best(runs["python"], "points_per_s")
+    peak = max(r["peak_rss_mb"] for r in runs["natural"])
+
+    show_rows = 10**5 if quick else 10**6
+    say(f"\n## runner show --format csv, {show_rows} rows to a pipe, best of {repeat}")
+    db = os.path.join(tmp, "show.db")
+    script = os.path.join(tmp, "show.lua")
+    grid_script(script, 1000, show_rows // 1000)
+    must(run([runner, "sweep", script, "--db", db, "--quiet"]), "runner sweep for show")
+    shows, floors = [], []
+    for _ in range(repeat):
+        seconds, rss, size, _ = piped([runner, "show", "1", "--db", db, "--format", "csv"], tmp)
+        shows.append({"seconds": seconds, "rows_per_s": show_rows / seconds, "peak_rss_mb": rss,
+                      "bytes": size})
+        seconds, rss, size, _ = piped([benches["read_floor"], db, "speedup"], tmp)
+        floors.append({"seconds": seconds, "rows_per_s": show_rows / seconds, "bytes": size})
+        say(f"  runner show {fmt_rate(shows[-1]['rows_per_s'], 'rows/s')} (peak RSS "
+            f"{shows[-1]['peak_rss_mb']:.1f} MB, {shows[-1]['bytes']} bytes), bare read loop "
+            f"{fmt_rate(floors[-1]['rows_per_s'], 'rows/s')}")
+    for fmt in ("table", "json"):
+        seconds, rss, size, _ = piped([runner, "show", "1", "--db", db, "--format", fmt], tmp)
+        say(f"  --format {fmt}: {fmt_rate(show_rows / seconds, 'rows/s')}, peak RSS "
+            f"{rss:.1f} MB, {size} bytes")
+    show = best(shows, "rows_per_s")
+    floor = best(floors, "rows_per_s")
+    show_peak = max(r["peak_rss_mb"] for r in shows)
+
+    lines = []
+    skip = "SKIP" if quick else None
+    lines.append((f"rows: natural script, {points} points, peak RSS", f"{peak:.1f} MB", "", "",
+                  "< 64 MB", skip or ("PASS" if peak < 64 else "MISS")))
+    ratio = natural["points_per_s"] / relational["rows_per_s"]
+    lines.append(("  natural script / relational C loop", fmt_rate(natural["points_per_s"], "pts/s"),
+                  fmt_rate(relational["rows_per_s"], "pts/s"), f"{ratio:.2f}", ">= 0.8",
+                  "PASS" if ratio >= 0.8 else "MISS"))
+    cpu_ratio = natural["points_per_cpu_s"] / relational["rows_per_cpu_s"]
+    lines.append(("  same, per CPU-second", fmt_rate(natural["points_per_cpu_s"], "pts/CPU-s"),
+                  fmt_rate(relational["rows_per_cpu_s"], "pts/CPU-s"), f"{cpu_ratio:.2f}",
+                  "(info)", ""))
+    ratio = natural["points_per_s"] / python["points_per_s"]
+    lines.append(("  natural script / Python relational loop",
+                  fmt_rate(natural["points_per_s"], "pts/s"),
+                  fmt_rate(python["points_per_s"], "pts/s"), f"{ratio:.2f}", ">= 1.5",
+                  "PASS" if ratio >= 1.5 else "MISS"))
+    lines.append((f"show: {show_rows} rows, csv, to a pipe", fmt_rate(show["rows_per_s"], "rows/s"),
+                  "500 k rows/s", f"{show['rows_per_s'] / 5e5:.2f}", ">= 1",
+                  skip or ("PASS" if show["rows_per_s"] >= 5e5 else "MISS")))
+    lines.append(("  runner show / bare read loop", "", fmt_rate(floor["rows_per_s"], "rows/s"),
+                  f"{show['rows_per_s'] / floor['rows_per_s']:.2f}", "(info)", ""))
+    lines.append(("  show peak RSS", f"{show_peak:.1f} MB", "", "", "constant", ""))
+    figures = {"natural_runs": runs, "natural": natural, "relational": relational,
+               "python_points": python, "show_runs": shows, "read_floor_runs": floors}
+    return figures, lines
+
+
+def print_table(rows):
+    header = ("what", "figure", "reference", "ratio", "target", "")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(6)]
+    for r in [header] + rows:
+        say("  ".join(str(c).rjust(widths[i]) if i == 3 else str(c).ljust(widths[i])
+                      for i, c in enumerate(r)).rstrip())
 
 
 def best(runs, key):
@@ -180,6 +299,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--only", choices=("rows",))
     args = parser.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
 
@@ -190,6 +310,7 @@ def main():
         "gradient": os.path.join(build, "bench", "bench_gradient"),
         "straggler": os.path.join(build, "plugins", "straggler", "bench_straggler"),
         "sharding": os.path.join(build, "plugins", "sharding", "bench_sharding"),
+        "read_floor": os.path.join(build, "bench", "bench_read_floor"),
     }
     for path in [runner, "/usr/bin/time"] + list(benches.values()):
         if not os.access(path, os.X_OK):
@@ -208,6 +329,20 @@ def main():
         f"{out['machine']['git']}; load average {out['load_start']:.2f}; best of {repeat}; "
         f"temporary files in {tmp}")
     started = time.perf_counter()
+    if args.only == "rows":
+        figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
+        out["rows"] = figures
+        out["load_end"] = loadavg()
+        say(f"\n## results ({time.perf_counter() - started:.0f} s; load average "
+            f"{out['load_start']:.2f} at start, {out['load_end']:.2f} at end, on "
+            f"{out['machine']['nproc']} CPUs; best of {repeat})")
+        print_table(rows)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(out, f, indent=1)
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
 
     # 1. Same rows: runner, the bare C loop and the Python loop store the
     #    same values for the 10^3 grid.
@@ -335,6 +470,7 @@ def main():
                           "read_only_bytes_per_s")}
     gradient["seconds"] = min(r["seconds"] for r in kernel_runs["gradient"])
     numpy_gradient_s = min(r["seconds"] for r in kernel_runs["numpy_gradient"])
+    out["rows"], rows_lines = rows_section(runner, benches, tmp, args.quick, repeat)
     out["load_end"] = loadavg()
     out["bench_seconds"] = time.perf_counter() - started
 
@@ -406,6 +542,7 @@ def main():
         line(f"scaling: 10^{exponent} points, --jobs 1 -> 2",
              fmt_rate(one["points_per_s"], "pts/s"), fmt_rate(two["points_per_s"], "pts/s"),
              f"{two['points_per_s'] / one['points_per_s']:.2f}", "(info)")
+    rows.extend(rows_lines)
     out["table"] = [dict(zip(("what", "figure", "reference", "ratio", "target", "verdict"), r))
                     for r in rows]
 
@@ -416,11 +553,7 @@ def main():
         say("warning: the machine was busy with other work: wall-clock rates are low and noisy; "
             "read the ratios and the per-CPU-second lines")
     say(f"same rows as runner (10^3 grid): bare C loop {same_c}, Python loop {same_py}")
-    header = ("what", "figure", "reference", "ratio", "target", "")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(6)]
-    for r in [header] + rows:
-        say("  ".join(str(c).rjust(widths[i]) if i == 3 else str(c).ljust(widths[i])
-                      for i, c in enumerate(r)).rstrip())
+    print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

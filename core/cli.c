@@ -33,6 +33,9 @@ static const options_command cli_commands[] = {
       cli_show_report },
     { "notify", CMD_NOTIFY, NULL,
       "deliver the webhook summaries still in the outbox (docs/webhooks.md)", cli_run_notify },
+    { "migrate", CMD_MIGRATE, NULL,
+      "upgrade a database an older runner wrote (reading commands never do)",
+      cli_run_migrate },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

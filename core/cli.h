@@ -38,6 +38,7 @@ int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int
 int cli_run_sweep(const options_parsed *args);
 int cli_run_resume(const options_parsed *args);
 int cli_run_notify(const options_parsed *args);
+int cli_run_migrate(const options_parsed *args);
 int cli_show_plugins(const options_parsed *args);
 int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);

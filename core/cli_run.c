@@ -119,6 +119,7 @@ static void config_from_options(const options_parsed *a, const webhook_target *w
         .jobs = v[OPTION_JOBS].given ? (int)v[OPTION_JOBS].integer : default_jobs(),
         .fail_fast = v[OPTION_FAIL_FAST].given,
         .resume = v[OPTION_RESUME].given,
+        .force = v[OPTION_FORCE].given,
         /* a timeout needs a process to kill */
         .isolate = v[OPTION_ISOLATE].given || v[OPTION_POINT_TIMEOUT].given,
         .point_timeout_s = v[OPTION_POINT_TIMEOUT].given ? v[OPTION_POINT_TIMEOUT].seconds : 0,
@@ -171,12 +172,13 @@ static char **stored_overrides(const char *overrides_json, size_t *count)
     return sets;
 }
 
-/* Reads sweep id's record; prints the error and returns EXIT_USAGE. */
+/* Reads sweep id's record, opening the database for writing; prints the error and returns EXIT_USAGE. */
 static int find_sweep(const options_parsed *a, int64_t id, store_sweep_record *record)
 {
     store *s = NULL;
     char *err = NULL;
-    int status = cli_open_existing(a->db_path, &s, 0);
+    /* Resume writes: it may upgrade an older schema here, never later. */
+    int status = cli_open_existing(a->db_path, &s, 1);
     if (status != EXIT_OK)
         return status;
     if (store_find_sweep(s, id, NULL, record, &err) != 0) {
@@ -286,4 +288,24 @@ int cli_run_notify(const options_parsed *a)
     status = deliver_outbox(s, a->db_path, &webhook);
     store_close(s);
     return status;
+}
+
+/* runner migrate: the one command that only upgrades the schema (reading
+ * commands refuse an older one rather than write it; docs/schema.md). */
+int cli_run_migrate(const options_parsed *a)
+{
+    store *s = NULL;
+    char *err = NULL;
+    const char *done = "upgraded to";
+    if (access(a->db_path, F_OK) == 0 && store_open_read(a->db_path, &s, &err) == 0)
+        done = "already at";
+    free(err);
+    store_close(s);
+    s = NULL;
+    int status = cli_open_existing(a->db_path, &s, 1);
+    if (status != EXIT_OK)
+        return status;
+    store_close(s);
+    printf("%s: %s schema version %d\n", a->db_path, done, store_schema_version());
+    return EXIT_OK;
 }

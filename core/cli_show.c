@@ -15,6 +15,7 @@
 #include "plot.h"
 #include "plugin_loader.h"
 #include "report.h"
+#include "store.h"
 #include "table.h"
 #include "util.h"
 #include "value.h"
@@ -122,6 +123,77 @@ int cli_show_sweeps(const options_parsed *a)
     return status;
 }
 
+/* Streams the rows of cursor to stdout in format, `cols` describing them:
+ * CSV and JSON in one pass; the aligned table in two, the first for the
+ * column widths and the parameters that are the same on every row. Memory
+ * stays the same whatever the row count, and the bytes are what
+ * output_table prints for a table holding every row. */
+static int stream_rows(store_cursor *cursor, const table *cols, output_format format,
+                       value *row, char **err)
+{
+    output_text_layout layout;
+    size_t count = 0;
+    int rc = 0;
+    if (format == OUTPUT_TABLE) {
+        if (output_text_layout_init(&layout, cols) != 0)
+            return util_fail(err, "out of memory");
+        while ((rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
+            output_text_layout_note(&layout, row);
+            output_text_layout_widen(&layout, row);
+            for (size_t c = 0; c < cols->column_count; c++)
+                value_clear(&row[c]);
+        }
+        if (rc == 0)
+            output_text_layout_print_head(stdout, &layout);
+    } else if (format == OUTPUT_CSV) {
+        output_csv_header(stdout, cols);
+    } else if (output_json_begin(stdout, cols) != 0) {
+        return util_fail(err, "out of memory");
+    }
+    rc = rc < 0 ? -1 : 0;
+    while (rc == 0 && (rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
+        if (format == OUTPUT_TABLE)
+            output_text_layout_print_row(stdout, &layout, row);
+        else if (format == OUTPUT_CSV)
+            output_csv_row(stdout, cols, row);
+        else if (output_json_row(stdout, cols, row, count) != 0)
+            rc = util_fail(err, "out of memory");
+        count++;
+        for (size_t c = 0; c < cols->column_count; c++)
+            value_clear(&row[c]);
+        rc = rc < 0 ? rc : 0;
+    }
+    if (format == OUTPUT_TABLE)
+        output_text_layout_clear(&layout);
+    else if (format == OUTPUT_JSON && rc == 0)
+        output_json_end(stdout, count);
+    return rc;
+}
+
+/* One section of `runner show`, read from a statement as it is printed. */
+static int show_section(store *s, int64_t section_id, output_format format, char **err)
+{
+    table *cols = NULL;
+    char *plugin = NULL;
+    store_cursor *cursor = NULL;
+    value *row = NULL;
+    if (store_section_columns(s, section_id, &cols, &plugin, err) != 0)
+        return -1;
+    int rc = 0;
+    if (cols->column_count == 0)  /* nothing recorded for the plugin: no rows to show */
+        output_table(stdout, cols, format);
+    else if (!(row = calloc(cols->column_count, sizeof *row)))
+        rc = util_fail(err, "out of memory");
+    else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor,
+                                     err)) == 0)
+        rc = stream_rows(cursor, cols, format, row, err);
+    store_cursor_close(cursor);
+    free(row);
+    free(plugin);
+    table_free(cols);
+    return rc;
+}
+
 /* runner show SWEEP: every section's table, one after another. */
 int cli_show_rows(const options_parsed *a)
 {
@@ -135,18 +207,16 @@ int cli_show_rows(const options_parsed *a)
     if (format == OUTPUT_JSON)
         printf("[\n");
     for (size_t i = 0; i < count && status == EXIT_OK; i++) {
-        table *t = NULL;
         char *err = NULL;
-        if (store_section_table(s, ids[i], &t, &err) != 0) {
+        if (format == OUTPUT_JSON && i > 0)
+            printf(",\n");
+        if (show_section(s, ids[i], format, &err) != 0) {
+            fflush(stdout);
             status = cli_fail(err);
             break;
         }
-        if (format == OUTPUT_JSON && i > 0)
-            printf(",\n");
-        output_table(stdout, t, format);
         if (format == OUTPUT_TABLE && i + 1 < count)
             printf("\n");
-        table_free(t);
     }
     if (format == OUTPUT_JSON)
         printf("]\n");

@@ -3,13 +3,14 @@
  * database untouched; see lifecycle.h. */
 #include "lifecycle.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "digest.h"
 #include "exit_status.h"
@@ -77,15 +78,39 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->begun = 1;
 }
 
-/* 1 if pid is a live process on this host. */
-static int process_alive(int64_t pid)
+/* Why the process recorded in sweep id may still be running it, or NULL
+ * when it is not (or when --force settles a doubt). A process we can prove
+ * is alive is never overridden. */
+static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_identity *recorded,
+                              const process_identity *self)
 {
-    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    const char *db = lc->config.db_path;
+    long long sweep = (long long)id, pid = (long long)recorded->pid;
+    switch (process_identity_check(recorded, self)) {
+    case PROCESS_GONE:
+        return NULL;
+    case PROCESS_ALIVE:
+        return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
+                           "it or stop it first", db, sweep, pid);
+    case PROCESS_OTHER_HOST:
+        if (lc->config.force)
+            return NULL;
+        return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
+                           "by a process that died; if it is not running, 'runner resume %lld "
+                           "--force'", db, sweep, recorded->host, pid, sweep);
+    case PROCESS_UNSURE:
+        break;
+    }
+    if (lc->config.force)
+        return NULL;
+    return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive, "
+                       "but the sweep does not record which process started it); if it is not "
+                       "running, 'runner resume %lld --force'", db, sweep, pid, sweep);
 }
 
 /* Why record cannot be resumed by this process, or NULL when it can. */
 static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
-                            const char *host)
+                            const process_identity *self, char **err)
 {
     const lifecycle_config *c = &lc->config;
     if (record->id == 0) {
@@ -95,11 +120,14 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
         return util_format("%s: no earlier sweep of %s to resume; run it without --resume",
                            c->db_path, c->script_path);
     }
-    if (strcmp(record->status, "running") == 0 && strcmp(record->host, host) == 0 &&
-        record->pid != (int64_t)getpid() && process_alive(record->pid))
-        return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
-                           "it or stop it first", c->db_path, (long long)record->id,
-                           (long long)record->pid);
+    if (strcmp(record->status, "running") == 0 && record->pid != self->pid) {
+        process_identity recorded;
+        if (store_sweep_process(lc->store, record->id, &recorded, err) != 0)
+            return NULL;
+        char *refusal = liveness_refusal(lc, record->id, &recorded, self);
+        if (refusal)
+            return refusal;
+    }
     if (strcmp(record->script_sha256, lc->script_sha256) != 0)
         /* Points of two different scripts must not merge into one sweep. */
         return util_format("%s: sweep %lld ran another version of %s (the text changed "
@@ -111,21 +139,28 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
 
 /* --resume: continue the sweep the config names (or the newest one of this
  * script) with its own seed. Points it stored are read back, not rerun. */
-static int reopen_sweep(lifecycle *lc, const char *host, char **err)
+static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
 {
     store_sweep_record record;
     if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path,
                          &record, err) != 0)
         return -1;
-    char *refusal = resume_refusal(lc, &record, host);
+    char *read_err = NULL;
+    char *refusal = resume_refusal(lc, &record, self, &read_err);
     int64_t sweep_id = record.id;
     uint64_t seed = record.seed;
     store_sweep_record_clear(&record);
+    if (read_err) {
+        free(refusal);
+        *err = read_err;
+        return -1;
+    }
     if (refusal) {
         *err = refusal;
         return -1;
     }
-    if (store_sweep_reopen(lc->store, sweep_id, (int64_t)getpid(), err) != 0)
+    if (store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0 ||
+        store_sweep_claim(lc->store, sweep_id, self, err) != 0)
         return -1;
     lc->run.sweep_id = sweep_id;
     lc->run.resume = 1;
@@ -144,10 +179,10 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
             *err = util_strdup("cannot open the database");
         return -1;
     }
-    char host[256];
-    provenance_host(host, sizeof host);
+    process_identity self;
+    process_identity_self(&self);
     if (c->resume)
-        return reopen_sweep(lc, host, err);
+        return reopen_sweep(lc, &self, err);
     char *git = provenance_git_commit(c->script_path);
     store_sweep_info info = {
         .script_path = c->script_path,
@@ -157,13 +192,15 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
         .overrides_json = overrides_json ? overrides_json : "{}",
         .runner_version = RUNNER_VERSION,
         .git_commit = git,
-        .host = host,
+        .host = self.host,
         .command_line = c->command_line ? c->command_line : "",
         .seed = c->seed,
         .started_at = util_now(),
-        .pid = (int64_t)getpid(),
+        .pid = self.pid,
     };
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
+    if (rc == 0)
+        rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, err);
     free(git);
     if (rc != 0) {
         if (!*err)
@@ -207,14 +244,104 @@ fail:
     return NULL;
 }
 
-static void print_rows(const lifecycle_section *section, const table *rows)
+/* 1 if the parameter named is one the grid sweeps (an axis), read from
+ * the swept JSON of its first point; the others hold one value on every
+ * row, so only these need reading back to know if they vary. */
+static int param_is_swept(const json_t *swept, const char *name)
 {
-    table *printed = section->shown_count
-                         ? select_columns(rows, section->shown, section->shown_count) : NULL;
-    output_table_text_head(stdout, printed ? printed : rows, LIFECYCLE_PRINTED_ROWS_MAX);
-    table_free(printed);
+    return !swept || json_object_get(swept, name) != NULL;
+}
+
+/* Which of cols's parameters vary over the section's rows: the head's rows
+ * say for most; an axis the head does not show varying is checked in SQL. */
+static int find_varying(lifecycle *lc, const lifecycle_section *section, int64_t section_id,
+                        output_text_layout *layout, char **err)
+{
+    json_t *swept = NULL;
+    char buf[4096];
+    long len = grid_point_count(section->grid) ? grid_point_swept(section->grid, 0, buf, sizeof buf)
+                                               : -1;
+    if (len >= 0 && (size_t)len < sizeof buf)
+        swept = json_loads(buf, 0, NULL);
+    const table *cols = layout->columns;
+    int rc = 0;
+    for (size_t c = 0; c < cols->column_count && rc == 0; c++)
+        if (cols->columns[c].is_param && !layout->varies[c] && cols->row_count > 0 &&
+            param_is_swept(swept, cols->columns[c].name))
+            rc = store_section_column_varies(lc->store, section_id, section->plugin->desc->name,
+                                             cols->columns[c].name, &layout->first[c],
+                                             &layout->varies[c], err);
+    json_decref(swept);
+    return rc;
+}
+
+/* Reads up to LIFECYCLE_PRINTED_ROWS_MAX rows of the section into cols. */
+static int read_head(lifecycle *lc, const char *plugin, int64_t section_id, table *cols,
+                     char **err)
+{
+    store_cursor *cursor = NULL;
+    value *row = calloc(cols->column_count ? cols->column_count : 1, sizeof *row);
+    if (!row)
+        return util_fail(err, "out of memory");
+    int rc = store_cursor_open(lc->store, section_id, plugin, cols, NULL, NULL, 0, &cursor, err);
+    while (rc == 0 && cols->row_count < LIFECYCLE_PRINTED_ROWS_MAX) {
+        int step = store_cursor_next(cursor, row, NULL, err);
+        if (step <= 0) {
+            rc = step;
+            break;
+        }
+        if (table_append_row(cols, row) != 0)
+            rc = util_fail(err, "out of memory");
+    }
+    for (size_t c = 0; c < cols->column_count; c++)
+        value_clear(&row[c]);
+    free(row);
+    store_cursor_close(cursor);
+    return rc;
+}
+
+/* Prints the section's first rows as output_table_text_head prints a table
+ * holding them all, reading them back from the store: the head, the count
+ * and which parameters vary are all the printing needs. */
+static int print_rows(lifecycle *lc, const lifecycle_section *section, char **err)
+{
+    const runner_plugin *plugin = section->plugin->desc;
+    int64_t section_id = 0, count = 0;
+    table *all = store_plugin_columns(plugin, section->title);
+    table *cols = all && section->shown_count
+                      ? select_columns(all, section->shown, section->shown_count) : all;
+    output_text_layout layout = { 0 };
+    int rc = -1;
+    if (!cols || output_text_layout_init(&layout, cols) != 0) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (store_section_find(lc->store, lc->run.sweep_id, lc->run.section_count, &section_id,
+                           err) != 0 ||
+        read_head(lc, plugin->name, section_id, cols, err) != 0 ||
+        store_section_row_count(lc->store, section_id, plugin->name, &count, err) != 0)
+        goto done;
+    for (size_t r = 0; r < cols->row_count; r++) {
+        output_text_layout_note(&layout, table_cell(cols, r, 0));
+        output_text_layout_widen(&layout, table_cell(cols, r, 0));
+    }
+    layout.row_count = (size_t)count;
+    if (count > (int64_t)cols->row_count && find_varying(lc, section, section_id, &layout, err) != 0)
+        goto done;
+    output_text_layout_print_head(stdout, &layout);
+    for (size_t r = 0; r < cols->row_count; r++)
+        output_text_layout_print_row(stdout, &layout, table_cell(cols, r, 0));
+    if ((int64_t)cols->row_count < count)
+        output_text_more_rows(stdout, (size_t)count - cols->row_count);
     fputc('\n', stdout);
     fflush(stdout);
+    rc = 0;
+done:
+    output_text_layout_clear(&layout);
+    if (cols != all)
+        table_free(cols);
+    table_free(all);
+    return rc;
 }
 
 int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
@@ -230,12 +357,12 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         .fail_fast = lc->config.fail_fast,
     };
     uint64_t failed_before = lc->run.points_failed;
-    /* Rows are kept only when someone reads them: a sweep of millions of
-     * points streams straight to the database. */
+    /* Rows are kept only when the caller asks: printing and the script's
+     * view read them back from the store, so a sweep of millions of points
+     * streams straight to the database. */
     table *kept = NULL;
-    int want_rows = rows || section->print_rows;
     if (sweep_run_section(&lc->run, section->plugin, section->grid, &options,
-                          want_rows ? &kept : NULL, err) != 0) {
+                          rows ? &kept : NULL, err) != 0) {
         if (!*err)
             *err = util_strdup("storing failed");
         return -1;
@@ -245,13 +372,14 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         result->interrupted = 1;
         return 0;
     }
-    if (section->print_rows && kept)
-        print_rows(section, kept);
+    if (section->print_rows && print_rows(lc, section, err) != 0) {
+        table_free(kept);
+        return -1;
+    }
     result->points_failed = lc->run.points_failed - failed_before;
+    result->section_ordinal = lc->run.section_count;
     if (rows)
         *rows = kept;
-    else
-        table_free(kept);
     return 0;
 }
 

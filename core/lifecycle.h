@@ -30,6 +30,7 @@ typedef struct lifecycle_config {
     uint64_t seed;                     /* the sweep seed of a new sweep */
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
+    int force;                         /* resume a sweep whose runner may live (--force) */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
     int quiet;                         /* no progress line */
     int jobs;                          /* threads running points */
@@ -66,6 +67,8 @@ typedef struct lifecycle_section {
 typedef struct lifecycle_section_result {
     uint64_t points_failed;            /* in this section */
     int interrupted;                   /* a stop request cut it short; nothing was printed */
+    int section_ordinal;               /* 1, 2, ... in the sweep: store_section_find finds
+                                        * its stored rows */
 } lifecycle_section_result;
 
 typedef struct lifecycle lifecycle;

@@ -19,6 +19,7 @@ enum {
     CMD_PLOT = 1u << 5,
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
+    CMD_MIGRATE = 1u << 8,
 };
 
 typedef enum option_kind {

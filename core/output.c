@@ -19,14 +19,6 @@ int output_parse_format(const char *name, output_format *format)
     return 0;
 }
 
-static int column_is_constant(const table *t, size_t c)
-{
-    for (size_t r = 1; r < t->row_count; r++)
-        if (!value_equal(table_cell(t, r, c), table_cell(t, 0, c)))
-            return 0;
-    return 1;
-}
-
 /* "name [unit]"; the unit is left out when it only repeats the name
  * ("workers [workers]"). */
 static void column_header(const table_column *c, char *buf, size_t size)
@@ -45,20 +37,82 @@ void output_table_text(FILE *out, const table *t)
 void output_table_text_head(FILE *out, const table *t, size_t max_rows)
 {
     size_t shown_rows = t->row_count < max_rows ? t->row_count : max_rows;
+    output_text_layout layout;
+    if (output_text_layout_init(&layout, t) != 0)
+        return;
+    for (size_t r = 0; r < t->row_count; r++)
+        output_text_layout_note(&layout, table_cell(t, r, 0));
+    for (size_t r = 0; r < shown_rows; r++)
+        output_text_layout_widen(&layout, table_cell(t, r, 0));
+    output_text_layout_print_head(out, &layout);
+    for (size_t r = 0; r < shown_rows; r++)
+        output_text_layout_print_row(out, &layout, table_cell(t, r, 0));
+    if (shown_rows < t->row_count)
+        output_text_more_rows(out, t->row_count - shown_rows);
+    output_text_layout_clear(&layout);
+}
+
+/* --- aligned text, a row at a time ---------------------------------------- */
+
+int output_text_layout_init(output_text_layout *l, const table *columns)
+{
+    size_t n = columns->column_count ? columns->column_count : 1;
+    *l = (output_text_layout){ .columns = columns };
+    l->first = calloc(n, sizeof *l->first);
+    l->varies = calloc(n, sizeof *l->varies);
+    l->shown = calloc(n, sizeof *l->shown);
+    l->width = calloc(n, sizeof *l->width);
+    if (l->first && l->varies && l->shown && l->width)
+        return 0;
+    output_text_layout_clear(l);
+    return -1;
+}
+
+void output_text_layout_clear(output_text_layout *l)
+{
+    for (size_t c = 0; l->first && c < l->columns->column_count; c++)
+        value_clear(&l->first[c]);
+    free(l->first);
+    free(l->varies);
+    free(l->shown);
+    free(l->width);
+    *l = (output_text_layout){ 0 };
+}
+
+void output_text_layout_note(output_text_layout *l, const value *row)
+{
+    for (size_t c = 0; c < l->columns->column_count; c++) {
+        if (l->row_count == 0)
+            value_copy(&l->first[c], &row[c]);
+        else if (!l->varies[c] && !value_equal(&row[c], &l->first[c]))
+            l->varies[c] = 1;
+    }
+    l->row_count++;
+}
+
+void output_text_layout_widen(output_text_layout *l, const value *row)
+{
+    char cell[64];
+    for (size_t c = 0; c < l->columns->column_count; c++) {
+        value_format(&row[c], 6, cell, sizeof cell);
+        if (strlen(cell) > l->width[c])
+            l->width[c] = strlen(cell);
+    }
+}
+
+void output_text_layout_print_head(FILE *out, output_text_layout *l)
+{
+    const table *t = l->columns;
     size_t n = t->column_count;
-    int *shown = calloc(n ? n : 1, sizeof *shown);
-    size_t *width = calloc(n ? n : 1, sizeof *width);
     char cell[64], header[160];
-    if (!shown || !width)
-        goto done;
     if (t->title)
         fprintf(out, "%s\n", t->title);
     /* Parameters fixed for the whole section go on one line, not in columns. */
     int fixed_printed = 0;
     for (size_t c = 0; c < n; c++) {
-        shown[c] = !(t->columns[c].is_param && t->row_count > 1 && column_is_constant(t, c));
-        if (!shown[c]) {
-            value_format(table_cell(t, 0, c), 6, cell, sizeof cell);
+        l->shown[c] = !(t->columns[c].is_param && l->row_count > 1 && !l->varies[c]);
+        if (!l->shown[c]) {
+            value_format(&l->first[c], 6, cell, sizeof cell);
             fprintf(out, "%s%s = %s%s%s", fixed_printed ? ", " : "  ", t->columns[c].name, cell,
                     *t->columns[c].unit ? " " : "", t->columns[c].unit);
             fixed_printed = 1;
@@ -66,46 +120,40 @@ void output_table_text_head(FILE *out, const table *t, size_t max_rows)
     }
     if (fixed_printed)
         fputc('\n', out);
-    for (size_t c = 0; c < n; c++) {
-        if (!shown[c])
-            continue;
-        column_header(&t->columns[c], header, sizeof header);
-        width[c] = strlen(header);
-        for (size_t r = 0; r < shown_rows; r++) {
-            value_format(table_cell(t, r, c), 6, cell, sizeof cell);
-            if (strlen(cell) > width[c])
-                width[c] = strlen(cell);
-        }
-    }
     const char *sep = "";
     for (size_t c = 0; c < n; c++) {
-        if (!shown[c])
+        if (!l->shown[c])
             continue;
         column_header(&t->columns[c], header, sizeof header);
+        if (strlen(header) > l->width[c])
+            l->width[c] = strlen(header);
         /* Quantities right-aligned, words (text, true/false) left-aligned. */
         fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
-                (int)width[c], header);
+                (int)l->width[c], header);
         sep = "  ";
     }
     fputc('\n', out);
-    for (size_t r = 0; r < shown_rows; r++) {
-        sep = "";
-        for (size_t c = 0; c < n; c++) {
-            if (!shown[c])
-                continue;
-            value_format(table_cell(t, r, c), 6, cell, sizeof cell);
-            fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
-                    (int)width[c], cell);
-            sep = "  ";
-        }
-        fputc('\n', out);
+}
+
+void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row)
+{
+    const table *t = l->columns;
+    char cell[64];
+    const char *sep = "";
+    for (size_t c = 0; c < t->column_count; c++) {
+        if (!l->shown[c])
+            continue;
+        value_format(&row[c], 6, cell, sizeof cell);
+        fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+                (int)l->width[c], cell);
+        sep = "  ";
     }
-    if (shown_rows < t->row_count)
-        fprintf(out, "... %zu more rows (all are stored: runner show prints them)\n",
-                t->row_count - shown_rows);
-done:
-    free(shown);
-    free(width);
+    fputc('\n', out);
+}
+
+void output_text_more_rows(FILE *out, size_t more)
+{
+    fprintf(out, "... %zu more rows (all are stored: runner show prints them)\n", more);
 }
 
 static void csv_field(FILE *out, const char *text)
@@ -125,27 +173,36 @@ static void csv_field(FILE *out, const char *text)
 
 void output_table_csv(FILE *out, const table *t)
 {
-    char cell[64];
-    for (size_t c = 0; c < t->column_count; c++) {
+    output_csv_header(out, t);
+    for (size_t r = 0; r < t->row_count; r++)
+        output_csv_row(out, t, table_cell(t, r, 0));
+}
+
+void output_csv_header(FILE *out, const table *columns)
+{
+    for (size_t c = 0; c < columns->column_count; c++) {
         if (c)
             fputc(',', out);
-        csv_field(out, t->columns[c].name);
+        csv_field(out, columns->columns[c].name);
     }
     fputc('\n', out);
-    for (size_t r = 0; r < t->row_count; r++) {
-        for (size_t c = 0; c < t->column_count; c++) {
-            const value *v = table_cell(t, r, c);
-            if (c)
-                fputc(',', out);
-            if (v->type == RUNNER_TEXT) {
-                csv_field(out, v->as.text);
-            } else {
-                value_format(v, 17, cell, sizeof cell);
-                fputs(cell, out);
-            }
+}
+
+void output_csv_row(FILE *out, const table *columns, const value *row)
+{
+    char cell[64];
+    for (size_t c = 0; c < columns->column_count; c++) {
+        const value *v = &row[c];
+        if (c)
+            fputc(',', out);
+        if (v->type == RUNNER_TEXT) {
+            csv_field(out, v->as.text);
+        } else {
+            value_format(v, 17, cell, sizeof cell);
+            fputs(cell, out);
         }
-        fputc('\n', out);
     }
+    fputc('\n', out);
 }
 
 int output_table_json(FILE *out, const table *t)
@@ -178,6 +235,53 @@ int output_table_json(FILE *out, const table *t)
     fputc('\n', out);
     json_decref(doc);
     return rc;
+}
+
+/* --- JSON, a row at a time ------------------------------------------------ */
+
+/* output_table_json's document for a table without rows ends in "[]" (the
+ * rows), "\n}" and "\n": the head is everything before the "[]", so the
+ * columns are encoded exactly as output_table_json encodes them. */
+int output_json_begin(FILE *out, const table *columns)
+{
+    char *doc = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&doc, &size);
+    if (!mem)
+        return -1;
+    table empty = *columns;
+    empty.row_count = 0;
+    int rc = output_table_json(mem, &empty);
+    if (fclose(mem) != 0 || rc != 0 || size < 5 || strcmp(doc + size - 5, "[]\n}\n") != 0) {
+        free(doc);
+        return -1;
+    }
+    fwrite(doc, 1, size - 5, out);
+    fputc('[', out);
+    free(doc);
+    return 0;
+}
+
+/* A row as json_dumpf indents it two levels down, each cell encoded alone. */
+int output_json_row(FILE *out, const table *columns, const value *row, size_t index)
+{
+    fputs(index ? ",\n    [" : "\n    [", out);
+    for (size_t c = 0; c < columns->column_count; c++) {
+        json_t *cell = value_to_json(&row[c]);
+        char *text = cell ? json_dumps(cell, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
+        json_decref(cell);
+        if (!text)
+            return -1;
+        fprintf(out, "%s\n      %s", c ? "," : "", text);
+        free(text);
+    }
+    fputs(columns->column_count ? "\n    ]" : "]", out);
+    return 0;
+}
+
+void output_json_end(FILE *out, size_t rows_written)
+{
+    fputs(rows_written ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
 void output_table(FILE *out, const table *t, output_format format)

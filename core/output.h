@@ -25,4 +25,38 @@ void output_table_csv(FILE *out, const table *t);
 int output_table_json(FILE *out, const table *t);
 void output_table(FILE *out, const table *t, output_format format);
 
+/* The same renderings a row at a time, for tables too big to hold (runner
+ * show, a section's printed head). `columns` is a table whose columns (and
+ * title) describe the rows; its rows are not read. */
+
+/* Aligned text needs every row twice: first noted (which parameters are the
+ * same on every row) and widened (column widths), then printed after the
+ * head. A layout keeps per-column state only. */
+typedef struct output_text_layout {
+    const table *columns;   /* borrowed */
+    size_t row_count;       /* rows noted */
+    value *first;           /* per column: the first noted row's value */
+    int *varies;            /* per column: a noted row differs from the first */
+    int *shown;             /* per column: printed as a column (set by print_head) */
+    size_t *width;          /* per column: the widest cell widened so far */
+} output_text_layout;
+int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */
+void output_text_layout_clear(output_text_layout *l);
+void output_text_layout_note(output_text_layout *l, const value *row);
+void output_text_layout_widen(output_text_layout *l, const value *row);
+/* The title, the line of fixed parameters and the header. */
+void output_text_layout_print_head(FILE *out, output_text_layout *l);
+void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row);
+/* "... N more rows (all are stored: runner show prints them)" */
+void output_text_more_rows(FILE *out, size_t more);
+
+void output_csv_header(FILE *out, const table *columns);
+void output_csv_row(FILE *out, const table *columns, const value *row);
+
+/* output_table_json's document a row at a time: begin, each row (index 0,
+ * 1, ...), end. Returns 0, or -1 when out of memory. */
+int output_json_begin(FILE *out, const table *columns);
+int output_json_row(FILE *out, const table *columns, const value *row, size_t index);
+void output_json_end(FILE *out, size_t rows_written);
+
 #endif

@@ -937,7 +937,9 @@ static int missing_field(lua_State *L, int row_idx, lua_Integer i, const char *n
 
 static int l_plot(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
+    /* rows: a list of row tables, or the view sweep() returns (rowview.c). */
+    if (!lua_istable(L, 1) && !lua_isuserdata(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     const char *strings[7] = { NULL }; /* x, y, by, title, xlabel, ylabel, output */
@@ -977,7 +979,7 @@ static int l_plot(lua_State *L)
         return luaL_error(L, "plot: output '%s' %s", output, why);
     plot_format format;
     plot_format_from_path(output, &format);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+    lua_Integer n = luaL_len(L, 1);
     if (n == 0)
         return luaL_error(L, "plot: no rows to plot (rows must be a list of row tables, as "
                           "sweep returns)");
@@ -1011,7 +1013,7 @@ static int l_plot(lua_State *L)
         return luaL_error(L, "plot: out of memory");
     for (lua_Integer i = 1; i <= n; i++) {
         value row[3] = { VALUE_NULL, VALUE_NULL, VALUE_NULL };
-        if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
+        if (lua_geti(L, 1, i) != LUA_TTABLE)
             return luaL_error(L, "plot: rows[%d] is a %s; rows must be tables such as sweep "
                               "returns", (int)i, luaL_typename(L, -1));
         int row_idx = lua_gettop(L);

@@ -26,6 +26,7 @@
 #include "lifecycle.h"
 #include "param.h"
 #include "plot.h"
+#include "rowview.h"
 #include "plugin_loader.h"
 #include "util.h"
 
@@ -439,17 +440,6 @@ static int lua_to_value(lua_State *L, int idx, value *out, char *msg, size_t siz
     }
 }
 
-static void push_value(lua_State *L, const value *v)
-{
-    switch (v->type) {
-    case RUNNER_INTEGER: lua_pushinteger(L, v->as.integer); break;
-    case RUNNER_REAL: lua_pushnumber(L, v->as.real); break;
-    case RUNNER_BOOLEAN: lua_pushboolean(L, v->as.boolean); break;
-    case RUNNER_TEXT: lua_pushstring(L, v->as.text); break;
-    default: lua_pushnil(L); break;
-    }
-}
-
 /* Reads one parameter's setting (scalar or list) at idx into the grid.
  * Returns 0, or -1 with msg set. */
 static int set_param(lua_State *L, grid *g, const runner_plugin *plugin, uint32_t param,
@@ -617,20 +607,6 @@ static int begin_sweep(script_state *s, char **err)
     return rc;
 }
 
-/* Pushes the rows of t as an array of {column = value} tables. */
-static void push_rows(lua_State *L, const table *t)
-{
-    lua_createtable(L, (int)t->row_count, 0);
-    for (size_t r = 0; r < t->row_count; r++) {
-        lua_createtable(L, 0, (int)t->column_count);
-        for (size_t c = 0; c < t->column_count; c++) {
-            push_value(L, table_cell(t, r, c));
-            lua_setfield(L, -2, t->columns[c].name);
-        }
-        lua_rawseti(L, -2, (lua_Integer)r + 1);
-    }
-}
-
 /* The third argument of sweep: { title = "...", print = false,
  * columns = {"workers", "speedup"} } (columns: which to print; all are
  * stored). Strings stay owned by the options table on the Lua stack. */
@@ -746,10 +722,9 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     }
     section.grid = g;
     double clock0 = util_monotonic();
-    table *rows = NULL;
     lifecycle_section_result result;
     s->in_points = 1;
-    int rc = lifecycle_run_section(s->life, &section, keep_rows ? &rows : NULL, &result, &err);
+    int rc = lifecycle_run_section(s->life, &section, NULL, &result, &err);
     grid_free(g);
     s->points_time_us += (long long)((util_monotonic() - clock0) * 1e6);
     s->in_points = 0;
@@ -757,15 +732,16 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         return script_stop(L, FAIL_STOPPED, err, "storing failed");
     if (result.interrupted)
         return script_stop(L, FAIL_INTERRUPTED, NULL, "interrupted");
-    if (s->config->fail_fast && result.points_failed > 0) {
-        table_free(rows);
+    if (s->config->fail_fast && result.points_failed > 0)
         return script_raise(L, FAIL_FAST, "stopped at the first failed point (--fail-fast)");
-    }
-    if (rows)
-        push_rows(L, rows);
-    else
+    if (!keep_rows) {
         lua_newtable(L);
-    table_free(rows);
+        return 1;
+    }
+    /* A view of the committed rows, read back when the script asks. */
+    if (rowview_push(L, s->config->db_path, lifecycle_sweep_id(s->life), result.section_ordinal,
+                     lp->desc, &err) != 0)
+        return script_stop(L, FAIL_STOPPED, err, "cannot read the rows back");
     return 1;
 }
 
@@ -1046,7 +1022,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
     lifecycle_config life = {
         .script_path = c->script_path, .script_text = text, .script_text_len = len,
         .db_path = c->db_path, .command_line = c->command_line, .seed = c->seed,
-        .resume = c->resume, .resume_sweep_id = c->resume_sweep_id, .stop = c->stop,
+        .resume = c->resume, .resume_sweep_id = c->resume_sweep_id, .force = c->force, .stop = c->stop,
         .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
@@ -1069,6 +1045,7 @@ static lua_State *new_lua_state(script_state *s)
         lua_register(L, f->name, f->func);
     axis_register_lua(L);
     plot_register_lua(L);
+    rowview_register_lua(L);
     push_runner_table(L, s->config);
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 10000);
     return L;

@@ -28,6 +28,7 @@ typedef struct script_config {
     double point_timeout_s;            /* with isolate: per-point time limit; 0: none */
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
+    int force;                         /* resume a sweep whose runner may live (--force) */
     const char *script_text;           /* run this text instead of reading the file */
     const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
     int webhook_format;                /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "process_identity.h"
 #include "runner/plugin.h"
 #include "table.h"
 #include "value.h"
@@ -55,11 +56,14 @@ typedef struct store_point {
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
- * foreign keys. Migrates an older schema; refuses a newer one. */
+ * foreign keys. Migrates an older schema; refuses a newer one. Both opens
+ * refuse, before writing anything, a path that is not a regular file and a
+ * file whose catalog is not runner's (docs/schema.md). */
 int store_open(const char *path, store **out, char **err);
-/* Opens an existing database for reading only (sweeps, show): never writes,
- * never migrates, works on a read-only file. Refuses newer and non-runner
- * files like store_open. */
+/* Opens an existing database for reading only (sweeps, show, plot,
+ * report): never writes, never migrates, never changes the journal mode;
+ * works on a read-only file. Refuses newer and non-runner files like
+ * store_open, and an older runner database too (store_open upgrades it). */
 int store_open_read(const char *path, store **out, char **err);
 /* Commits any pending batch and closes. Accepts NULL. */
 void store_close(store *s);
@@ -103,6 +107,58 @@ int store_list_sweeps(store *s, table **out, char **err);
 int store_section_table(store *s, int64_t section_id, table **out, char **err);
 /* Section ids of a sweep, in order; *ids is malloc'd (caller frees). */
 int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *count, char **err);
+
+/* --- streaming a section's rows (store_cursor.c) -------------------------
+ * A cursor reads one section's rows in stored order (by point, then as the
+ * point emitted them) straight from a statement: memory does not grow with
+ * the section. Rows are keyed by (point_id, row_id), which grows in that
+ * order, so a reader can come back to a row in one index seek. */
+typedef struct store_row_key {
+    int64_t point_id;
+    int64_t row_id;
+} store_row_key;
+typedef struct store_cursor store_cursor;
+
+/* The section with this ordinal (1, 2, ...) in the sweep; *section_id is 0
+ * when there is none. */
+int store_section_find(store *s, int64_t sweep_id, int ordinal, int64_t *section_id,
+                       char **err);
+/* An empty table (title, no rows) with plugin's result columns: its
+ * parameters, then its outputs, with their types and units. NULL when out of
+ * memory. The caller frees it. */
+table *store_plugin_columns(const runner_plugin *plugin, const char *title);
+/* An empty table with the section's recorded columns (what `runner show`
+ * prints), titled after the section; *plugin is its result table's name
+ * (malloc'd, the caller frees). */
+int store_section_columns(store *s, int64_t section_id, table **out, char **plugin, char **err);
+/* How many rows the section stored in plugin's result table. */
+int store_section_row_count(store *s, int64_t section_id, const char *plugin, int64_t *count,
+                            char **err);
+/* *varies is 1 when some row of the section has another value than v in
+ * the column (IS NOT: numbers compare as numbers), else 0. Stops at the
+ * first such row. */
+int store_section_column_varies(store *s, int64_t section_id, const char *plugin,
+                                const char *column, const value *v, int *varies, char **err);
+
+/* Opens a cursor over the rows of section_id in plugin's result table,
+ * reading the columns of `columns` (borrowed: it must outlive the cursor;
+ * NULL: the keys only). where_count equality conditions (column names in
+ * where_columns, values in where_values, both borrowed until the close)
+ * select rows as SQL `=` does. Starts before the first row; *out is closed
+ * with store_cursor_close. */
+int store_cursor_open(store *s, int64_t section_id, const char *plugin, const table *columns,
+                      const char *const *where_columns, const value *where_values,
+                      size_t where_count, store_cursor **out, char **err);
+/* Moves before the first row whose key is not below `from`. */
+int store_cursor_seek(store_cursor *c, store_row_key from, char **err);
+/* Reads the next row: its columns' values into row (the caller clears
+ * them; NULL with a keys-only cursor) and its key into *key (may be NULL).
+ * Returns 1, 0 at the end, or -1 with *err. */
+int store_cursor_next(store_cursor *c, value *row, store_row_key *key, char **err);
+/* Ends the read (the cursor holds no read transaction afterwards); the
+ * next store_cursor_next starts from the beginning or the last seek. */
+void store_cursor_rewind(store_cursor *c);
+void store_cursor_close(store_cursor *c);  /* accepts NULL */
 
 /* Resuming. A sweep record found for resuming; strings owned (clear it). */
 typedef struct store_sweep_record {
@@ -233,5 +289,11 @@ typedef struct store_section_digest {
 int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
                               store_section_digest *out, char **err);
 void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
+
+/* Which process runs a sweep (store_process.c): claim records who (when a
+ * sweep begins or resumes); process reads it back (zeros and "" where the
+ * row does not say; the sweep's host for a row older than schema 4). */
+int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
 
 #endif

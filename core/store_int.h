@@ -2,10 +2,12 @@
  * other module (store.h is the public one). The store is split by concern,
  * like SQLite's sqliteInt.h with build.c, insert.c and select.c:
  *   store_sql.c     the fixed statements, errors, binding, small SQL helpers
- *   store_open.c    connection, pragmas, migration, the WAL checkpointer, close
+ *   store_open.c    connection, which files are runner's, pragmas, migration,
+ *                   the WAL checkpointer, close
  *   store_write.c   sweeps, sections, result tables, points and point blocks
  *   store_read.c    reading back: sweeps, sections, resuming, digests
  *   store_outbox.c  closing a sweep with its webhook summary, the outbox
+ *   store_process.c which process runs a sweep (for resume's liveness check)
  *
  * Naming: public functions are store_* (store.h); functions shared between
  * the store's files are storei_* ("store internal") and declared here;
@@ -157,6 +159,12 @@ static inline runner_type storei_column_type(const runner_plugin *p, uint32_t i)
 {
     return i < p->param_count ? p->params[i].type : p->columns[i - p->param_count].type;
 }
+
+/* --- store_read.c: values ------------------------------------------------ */
+
+/* Reads column i of st's current row as the declared type (NaN stored as
+ * the text 'NaN' comes back as NaN). 0, or -1 when out of memory. */
+int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *out);
 
 /* --- store_write.c ------------------------------------------------------- */
 

@@ -66,6 +66,11 @@ static int column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
     return out->type == RUNNER_TEXT ? 0 : -1;
 }
 
+int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *out)
+{
+    return column_value(st, i, declared, out);
+}
+
 /* --- reading back --------------------------------------------------------- */
 
 int store_list_sweeps(store *s, table **out, char **err)
@@ -260,6 +265,22 @@ done:
     else
         table_free(t);
     return rc;
+}
+
+int store_section_columns(store *s, int64_t section_id, table **out, char **plugin, char **err)
+{
+    *out = NULL;
+    *plugin = NULL;
+    char what[96];
+    snprintf(what, sizeof what, "cannot read section %" PRId64, section_id);
+    if (section_table_new(s, section_id, what, out, plugin, err) == 0 &&
+        add_section_columns(s, *plugin, what, *out, err) == 0)
+        return 0;
+    table_free(*out);
+    free(*plugin);
+    *out = NULL;
+    *plugin = NULL;
+    return -1;
 }
 
 /* *ids is malloc'd (NULL when the sweep has no sections); the caller frees. */

@@ -2,10 +2,18 @@
 -- finding rows, and printing sizes with explicit binary or decimal units.
 local report = {}
 
+-- The rows sweep() returns are a view of the database (docs/lua-api.md):
+-- its find and filter run the condition in SQL instead of making every row.
+local function is_view(rows)
+  return type(rows) == "userdata"
+end
+
 -- The first row whose fields equal every field of `where`, or an error that
 -- names what was looked for (a summary must never print a silent nil).
 function report.find(rows, where)
-  for _, row in ipairs(rows) do
+  local found = is_view(rows) and rows:find(where)
+  if found then return found end
+  for _, row in ipairs(is_view(rows) and {} or rows) do
     local ok = true
     for k, v in pairs(where) do
       if row[k] ~= v then ok = false break end
@@ -20,6 +28,7 @@ end
 
 -- All rows matching `where` (possibly none).
 function report.filter(rows, where)
+  if is_view(rows) then return rows:filter(where) end
   local out = {}
   for _, row in ipairs(rows) do
     local ok = true

@@ -1,8 +1,11 @@
 # Schema version 2 kept one `point` row per point; version 3 keeps points in
-# blocks behind a `point` view. A real version 2 file (made here by turning a
-# new one back, with the released version 2 DDL) is upgraded by the first
-# runner that opens it, reader or writer, and shows the same points; new
-# points get new ids; resume still knows which points are done.
+# blocks behind a `point` view; version 4 records which process runs a sweep
+# (pid_host, pid_start_ticks, pid_boot_id). A real version 2 file (made here
+# by turning a new one back, with the released DDL) is refused, unchanged, by
+# the reading commands, which never write; `runner migrate` (or any writing
+# command) upgrades it in one transaction, and it shows the same points; new
+# points get new ids; resume still knows which points are done. A version 3
+# file is upgraded in place by a writing command (resume).
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 
@@ -18,9 +21,13 @@ POINTS="SELECT id, sweep_id, section_id, ordinal, params_json, identity, seed, s
     coalesce(error, ''), started_at, duration_s, row_count FROM point ORDER BY id"
 sql "$POINTS" >"$TMP/before.txt"
 
-# The version 2 catalog's point table, as released.
+# The version 2 catalog's point table, as released (and the sweep table
+# without version 4's columns).
 sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
 BEGIN;
+ALTER TABLE sweep DROP COLUMN pid_host;
+ALTER TABLE sweep DROP COLUMN pid_start_ticks;
+ALTER TABLE sweep DROP COLUMN pid_boot_id;
 CREATE TABLE point_v2 (
     id              INTEGER PRIMARY KEY,
     sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
@@ -50,11 +57,33 @@ COMMIT;"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "table"
 expect_equal "version 2 points" "$(sql "$POINTS")" "$(cat "$TMP/before.txt")"
 
-# A reader upgrades it, then reads it.
+# Readers refuse it without writing a byte, and name the command that upgrades.
+sqlite3 -batch "$DB" "PRAGMA journal_mode = DELETE" >/dev/null
+sha=$(sha256sum <"$DB")
+for command in sweeps "show 1" "report 1 -o $TMP/r.html" "plot 1 --x x --y y -o $TMP/p.svg"; do
+    run "$RUNNER" $command --db "$DB"
+    expect_status 2
+    expect_stderr "runner: $DB: database schema version 2 is older than this runner's (5); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
+    expect_equal "$command: the version 2 file's bytes" "$(sha256sum <"$DB")" "$sha"
+    for f in "$DB-wal" "$DB-shm" "$DB-journal"; do
+        [ -e "$f" ] && fail "$command left $f beside the version 2 file"
+    done
+done
+expect_sql "PRAGMA user_version" "2"
+
+# runner migrate upgrades it; then readers read it.
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 4"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 4"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"
 expect_sql "PRAGMA user_version" "5"
+expect_sql "SELECT count(*) FROM pragma_table_info('sweep')
+    WHERE name IN ('pid_host', 'pid_start_ticks', 'pid_boot_id')" "3"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
 expect_sql "SELECT count(*) FROM point_block" "3"
 expect_equal "points after the upgrade" "$(sql "$POINTS")" "$(cat "$TMP/before.txt")"
@@ -86,6 +115,28 @@ expect_sql "SELECT count(*) FROM point WHERE sweep_id = 2" "3"
 expect_sql "SELECT count(*) FROM point WHERE sweep_id = 2 AND id <= $spent" "0"
 expect_equal "failed ids before the resume" "$failed_ids" "$((spent - 2)),$((spent - 1)),$spent"
 
+# A version 3 file, its sweep left running by a runner killed before version
+# 4: resume (a writing command) upgrades it in place, takes the sweep over
+# (its pid 999999999 is no process) and records which process it is.
+run "$RUNNER" sweep "$all_fail" --db "$DB"
+expect_status 1
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+UPDATE sweep SET status = 'running', ended_at = NULL, pid = 999999999 WHERE id = 3;
+ALTER TABLE sweep DROP COLUMN pid_host;
+ALTER TABLE sweep DROP COLUMN pid_start_ticks;
+ALTER TABLE sweep DROP COLUMN pid_boot_id;
+PRAGMA user_version = 3;"
+run "$RUNNER" show 3 --db "$DB"
+expect_status 2
+expect_stderr_contains "database schema version 3 is older than this runner's (5)"
+run "$RUNNER" resume 3 --db "$DB"
+expect_status 1
+expect_sql "PRAGMA user_version" "5"
+expect_sql "SELECT status, pid_host = host, pid_start_ticks > 0, length(pid_boot_id)
+    FROM sweep WHERE id = 3" "failed|1|1|36"
+expect_sql "SELECT count(*) FROM sweep WHERE pid_boot_id IS NULL" "2"
+
+
 # Version 5 indexes the points (point_index) and the view joins through it.
 # A version 3 file (its view as released, no index) is upgraded in place.
 sql "$POINTS" >"$TMP/before5.txt"
@@ -107,12 +158,12 @@ FROM point_block AS b, json_each(b.points) AS p;
 PRAGMA user_version = 3;
 COMMIT;"
 expect_equal "version 3 points" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
-run "$RUNNER" sweeps --db "$DB"
+run "$RUNNER" migrate --db "$DB"
 expect_status 0
 expect_sql "PRAGMA user_version" "5"
 expect_equal "points after the upgrade to 5" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
-expect_sql "SELECT count(*), count(DISTINCT block_id), sum(status = 'ok') FROM point_index
-    WHERE id IN (SELECT id FROM point)" "1509|7|1503"
+expect_sql "SELECT count(*), sum(status = 'ok') FROM point_index WHERE id IN (SELECT id FROM point)" \
+    "$(wc -l <"$TMP/before5.txt" | tr -d ' ')|$(grep -c '|ok|' "$TMP/before5.txt")"
 expect_sql "SELECT status FROM point WHERE id = 2" "$(grep '^2|' "$TMP/before5.txt" | cut -d'|' -f8)"
 plan=$(sql "EXPLAIN QUERY PLAN SELECT status FROM point WHERE id = 2")
 case $plan in
@@ -120,7 +171,7 @@ case $plan in
 *) fail "a lookup by id does not go through point_index: $plan" ;;
 esac
 
-# Opening a version 5 file again changes nothing.
+# Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")
 run "$RUNNER" sweeps --db "$DB"

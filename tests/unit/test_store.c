@@ -1076,6 +1076,160 @@ static void test_reserved_plugin_refused(void)
     store_close(s);
 }
 
+/* --- files that are not runner's (issue 20) --------------------------------- */
+
+/* Opens path with open_fn and expects -1 with exactly "<path>: <message>",
+ * the file's bytes unchanged and no -wal, -shm or -journal beside it. */
+static void expect_refused_unchanged(const char *path, int (*open_fn)(const char *, store **,
+                                                                        char **),
+                                     const char *message)
+{
+    size_t before_len = 0, after_len = 0;
+    char *before = read_all(path, &before_len);
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(open_fn(path, &s, &err), -1);
+    CHECK(s == NULL);
+    char expected[1200];
+    snprintf(expected, sizeof expected, "%s: %s", path, message);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    char *after = read_all(path, &after_len);
+    CHECK(before && after && before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
+    static const char *const sides[] = { "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < 3; i++) {
+        char side[700];
+        snprintf(side, sizeof side, "%s%s", path, sides[i]);
+        CHECK(access(side, F_OK) != 0);
+    }
+}
+
+/* user_version is not enough: another program's database at version 1 or
+ * 3, and runner's catalog with a table where its point view should be, are
+ * refused by readers and writers alike, before anything is written. */
+static void test_catalog_decides(void)
+{
+    const char *path = db_path("app.db");
+    remove_db(path);
+    sqlite3 *db = NULL;
+    CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    raw_exec(db, "CREATE TABLE users(id INTEGER PRIMARY KEY); PRAGMA user_version = 1");
+    sqlite3_close(db);
+    const char *no_sweep = "not a runner database (its user_version is 1, but it has no "
+                           "\"sweep\" table)";
+    expect_refused_unchanged(path, store_open_read, no_sweep);
+    expect_refused_unchanged(path, store_open, no_sweep);
+
+    const char *clash = db_path("clash.db");
+    store_close(open_fresh(clash));
+    db = raw_open(clash);
+    raw_exec(db, "PRAGMA journal_mode = DELETE; DROP VIEW point;"
+                 " CREATE TABLE point (id INTEGER PRIMARY KEY); PRAGMA user_version = 3");
+    sqlite3_close(db);
+    const char *table = "not a runner database (its user_version is 3, but its \"point\" is a "
+                        "table where runner's is a view)";
+    expect_refused_unchanged(clash, store_open_read, table);
+    expect_refused_unchanged(clash, store_open, table);
+    db = raw_open(clash);
+    CHECK_STR_EQ(raw_text(db, "PRAGMA journal_mode"), "delete");
+    sqlite3_close(db);
+}
+
+/* A reader refuses an older runner database, unchanged; a writer upgrades
+ * it (version 3 to 4: the process identity columns). */
+static void test_readers_never_migrate(void)
+{
+    const char *path = db_path("v3.db");
+    store_close(open_fresh(path));
+    sqlite3 *db = raw_open(path);
+    raw_exec(db, "PRAGMA journal_mode = DELETE; ALTER TABLE sweep DROP COLUMN pid_host;"
+                 " ALTER TABLE sweep DROP COLUMN pid_start_ticks;"
+                 " ALTER TABLE sweep DROP COLUMN pid_boot_id; PRAGMA user_version = 3");
+    sqlite3_close(db);
+    expect_refused_unchanged(path, store_open_read,
+                             "database schema version 3 is older than this runner's (5); reading "
+                             "commands never change it: upgrade it with 'runner migrate' (or any "
+                             "writing command: sweep, resume, notify), or read it with an older "
+                             "runner");
+    store *s = NULL;
+    char *err = NULL;
+    CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
+    store_close(s);
+    db = raw_open(path);
+    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 4);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('sweep') WHERE name IN"
+                             " ('pid_host', 'pid_start_ticks', 'pid_boot_id')"), 3);
+    sqlite3_close(db);
+    CHECK_INT_EQ(report(store_open_read(path, &s, &err), &err), 0);
+    store_close(s);
+}
+
+/* A FIFO would block the open; a directory or a device is no database. */
+static void test_not_a_regular_file(void)
+{
+    const char *fifo = db_path("fifo.db");
+    remove(fifo);
+    CHECK_INT_EQ(mkfifo(fifo, 0600), 0);
+    store *s = NULL;
+    char *err = NULL;
+    char expected[800];
+    CHECK_INT_EQ(store_open_read(fifo, &s, &err), -1);
+    snprintf(expected, sizeof expected, "%s: not a database file (it is a FIFO); --db needs a "
+             "regular file", fifo);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    err = NULL;
+    CHECK_INT_EQ(store_open(fifo, &s, &err), -1);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    remove(fifo);
+    err = NULL;
+    CHECK_INT_EQ(store_open("/dev/null", &s, &err), -1);
+    CHECK_STR_EQ(err, "/dev/null: not a database file (it is a character device); --db needs a "
+                      "regular file");
+    free(err);
+    CHECK(access("/dev/null-journal", F_OK) != 0);
+    err = NULL;
+    CHECK_INT_EQ(store_open(tmp_dir, &s, &err), -1);
+    snprintf(expected, sizeof expected, "%s: not a database file (it is a directory); --db "
+             "needs a regular file", tmp_dir);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+}
+
+/* The process running a sweep, written and read back. */
+static void test_sweep_process(void)
+{
+    const char *path = db_path("process.db");
+    store *s = open_fresh(path);
+    if (!s)
+        return;
+    int64_t id = begin_sweep(s, "p.lua");
+    char *err = NULL;
+    process_identity who = { .pid = 4242, .start_ticks = 777, .host = "node7",
+                             .boot_id = "0f0f" }, back;
+    CHECK_INT_EQ(report(store_sweep_claim(s, id, &who, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &err), &err), 0);
+    CHECK_INT_EQ(back.pid, 4242);
+    CHECK_INT_EQ(back.start_ticks, 777);
+    CHECK_STR_EQ(back.host, "node7");
+    CHECK_STR_EQ(back.boot_id, "0f0f");
+    store_close(s);
+    /* A row from before version 4: the sweep's host, nothing else. */
+    sqlite3 *db = raw_open(path);
+    raw_exec(db, "UPDATE sweep SET pid_host = NULL, pid_start_ticks = NULL, pid_boot_id = NULL");
+    sqlite3_close(db);
+    CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &err), &err), 0);
+    CHECK_INT_EQ(back.pid, 4242);
+    CHECK_INT_EQ(back.start_ticks, 0);
+    CHECK_STR_EQ(back.host, "testhost");
+    CHECK_STR_EQ(back.boot_id, "");
+    store_close(s);
+}
+
 int main(void)
 {
     const char *tmp = getenv("RUNNER_TEST_TMP");
@@ -1100,5 +1254,9 @@ int main(void)
     test_wal_stays_bounded();
     test_reserved_plugin_refused();
     test_digests();
+    test_catalog_decides();
+    test_readers_never_migrate();
+    test_not_a_regular_file();
+    test_sweep_process();
     return check_done("test_store");
 }
