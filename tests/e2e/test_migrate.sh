@@ -74,10 +74,10 @@ expect_sql "PRAGMA user_version" "2"
 # runner migrate upgrades it; then readers read it.
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 4"
+expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 5"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 4"
+expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 5"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"

@@ -1158,7 +1158,7 @@ static void test_readers_never_migrate(void)
     CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
     store_close(s);
     db = raw_open(path);
-    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 4);
+    CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), 5);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('sweep') WHERE name IN"
                              " ('pid_host', 'pid_start_ticks', 'pid_boot_id')"), 3);
     sqlite3_close(db);
