@@ -351,6 +351,10 @@ static int draw(const table *t, const plot_spec *spec, plot_format format, const
     if (note)
         fprintf(stderr, "runner: plot: %s\n", note);
     free(note);
+    note = plot_reduce_note(&image.reduced, spec->by);
+    if (note)
+        fprintf(stderr, "runner: plot: %s\n", note);
+    free(note);
     int status = write_file(output, image.data, image.size);
     plot_image_free(&image);
     return status;

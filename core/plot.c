@@ -144,17 +144,12 @@ int plot_check_spec(const table *t, const plot_spec *spec, char **err)
 
 /* ---- the series: rows grouped by the by column, sorted by x ---- */
 
-typedef struct plot_point {
-    size_t group;
-    size_t order;   /* row index, to keep the sort stable */
-    double x, y;
-} plot_point;
-
 typedef struct series {
     value *groups;          /* distinct by values, in drawing order */
     size_t group_count;
     plot_point *points;
     size_t count;
+    unsigned char *repeats; /* per group: x repeats within the line (draw points only) */
 } series;
 
 static void series_free(series *s)
@@ -163,6 +158,7 @@ static void series_free(series *s)
         value_clear(&s->groups[i]);
     free(s->groups);
     free(s->points);
+    free(s->repeats);
     memset(s, 0, sizeof *s);
 }
 
@@ -187,6 +183,31 @@ static int compare_points(const void *a, const void *b)
     if (p->x != q->x)
         return p->x < q->x ? -1 : 1;
     return p->order < q->order ? -1 : p->order > q->order;
+}
+
+/* Keeps the lines plot_reduce_lines chose, notes which repeat x, then
+ * downsamples the points (plot_reduce.h). Returns 0 or -1 (no memory). */
+static int reduce_series(const plot_spec *spec, series *s, plot_image *image)
+{
+    size_t kept[PLOT_MAX_LINES];
+    plot_reduce_lines(s->points, &s->count, s->group_count, kept, &image->reduced);
+    size_t drawn = image->reduced.lines_drawn;
+    for (size_t g = 0, k = 0; g < s->group_count; g++) {
+        if (k < drawn && kept[k] == g)
+            s->groups[k++] = s->groups[g];
+        else
+            value_clear(&s->groups[g]);
+    }
+    s->group_count = drawn;
+    if (!(s->repeats = calloc(drawn ? drawn : 1, 1)))
+        return -1;
+    /* Before downsampling: a column's low and high may share an x. */
+    for (size_t i = 1; i < s->count; i++)
+        if (s->points[i].group == s->points[i - 1].group && s->points[i].x == s->points[i - 1].x)
+            s->repeats[s->points[i].group] = 1;
+    int width = spec->width > 0 ? spec->width : DEFAULT_WIDTH;
+    plot_reduce_points(s->points, &s->count, spec->logx, width, &image->reduced);
+    return 0;
 }
 
 /* Builds the series and counts what it leaves out. Returns 0 or -1 (no memory). */
@@ -255,6 +276,9 @@ static int build_series(const table *t, const plot_spec *spec, series *s, plot_i
     qsort(s->points, s->count, sizeof *s->points, compare_points);
     free(rank);
     free(order);
+    rank = order = NULL;
+    if (reduce_series(spec, s, image) != 0)
+        goto oom;
     image->plotted = s->count;
     image->lines = s->group_count;
     return 0;
@@ -344,7 +368,7 @@ static char *line_title(const table *t, const plot_spec *spec, const series *s, 
 }
 
 static char *build_script(const table *t, const plot_spec *spec, plot_format format,
-                          const char *data_path, const series *s)
+                          const char *data_path, const series *s, const plot_reduction *reduced)
 {
     char *text = NULL;
     size_t size = 0;
@@ -387,24 +411,31 @@ static char *build_script(const table *t, const plot_spec *spec, plot_format for
         fprintf(f, "set logscale x %d\n", all_powers_of_two(s) ? 2 : 10);
     if (spec->logy)
         fputs("set logscale y 10\n", f);
+    char *note = plot_reduce_note(reduced, spec->by);
+    if (note) { /* on the picture itself, so a copy of it says so too */
+        fputs("set bmargin 6\nset label 1 ", f);
+        put_wrapped(f, note, (size_t)width / 7);
+        fputs(" at screen 0.01, screen 0.045 left font ',9' textcolor '#555555'\n", f);
+        free(note);
+    }
     fputs("plot ", f);
     for (size_t g = 0; g < s->group_count; g++) {
-        /* Repeated x within a line (another parameter varies too): points only. */
-        int repeats = 0;
-        for (size_t i = 1; i < s->count; i++)
-            if (s->points[i].group == g && s->points[i - 1].group == g &&
-                s->points[i].x == s->points[i - 1].x)
-                repeats = 1;
+        /* Repeated x within a line (another parameter varies too): points
+         * only; downsampled lines without markers, which would be a smear. */
+        const char *with = s->repeats[g] ? "points" : reduced->columns ? "lines" : "linespoints";
         char *lt = line_title(t, spec, s, g);
         if (g == 0)
             put_quoted(f, data_path);
         else
             fputs(", \\\n     ''", f);
         fprintf(f, " index %zu using 1:2 with %s pointtype 7 pointsize 0.7 linewidth 1.5 title ",
-                g, repeats ? "points" : "linespoints");
+                g, with);
         put_quoted(f, lt ? lt : "");
         free(lt);
     }
+    if (reduced->lines_drawn < reduced->lines_total)
+        fprintf(f, ", \\\n     keyentry with points pointtype -1 title '... and %zu more'",
+                reduced->lines_total - reduced->lines_drawn);
     fputc('\n', f);
     if (fclose(f) != 0) {
         free(text);
@@ -655,7 +686,7 @@ int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_
         util_fail(err, "%s: cannot write gnuplot's data: %s", data_path, strerror(errno));
         goto done;
     }
-    if (!(script = build_script(t, spec, format, data_path, &s))) {
+    if (!(script = build_script(t, spec, format, data_path, &s, &image->reduced))) {
         util_fail(err, "out of memory");
         goto done;
     }
@@ -1027,15 +1058,18 @@ static int l_plot(lua_State *L)
     int rc = plot_render(*box, &spec, format, &image, &err);
     if (rc == 0 && write_inside_cwd(output, image.data, image.size, &err) != 0)
         rc = -1;
-    char *note = rc == 0 ? plot_skip_note(&spec, &image) : NULL;
+    char *notes[2] = { rc == 0 ? plot_skip_note(&spec, &image) : NULL,
+                       rc == 0 ? plot_reduce_note(&image.reduced, by) : NULL };
     plot_image_free(&image);
     table_free(*box);
     *box = NULL;
-    if (note) {
-        luaL_where(L, 1);
-        fprintf(stderr, "runner: %splot: %s\n", lua_tostring(L, -1), note);
-        lua_pop(L, 1);
-        free(note);
+    for (size_t i = 0; i < 2; i++) {
+        if (notes[i]) {
+            luaL_where(L, 1);
+            fprintf(stderr, "runner: %splot: %s\n", lua_tostring(L, -1), notes[i]);
+            lua_pop(L, 1);
+            free(notes[i]);
+        }
     }
     if (rc != 0) {
         lua_pushnil(L);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "plot_reduce.h"
 #include "table.h"
 
 typedef struct lua_State lua_State;
@@ -35,7 +36,8 @@ typedef struct plot_image {
     size_t size;
     size_t rows;            /* rows of the table */
     size_t plotted;         /* points drawn */
-    size_t lines;           /* one per group */
+    size_t lines;           /* lines drawn (one per group, at most PLOT_MAX_LINES) */
+    plot_reduction reduced; /* lines and points left out of a big plot (plot_reduce_note) */
     size_t skipped_nonfinite;   /* x or y NaN or infinite */
     size_t skipped_nonpositive; /* finite but <= 0 on a log axis */
 } plot_image;
@@ -57,7 +59,8 @@ int plot_check_spec(const table *t, const plot_spec *spec, char **err);
 
 /* Draws t with gnuplot into image (which the caller frees with
  * plot_image_free). Rows whose x or y is NaN or infinite, or not positive on
- * a log axis, are left out and counted. Returns 0; PLOT_NO_GNUPLOT with *err
+ * a log axis, are left out and counted; big tables are cut down to what the
+ * picture can show (plot_reduce.h), and the picture says so. Returns 0; PLOT_NO_GNUPLOT with *err
  * = PLOT_NO_GNUPLOT_MESSAGE; or -1 with *err (bad spec, nothing left to
  * draw, gnuplot failed with its first error line). *err is malloc'd. */
 int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_image *image,

@@ -17,6 +17,7 @@
 #include "util.h"
 
 #define REPORT_MAX_FAILED 20       /* failed points listed per section */
+#define REPORT_FAILED_BY_INDEX 200 /* up to this many, found through point_index */
 #define REPORT_PLOT_WIDTH 900
 #define REPORT_PLOT_HEIGHT 480
 
@@ -298,7 +299,9 @@ static int column_varies(const table *t, size_t c)
 
 /* The row's varying parameters; when none varies (a plugin that emits
  * several rows per point), its varying text and boolean outputs. */
-static void put_where(report_ctx *r, const table *t, size_t row)
+/* varies[c]: column_varies(t, c), computed once per table: a headline
+ * asks for every column, and each answer scans all rows. */
+static void put_where(report_ctx *r, const table *t, const unsigned char *varies, size_t row)
 {
     int n = 0;
     for (int pass = 0; pass < 2 && n == 0; pass++) {
@@ -307,7 +310,7 @@ static void put_where(report_ctx *r, const table *t, size_t row)
             int wanted = pass == 0 ? col->is_param
                                    : !col->is_param && (col->type == RUNNER_TEXT ||
                                                         col->type == RUNNER_BOOLEAN);
-            if (!wanted || !column_varies(t, c))
+            if (!wanted || !varies[c])
                 continue;
             if (n++)
                 fputs(", ", r->out);
@@ -334,6 +337,11 @@ static void write_headlines(report_ctx *r, const table *t)
 {
     if (t->row_count < 2)
         return;
+    unsigned char *varies = calloc(t->column_count ? t->column_count : 1, 1);
+    if (!varies)
+        return;
+    for (size_t c = 0; c < t->column_count; c++)
+        varies[c] = (unsigned char)column_varies(t, c);
     fputs("<h3>Headline figures</h3>\n<div class=\"scroll\"><table>\n<tr><th>column</th>"
           "<th>min</th><th>at</th><th>max</th><th>at</th><th>NaN or inf</th></tr>\n", r->out);
     for (size_t c = 0; c < t->column_count; c++) {
@@ -374,12 +382,13 @@ static void write_headlines(report_ctx *r, const table *t)
             if (constant)
                 fputs(nonfinite ? "every finite row" : "every row", r->out);
             else
-                put_where(r, t, at[k]);
+                put_where(r, t, varies, at[k]);
             fputs("</td>", r->out);
         }
         fprintf(r->out, "<td class=\"n\">%zu</td></tr>\n", nonfinite);
     }
     fputs("</table></div>\n", r->out);
+    free(varies);
 }
 
 /* Column docs of a plugin, looked up per header. */
@@ -505,11 +514,13 @@ static void write_plot(report_ctx *r, const table *t, const char *plugin, size_t
         }
         if (spec.logx || spec.logy)
             fprintf(r->out, " (log %s)", spec.logx && spec.logy ? "x and y" : spec.logx ? "x" : "y");
-        char *note = plot_skip_note(&spec, &image);
-        if (note) {
-            fputs("; ", r->out);
-            H(note);
-            free(note);
+        char *notes[2] = { plot_skip_note(&spec, &image), plot_reduce_note(&image.reduced, spec.by) };
+        for (size_t i = 0; i < 2; i++) {
+            if (notes[i]) {
+                fputs("; ", r->out);
+                H(notes[i]);
+                free(notes[i]);
+            }
         }
         fprintf(r->out, ". Redraw or change it with <code>runner plot %" PRId64 " --section %zu "
                 "--x ", r->sweep_id, ordinal);
@@ -531,9 +542,13 @@ static void write_failures(report_ctx *r, int64_t section_id, int64_t failed)
 {
     if (failed <= 0)
         return;
-    sqlite3_stmt *st = prepare(r, "SELECT ordinal, status, params_json, coalesce(error, '')"
-                                  " FROM point WHERE section_id = ?1 AND status <> 'ok'"
-                                  " ORDER BY ordinal LIMIT ?2");
+    /* A few failures: through point_index, one block each. Many: '+' keeps
+     * SQLite off that index, so each of the section's blocks is read once. */
+    sqlite3_stmt *st = prepare(r, failed <= REPORT_FAILED_BY_INDEX
+        ? "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
+          " WHERE section_id = ?1 AND status <> 'ok' ORDER BY ordinal LIMIT ?2"
+        : "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
+          " WHERE section_id = ?1 AND +status <> 'ok' ORDER BY ordinal LIMIT ?2");
     if (!st)
         return;
     sqlite3_bind_int64(st, 1, section_id);

@@ -17,6 +17,14 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_INSERT_BLOCK] =
         "INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id,"
         " point_count, ok_count, points, params_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    /* One statement per block, not per point: SQLite walks the block's JSON,
+     * or, when every point is ok, just counts its ids (a third cheaper). */
+    [STMT_INDEX_BLOCK] =
+        "INSERT INTO point_index (id, block_id, status)"
+        " SELECT json_extract(value, '$[0]'), ?1, json_extract(value, '$[5]') FROM json_each(?2)",
+    [STMT_INDEX_OK_BLOCK] =
+        "WITH RECURSIVE ids(id) AS (SELECT ?2 UNION ALL SELECT id + 1 FROM ids WHERE id < ?3)"
+        " INSERT INTO point_index (id, block_id, status) SELECT id, ?1, 'ok' FROM ids",
     [STMT_NEXT_POINT_ID] = "SELECT coalesce(max(last_point_id), 0) + 1 FROM point_block",
     [STMT_INSERT_SWEEP] =
         "INSERT INTO sweep (script_path, script_text, script_sha256, options_json,"

@@ -24,7 +24,8 @@ static const char *const fixed_columns[] = { "row_id", "sweep_id", "section_id",
 static const char *const catalog_names[] = {
     "sweep", "sweep_plugin", "section", "point", "point_block", "plugin_column",
     "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
-    "point_block_by_last_id",
+    "point_block_by_last_id", "point_index", "point_index_not_ok",
+    "point_index_failed", "point_index_crashed", "point_index_timeout", "sqlite_stat1",
     "outbox", "outbox_pending",
 };
 
@@ -147,6 +148,24 @@ static int block_write(store *s, char **err)
     sqlite3_bind_text(st, 7, s->block.data, (int)s->block.len, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, s->block_params_base, -1, SQLITE_STATIC);
     int rc = storei_step_done(s, st, "cannot store points", err);
+    /* Its index rows, in the same transaction (schema.sql, point_index). A
+     * block being written holds the ids first .. first + points - 1. */
+    int all_ok = s->block_ok == s->block_points;
+    sqlite3_stmt *index = rc == 0 ? storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK,
+                                                "cannot index points", err)
+                                  : NULL;
+    if (index) {
+        sqlite3_bind_int64(index, 1, sqlite3_last_insert_rowid(s->db));
+        if (all_ok) {
+            sqlite3_bind_int64(index, 2, s->block_first_id);
+            sqlite3_bind_int64(index, 3, s->block_first_id + s->block_points - 1);
+        } else {
+            sqlite3_bind_text(index, 2, s->block.data, (int)s->block.len, SQLITE_STATIC);
+        }
+        rc = storei_step_done(s, index, "cannot index points", err);
+    } else {
+        rc = -1;
+    }
     block_discard(s);
     return rc;
 }

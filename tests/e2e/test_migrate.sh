@@ -48,6 +48,8 @@ INSERT INTO point_v2 SELECT id, sweep_id, section_id, ordinal, params_json, iden
     status, error, started_at, duration_s, row_count FROM point;
 DROP VIEW point;
 DROP TABLE point_block;
+DROP TABLE point_index;
+DELETE FROM sqlite_stat1;
 ALTER TABLE point_v2 RENAME TO point;
 CREATE INDEX point_by_section ON point(section_id, ordinal);
 PRAGMA user_version = 2;
@@ -61,7 +63,7 @@ sha=$(sha256sum <"$DB")
 for command in sweeps "show 1" "report 1 -o $TMP/r.html" "plot 1 --x x --y y -o $TMP/p.svg"; do
     run "$RUNNER" $command --db "$DB"
     expect_status 2
-    expect_stderr "runner: $DB: database schema version 2 is older than this runner's (4); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
+    expect_stderr "runner: $DB: database schema version 2 is older than this runner's (5); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
     expect_equal "$command: the version 2 file's bytes" "$(sha256sum <"$DB")" "$sha"
     for f in "$DB-wal" "$DB-shm" "$DB-journal"; do
         [ -e "$f" ] && fail "$command left $f beside the version 2 file"
@@ -72,14 +74,14 @@ expect_sql "PRAGMA user_version" "2"
 # runner migrate upgrades it; then readers read it.
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 4"
+expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 5"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 4"
+expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 5"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"
-expect_sql "PRAGMA user_version" "4"
+expect_sql "PRAGMA user_version" "5"
 expect_sql "SELECT count(*) FROM pragma_table_info('sweep')
     WHERE name IN ('pid_host', 'pid_start_ticks', 'pid_boot_id')" "3"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
@@ -126,15 +128,50 @@ ALTER TABLE sweep DROP COLUMN pid_boot_id;
 PRAGMA user_version = 3;"
 run "$RUNNER" show 3 --db "$DB"
 expect_status 2
-expect_stderr_contains "database schema version 3 is older than this runner's (4)"
+expect_stderr_contains "database schema version 3 is older than this runner's (5)"
 run "$RUNNER" resume 3 --db "$DB"
 expect_status 1
-expect_sql "PRAGMA user_version" "4"
+expect_sql "PRAGMA user_version" "5"
 expect_sql "SELECT status, pid_host = host, pid_start_ticks > 0, length(pid_boot_id)
     FROM sweep WHERE id = 3" "failed|1|1|36"
 expect_sql "SELECT count(*) FROM sweep WHERE pid_boot_id IS NULL" "2"
 
-# Opening a version 4 file again changes nothing.
+
+# Version 5 indexes the points (point_index) and the view joins through it.
+# A version 3 file (its view as released, no index) is upgraded in place.
+sql "$POINTS" >"$TMP/before5.txt"
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+BEGIN;
+DROP VIEW point;
+DROP TABLE point_index;
+DELETE FROM sqlite_stat1;
+CREATE VIEW point AS
+SELECT json_extract(p.value, '\$[0]') AS id, b.sweep_id AS sweep_id, b.section_id AS section_id,
+       json_extract(p.value, '\$[1]') AS ordinal,
+       json_patch(b.params_base, json_extract(p.value, '\$[2]')) AS params_json,
+       json_extract(p.value, '\$[3]') AS identity, json_extract(p.value, '\$[4]') AS seed,
+       json_extract(p.value, '\$[5]') AS status, json_extract(p.value, '\$[6]') AS error,
+       strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(p.value, '\$[7]') / 1000.0, 'unixepoch')
+           AS started_at,
+       json_extract(p.value, '\$[8]') / 1e9 AS duration_s, json_extract(p.value, '\$[9]') AS row_count
+FROM point_block AS b, json_each(b.points) AS p;
+PRAGMA user_version = 3;
+COMMIT;"
+expect_equal "version 3 points" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "5"
+expect_equal "points after the upgrade to 5" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
+expect_sql "SELECT count(*), sum(status = 'ok') FROM point_index WHERE id IN (SELECT id FROM point)" \
+    "$(wc -l <"$TMP/before5.txt" | tr -d ' ')|$(grep -c '|ok|' "$TMP/before5.txt")"
+expect_sql "SELECT status FROM point WHERE id = 2" "$(grep '^2|' "$TMP/before5.txt" | cut -d'|' -f8)"
+plan=$(sql "EXPLAIN QUERY PLAN SELECT status FROM point WHERE id = 2")
+case $plan in
+*"SEARCH i USING INTEGER PRIMARY KEY"*) ;;
+*) fail "a lookup by id does not go through point_index: $plan" ;;
+esac
+
+# Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")
 run "$RUNNER" sweeps --db "$DB"

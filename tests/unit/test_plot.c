@@ -246,6 +246,53 @@ static void test_render(void)
     table_free(t);
 }
 
+/* Lines: 30 groups keep 12, evenly spaced with first and last; points: a
+ * line of 10 000 keeps the lowest and highest y of each column, in x order;
+ * small inputs are left alone. */
+static void test_reduce(void)
+{
+    size_t count = 30 * 10, kept[PLOT_MAX_LINES];
+    plot_point *points = calloc(count, sizeof *points);
+    for (size_t i = 0; i < count; i++)
+        points[i] = (plot_point){ .group = i / 10, .order = i, .x = (double)(i % 10), .y = 1 };
+    plot_reduction r;
+    plot_reduce_lines(points, &count, 30, kept, &r);
+    CHECK_INT_EQ(r.lines_drawn, PLOT_MAX_LINES);
+    CHECK_INT_EQ(count, PLOT_MAX_LINES * 10);
+    CHECK_INT_EQ(kept[0], 0);
+    CHECK_INT_EQ(kept[1], 3);   /* 29 / 11 = 2.6, rounded */
+    CHECK_INT_EQ(kept[PLOT_MAX_LINES - 1], 29);
+    CHECK_INT_EQ(points[count - 1].group, PLOT_MAX_LINES - 1);
+    plot_reduce_points(points, &count, 0, 800, &r);
+    CHECK_INT_EQ(r.columns, 0);  /* 120 points: under the budget */
+    char *note = plot_reduce_note(&r, "jitter");
+    CHECK_STR_EQ(note, "12 of 30 lines drawn (evenly spaced by jitter)");
+    free(note);
+    free(points);
+
+    count = 10000;
+    points = calloc(count, sizeof *points);
+    for (size_t i = 0; i < count; i++)
+        points[i] = (plot_point){ .order = i, .x = (double)i, .y = i == 4321 ? 1e9 : (double)(i % 7) };
+    plot_reduce_lines(points, &count, 1, kept, &r);
+    plot_reduce_points(points, &count, 0, 100, &r);
+    CHECK_INT_EQ(r.columns, 100);  /* the width caps the budget's 3000 */
+    CHECK_INT_EQ(count, 200);
+    int spike = 0, sorted = 1;
+    for (size_t i = 0; i < count; i++) {
+        spike |= points[i].y == 1e9;
+        if (i > 0 && points[i].x < points[i - 1].x)
+            sorted = 0;
+    }
+    CHECK(spike);
+    CHECK(sorted);
+    note = plot_reduce_note(&r, NULL);
+    CHECK_STR_EQ(note, "200 of 10000 points drawn (lowest and highest y in each of 100 x-columns per line)");
+    free(note);
+    free(points);
+    CHECK(plot_reduce_note(&(plot_reduction){ .lines_total = 3, .lines_drawn = 3 }, "x") == NULL);
+}
+
 int main(void)
 {
     test_format_from_path();
@@ -255,6 +302,7 @@ int main(void)
     test_default_spec();
     test_skip_note();
     test_render();
+    test_reduce();
     int failures = check_done("test_plot");
     return failures == 0 && render_skipped ? 77 : failures;
 }

@@ -1,0 +1,66 @@
+# Big sweeps stay readable: 10^5 rows give a report of a few hundred kB and
+# an SVG under 1 MB, with at most 12 lines and about 6000 points drawn, and
+# the picture, the caption and stderr say what was left out (docs/plots.md).
+. tests/e2e/lib.sh
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "SKIP: gnuplot not installed (sudo apt-get install gnuplot-nox)"
+    exit 77
+fi
+
+# size_below FILE BYTES: the file exists and is smaller.
+size_below() {
+    size=$(wc -c <"$1" 2>/dev/null || echo missing)
+    case $size in
+    missing) fail "$1 was not written" ;;
+    *) [ "$size" -lt "$2" ] || fail "$1 is $size bytes, not under $2" ;;
+    esac
+}
+
+# 100 jitters x 1000 worker counts: 10^5 rows.
+big=$(write_script big.lua <<'LUA'
+sweep("speedup", { jitter = linspace(0.1, 4, 100), workers = range(1, 1000) },
+      { print = false, keep_rows = false })
+LUA
+)
+run "$RUNNER" sweep "$big" --db "$DB" --quiet
+expect_status 0
+expect_sql "SELECT count(*) FROM speedup" "100000"
+
+# runner plot: 12 of the 100 lines, each cut to the low and high y of 250
+# x-columns (6000 / (2 x 12)), said on stderr and on the picture.
+run "$RUNNER" plot 1 --x workers --y speedup --by jitter --db "$DB" -o "$TMP/big.svg"
+expect_status 0
+expect_stderr "runner: plot: 12 of 100 lines drawn (evenly spaced by jitter); 6000 of 12000 points drawn (lowest and highest y in each of 250 x-columns per line)"
+size_below "$TMP/big.svg" 1000000
+python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$TMP/big.svg" ||
+    fail "big.svg is not well-formed XML"
+grep -qF "and 88 more" "$TMP/big.svg" || fail "the legend does not say how many lines are left out"
+grep -qF "12 of 100 lines drawn" "$TMP/big.svg" || fail "the picture does not say it was reduced"
+grep -qF "jitter = 0.1 s" "$TMP/big.svg" || fail "the first line is not drawn"
+grep -qF "jitter = 4 s" "$TMP/big.svg" || fail "the last line is not drawn"
+# runner report: the default plot is reduced the same way, the rows table
+# is capped, and both say so. Its plot is one line of 10^5 points (x
+# repeats: drawn as points), 2 per x-column.
+run "$RUNNER" report 1 --db "$DB" -o "$TMP/big.html"
+expect_status 0
+size_below "$TMP/big.html" 3000000
+# (log x: workers span 1 to 1000; columns are even on the log scale.)
+grep -qF "(log x); 789 of 100000 points drawn (lowest and highest y in each of 900 x-columns per line)" \
+    "$TMP/big.html" || fail "the caption does not say the plot was reduced"
+grep -qF "Showing the first 200 of 100000 rows; 99800 rows are left out. <code>runner show 1 --format csv</code>" \
+    "$TMP/big.html" || fail "the rows table does not say how to see the rest"
+
+# Lua plot() shares the drawing: 20 lines of 600 points.
+lua_plot=$(write_script lua_plot.lua <<'LUA'
+local rows = sweep("speedup", { jitter = linspace(0.5, 2, 20), workers = range(1, 600) },
+                   { print = false })
+plot(rows, { x = "workers", y = "speedup", by = "jitter", output = "lua.svg" })
+LUA
+)
+(cd "$TMP" && "$RUNNER" sweep "$lua_plot" --db "$DB" --quiet) >"$TMP/out" 2>"$TMP/err"
+status=$?
+expect_status 0
+expect_stderr_contains "lua_plot.lua:3: plot: 12 of 20 lines drawn (evenly spaced by jitter); 6000 of 7200 points drawn (lowest and highest y in each of 250 x-columns per line)"
+size_below "$TMP/lua.svg" 1000000
+finish
