@@ -77,9 +77,10 @@ expect_status 2
 expect_stderr "runner: $script:1: options: the script has ended; a __gc finalizer run at exit comes after the sweep ended and cannot sweep or declare options"
 
 # ---- waiting for another writer is not script time -----------------------------
-# A helper holds the write lock for 6 s: longer than --script-timeout 1 plus
-# the watchdog's 3 s of grace, shorter than the 10 s busy timeout. The
-# script is run once the marker says the lock is held.
+# A helper holds the write lock until told to let go. The script runs once
+# the helper's marker says the lock is held; the test lets go once runner has
+# the database open and has lived 6 s: longer than --script-timeout 1 plus
+# the watchdog's 3 s of grace, shorter than the 10 s busy timeout.
 if command -v python3 >/dev/null 2>&1; then
     rm -f "$DB" "$DB-wal" "$DB-shm"
     script=$(write_script locked.lua <<'LUA'
@@ -88,17 +89,27 @@ LUA
 )
     run "$RUNNER" sweep "$script" --db "$DB"
     expect_status 0
-    python3 - "$DB" "$TMP/holding" <<'PY' &
-import sqlite3, sys, time
+    python3 - "$DB" "$TMP/holding" "$TMP/release" <<'PY' &
+import os, sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
 db.execute("BEGIN EXCLUSIVE")
 open(sys.argv[2], "w").close()
-time.sleep(6)
+polls = 0
+while not os.path.exists(sys.argv[3]) and polls < 15000:  # bound: 300 s
+    time.sleep(0.02)
+    polls += 1
 db.execute("COMMIT")
 PY
     holder=$!
     wait_until "the helper holding the write lock" '[ -e "$TMP/holding" ] || ! alive $holder'
-    run timeout -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" --script-timeout 1
+    "$RUNNER" sweep "$script" --db "$DB" --script-timeout 1 >"$TMP/out" 2>"$TMP/err" &
+    pid=$!
+    wait_until "runner waiting on the lock for 6 s" \
+        '! alive $pid || { ls -l /proc/$pid/fd 2>/dev/null | grep -qF "$DB" &&
+          [ "$(ps -o etimes= -p $pid | tr -d " ")" -ge 6 ]; }'
+    touch "$TMP/release"
+    wait $pid
+    status=$?
     expect_status 0
     expect_stderr "runner: sweep 2 stored in $DB: 1 points ok, 0 failed"
     wait $holder
