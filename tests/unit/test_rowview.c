@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "demo_plugin.h"
 #include "lifecycle.h"
 #include "rowview.h"
 
@@ -49,18 +50,8 @@ static int demo_run(const runner_host *host, runner_point *point)
     return RUNNER_OK;
 }
 
-static const runner_plugin demo = {
-    .abi_version = RUNNER_PLUGIN_ABI,
-    .struct_size = sizeof(runner_plugin),
-    .name = "rowview_demo",
-    .version = "1.0.0",
-    .summary = "a plugin that exists only in this test",
-    .params = demo_params,
-    .param_count = RUNNER_COUNT(demo_params),
-    .columns = demo_columns,
-    .column_count = RUNNER_COUNT(demo_columns),
-    .run = demo_run,
-};
+static const runner_plugin demo =
+    DEMO_PLUGIN_NAMED("rowview_demo", "1.0.0", demo_params, demo_columns, demo_run);
 
 static loaded_plugin demo_loaded = {
     .desc = &demo,
