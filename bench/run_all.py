@@ -5,7 +5,7 @@ MISS against the targets of docs/performance.md. Started by
 bench/run_all.sh (`make bench`); Debian packages only.
 
 usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep]
-                  [--only rows]
+                  [--only rows|exec]
 
   --build-dir DIR  where CMake built runner and the benches (default: build)
   --quick          grids up to 10^5 points and smaller peers, one run each (a
@@ -17,6 +17,9 @@ usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep
   --only rows      only the natural script (2 x 10^5 points, no options)
                    against the relational C and Python loops, and `runner
                    show` streaming 10^6 rows against a bare read loop
+  --only exec      only the per-point overhead of a command experiment
+                   (/bin/true x 2000) against hyperfine -P and GNU Parallel
+                   (bench_exec_overhead.py)
 """
 import argparse
 import json
@@ -28,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import bench_exec_overhead
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -299,7 +304,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("--only", choices=("rows",))
+    parser.add_argument("--only", choices=("rows", "exec"))
     args = parser.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
 
@@ -316,6 +321,9 @@ def main():
         if not os.access(path, os.X_OK):
             sys.exit(f"run_all: {path} is missing: run `make bench` (or `make build` and "
                      "`apt-get install time`)")
+    for tool in ("hyperfine", "parallel"):
+        if not shutil.which(tool):
+            sys.exit(f"run_all: {tool} is missing: run `make bench` (or `apt-get install {tool}`)")
 
     top = 5 if args.quick else 6
     keys = 10**6 if args.quick else 10**7
@@ -329,9 +337,13 @@ def main():
         f"{out['machine']['git']}; load average {out['load_start']:.2f}; best of {repeat}; "
         f"temporary files in {tmp}")
     started = time.perf_counter()
-    if args.only == "rows":
-        figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
-        out["rows"] = figures
+    exec_points = 500 if args.quick else 2000
+    if args.only in ("rows", "exec"):
+        if args.only == "rows":
+            figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
+        else:
+            figures, rows = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
+        out[args.only] = figures
         out["load_end"] = loadavg()
         say(f"\n## results ({time.perf_counter() - started:.0f} s; load average "
             f"{out['load_start']:.2f} at start, {out['load_end']:.2f} at end, on "
@@ -471,6 +483,7 @@ def main():
     gradient["seconds"] = min(r["seconds"] for r in kernel_runs["gradient"])
     numpy_gradient_s = min(r["seconds"] for r in kernel_runs["numpy_gradient"])
     out["rows"], rows_lines = rows_section(runner, benches, tmp, args.quick, repeat)
+    out["exec"], exec_lines = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
     out["load_end"] = loadavg()
     out["bench_seconds"] = time.perf_counter() - started
 
@@ -543,6 +556,7 @@ def main():
              fmt_rate(one["points_per_s"], "pts/s"), fmt_rate(two["points_per_s"], "pts/s"),
              f"{two['points_per_s'] / one['points_per_s']:.2f}", "(info)")
     rows.extend(rows_lines)
+    rows.extend(exec_lines)
     out["table"] = [dict(zip(("what", "figure", "reference", "ratio", "target", "verdict"), r))
                     for r in rows]
 

@@ -194,7 +194,7 @@ static dp_round_figures dp_round(const dp_options *opt, const shard *mine, int r
 
 static void dp_print_round(int workers, long round, dp_round_figures f)
 {
-    printf("{\"round\": %ld, \"workers\": %d, \"round_s\": %.9g, \"compute_s\": %.9g, "
+    printf("{\"round\": %ld, \"ranks\": %d, \"round_s\": %.9g, \"compute_s\": %.9g, "
            "\"compute_cpu_s\": %.9g, \"wait_s\": %.9g, \"delay_s\": %.9g, "
            "\"grad_norm\": %.9g}\n",
            round, workers, f.round_s, f.compute_s, f.compute_cpu_s, f.round_s - f.compute_s,
@@ -215,7 +215,7 @@ static void dp_print_summary(const dp_options *opt, int workers, long passes, do
         hi = fmax(hi, round_s[r]);
     }
     double k = (double)workers;
-    printf("{\"workers\": %d, \"rounds\": %ld, \"base_s\": %.9g, \"jitter_s\": %.9g, "
+    printf("{\"ranks\": %d, \"rounds_done\": %ld, \"base_s\": %.9g, \"jitter_s\": %.9g, "
            "\"passes\": %ld, \"pass_s\": %.9g, \"calibrate_s\": %.9g, "
            "\"round_s\": %.9g, \"round_sd_s\": %.9g, \"round_min_s\": %.9g, "
            "\"round_max_s\": %.9g, \"compute_s\": %.9g, \"compute_cpu_s\": %.9g, "
