@@ -16,6 +16,11 @@ fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 program="$(cd "$RUNNER_BUILD/libexec" && pwd)/dp_logreg"
 
+# dp_logreg on its own (a singleton MPI process): a bad option is exit 2.
+run "$program" --base x
+expect_status 2
+expect_equal "dp_logreg's error" "$(head -n 1 "$TMP/err")" "dp_logreg: bad value for --base: x"
+
 run "$RUNNER" sweep scripts/measured_speedup.lua --db "$DB" --set program="$program" \
     --set base=0.3 --set jitters=0,0.3 --set rounds=4
 expect_status 0
