@@ -36,6 +36,9 @@ static const options_command cli_commands[] = {
     { "migrate", CMD_MIGRATE, NULL,
       "upgrade a database an older runner wrote (reading commands never do)",
       cli_run_migrate },
+    { "artifacts", CMD_ARTIFACTS, "SWEEP",
+      "list or extract the files a command sweep kept (docs/command-experiments.md)",
+      cli_artifacts },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

@@ -173,4 +173,10 @@ int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
  * inside a batch calls it first. */
 int storei_batch_commit(store *s, char **err);
 
+/* Inserts a point's artifacts (blobs deduplicated by SHA-256) inside the
+ * open batch, before the point joins its block (store_artifact.c). */
+struct artifact;
+int storei_write_artifacts(store *s, int64_t sweep_id, int64_t point_id,
+                           const struct artifact *list, char **err);
+
 #endif
