@@ -1201,6 +1201,12 @@ static void push_runner_table(lua_State *L, const script_config *c)
     lua_setfield(L, -2, "db");
     lua_pushinteger(L, (lua_Integer)c->seed);
     lua_setfield(L, -2, "seed");
+    /* The programs runner ships (dp_logreg): a command's argv names them by
+     * path where another program starts them (mpirun). */
+    char *libexec = install_layout_libexec_dir();
+    lua_pushstring(L, libexec); /* nil when out of memory */
+    lua_setfield(L, -2, "libexec");
+    free(libexec);
     lua_setglobal(L, "runner");
 }
 

@@ -15,7 +15,8 @@ local opt = options {
   jitters = { default = { 0.0, 0.2, 0.4 }, doc = "J: each rank sleeps U(0, J) s per round" },
   workers = { default = { 1, 2, 4 }, doc = "MPI ranks k; must include 1 (the reference)" },
   rounds  = { default = 5, doc = "rounds per run, averaged" },
-  program = { default = "dp_logreg", doc = "what mpirun starts: a path, or a name on PATH" },
+  program = { default = runner.libexec .. "/dp_logreg",
+              doc = "what mpirun starts: the dp_logreg runner ships, or another path" },
   timeout = { default = 300, doc = "seconds one run may take before it is killed" },
 }
 

@@ -21,9 +21,13 @@ run "$program" --base x
 expect_status 2
 expect_equal "dp_logreg's error" "$(head -n 1 "$TMP/err")" "dp_logreg: bad value for --base: x"
 
-run "$RUNNER" sweep scripts/measured_speedup.lua --db "$DB" --set program="$program" \
+# The script finds dp_logreg through runner.libexec (the build tree's).
+run "$RUNNER" sweep scripts/measured_speedup.lua --db "$DB" \
     --set base=0.3 --set jitters=0,0.3 --set rounds=4
 expect_status 0
+expect_sql "SELECT json_extract(options_json, '$.program') FROM sweep" "$program"
+expect_sql "SELECT command, executable, json_extract(argv_template, '$[4]') FROM sweep_command" \
+    "dp_logreg|$(command -v mpirun)|$program"
 expect_stdout_contains "Measured beside predicted: base 0.3 s, 4 rounds per run"
 expect_stdout_contains "J = 0.3 s: 4 ranks measured"
 expect_stdout_contains "(ceiling T1/J 1.50x)"
