@@ -120,6 +120,7 @@ def section(runner, tmp, points, repeat):
     ms = {tool: 1e3 * min(r[0] for r in runs[tool]) / points for tool in tools}
     cpu_ms = {tool: 1e3 * min(r[1] for r in runs[tool]) / points for tool in tools}
     true_ms = 1e3 * min(inside) / points
+    excess_cpu_ms = cpu_ms["runner"] - cpu_ms["shell"]
 
     def versus(tool, label):
         return (f"  runner / {label}", "", f"{ms[tool]:.3f} ms/pt", f"{ms['runner'] / ms[tool]:.2f}",
@@ -131,17 +132,20 @@ def section(runner, tmp, points, repeat):
         versus("hyperfine", "hyperfine -N -P, --runs 1"),
         versus("parallel", "GNU parallel -j1"),
         versus("shell", "sh loop (fork + exec floor)"),
-        ("  runner over the floor, wall", f"{ms['runner'] - ms['shell']:.3f} ms/pt", "", "",
-         "(info)", ""),
         ("  CPU: runner / sh loop (with children)", f"{cpu_ms['runner']:.3f} ms/pt",
          f"{cpu_ms['shell']:.3f} ms/pt", f"{cpu_ms['runner'] / cpu_ms['shell']:.2f}", "(info)",
          ""),
+        # Where fork + exec alone costs more than the target (a slow or busy
+        # machine), what runner adds to it is the figure that says something.
+        ("  CPU runner adds to fork + exec", f"{excess_cpu_ms:.3f} ms/pt", "1 ms", "",
+         "<= 1 ms", "PASS" if excess_cpu_ms <= TARGET_MS else "MISS"),
         ("  CPU: hyperfine, GNU parallel", f"{cpu_ms['hyperfine']:.3f} ms/pt",
          f"{cpu_ms['parallel']:.3f} ms/pt", "", "(info)", ""),
         ("  /bin/true itself, as hyperfine times it", f"{true_ms:.3f} ms/pt", "", "", "(info)", ""),
     ]
     figures = {"points": points, "repeat": repeat, "runs": runs, "ms_per_point": ms,
-               "cpu_ms_per_point": cpu_ms, "true_ms_per_point": true_ms}
+               "cpu_ms_per_point": cpu_ms, "true_ms_per_point": true_ms,
+               "runner_excess_cpu_ms_per_point": excess_cpu_ms}
     return figures, lines
 
 
