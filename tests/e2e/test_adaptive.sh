@@ -40,6 +40,36 @@ for k in 4 8 64 512; do
     expect_equal "crossover at k = $k bracketed within one entry" "$bracket" "1|1"
 done
 
+# Golden-section search for the worker count with the shortest combined
+# round equals the argmin of the exhaustive grid; refine leaves no
+# neighbours further apart than its tolerance.
+DB="$TMP/extremum.db"
+script=$(write_script extremum.lua <<'LUA'
+local search = require "search"
+local fixed = { model = "combined", base = 30, jitter = 2 }
+local best = search.minimize { plugin = "speedup", params = fixed, x = "workers",
+                               lo = 1, hi = 5000, integer = true, value = "round_s" }
+local curve = search.refine { plugin = "speedup", params = fixed, x = "workers",
+                              lo = 1, hi = 512, integer = true, log = true,
+                              value = "speedup", tolerance = 5, budget = 200 }
+printf("%d %d %d %s\n", best.x, best.evaluations, curve.evaluations, tostring(curve.converged))
+sweep("speedup", { model = "combined", base = 30, jitter = 2, workers = range(1, 5000) },
+      { title = "grid", print = false })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$DB" --quiet
+expect_status 0
+set -- $(cat "$TMP/out")
+expect_sql "SELECT workers FROM speedup s JOIN section c ON c.id = s.section_id
+            WHERE c.title = 'grid' ORDER BY round_s, workers LIMIT 1" "$1"
+[ "$2" -lt 40 ] || fail "golden-section search took $2 points"
+expect_equal "refine converged" "$4" "true"
+expect_sql "WITH r AS (SELECT DISTINCT workers, speedup FROM speedup s JOIN section c
+                       ON c.id = s.section_id WHERE c.title LIKE 'refine%'),
+                 n AS (SELECT speedup - lag(speedup) OVER (ORDER BY workers) AS step,
+                              workers - lag(workers) OVER (ORDER BY workers) AS width FROM r)
+            SELECT count(*) FROM n WHERE abs(step) > 5 AND width > 1" "0"
+
 # A budget too small to decide, and other bad searches: exit 2 naming the
 # script line, before any point runs.
 DB="$TMP/bad.db"
