@@ -51,7 +51,7 @@ local best = search.minimize { plugin = "speedup", params = fixed, x = "workers"
                                lo = 1, hi = 5000, integer = true, value = "round_s" }
 local curve = search.refine { plugin = "speedup", params = fixed, x = "workers",
                               lo = 1, hi = 512, integer = true, log = true,
-                              value = "speedup", tolerance = 5, budget = 200 }
+                              value = "speedup", tolerance = 0.5, budget = 200 }
 printf("%d %d %d %s\n", best.x, best.evaluations, curve.evaluations, tostring(curve.converged))
 sweep("speedup", { model = "combined", base = 30, jitter = 2, workers = range(1, 5000) },
       { title = "grid", print = false })
@@ -68,7 +68,7 @@ expect_sql "WITH r AS (SELECT DISTINCT workers, speedup FROM speedup s JOIN sect
                        ON c.id = s.section_id WHERE c.title LIKE 'refine%'),
                  n AS (SELECT speedup - lag(speedup) OVER (ORDER BY workers) AS step,
                               workers - lag(workers) OVER (ORDER BY workers) AS width FROM r)
-            SELECT count(*) FROM n WHERE abs(step) > 5 AND width > 1" "0"
+            SELECT count(*) FROM n WHERE abs(step) > 0.5 AND width > 1" "0"
 
 # A budget too small to decide, and other bad searches: exit 2 naming the
 # script line, before any point runs.
