@@ -378,7 +378,7 @@ function search.refine(spec)
     for i = 1, math.min(#gaps, spec.batch, spec.budget - eval.count()) do
       local g = gaps[i]
       local m = spec.log and math.sqrt(g.a * g.b) or (g.a + g.b) / 2
-      if spec.integer then m = math.floor(m) end
+      if spec.integer then m = math.max(g.a + 1, math.floor(m)) end
       if m > g.a and m < g.b then mids[#mids + 1] = m end
     end
     if #mids == 0 then converged = true break end
