@@ -262,13 +262,17 @@ static int set_cell(const runner_host *h, runner_point *p, size_t col, const val
     return RUNNER_OK;
 }
 
-static int emit_rows(point_job *j, const run_stats *st, const exec_spawn_result *last)
+static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
 {
     const exec_command *c = j->c;
     const runner_host *h = j->host;
     value *rows = NULL;
     size_t count = 0;
     char *err = NULL;
+    if (last->out_cut) {  /* the cut may fall inside a line: drop that part */
+        char *end = strrchr(last->out, '\n');
+        *(end ? end + 1 : last->out) = '\0';
+    }
     if (exec_parse(c->parser, last->out, &rows, &count, &err) != 0) {
         h->fail(j->point, "%s%s", err ? err : "out of memory",
                 last->out_cut ? " (stdout was cut at output_max_bytes)" : "");

@@ -7,6 +7,8 @@
 # points get new ids; resume still knows which points are done. A version 3
 # file is upgraded in place by a writing command (resume).
 . tests/e2e/lib.sh
+# The schema version this runner writes, as it reports it.
+SCHEMA=$("$RUNNER" --version | sed -n 's/.*schema \([0-9]*\).*/\1/p')
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 
 script=$(write_script grid.lua <<'LUA'
@@ -63,7 +65,7 @@ sha=$(sha256sum <"$DB")
 for command in sweeps "show 1" "report 1 -o $TMP/r.html" "plot 1 --x x --y y -o $TMP/p.svg"; do
     run "$RUNNER" $command --db "$DB"
     expect_status 2
-    expect_stderr "runner: $DB: database schema version 2 is older than this runner's (5); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
+    expect_stderr "runner: $DB: database schema version 2 is older than this runner's ($SCHEMA); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
     expect_equal "$command: the version 2 file's bytes" "$(sha256sum <"$DB")" "$sha"
     for f in "$DB-wal" "$DB-shm" "$DB-journal"; do
         [ -e "$f" ] && fail "$command left $f beside the version 2 file"
@@ -74,14 +76,14 @@ expect_sql "PRAGMA user_version" "2"
 # runner migrate upgrades it; then readers read it.
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 5"
+expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version $SCHEMA"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 5"
+expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version $SCHEMA"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$SCHEMA"
 expect_sql "SELECT count(*) FROM pragma_table_info('sweep')
     WHERE name IN ('pid_host', 'pid_start_ticks', 'pid_boot_id')" "3"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
@@ -128,10 +130,10 @@ ALTER TABLE sweep DROP COLUMN pid_boot_id;
 PRAGMA user_version = 3;"
 run "$RUNNER" show 3 --db "$DB"
 expect_status 2
-expect_stderr_contains "database schema version 3 is older than this runner's (5)"
+expect_stderr_contains "database schema version 3 is older than this runner's ($SCHEMA)"
 run "$RUNNER" resume 3 --db "$DB"
 expect_status 1
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$SCHEMA"
 expect_sql "SELECT status, pid_host = host, pid_start_ticks > 0, length(pid_boot_id)
     FROM sweep WHERE id = 3" "failed|1|1|36"
 expect_sql "SELECT count(*) FROM sweep WHERE pid_boot_id IS NULL" "2"
@@ -160,7 +162,7 @@ COMMIT;"
 expect_equal "version 3 points" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$SCHEMA"
 expect_equal "points after the upgrade to 5" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 expect_sql "SELECT count(*), sum(status = 'ok') FROM point_index WHERE id IN (SELECT id FROM point)" \
     "$(wc -l <"$TMP/before5.txt" | tr -d ' ')|$(grep -c '|ok|' "$TMP/before5.txt")"
@@ -170,6 +172,18 @@ case $plan in
 *"SEARCH i USING INTEGER PRIMARY KEY"*) ;;
 *) fail "a lookup by id does not go through point_index: $plan" ;;
 esac
+
+# Command experiments (issue 14) add sweep_command, artifact_blob and
+# artifact: a file without them (version 5) gets them in place, rows kept.
+sqlite3 -batch "$DB" "DROP TABLE artifact; DROP TABLE artifact_blob; DROP TABLE sweep_command;
+PRAGMA user_version = 5;"
+points_before=$(sql "$POINTS")
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name IN ('artifact', 'artifact_blob',
+    'sweep_command', 'artifact_by_sweep', 'artifact_by_blob')" "5"
+expect_equal "points after adding the artifact tables" "$(sql "$POINTS")" "$points_before"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
