@@ -2,7 +2,7 @@
 # measured"): dp_logreg under real mpirun -np 1, 2, 4 as a command
 # experiment, beside the speedup plugin on the same base and J, in one sweep.
 # Kept short for CI (base 0.3 s, 4 rounds, two J). Timing checks are bounds
-# a loaded 2-core machine still meets; the exact checks are on what does not
+# a loaded 2-core machine always meets; the exact checks are on what does not
 # depend on timing (ranks, seeded delays, the allreduced gradient, CPU
 # seconds). Skipped (77) without mpirun or without dp_logreg (built only
 # with MPI); under make test either is a failure.
@@ -50,9 +50,10 @@ expect_sql "SELECT count(*) FROM dp_logreg WHERE jitter > 0 AND delay_s > 0 AND 
     AND abs(delay_s - jitter * workers / (workers + 1.0)) <= 0.35 * jitter" "3"
 # Dividing the work costs no arithmetic: a rank's CPU seconds times k is the
 # calibrated round (passes x pass_s), within what a busy machine adds to CPU
-# time (caches, neighbours): at most 3x (undivided work would be k x).
+# time (caches, a shared physical core: up to 2.2x seen) or takes from the
+# calibration. Undivided work would be k x that on top: caught at k = 4.
 expect_sql "SELECT count(*) FROM dp_logreg
-    WHERE compute_cpu_s * workers BETWEEN 0.5 * passes * pass_s AND 3 * passes * pass_s" "6"
+    WHERE compute_cpu_s * workers BETWEEN 0.4 * passes * pass_s AND 4 * passes * pass_s" "6"
 # Timing sanity: a round holds its arithmetic and its largest delay; the
 # run (wall_s, measured by runner) holds its rounds plus the launch.
 expect_sql "SELECT count(*) FROM dp_logreg WHERE round_s >= compute_s AND round_s >= delay_s
@@ -66,7 +67,11 @@ measured="SELECT m.workers, m.jitter, one.round_s / m.round_s AS s_meas, p.speed
     JOIN speedup AS p ON p.jitter = m.jitter AND p.workers = m.workers AND p.base = m.base"
 expect_sql "SELECT count(*) FROM ($measured)" "6"
 expect_sql "SELECT group_concat(printf('%.6f', s_meas)) FROM ($measured) WHERE workers = 1" "1.000000,1.000000"
-# No run beats the model's ceiling T1/J by more than noise (1.5x), nor k.
-expect_sql "SELECT count(*) FROM ($measured) WHERE workers > 1 AND jitter > 0
-    AND s_meas < 1.5 * ceiling AND s_meas < 1.5 * workers" "2"
+# The ceiling, measured: no k beats T1 over its own largest delay, since a
+# round holds that delay whatever the cores do. (The model's ceiling T1/J
+# itself is no test here: on a loaded machine a slowed k = 1 run pushes
+# measured speedups past it; docs/science.md shows one.)
+expect_sql "SELECT count(*) FROM ($measured) AS s JOIN dp_logreg AS m USING (workers, jitter)
+    WHERE s.workers > 1 AND s.jitter > 0
+    AND s.s_meas <= (SELECT round_s FROM dp_logreg WHERE workers = 1 AND jitter = s.jitter) / m.delay_s" "2"
 finish
