@@ -21,9 +21,6 @@
 #include "install_layout.h"
 #include "util.h"
 
-extern char **environ;
-
-#define STDERR_TAIL_LINES 5
 #define MEASURED_COLUMNS 5      /* wall_s .. exit_status */
 #define SPREAD_COLUMNS 4        /* wall_sd_s .. wall_max_s, with repeats > 1 */
 

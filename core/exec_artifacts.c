@@ -30,15 +30,17 @@ static int keep(exec_command *c, const runner_host *host, runner_point *point, a
 {
     const exec_settings *s = &c->settings;
     const char *why = NULL;
-    if (*point_bytes + size > s->artifact_point_max_bytes)
+    int counted = 0;  /* the sweep's count holds size */
+    if (*point_bytes + size > s->artifact_point_max_bytes) {
         why = "the point's artifacts would pass artifact_point_max_bytes";
-    else if (atomic_fetch_add(&c->sweep_artifact_bytes, size) + size > s->artifact_sweep_max_bytes) {
-        atomic_fetch_sub(&c->sweep_artifact_bytes, size);
-        why = "the sweep's artifacts would pass artifact_sweep_max_bytes";
+    } else {
+        counted = 1;
+        if (atomic_fetch_add(&c->sweep_artifact_bytes, size) + size > s->artifact_sweep_max_bytes)
+            why = "the sweep's artifacts would pass artifact_sweep_max_bytes";
     }
     artifact *a = why ? NULL : calloc(1, sizeof *a);
     if (!a || !(a->name = util_strdup(name)) || digest_sha256_hex(data, size, a->sha256) != 0) {
-        if (a)
+        if (counted)
             atomic_fetch_sub(&c->sweep_artifact_bytes, size);
         host->log(point, RUNNER_LOG_WARNING, "point %llu: artifact '%s' (%zu bytes) not kept: %s",
                   (unsigned long long)point->index, name, size, why ? why : "out of memory");

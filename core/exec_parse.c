@@ -314,8 +314,8 @@ static int pattern_rows(const exec_parser *p, row_buffer *b, const char *text, c
     return 0;
 }
 
-/* The first column of the last row that has none, or -1: a key=value row
- * must be whole. */
+/* A key=value row must be whole: -1 with *err naming the first row and
+ * column without a value. */
 static int check_whole(const exec_parser *p, const row_buffer *b, char **err)
 {
     for (size_t r = 0; r < b->count; r++)

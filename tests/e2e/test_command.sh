@@ -108,6 +108,23 @@ expect_sql "SELECT took_ms, wall_min_s <= wall_median_s, wall_median_s <= wall_m
             wall_min_s <= wall_s, wall_s <= wall_max_s, wall_sd_s >= 0 FROM timed" "42|1|1|1|1|1"
 expect_sql "SELECT unit FROM plugin_column WHERE plugin = 'timed' AND name = 'wall_sd_s'" "s"
 
+# The caps: a point's artifacts past artifact_point_max_bytes, or a
+# sweep's past artifact_sweep_max_bytes, are not kept, and a warning says so.
+script=$(write_script caps.lua <<'LUA'
+command "capped" { argv = { "sh", "-c", "echo '{{\"v\": {i}}}'; echo 0123456789 >&2" },
+  params = { i = { type = "integer", min = 0, max = 9 } },
+  columns = { { name = "v", type = "integer" } },
+  artifact_point_max_bytes = 12, artifact_sweep_max_bytes = 20 }
+sweep("capped", { i = { 1, 2, 3 } }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/caps.db" --quiet
+expect_status 0
+expect_stderr_contains "runner: capped: warning: point 0: artifact 'stderr' (11 bytes) not kept: the point's artifacts would pass artifact_point_max_bytes"
+expect_stderr_contains "runner: capped: warning: point 2: artifact 'stdout' (9 bytes) not kept: the sweep's artifacts would pass artifact_sweep_max_bytes"
+DB="$TMP/caps.db"
+expect_sql "SELECT group_concat(name || ':' || bytes) FROM artifact" "stdout:9,stdout:9"
+
 # --jobs 2: two commands at once (each waits until the other has started).
 cat >"$TMP/pair.sh" <<SH
 #!/bin/sh
