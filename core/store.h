@@ -53,6 +53,10 @@ typedef struct store_point {
     const value *params;         /* plugin->param_count values */
     size_t row_count;
     const value *rows;           /* row_count * plugin->column_count values */
+    /* --reuse: the stored point whose rows are copied instead of rows
+     * (0: none). The copy is done in SQL, value for value; row_count is
+     * then what was copied. */
+    int64_t reused_from, reused_sweep_id, reused_section_id;
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
@@ -207,6 +211,29 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
  * parameters then outputs of plugin. */
 int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
                      int64_t point_id, table *out, char **err);
+
+/* --- reuse (store_reuse.c, `runner sweep --reuse`) ----------------------
+ * A point stored ok by another sweep with the same plugin file, identity
+ * and seed: its rows can be copied instead of computed. */
+typedef struct store_reuse_entry {
+    char identity[65];           /* first, so the entries sort by it */
+    uint64_t seed;
+    int64_t point_id, sweep_id, section_id;
+} store_reuse_entry;
+typedef struct store_reuse_set {
+    store_reuse_entry *entries;  /* sorted; one per identity and seed */
+    size_t count;
+} store_reuse_set;
+/* The points of plugin, stored ok by sweeps other than exclude_sweep_id
+ * whose sweep_plugin row has so_sha256. *out: free with
+ * store_reuse_set_free. Commits a pending batch first. */
+int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
+                     int64_t exclude_sweep_id, store_reuse_set **out, char **err);
+/* The stored point with this identity and seed, or NULL. Read-only: any
+ * thread may look up while nobody frees the set. */
+const store_reuse_entry *store_reuse_lookup(const store_reuse_set *set, const char *identity,
+                                            uint64_t seed);
+void store_reuse_set_free(store_reuse_set *set);  /* accepts NULL */
 
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 
