@@ -235,6 +235,36 @@ const store_reuse_entry *store_reuse_lookup(const store_reuse_set *set, const ch
                                             uint64_t seed);
 void store_reuse_set_free(store_reuse_set *set);  /* accepts NULL */
 
+/* --- a sweep's points with their rows (store_points.c: diff, verify) ----- */
+typedef enum store_point_order {
+    STORE_ORDER_PARAMS,          /* by canonical parameters, then section and point */
+    STORE_ORDER_STORED,          /* by section, point, row: as stored */
+} store_point_order;
+typedef struct store_point_stream store_point_stream;
+/* One result row with its point (a point without rows comes once, has_row
+ * 0). Strings and cells are the stream's, valid until the next call. */
+typedef struct store_stream_row {
+    const char *params_json, *status, *error, *identity;
+    int64_t point_id, section_id;
+    int section_ordinal;
+    uint64_t seed;
+    int has_row;
+    const value *cells;          /* the stream's columns, in their order */
+} store_stream_row;
+/* Opens a stream of the rows of every point plugin's sections of the sweep
+ * hold, reading the columns `columns` names (borrowed: it outlives the
+ * stream; their types say how to read NaN). */
+int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin,
+                            const table *columns, store_point_order order,
+                            store_point_stream **out, char **err);
+/* 1 with *row, 0 at the end, -1 with *err. */
+int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char **err);
+void store_point_stream_close(store_point_stream *ps);  /* accepts NULL */
+/* The version and .so SHA-256 the sweep recorded for plugin (malloc'd; NULL
+ * when it recorded none). */
+int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char **version,
+                            char **so_sha256, char **err);
+
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 
 /* Makes the body of a sweep's summary by reading the sweep back through s,
