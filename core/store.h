@@ -216,13 +216,15 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
  * A point stored ok by another sweep with the same plugin file, identity
  * and seed: its rows can be copied instead of computed. */
 typedef struct store_reuse_entry {
-    char identity[65];           /* first, so the entries sort by it */
+    char identity[65];
     uint64_t seed;
     int64_t point_id, sweep_id, section_id;
 } store_reuse_entry;
 typedef struct store_reuse_set {
-    store_reuse_entry *entries;  /* sorted; one per identity and seed */
+    store_reuse_entry *entries;  /* one per identity and seed */
     size_t count;
+    size_t *slots;               /* a hash table of entries (store_reuse.c) */
+    size_t slot_count;
 } store_reuse_set;
 /* The points of plugin, stored ok by sweeps other than exclude_sweep_id
  * whose sweep_plugin row has so_sha256. *out: free with

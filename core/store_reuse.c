@@ -10,9 +10,9 @@
 #include <string.h>
 
 /* The stored ok points of plugin whose sweep recorded so_sha256 for it,
- * outside sweep exclude: identity, seed, point, section, sweep. A reused
- * point is itself a candidate; the smallest id per identity wins below, so
- * a copy names the point first computed. */
+ * outside sweep exclude: identity, seed, point, section, sweep; oldest
+ * block first, so the first entry kept per identity is the point first
+ * computed (a reused point is a candidate too, but comes later). */
 static const char candidates_sql[] =
     "SELECT json_extract(p.value, '$[3]'), json_extract(p.value, '$[4]'),"
     " json_extract(p.value, '$[0]'), b.section_id, b.sweep_id"
@@ -20,25 +20,41 @@ static const char candidates_sql[] =
     " JOIN sweep_plugin AS sp ON sp.sweep_id = s.sweep_id AND sp.plugin = s.plugin"
     " JOIN point_block AS b ON b.section_id = s.id, json_each(b.points) AS p"
     " WHERE s.plugin = ?1 AND sp.so_sha256 = ?2 AND s.sweep_id <> ?3 AND b.ok_count > 0"
-    " AND json_extract(p.value, '$[5]') = 'ok'";
+    " AND json_extract(p.value, '$[5]') = 'ok' ORDER BY b.id";
 
-/* Orders by identity, then seed, then point id (smallest first). */
-static int compare_entries(const void *a, const void *b)
+/* The set is an open-addressing hash table of entry indexes (slots hold
+ * index + 1; 0 is empty), so memory follows the distinct computations, not
+ * how many sweeps repeated them. */
+static uint64_t identity_hash(const char *identity, uint64_t seed)
 {
-    const store_reuse_entry *x = a, *y = b;
-    int c = memcmp(x->identity, y->identity, 64);
-    if (c)
-        return c;
-    if (x->seed != y->seed)
-        return x->seed < y->seed ? -1 : 1;
-    return (x->point_id > y->point_id) - (x->point_id < y->point_id);
+    uint64_t h = seed;
+    for (int i = 0; i < 16; i++) {  /* the first 64 bits of the SHA-256 */
+        char c = identity[i];
+        h = h << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    h ^= seed * 0x9e3779b97f4a7c15u;  /* splitmix64's finalizer */
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+    return h ^ (h >> 31);
 }
 
-static int add_entry(store_reuse_set *set, size_t *capacity, sqlite3_stmt *st)
+static size_t *find_slot(const store_reuse_set *set, const char *identity, uint64_t seed)
 {
-    const char *identity = (const char *)sqlite3_column_text(st, 0);
-    if (!identity || strlen(identity) != 64)
-        return 0;
+    size_t mask = set->slot_count - 1;
+    for (size_t i = identity_hash(identity, seed) & mask;; i = (i + 1) & mask) {
+        size_t *slot = &set->slots[i];
+        if (!*slot)
+            return slot;
+        const store_reuse_entry *e = &set->entries[*slot - 1];
+        if (e->seed == seed && memcmp(e->identity, identity, 64) == 0)
+            return slot;
+    }
+}
+
+/* Room for one more entry: the entries array and, at half full, twice the
+ * slots. 0 or -1 (memory). */
+static int reserve(store_reuse_set *set, size_t *capacity)
+{
     if (set->count == *capacity) {
         *capacity = *capacity ? *capacity * 2 : 256;
         store_reuse_entry *bigger = realloc(set->entries, *capacity * sizeof *bigger);
@@ -46,30 +62,46 @@ static int add_entry(store_reuse_set *set, size_t *capacity, sqlite3_stmt *st)
             return -1;
         set->entries = bigger;
     }
-    store_reuse_entry *e = &set->entries[set->count++];
-    memcpy(e->identity, identity, 65);
-    int64_t seed = sqlite3_column_int64(st, 1);
-    memcpy(&e->seed, &seed, sizeof seed);  /* stored as signed 64-bit */
-    e->point_id = sqlite3_column_int64(st, 2);
-    e->section_id = sqlite3_column_int64(st, 3);
-    e->sweep_id = sqlite3_column_int64(st, 4);
+    if ((set->count + 1) * 2 <= set->slot_count)
+        return 0;
+    size_t old_count = set->slot_count, *old = set->slots;
+    set->slot_count = old_count ? old_count * 2 : 512;
+    if (!(set->slots = calloc(set->slot_count, sizeof *set->slots))) {
+        set->slots = old;
+        set->slot_count = old_count;
+        return -1;
+    }
+    for (size_t i = 0; i < old_count; i++)
+        if (old[i]) {
+            const store_reuse_entry *e = &set->entries[old[i] - 1];
+            *find_slot(set, e->identity, e->seed) = old[i];
+        }
+    free(old);
     return 0;
 }
 
-/* Sorts the set and keeps one entry (the smallest point id) per identity
- * and seed. */
-static void sort_unique(store_reuse_set *set)
+/* Keeps the row's point unless an earlier one has its identity and seed. */
+static int add_entry(store_reuse_set *set, size_t *capacity, sqlite3_stmt *st)
 {
-    if (set->count < 2)
-        return;
-    qsort(set->entries, set->count, sizeof set->entries[0], compare_entries);
-    size_t kept = 1;
-    for (size_t i = 1; i < set->count; i++) {
-        const store_reuse_entry *last = &set->entries[kept - 1], *e = &set->entries[i];
-        if (memcmp(last->identity, e->identity, 64) != 0 || last->seed != e->seed)
-            set->entries[kept++] = *e;
-    }
-    set->count = kept;
+    const char *identity = (const char *)sqlite3_column_text(st, 0);
+    if (!identity || strlen(identity) != 64)
+        return 0;
+    int64_t signed_seed = sqlite3_column_int64(st, 1);
+    uint64_t seed;
+    memcpy(&seed, &signed_seed, sizeof seed);  /* stored as signed 64-bit */
+    if (reserve(set, capacity) != 0)
+        return -1;
+    size_t *slot = find_slot(set, identity, seed);
+    if (*slot)
+        return 0;
+    store_reuse_entry *e = &set->entries[set->count++];
+    memcpy(e->identity, identity, 65);
+    e->seed = seed;
+    e->point_id = sqlite3_column_int64(st, 2);
+    e->section_id = sqlite3_column_int64(st, 3);
+    e->sweep_id = sqlite3_column_int64(st, 4);
+    *slot = set->count;
+    return 0;
 }
 
 int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
@@ -106,7 +138,6 @@ int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
         return -1;
     }
     sqlite3_finalize(st);
-    sort_unique(set);
     *out = set;
     return 0;
 }
@@ -116,27 +147,15 @@ const store_reuse_entry *store_reuse_lookup(const store_reuse_set *set, const ch
 {
     if (!set || !set->count)
         return NULL;
-    store_reuse_entry key = { .seed = seed, .point_id = INT64_MIN };
-    memcpy(key.identity, identity, 64);
-    /* The first entry not below key: same identity and seed, or none. */
-    size_t lo = 0, hi = set->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (compare_entries(&set->entries[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == set->count)
-        return NULL;
-    const store_reuse_entry *e = &set->entries[lo];
-    return memcmp(e->identity, identity, 64) == 0 && e->seed == seed ? e : NULL;
+    size_t slot = *find_slot(set, identity, seed);
+    return slot ? &set->entries[slot - 1] : NULL;
 }
 
 void store_reuse_set_free(store_reuse_set *set)
 {
     if (!set)
         return;
+    free(set->slots);
     free(set->entries);
     free(set);
 }
