@@ -9,7 +9,7 @@
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 # The schema version this runner writes, as it reports it.
-V=$("$RUNNER" --version | sed 's/.*schema \([0-9]*\).*/\1/')
+V=$(runner_schema)
 
 script=$(write_script grid.lua <<'LUA'
 sweep("testkit", {x = {1, 2, 3}, fail = {false, true}, rows = 2}, {print = false})
