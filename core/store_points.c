@@ -31,7 +31,7 @@ static void append_points_sql(strbuf *sql, store_point_order order)
     strbuf_str(sql, "SELECT p.params_json, p.id, p.section_id, s.ordinal, p.seed, p.status,"
                     " p.error, p.identity, p.sweep_id"
                     " FROM section AS s CROSS JOIN point AS p ON p.section_id = s.id"
-                    " WHERE s.sweep_id = ?1 AND s.plugin = ?2 AND p.sweep_id = ?1 ORDER BY ");
+                    " WHERE s.sweep_id = ?1 AND s.plugin = ?2 ORDER BY ");
     if (order == STORE_ORDER_PARAMS)
         strbuf_str(sql, "p.params_json, ");
     strbuf_str(sql, "s.ordinal, p.ordinal");
