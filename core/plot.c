@@ -728,66 +728,27 @@ char *plot_skip_note(const plot_spec *spec, const plot_image *image)
 
 /* ---- the report's default axes ---- */
 
-/* Distinct values of a column, counting up to cap. */
-static size_t distinct_values(const table *t, size_t column, size_t cap)
-{
-    const value *seen[64];
-    size_t n = 0;
-    if (cap > 64)
-        cap = 64;
-    size_t last = 0;  /* grid columns come in runs: try the last match first */
-    for (size_t r = 0; r < t->row_count && n < cap; r++) {
-        const value *v = table_cell(t, r, column);
-        size_t i = last < n && value_equal(seen[last], v) ? last : 0;
-        while (i < n && !value_equal(seen[i], v))
-            i++;
-        if (i == n)
-            seen[n++] = v;
-        last = i;
-    }
-    return n;
-}
-
 /* A numeric column with at least two different finite values. */
-static int varies_finite(const table *t, size_t column)
+static int varies_finite(const column_facts *c)
 {
-    double first = NAN;
-    for (size_t r = 0; r < t->row_count; r++) {
-        double v = value_number(table_cell(t, r, column));
-        if (!isfinite(v))
-            continue;
-        if (isnan(first))
-            first = v;
-        else if (v != first)
-            return 1;
-    }
-    return 0;
+    return c->finite > 0 && c->min != c->max;
 }
 
 /* 1 when every finite value is positive and max/min >= ratio. */
-static int wide_positive_range(const table *t, size_t column, double ratio)
+static int wide_positive_range(const column_facts *c, double ratio)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t r = 0; r < t->row_count; r++) {
-        double v = value_number(table_cell(t, r, column));
-        if (!isfinite(v))
-            continue;
-        if (v <= 0)
-            return 0;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
-    return lo < INFINITY && hi / lo >= ratio;
+    return c->finite > 0 && !c->nonpositive && c->max / c->min >= ratio;
 }
 
-int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char *why,
-                      size_t why_size)
+int plot_default_spec(const table *t, const table_facts *facts, const char *plugin,
+                      plot_spec *spec, char *why, size_t why_size)
 {
+    const column_facts *f = facts->columns;
     long x = -1, y = -1, by = -1;
     for (int pass = 0; pass < 2 && x < 0; pass++) {
         runner_type wanted = pass == 0 ? RUNNER_INTEGER : RUNNER_REAL;
         for (size_t c = 0; c < t->column_count && x < 0; c++)
-            if (t->columns[c].is_param && t->columns[c].type == wanted && varies_finite(t, c))
+            if (t->columns[c].is_param && t->columns[c].type == wanted && varies_finite(&f[c]))
                 x = (long)c;
     }
     if (x < 0) {
@@ -797,12 +758,12 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
     if (plugin) {
         long named = table_find_column(t, plugin);
         if (named >= 0 && !t->columns[named].is_param &&
-            is_drawable_type(t->columns[named].type) && varies_finite(t, (size_t)named))
+            is_drawable_type(t->columns[named].type) && varies_finite(&f[named]))
             y = named;
     }
     for (size_t c = 0; c < t->column_count && y < 0; c++)
         if (!t->columns[c].is_param && value_type_is_numeric(t->columns[c].type) &&
-            varies_finite(t, c))
+            varies_finite(&f[c]))
             y = (long)c;
     if (y < 0) {
         snprintf(why, why_size, "no numeric output varies across the rows");
@@ -817,7 +778,7 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
                           : col->is_param || (col->type != RUNNER_TEXT &&
                                               col->type != RUNNER_BOOLEAN))
                 continue;
-            size_t n = distinct_values(t, c, DEFAULT_BY_MAX_GROUPS + 1);
+            size_t n = f[c].distinct;
             if (n >= 2 && n <= DEFAULT_BY_MAX_GROUPS)
                 by = (long)c;
         }
@@ -825,8 +786,8 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
     spec->x = t->columns[x].name;
     spec->y = t->columns[y].name;
     spec->by = by >= 0 ? t->columns[by].name : NULL;
-    spec->logx = wide_positive_range(t, (size_t)x, 100);
-    spec->logy = wide_positive_range(t, (size_t)y, 1000);
+    spec->logx = wide_positive_range(&f[x], 100);
+    spec->logy = wide_positive_range(&f[y], 1000);
     return 0;
 }
 
