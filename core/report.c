@@ -153,25 +153,10 @@ static void status_badge(report_ctx *r, const char *status)
     fputs("</span>", r->out);
 }
 
-static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
+/* <head>, the title and the one-line summary: points over the whole sweep. */
+static int write_title(report_ctx *r, sqlite3_stmt *st, size_t section_count)
 {
-    sqlite3_stmt *st = prepare(r,
-        "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
-        " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
-        " (julianday(ended_at) - julianday(started_at)) * 86400.0"
-        " FROM sweep WHERE id = ?1");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, r->sweep_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE && !r->error)
-        r->error = util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id);
-    if (rc != SQLITE_ROW)
-        return step_done(r, st, rc);
     const char *script = column_text(st, 0);
-    const char *status = column_text(st, 11);
-    char number[64];
-
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:\">\n"
@@ -183,41 +168,39 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     fprintf(r->out, "<header>\n<h1>Sweep %" PRId64 ": ", r->sweep_id);
     H(script);
     fputs("</h1>\n<p>", r->out);
-    status_badge(r, status);
-
-    /* Points over the whole sweep. */
+    status_badge(r, column_text(st, 11));
     sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(ok_count), 0),"
                                   " coalesce(sum(point_count - ok_count), 0) FROM point_block"
                                   " WHERE section_id IN"
                                   "  (SELECT id FROM section WHERE sweep_id = ?1)");
-    if (!pt) {
-        sqlite3_finalize(st);
+    if (!pt)
         return -1;
-    }
     sqlite3_bind_int64(pt, 1, r->sweep_id);
-    if ((rc = sqlite3_step(pt)) == SQLITE_ROW)
+    int rc = sqlite3_step(pt);
+    if (rc == SQLITE_ROW)
         fprintf(r->out, " %zu section%s, %lld points ok, %lld failed", section_count,
                 section_count == 1 ? "" : "s", (long long)sqlite3_column_int64(pt, 0),
                 (long long)sqlite3_column_int64(pt, 1));
-    if (step_done(r, pt, rc) != 0) {
-        sqlite3_finalize(st);
+    if (step_done(r, pt, rc) != 0)
         return -1;
-    }
     fputs("; started ", r->out);
     H(column_text(st, 9));
-    if (sqlite3_column_type(st, 13) != SQLITE_NULL) {
+    if (sqlite3_column_type(st, 13) != SQLITE_NULL)
         fprintf(r->out, ", took %.3g s", sqlite3_column_double(st, 13));
-    }
     fputs(".</p>\n</header>\n", r->out);
+    return 0;
+}
 
-    /* Contents. */
+static void write_contents(report_ctx *r, size_t section_count, const int64_t *ids)
+{
     fputs("<nav>\n<ul>\n<li><a href=\"#provenance\">Provenance</a></li>\n", r->out);
     for (size_t i = 0; i < section_count; i++) {
         sqlite3_stmt *sec = prepare(r, "SELECT coalesce(title, plugin) FROM section WHERE id = ?1");
         if (!sec)
             break;
         sqlite3_bind_int64(sec, 1, ids[i]);
-        if ((rc = sqlite3_step(sec)) == SQLITE_ROW) {
+        int rc = sqlite3_step(sec);
+        if (rc == SQLITE_ROW) {
             fprintf(r->out, "<li><a href=\"#section-%zu\">", i + 1);
             H(column_text(sec, 0));
             fputs("</a></li>\n", r->out);
@@ -226,9 +209,14 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
             break;
     }
     fputs("</ul>\n</nav>\n", r->out);
+}
 
+/* The sweep row as a key-value table. */
+static void write_provenance(report_ctx *r, sqlite3_stmt *st)
+{
+    char number[64];
     fputs("<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"kv\">\n", r->out);
-    kv_row(r, "script", script, 1);
+    kv_row(r, "script", column_text(st, 0), 1);
     kv_row(r, "script sha256", column_text(st, 1), 1);
     kv_row(r, "command line", column_text(st, 7), 1);
     kv_row(r, "options used", column_text(st, 2), 1);
@@ -244,21 +232,23 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     kv_row(r, "ended (UTC)", sqlite3_column_type(st, 10) == SQLITE_NULL ? "(not recorded)"
                                                                        : column_text(st, 10), 1);
     fputs("<tr><th>status</th><td>", r->out);
-    status_badge(r, status);
+    status_badge(r, column_text(st, 11));
     fputs("</td></tr>\n", r->out);
     kv_row(r, "database", r->db_path, 1);
     fputs("</table>\n", r->out);
+}
 
-    /* The exact shared objects. */
+/* The exact shared objects. */
+static int write_plugins(report_ctx *r)
+{
     sqlite3_stmt *pl = prepare(r, "SELECT plugin, plugin_version, so_path, so_sha256"
                                   " FROM sweep_plugin WHERE sweep_id = ?1 ORDER BY rowid");
-    if (!pl) {
-        sqlite3_finalize(st);
+    if (!pl)
         return -1;
-    }
     sqlite3_bind_int64(pl, 1, r->sweep_id);
     fputs("<h3>Plugins</h3>\n<div class=\"scroll\"><table>\n<tr><th>plugin</th><th>version</th>"
           "<th>shared object</th><th>sha256</th></tr>\n", r->out);
+    int rc;
     while ((rc = sqlite3_step(pl)) == SQLITE_ROW) {
         fputs("<tr><td>", r->out);
         H(column_text(pl, 0));
@@ -271,11 +261,34 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
         fputs("</td></tr>\n", r->out);
     }
     fputs("</table></div>\n", r->out);
-    if (step_done(r, pl, rc) != 0) {
+    return step_done(r, pl, rc);
+}
+
+static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
+{
+    sqlite3_stmt *st = prepare(r,
+        "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
+        " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
+        " (julianday(ended_at) - julianday(started_at)) * 86400.0"
+        " FROM sweep WHERE id = ?1");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->sweep_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE && !r->error)
+        r->error = util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id);
+    if (rc != SQLITE_ROW)
+        return step_done(r, st, rc);
+    if (write_title(r, st, section_count) != 0) {
         sqlite3_finalize(st);
         return -1;
     }
-
+    write_contents(r, section_count, ids);
+    write_provenance(r, st);
+    if (write_plugins(r) != 0) {
+        sqlite3_finalize(st);
+        return -1;
+    }
     /* The script itself, folded: it is long and stored verbatim. */
     const char *text = column_text(st, 12);
     size_t lines = 0;
