@@ -16,14 +16,15 @@
 
 typedef unsigned __int128 u128;
 
+static const char pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* The digits of u (below 10^20) into out, most significant first; returns
  * how many. */
 static size_t put_unsigned(uint64_t u, char *out)
 {
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
     char tmp[24];
     size_t n = sizeof tmp;
     while (u >= 100) {  /* two digits per division */
@@ -40,6 +41,27 @@ static size_t put_unsigned(uint64_t u, char *out)
     }
     memcpy(out, tmp + n, sizeof tmp - n);
     return sizeof tmp - n;
+}
+
+/* n digits of v (below 10^n), zero-padded, into out; 32-bit divisions. */
+static void put_fixed(uint32_t v, int n, char *out)
+{
+    for (; n >= 2; n -= 2) {
+        unsigned pair = v % 100;
+        v /= 100;
+        out[n - 1] = pairs[2 * pair + 1];
+        out[n - 2] = pairs[2 * pair];
+    }
+    if (n == 1)
+        out[0] = (char)('0' + v);
+}
+
+/* The 17 digits of q (10^16 <= q < 10^17): 9 and 8 digits, each in 32 bits. */
+static void put_17_digits(uint64_t q, char *out)
+{
+    uint64_t high = q / 100000000;
+    put_fixed((uint32_t)high, 9, out);
+    put_fixed((uint32_t)(q - high * 100000000), 8, out + 9);
 }
 
 /* round(mant * 2^e2 * 10^k), half to even, k in 0..27; *floor_out is
@@ -83,14 +105,16 @@ static int seventeen_digits(double x, uint64_t *digits, int *exp10)
         return -1;  /* zero, subnormal, inf, NaN */
     uint64_t mant = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
     int e2 = biased - 1075;
-    int d = (int)floor(log10(fabs(x)));
+    /* floor(log10 |x|) or one less, from the binary exponent; the loop below
+     * moves up when the digits say so. */
+    int d = (int)floor((biased - 1023) * 0.30102999566398120);
     for (int tries = 0; tries < 3; tries++) {
         if (d < -11 || d > 16)
             return -1;
         uint64_t below;
         uint64_t q = scaled_digits(mant, e2, SIG_DIGITS - 1 - d, &below);
         if (below < TEN_TO_16) {
-            d--;        /* log10 rounded up across a power of ten */
+            d--;        /* not with the estimate above; a guard */
         } else if (below >= TEN_TO_17) {
             d++;
         } else {
@@ -152,7 +176,7 @@ size_t realtext_g17(double x, char *buf)
     if (seventeen_digits(x, &q, &d) != 0)
         return fallback(x, buf);
     char digits[SIG_DIGITS];
-    put_unsigned(q, digits);
+    put_17_digits(q, digits);
     if (x < 0)
         buf[len++] = '-';
     if (d < -4) {   /* %e style: d.dddde-0N */
