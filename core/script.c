@@ -28,6 +28,7 @@
 #include "plot.h"
 #include "rowview.h"
 #include "plugin_loader.h"
+#include "units.h"
 #include "util.h"
 
 #define ZIP_METATABLE "runner.zip"
@@ -896,8 +897,56 @@ static const char *override_for(const script_config *c, const char *name)
     return NULL;
 }
 
-/* Pushes the override text parsed like the default at default_idx. */
-static int push_override(lua_State *L, const char *name, const char *text, int default_idx)
+/* Pushes the number a --set text stands for, read by the rules a script's
+ * values follow (units.h): integer-typed when the default is an integer (an
+ * exact integer such as 1.3e9 is one), in the option's unit when it
+ * declares one. A number with a unit for an option without one stays text,
+ * for the parameter it reaches to convert (param_check). */
+static int push_override_number(lua_State *L, const char *name, const char *text,
+                                int as_integer, const char *unit)
+{
+    double number;
+    const char *tail;
+    char reason[300];
+    units_form form = units_split(text, &number, &tail);
+    if (form == UNITS_NOT_A_NUMBER) {
+        if (tail != text && *tail && tail[strspn(tail, "abcdefghijklmnopqrstuvwxyz"
+                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0')
+            return script_raise(L, FAIL_INPUT, "--set %s=%s: unknown unit '%s'", name, text, tail);
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text,
+                            as_integer ? "expected an integer" : "expected a finite number");
+    }
+    if (form == UNITS_WITH_UNIT && !unit) {
+        lua_pushstring(L, text);
+        return 0;
+    }
+    if (form == UNITS_WITH_UNIT && units_convert(text, unit, &number, reason, sizeof reason) != 0)
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
+    if (!as_integer) {
+        if (!isfinite(number))
+            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a finite number", name, text);
+        lua_pushnumber(L, number);
+        return 0;
+    }
+    /* plain digits exactly, past 2^53 too, as a script's integer literal */
+    errno = 0;
+    char *end = NULL;
+    long long whole = strtoll(text, &end, 10);
+    if (form == UNITS_BARE && !*end && errno == 0) {
+        lua_pushinteger(L, whole);
+        return 0;
+    }
+    int64_t exact;
+    if (units_integer(number, &exact, reason, sizeof reason) != 0)
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
+    lua_pushinteger(L, (lua_Integer)exact);
+    return 0;
+}
+
+/* Pushes the override text parsed like the default at default_idx; unit is
+ * the option's declared unit or NULL. */
+static int push_override(lua_State *L, const char *name, const char *text, int default_idx,
+                         const char *unit)
 {
     char *end = NULL;
     switch (lua_type(L, default_idx)) {
@@ -908,22 +957,7 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         }
         return script_raise(L, FAIL_INPUT, "--set %s=%s: expected true or false", name, text);
     case LUA_TNUMBER:
-        errno = 0;
-        if (lua_isinteger(L, default_idx)) {
-            long long v = strtoll(text, &end, 10);
-            if (*text && !*end && errno == 0) {
-                lua_pushinteger(L, v);
-                return 0;
-            }
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected an integer", name, text);
-        } else {
-            double v = strtod(text, &end);
-            if (*text && !*end && errno == 0 && isfinite(v)) {
-                lua_pushnumber(L, v);
-                return 0;
-            }
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a finite number", name, text);
-        }
+        return push_override_number(L, name, text, lua_isinteger(L, default_idx), unit);
     case LUA_TTABLE: {
         /* A list option takes comma-separated numbers (or words). */
         lua_newtable(L);
@@ -932,7 +966,18 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
             errno = 0;
             double v = strtod(item, &end);
-            if (*item && !*end && errno == 0 && isfinite(v)) {
+            const char *tail;
+            if (unit && units_split(item, &v, &tail) == UNITS_WITH_UNIT) {
+                char reason[300];
+                if (units_convert(item, unit, &v, reason, sizeof reason) == 0) {
+                    lua_pushnumber(L, v);
+                } else {
+                    char shown[400];
+                    snprintf(shown, sizeof shown, "--set %s=%s: %s", name, text, reason);
+                    free(copy);  /* the raise below does not return */
+                    return script_raise(L, FAIL_INPUT, "%s", shown);
+                }
+            } else if (*item && !*end && errno == 0 && isfinite(v)) {
                 if (v == floor(v) && fabs(v) < 9e15 && !strpbrk(item, ".eE"))
                     lua_pushinteger(L, (lua_Integer)v);
                 else
@@ -1052,9 +1097,13 @@ static int l_options(lua_State *L)
     int result_idx = lua_gettop(L);
     for (size_t i = 0; i < k; i++) {
         lua_getfield(L, 1, names[i]);
+        const char *unit = NULL;  /* {default = ..., unit = "s"}: --set converts into it */
         if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
             lua_getfield(L, -1, "default");
             if (!lua_isnil(L, -1)) {
+                lua_getfield(L, -2, "unit");
+                unit = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+                lua_pop(L, 1);  /* still held by the option's table, at 1 */
                 lua_remove(L, -2);
             } else {
                 lua_pop(L, 1); /* a plain list default */
@@ -1063,7 +1112,7 @@ static int l_options(lua_State *L)
         int default_idx = lua_gettop(L);
         const char *text = override_for(s->config, names[i]);
         if (text) {
-            push_override(L, names[i], text, default_idx);
+            push_override(L, names[i], text, default_idx, unit);
             json_object_set_new(s->overrides, names[i], json_string(text));
         } else {
             lua_pushvalue(L, default_idx);
