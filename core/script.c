@@ -900,8 +900,9 @@ static const char *override_for(const script_config *c, const char *name)
 /* Pushes the number a --set text stands for, read by the rules a script's
  * values follow (units.h): integer-typed when the default is an integer (an
  * exact integer such as 1.3e9 is one), in the option's unit when it
- * declares one. A number with a unit for an option without one stays text,
- * for the parameter it reaches to convert (param_check). */
+ * declares one. A count prefix (2.5k) always converts; another unit for an
+ * option without one stays text, for the parameter it reaches to convert
+ * (param_check). */
 static int push_override_number(lua_State *L, const char *name, const char *text,
                                 int as_integer, const char *unit)
 {
@@ -916,11 +917,12 @@ static int push_override_number(lua_State *L, const char *name, const char *text
         return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text,
                             as_integer ? "expected an integer" : "expected a finite number");
     }
-    if (form == UNITS_WITH_UNIT && !unit) {
+    /* 2.5k is a number to any option; 2min only to one that declares a unit */
+    if (form == UNITS_WITH_UNIT && !unit && units_convert(text, "", &number, reason, sizeof reason) != 0) {
         lua_pushstring(L, text);
         return 0;
     }
-    if (form == UNITS_WITH_UNIT && units_convert(text, unit, &number, reason, sizeof reason) != 0)
+    if (form == UNITS_WITH_UNIT && unit && units_convert(text, unit, &number, reason, sizeof reason) != 0)
         return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
     if (!as_integer) {
         if (!isfinite(number))
