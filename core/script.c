@@ -897,51 +897,20 @@ static const char *override_for(const script_config *c, const char *name)
     return NULL;
 }
 
-/* Pushes the number a --set text stands for, read by the rules a script's
- * values follow (units.h): integer-typed when the default is an integer (an
- * exact integer such as 1.3e9 is one), in the option's unit when it
- * declares one. A count prefix (2.5k) always converts; another unit for an
- * option without one stays text, for the parameter it reaches to convert
- * (param_check). */
+/* Pushes what a --set text for a number option stands for (units.h). */
 static int push_override_number(lua_State *L, const char *name, const char *text,
                                 int as_integer, const char *unit)
 {
-    double number;
-    const char *tail;
+    units_setting setting;
     char reason[300];
-    units_form form = units_split(text, &number, &tail);
-    if (form == UNITS_NOT_A_NUMBER) {
-        if (tail != text && *tail && tail[strspn(tail, "abcdefghijklmnopqrstuvwxyz"
-                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0')
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: unknown unit '%s'", name, text, tail);
-        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text,
-                            as_integer ? "expected an integer" : "expected a finite number");
-    }
-    /* 2.5k is a number to any option; 2min only to one that declares a unit */
-    if (form == UNITS_WITH_UNIT && !unit && units_convert(text, "", &number, reason, sizeof reason) != 0) {
+    if (units_read_setting(text, as_integer, unit, &setting, reason, sizeof reason) != 0)
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
+    if (setting.kind == UNITS_SETTING_INTEGER)
+        lua_pushinteger(L, (lua_Integer)setting.integer);
+    else if (setting.kind == UNITS_SETTING_REAL)
+        lua_pushnumber(L, setting.real);
+    else
         lua_pushstring(L, text);
-        return 0;
-    }
-    if (form == UNITS_WITH_UNIT && unit && units_convert(text, unit, &number, reason, sizeof reason) != 0)
-        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
-    if (!as_integer) {
-        if (!isfinite(number))
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a finite number", name, text);
-        lua_pushnumber(L, number);
-        return 0;
-    }
-    /* plain digits exactly, past 2^53 too, as a script's integer literal */
-    errno = 0;
-    char *end = NULL;
-    long long whole = strtoll(text, &end, 10);
-    if (form == UNITS_BARE && !*end && errno == 0) {
-        lua_pushinteger(L, whole);
-        return 0;
-    }
-    int64_t exact;
-    if (units_integer(number, &exact, reason, sizeof reason) != 0)
-        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
-    lua_pushinteger(L, (lua_Integer)exact);
     return 0;
 }
 

@@ -262,6 +262,50 @@ int units_integer(double x, int64_t *out, char *msg, size_t msg_size)
     return 0;
 }
 
+int units_read_setting(const char *text, int as_integer, const char *unit, units_setting *out,
+                       char *msg, size_t msg_size)
+{
+    double number;
+    const char *tail;
+    units_form form = units_split(text, &number, &tail);
+    if (form == UNITS_NOT_A_NUMBER) {
+        if (tail != text && *tail && tail[strspn(tail, "abcdefghijklmnopqrstuvwxyz"
+                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0')
+            snprintf(msg, msg_size, "unknown unit '%s'", tail);
+        else  /* hex, inf, words: the same words as before units */
+            snprintf(msg, msg_size, as_integer ? "expected an integer" : "expected a finite number");
+        return -1;
+    }
+    if (form == UNITS_WITH_UNIT) {
+        /* 2.5k is a number to any option; 2min only to one with a unit */
+        if (!unit && units_convert(text, "", &number, msg, msg_size) != 0) {
+            out->kind = UNITS_SETTING_TEXT;
+            return 0;
+        }
+        if (unit && units_convert(text, unit, &number, msg, msg_size) != 0)
+            return -1;
+    }
+    if (!as_integer) {
+        if (!isfinite(number)) {
+            snprintf(msg, msg_size, "expected a finite number");
+            return -1;
+        }
+        out->kind = UNITS_SETTING_REAL;
+        out->real = number;
+        return 0;
+    }
+    /* plain digits exactly, past 2^53 too, as a script's integer literal */
+    errno = 0;
+    char *end = NULL;
+    long long whole = strtoll(text, &end, 10);
+    out->kind = UNITS_SETTING_INTEGER;
+    if (form == UNITS_BARE && !*end && errno == 0) {
+        out->integer = whole;
+        return 0;
+    }
+    return units_integer(number, &out->integer, msg, msg_size);
+}
+
 const char *units_number(double x, char buf[32])
 {
     if (isnan(x)) {

@@ -34,6 +34,30 @@ int units_convert(const char *text, const char *declared_unit, double *out, char
  * got 1.3e-09"). */
 int units_integer(double x, int64_t *out, char *msg, size_t msg_size);
 
+/* What a --set text for a number option stands for. */
+typedef enum units_setting_kind {
+    UNITS_SETTING_INTEGER,
+    UNITS_SETTING_REAL,
+    UNITS_SETTING_TEXT  /* the text itself: a unit for the parameter to convert */
+} units_setting_kind;
+
+typedef struct units_setting {
+    units_setting_kind kind;
+    int64_t integer;
+    double real;
+} units_setting;
+
+/* Reads text given with --set for an option whose default is a number (an
+ * integer when as_integer) and that declares unit (NULL: none), by the rules
+ * a script's values follow: an integer is any decimal number that is an
+ * exact integer (1.3e9; plain digits exactly, past 2^53 too); a count prefix
+ * (2.5k) converts for any option; another unit converts into the option's
+ * unit, or, when it declares none, keeps the text for the parameter it
+ * reaches to convert. Returns 0 with *out, or -1 with a reason in msg
+ * ("expected an integer, got 1.3e-09"). */
+int units_read_setting(const char *text, int as_integer, const char *unit, units_setting *out,
+                       char *msg, size_t msg_size);
+
 /* x in the fewest %g digits that read back as x (3.5, 1.3e-09). */
 const char *units_number(double x, char buf[32]);
 

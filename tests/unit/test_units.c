@@ -186,6 +186,63 @@ static void test_exact_integer(void)
     CHECK_STR_EQ(msg, "expected a finite integer, got -inf");
 }
 
+/* --set texts for number options: the same rule as a script's values. */
+static units_setting setting;
+
+static int read_setting(const char *text, int as_integer, const char *unit)
+{
+    msg[0] = '\0';
+    setting = (units_setting){ 0 };
+    return units_read_setting(text, as_integer, unit, &setting, msg, sizeof msg);
+}
+
+static void test_settings(void)
+{
+    CHECK_INT_EQ(read_setting("1.3e9", 1, NULL), 0);
+    CHECK_INT_EQ(setting.kind, UNITS_SETTING_INTEGER);
+    CHECK_INT_EQ(setting.integer, 1300000000);
+    CHECK_INT_EQ(read_setting("9007199254740993", 1, NULL), 0);  /* digits: exact past 2^53 */
+    CHECK_INT_EQ(setting.integer, 9007199254740993LL);
+    CHECK_INT_EQ(read_setting("-64", 1, NULL), 0);
+    CHECK_INT_EQ(setting.integer, -64);
+    CHECK_INT_EQ(read_setting("2.5k", 1, NULL), 0);              /* a count prefix, any option */
+    CHECK_INT_EQ(setting.kind, UNITS_SETTING_INTEGER);
+    CHECK_INT_EQ(setting.integer, 2500);
+    CHECK_INT_EQ(read_setting("2min", 1, NULL), 0);              /* for the parameter to convert */
+    CHECK_INT_EQ(setting.kind, UNITS_SETTING_TEXT);
+    CHECK_INT_EQ(read_setting("2min", 1, "s"), 0);               /* the option's own unit */
+    CHECK_INT_EQ(setting.kind, UNITS_SETTING_INTEGER);
+    CHECK_INT_EQ(setting.integer, 120);
+    CHECK_INT_EQ(read_setting("250ms", 0, "s"), 0);
+    CHECK_INT_EQ(setting.kind, UNITS_SETTING_REAL);
+    CHECK(setting.real == 0.25);
+    CHECK_INT_EQ(read_setting("0.25", 0, NULL), 0);
+    CHECK(setting.real == 0.25);
+
+    CHECK_INT_EQ(read_setting("1.3e-9", 1, NULL), -1);
+    CHECK_STR_EQ(msg, "expected an integer, got 1.3e-09");
+    CHECK_INT_EQ(read_setting("1e30", 1, NULL), -1);
+    CHECK_STR_EQ(msg, "1e+30 is out of the exact integer range [-2^53, 2^53]");
+    CHECK_INT_EQ(read_setting("99999999999999999999", 1, NULL), -1);
+    CHECK_STR_EQ(msg, "1e+20 is out of the exact integer range [-2^53, 2^53]");
+    CHECK_INT_EQ(read_setting("1500ms", 1, "s"), -1);
+    CHECK_STR_EQ(msg, "expected an integer, got 1.5");
+    CHECK_INT_EQ(read_setting("2GiB", 0, "s"), -1);
+    CHECK_STR_EQ(msg, "'2GiB': GiB (bytes) does not convert to s (time)");
+    CHECK_INT_EQ(read_setting("3weeks", 1, NULL), -1);
+    CHECK_STR_EQ(msg, "unknown unit 'weeks'");
+    CHECK_INT_EQ(read_setting("0x1e", 1, NULL), -1);
+    CHECK_STR_EQ(msg, "expected an integer");
+    CHECK_INT_EQ(read_setting("eight", 1, NULL), -1);
+    CHECK_STR_EQ(msg, "expected an integer");
+    CHECK_INT_EQ(read_setting("inf", 0, NULL), -1);
+    CHECK_STR_EQ(msg, "expected a finite number");
+    CHECK_INT_EQ(read_setting("1e999", 0, NULL), -1);
+    CHECK_STR_EQ(msg, "expected a finite number");
+    CHECK_INT_EQ(read_setting("", 0, NULL), -1);
+    CHECK_STR_EQ(msg, "expected a finite number");
+}
+
 static void test_number_text(void)
 {
     char buf[32];
@@ -207,6 +264,7 @@ int main(void)
     test_overflow();
     test_split();
     test_exact_integer();
+    test_settings();
     test_number_text();
     return check_done("test_units");
 }
