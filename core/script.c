@@ -1072,8 +1072,12 @@ static int l_options(lua_State *L)
         if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
             lua_getfield(L, -1, "default");
             if (!lua_isnil(L, -1)) {
-                lua_getfield(L, -2, "unit");
-                unit = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+                int unit_type = lua_getfield(L, -2, "unit");
+                if (unit_type != LUA_TNIL && unit_type != LUA_TSTRING)
+                    return script_raise(L, FAIL_INPUT, "options{...}: %s: unit must be a string "
+                                        "such as \"s\" or \"bytes\", got %s", names[i],
+                                        lua_typename(L, unit_type));
+                unit = lua_tostring(L, -1);  /* NULL for nil */
                 lua_pop(L, 1);  /* still held by the option's table, at 1 */
                 lua_remove(L, -2);
             } else {

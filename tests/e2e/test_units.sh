@@ -103,6 +103,14 @@ run "$RUNNER" sweep "$opts" --db "$DB" --set base=3weeks
 expect_status 2
 expect_stderr "runner: $opts:1: --set base=3weeks: unknown unit 'weeks'"
 
+badunit=$(write_script badunit.lua <<'EOF'
+local opt = options { base = { default = 30, unit = 5 } }
+EOF
+)
+run "$RUNNER" sweep "$badunit" --db "$DB"
+expect_status 2
+expect_stderr "runner: $badunit:1: options{...}: base: unit must be a string such as \"s\" or \"bytes\", got number"
+
 # 6. Integer --set by the rule a script follows: an exact integer or a reason.
 run "$RUNNER" sweep "$opts" --db "$DB" --set params=1.3e-9
 expect_status 2
