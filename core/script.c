@@ -953,16 +953,21 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
             errno = 0;
             double v = strtod(item, &end);
             const char *tail;
-            if (unit && units_split(item, &v, &tail) == UNITS_WITH_UNIT) {
+            double number;
+            if (units_split(item, &number, &tail) == UNITS_WITH_UNIT) {
+                /* as a single value would be: converted, or text for the parameter */
+                units_setting setting;
                 char reason[300];
-                if (units_convert(item, unit, &v, reason, sizeof reason) == 0) {
-                    lua_pushnumber(L, v);
-                } else {
+                if (units_read_setting(item, 0, unit, &setting, reason, sizeof reason) != 0) {
                     char shown[400];
                     snprintf(shown, sizeof shown, "--set %s=%s: %s", name, text, reason);
                     free(copy);  /* the raise below does not return */
                     return script_raise(L, FAIL_INPUT, "%s", shown);
                 }
+                if (setting.kind == UNITS_SETTING_REAL)
+                    lua_pushnumber(L, setting.real);
+                else
+                    lua_pushstring(L, item);
             } else if (*item && !*end && errno == 0 && isfinite(v)) {
                 if (v == floor(v) && fabs(v) < 9e15 && !strpbrk(item, ".eE"))
                     lua_pushinteger(L, (lua_Integer)v);
