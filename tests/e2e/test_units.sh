@@ -83,6 +83,13 @@ expect_status 0
 expect_sql "SELECT group_concat(jitter, ' ') FROM (SELECT jitter FROM speedup WHERE sweep_id = 5 ORDER BY jitter)" \
     "0.5 2.0"
 
+# ... and --set items with units for that option (it declares none): the
+#    parameter converts them, as it converts the defaults.
+run "$RUNNER" sweep "$defaults" --db "$DB" --set jitters=250ms,1.5s
+expect_status 0
+expect_sql "SELECT group_concat(jitter, ' ') FROM (SELECT jitter FROM speedup WHERE sweep_id = 6 ORDER BY jitter)" \
+    "0.25 1.5"
+
 # 5. Refused: exit 2, one line naming both units, the database unchanged.
 before=$(sql "SELECT count(*) FROM point")
 run "$RUNNER" sweep "$opts" --db "$DB" --set base=2GiB
@@ -120,7 +127,7 @@ expect_status 2
 expect_stderr "runner: $opts:1: --set params=1e30: 1e+30 is out of the exact integer range [-2^53, 2^53]"
 run "$RUNNER" sweep "$opts" --db "$DB" --set params=2.5k
 expect_status 0
-expect_sql "SELECT DISTINCT model_params FROM speedup WHERE sweep_id = 6" "2500"
+expect_sql "SELECT DISTINCT model_params FROM speedup WHERE sweep_id = 7" "2500"
 expect_sql "SELECT count(*) FROM point" "$((before + 2))"
 
 finish
