@@ -1245,6 +1245,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
+        .reuse = c->reuse,
     };
     return lifecycle_new(&life);
 }
