@@ -130,4 +130,10 @@ expect_status 0
 expect_sql "SELECT DISTINCT model_params FROM speedup WHERE sweep_id = 7" "2500"
 expect_sql "SELECT count(*) FROM point" "$((before + 2))"
 
+# 7. Same identity, same computation: --reuse copies the bare-number points
+#    for the unit strings that name them.
+run "$RUNNER" sweep "$units" --db "$DB" --reuse --quiet
+expect_status 0
+expect_stderr_contains "3 points ok, 0 failed, 3 reused"
+
 finish
