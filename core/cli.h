@@ -46,5 +46,6 @@ int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
 int cli_diff(const options_parsed *args);      /* cli_diff.c */
 int cli_verify(const options_parsed *args);    /* cli_verify.c */
+int cli_artifacts(const options_parsed *args);  /* cli_artifacts.c */
 
 #endif

@@ -22,6 +22,7 @@ enum {
     CMD_MIGRATE = 1u << 8,
     CMD_DIFF = 1u << 20,         /* issue 13: diff, verify (high bits: merge-friendly) */
     CMD_VERIFY = 1u << 21,
+    CMD_ARTIFACTS = 1u << 9,
 };
 
 typedef enum option_kind {
