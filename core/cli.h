@@ -44,5 +44,7 @@ int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);
 int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
+int cli_merge(const options_parsed *args);       /* cli_merge.c */
+int cli_slurm(const options_parsed *args);       /* cli_slurm.c */
 
 #endif

@@ -20,6 +20,8 @@ enum {
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
     CMD_MIGRATE = 1u << 8,
+    CMD_MERGE = 1u << 9,
+    CMD_SLURM = 1u << 10,
 };
 
 typedef enum option_kind {
@@ -70,6 +72,8 @@ typedef struct options_parsed {
     char **argv;            /* the whole command line (the sweep records it) */
     const char *command;    /* "sweep" */
     const char *positional; /* SCRIPT, SWEEP or NAME; NULL if none */
+    const char **positionals; /* every positional ("OUT.db SHARD.db..." takes several) */
+    size_t positional_count;
     const char *db_path;    /* resolved (options_resolve_db) for commands with --db */
     int help;               /* --help or -h was given */
     option_value values[OPTION_COUNT];

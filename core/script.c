@@ -1196,6 +1196,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .script_path = c->script_path, .script_text = text, .script_text_len = len,
         .db_path = c->db_path, .command_line = c->command_line, .seed = c->seed,
         .resume = c->resume, .resume_sweep_id = c->resume_sweep_id, .force = c->force, .stop = c->stop,
+        .shard = c->shard,
         .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,

@@ -172,7 +172,9 @@ static void prepare_point(section_job *job, finished_point *f)
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (job->done && take_done(job, f->identity, &f->stored_point_id))
+    if (!shard_includes(&job->run->shard, f->identity))
+        f->skipped = f->elsewhere = 1;  /* another shard's (--shard): not run, not stored */
+    else if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
 }
 
@@ -262,6 +264,8 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
+    if (f->elsewhere)
+        return 0;
     if (f->skipped) {
         run->points_skipped++;
         if (result && store_point_rows(run->store, plugin, section_id, f->stored_point_id, result, err) != 0)

@@ -1,0 +1,2 @@
+#include "cli.h"
+int cli_slurm(const options_parsed *a){(void)a;return 0;}

@@ -1,0 +1,879 @@
+/* store_merge.c: sharded sweeps (docs/slurm.md). Records which shard a
+ * sweep runs, and merges the shards' databases into one sweep equal to a
+ * single-process run: same sections, points in the same order with the
+ * same values, result rows in point order. Shards are ATTACHed one at a
+ * time (SQLite attaches at most ten) and copied with INSERT ... SELECT:
+ * first every shard's points into temporary tables (checking that the
+ * shards belong together and that none is missing), then the sweep, its
+ * sections and point blocks in one transaction, then each shard's rows in
+ * one transaction each, and last the sweep's status. A merge cut short
+ * leaves its sweep 'running'; the next merge of the same shards deletes it
+ * and starts over, and a merge that finished is not done twice. */
+#include "store_int.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_merge.h"
+
+#define MERGE_BLOCK_POINTS 1000   /* points per point_block, as a batch writes them */
+#define MERGE_SHOWN_MISSING 10    /* missing ordinals named per section */
+
+int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot record the sweep's shard";
+    if (sqlite3_prepare_v2(s->db, "UPDATE sweep SET shard_index = ?2, shard_count = ?3 WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, index);
+    sqlite3_bind_int64(st, 3, count);
+    int rc = storei_step_done(s, st, what, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* --- SQL helpers ---------------------------------------------------------- */
+
+/* Runs sql with integer parameters ?1..?n, ignoring rows. */
+static int run_sql(store *s, const char *sql, const int64_t *args, int n, const char *what,
+                   char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 1, args[i]);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    if (rc != SQLITE_DONE) {
+        storei_fail_sql(s, err, "%s", what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The first column of sql's first row as an integer (0 without a row). */
+static int query_int(store *s, const char *sql, const int64_t *args, int n, int64_t *out,
+                     const char *what, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 1, args[i]);
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        storei_fail_sql(s, err, "%s", what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int attach(store *s, const char *path, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "ATTACH ?1 AS shard", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot attach %s", path);
+    storei_bind_text(st, 1, path);
+    int rc = storei_step_done(s, st, "cannot attach a shard", err);
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return util_fail(err, "%s: cannot read it as a shard: %s", path, sqlite3_errmsg(s->db));
+    return 0;
+}
+
+static void detach(store *s)
+{
+    sqlite3_exec(s->db, "DETACH shard", NULL, NULL, NULL);
+}
+
+/* --- the temporary catalog -------------------------------------------------- */
+
+static const char temp_tables_sql[] =
+    "DROP TABLE IF EXISTS temp.merge_sweep; DROP TABLE IF EXISTS temp.merge_section;"
+    "DROP TABLE IF EXISTS temp.merge_plugin; DROP TABLE IF EXISTS temp.merge_point;"
+    "DROP TABLE IF EXISTS temp.merge_table; DROP TABLE IF EXISTS temp.merge_column;"
+    /* The first shard's sweep row, the provenance the merged sweep keeps. */
+    "CREATE TEMP TABLE merge_sweep AS SELECT * FROM main.sweep WHERE 0;"
+    "CREATE TEMP TABLE merge_section (ordinal INTEGER PRIMARY KEY, plugin TEXT, title TEXT,"
+    " script_line INTEGER, point_count INTEGER, new_id INTEGER, first_point INTEGER);"
+    "CREATE TEMP TABLE merge_plugin (plugin TEXT PRIMARY KEY, plugin_version TEXT, so_path TEXT,"
+    " so_sha256 TEXT);"
+    /* Every point of every shard: where it was (shard, old ids, its first
+     * result row), its element of a block and its parameters, and where it
+     * goes (new_id in section and ordinal order, its block's first point,
+     * its first row id). */
+    "CREATE TEMP TABLE merge_point (shard INTEGER, old_section INTEGER, old_id INTEGER,"
+    " section_ordinal INTEGER, ordinal INTEGER, ok INTEGER, element TEXT, patch TEXT,"
+    " params TEXT, row_count INTEGER, old_first_row INTEGER, new_id INTEGER,"
+    " block_first INTEGER, new_first_row INTEGER);"
+    "CREATE TEMP TABLE merge_table (plugin TEXT PRIMARY KEY, create_sql TEXT);"
+    "CREATE TEMP TABLE merge_column AS SELECT * FROM main.plugin_column WHERE 0;";
+
+static const char drop_temp_sql[] =
+    "DROP TABLE IF EXISTS temp.merge_sweep; DROP TABLE IF EXISTS temp.merge_section;"
+    "DROP TABLE IF EXISTS temp.merge_plugin; DROP TABLE IF EXISTS temp.merge_point;"
+    "DROP TABLE IF EXISTS temp.merge_table; DROP TABLE IF EXISTS temp.merge_column;";
+
+/* --- reading and checking the shards ------------------------------------------ */
+
+/* What must be equal across the shards: the field's name for the message,
+ * and the expression reading it from the shard's sweep row. */
+static const struct {
+    const char *field;
+    const char *expr;
+} belonging[] = {
+    { "shard count", "CAST(shard_count AS TEXT)" },
+    { "script SHA-256", "script_sha256" },
+    { "sweep seed", "CAST(seed AS TEXT)" },
+    { "overrides (--set)", "overrides_json" },
+    { "runner version", "runner_version" },
+};
+#define BELONGING_COUNT (sizeof belonging / sizeof belonging[0])
+
+typedef struct merge {
+    store *s;
+    const char *const *paths;
+    size_t count;
+    uint32_t shard_count;
+    uint32_t *index_of;          /* per path: its shard index */
+    int64_t *sweep_of;           /* per path: its sharded sweep's id there */
+    char *reference[BELONGING_COUNT];
+    int incomplete;              /* a shard is still running or was cut short */
+    int any_failed;
+    char started[40], ended[40]; /* the first start and the last end of the shards */
+    strbuf problems;             /* what is missing or incomplete, for the message */
+} merge;
+
+/* Reads the shard's newest sharded sweep: its id, index, status and the
+ * fields that must match the first shard's. */
+static int read_shard_sweep(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    const char *path = m->paths[k];
+    strbuf sql = { 0 };
+    strbuf_str(&sql, "SELECT id, shard_index, status");
+    for (size_t f = 0; f < BELONGING_COUNT; f++)
+        strbuf_printf(&sql, ", %s", belonging[f].expr);
+    strbuf_str(&sql, ", started_at, ended_at FROM shard.sweep WHERE shard_index IS NOT NULL ORDER BY id DESC LIMIT 1");
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sql.oom || sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
+        util_fail(err, "%s: cannot read its sweep: %s", path, sqlite3_errmsg(s->db));
+        goto done;
+    }
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        util_fail(err, "%s holds no sharded sweep (run 'runner sweep SCRIPT --shard I/N --db %s')",
+                  path, path);
+        goto done;
+    }
+    m->sweep_of[k] = sqlite3_column_int64(st, 0);
+    m->index_of[k] = (uint32_t)sqlite3_column_int64(st, 1);
+    const char *status = (const char *)sqlite3_column_text(st, 2);
+    const char *started = (const char *)sqlite3_column_text(st, 3 + (int)BELONGING_COUNT);
+    const char *ended = (const char *)sqlite3_column_text(st, 4 + (int)BELONGING_COUNT);
+    if (started && (k == 0 || strcmp(started, m->started) < 0))
+        snprintf(m->started, sizeof m->started, "%s", started);
+    if (ended && strcmp(ended, m->ended) > 0)
+        snprintf(m->ended, sizeof m->ended, "%s", ended);
+    for (size_t f = 0; f < BELONGING_COUNT; f++) {
+        const char *v = (const char *)sqlite3_column_text(st, 3 + (int)f);
+        if (k == 0) {
+            m->reference[f] = util_strdup(v ? v : "");
+            continue;
+        }
+        if (strcmp(v ? v : "", m->reference[f]) != 0) {
+            util_fail(err, "merge: %s does not belong with %s: the %s differs (%s, not %s)", path,
+                      m->paths[0], belonging[f].field, v ? v : "", m->reference[f]);
+            goto done;
+        }
+    }
+    if (k == 0)
+        m->shard_count = (uint32_t)strtoul(m->reference[0], NULL, 10);
+    for (size_t j = 0; j < k; j++)
+        if (m->index_of[j] == m->index_of[k]) {
+            util_fail(err, "merge: %s and %s both hold shard %u/%u", m->paths[j], path,
+                      m->index_of[k], m->shard_count);
+            goto done;
+        }
+    if (strcmp(status, "ok") != 0 && strcmp(status, "failed") != 0) {
+        m->incomplete = 1;
+        strbuf_printf(&m->problems, "%sshard %u/%u (%s) is incomplete (sweep %" PRId64 " %s)",
+                      m->problems.len ? "; " : "", m->index_of[k], m->shard_count, path,
+                      m->sweep_of[k], status);
+    }
+    m->any_failed |= strcmp(status, "failed") == 0;
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    free(sql.data);
+    return rc;
+}
+
+/* Plugins and sections the shard shares with those read before must be the
+ * same (.so SHA-256; plugin and point count); new ones are added. */
+static int check_shard_parts(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    int64_t sweep = m->sweep_of[k];
+    sqlite3_stmt *st = NULL;
+    const char *diff =
+        "SELECT p.plugin, p.so_sha256, t.so_sha256 FROM shard.sweep_plugin AS p"
+        " JOIN temp.merge_plugin AS t ON t.plugin = p.plugin"
+        " WHERE p.sweep_id = ?1 AND p.so_sha256 <> t.so_sha256"
+        " UNION ALL SELECT 'section ' || c.ordinal, c.plugin || ' with ' || c.point_count ||"
+        " ' points', t.plugin || ' with ' || t.point_count || ' points' FROM shard.section AS c"
+        " JOIN temp.merge_section AS t ON t.ordinal = c.ordinal"
+        " WHERE c.sweep_id = ?1 AND (c.plugin <> t.plugin OR c.point_count <> t.point_count)"
+        " LIMIT 1";
+    if (sqlite3_prepare_v2(s->db, diff, -1, &st, NULL) != SQLITE_OK)
+        return util_fail(err, "%s: cannot read its plugins: %s", m->paths[k], sqlite3_errmsg(s->db));
+    sqlite3_bind_int64(st, 1, sweep);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *what = (const char *)sqlite3_column_text(st, 0);
+        int section = strncmp(what, "section ", 8) == 0;
+        util_fail(err, "merge: %s does not belong with the shards before it: %s%s%s differs (%s, "
+                  "not %s)", m->paths[k], section ? "" : "plugin ", what,
+                  section ? "" : "'s .so SHA-256", sqlite3_column_text(st, 1),
+                  sqlite3_column_text(st, 2));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    int64_t args[] = { sweep };
+    return run_sql(s,
+                   "INSERT OR IGNORE INTO temp.merge_plugin SELECT plugin, plugin_version,"
+                   " so_path, so_sha256 FROM shard.sweep_plugin WHERE sweep_id = ?1;"
+                   , args, 1, "cannot read the shard's plugins", err) ||
+           run_sql(s,
+                   "INSERT OR IGNORE INTO temp.merge_section (ordinal, plugin, title, script_line,"
+                   " point_count) SELECT ordinal, plugin, title, script_line, point_count"
+                   " FROM shard.section WHERE sweep_id = ?1",
+                   args, 1, "cannot read the shard's sections", err)
+               ? -1 : 0;
+}
+
+/* The result tables' definitions and column metadata, for OUT. */
+static int read_shard_tables(merge *m, size_t k, char **err)
+{
+    int64_t args[] = { m->sweep_of[k] };
+    return run_sql(m->s,
+                   "INSERT OR IGNORE INTO temp.merge_table SELECT t.name, t.sql"
+                   " FROM shard.sqlite_master AS t WHERE t.type = 'table' AND t.name IN"
+                   " (SELECT plugin FROM shard.section WHERE sweep_id = ?1)",
+                   args, 1, "cannot read the shard's result tables", err) ||
+           run_sql(m->s,
+                   "INSERT INTO temp.merge_column SELECT * FROM shard.plugin_column AS c"
+                   " WHERE c.plugin IN (SELECT plugin FROM shard.section WHERE sweep_id = ?1)"
+                   " AND NOT EXISTS (SELECT 1 FROM temp.merge_column AS t"
+                   "  WHERE t.plugin = c.plugin AND t.name = c.name)",
+                   args, 1, "cannot read the shard's columns", err)
+               ? -1 : 0;
+}
+
+/* Every point of the shard's sweep into temp.merge_point, with the id of its
+ * first result row (a point's rows are stored together, in order). */
+static int read_shard_points(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT ordinal, plugin FROM temp.merge_section", -1, &st,
+                           NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read the sections");
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        strbuf sql = { 0 };
+        strbuf_str(&sql,
+                   "INSERT INTO temp.merge_point (shard, old_section, old_id, section_ordinal,"
+                   " ordinal, ok, element, patch, params, row_count, old_first_row)"
+                   " SELECT ?1, b.section_id, json_extract(p.value, '$[0]'), c.ordinal,"
+                   " json_extract(p.value, '$[1]'), json_extract(p.value, '$[5]') = 'ok',"
+                   " p.value, json_extract(p.value, '$[2]'),"
+                   " json_patch(b.params_base, json_extract(p.value, '$[2]')),"
+                   " json_extract(p.value, '$[9]'), (SELECT min(r.row_id) FROM shard.");
+        storei_append_ident(&sql, (const char *)sqlite3_column_text(st, 1));
+        strbuf_str(&sql,
+                   " AS r WHERE r.sweep_id = ?2 AND r.section_id = b.section_id"
+                   "  AND r.point_id = json_extract(p.value, '$[0]'))"
+                   " FROM shard.section AS c JOIN shard.point_block AS b ON b.section_id = c.id,"
+                   " json_each(b.points) AS p WHERE c.sweep_id = ?2 AND c.ordinal = ?3");
+        int64_t args[] = { (int64_t)k, m->sweep_of[k], sqlite3_column_int64(st, 0) };
+        rc = sql.oom ? util_fail(err, "out of memory")
+                     : run_sql(s, sql.data, args, 3, "cannot read the shard's points", err);
+        free(sql.data);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int read_shard(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    if (attach(s, m->paths[k], err) != 0)
+        return -1;
+    int64_t version = 0;
+    int rc = query_int(s, "PRAGMA shard.user_version", NULL, 0, &version, "cannot read it", err);
+    if (rc == 0 && version != store_schema_version())
+        rc = util_fail(err, "merge: %s: its schema version is %" PRId64 ", not %d as this "
+                       "runner's (shards and merge need the same runner; 'runner migrate --db "
+                       "%s' upgrades an older one)", m->paths[k], version,
+                       store_schema_version(), m->paths[k]);
+    if (rc == 0)
+        rc = read_shard_sweep(m, k, err);
+    if (rc == 0 && k == 0) {
+        int64_t args[] = { m->sweep_of[0] };
+        rc = run_sql(s, "INSERT INTO temp.merge_sweep SELECT * FROM shard.sweep WHERE id = ?1",
+                     args, 1, "cannot read the sweep", err);
+    }
+    if (rc == 0)
+        rc = check_shard_parts(m, k, err);
+    if (rc == 0)
+        rc = read_shard_tables(m, k, err);
+    if (rc == 0)
+        rc = read_shard_points(m, k, err);
+    detach(s);
+    return rc;
+}
+
+/* Names the shards no database was given for, and the points nobody has:
+ * Returns 0 when every point is there. */
+static int find_missing(merge *m, char **err)
+{
+    for (uint32_t i = 1; i <= m->shard_count; i++) {
+        size_t k = 0;
+        while (k < m->count && m->index_of[k] != i)
+            k++;
+        if (k == m->count)
+            strbuf_printf(&m->problems, "%sshard %u/%u is missing", m->problems.len ? "; " : "",
+                          i, m->shard_count);
+    }
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "WITH RECURSIVE n(section, ordinal) AS (SELECT ordinal, 0 FROM temp.merge_section"
+        "  WHERE point_count > 0"
+        " UNION ALL SELECT n.section, n.ordinal + 1 FROM n JOIN temp.merge_section AS c"
+        "  ON c.ordinal = n.section WHERE n.ordinal + 1 < c.point_count)"
+        " SELECT section, ordinal FROM n WHERE NOT EXISTS (SELECT 1 FROM temp.merge_point AS p"
+        "  WHERE p.section_ordinal = n.section AND p.ordinal = n.ordinal)"
+        " ORDER BY section, ordinal";
+    if (sqlite3_prepare_v2(m->s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(m->s, err, "cannot look for missing points");
+    int64_t missing = 0, section = -1, in_section = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t sec = sqlite3_column_int64(st, 0), ordinal = sqlite3_column_int64(st, 1);
+        if (sec != section) {
+            if (in_section > MERGE_SHOWN_MISSING)
+                strbuf_printf(&m->problems, " and %" PRId64 " more", in_section - MERGE_SHOWN_MISSING);
+            strbuf_printf(&m->problems, "%ssection %" PRId64 " lacks point%s", m->problems.len ? "; " : "",
+                          sec, "s");
+            section = sec;
+            in_section = 0;
+        }
+        if (++in_section <= MERGE_SHOWN_MISSING)
+            strbuf_printf(&m->problems, "%s %" PRId64, in_section > 1 ? "," : "", ordinal);
+        missing++;
+    }
+    if (in_section > MERGE_SHOWN_MISSING)
+        strbuf_printf(&m->problems, " and %" PRId64 " more", in_section - MERGE_SHOWN_MISSING);
+    sqlite3_finalize(st);
+    if (!m->problems.len && !m->incomplete)
+        return 0;
+    return util_fail(err, "merge: cannot merge yet: %s (%" PRId64 " points missing; nothing "
+                     "was written)", m->problems.oom ? "out of memory" : m->problems.data,
+                     missing);
+}
+
+/* --- writing ----------------------------------------------------------------------- */
+
+/* The merged sweep of these shards in OUT: *id 0 when there is none. One
+ * left 'running' by a merge cut short is deleted (*id 0 again). */
+static int find_earlier_merge(merge *m, int64_t *id, char **err)
+{
+    store *s = m->s;
+    const char *key =
+        "SELECT s.id, s.status = 'running' FROM main.sweep AS s, temp.merge_sweep AS t"
+        " WHERE s.shard_index IS NULL AND s.shard_count = t.shard_count"
+        " AND s.script_sha256 = t.script_sha256 AND s.seed = t.seed"
+        " AND s.overrides_json = t.overrides_json AND s.started_at = ?1"
+        " ORDER BY s.id DESC LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, key, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot look for an earlier merge");
+    sqlite3_bind_text(st, 1, m->started, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int leftover = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
+    sqlite3_finalize(st);
+    if (!leftover)
+        return 0;
+    /* Its rows first, table by table, then its catalog rows. */
+    sqlite3_stmt *tables = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT DISTINCT plugin FROM main.section WHERE sweep_id = ?1",
+                           -1, &tables, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot clear an unfinished merge");
+    sqlite3_bind_int64(tables, 1, *id);
+    int64_t args[] = { *id };
+    int bad = 0;
+    while (!bad && sqlite3_step(tables) == SQLITE_ROW) {
+        strbuf sql = { 0 };
+        strbuf_str(&sql, "DELETE FROM main.");
+        storei_append_ident(&sql, (const char *)sqlite3_column_text(tables, 0));
+        strbuf_str(&sql, " WHERE sweep_id = ?1");
+        bad = sql.oom || run_sql(s, sql.data, args, 1, "cannot clear an unfinished merge", err);
+        free(sql.data);
+    }
+    sqlite3_finalize(tables);
+    if (bad)
+        return -1;
+    *id = 0;
+    return run_sql(s,
+                   "DELETE FROM main.point_index WHERE block_id IN"
+                   " (SELECT id FROM main.point_block WHERE sweep_id = ?1);"
+                   , args, 1, "cannot clear an unfinished merge", err) ||
+           run_sql(s,
+                   "DELETE FROM main.point_block WHERE sweep_id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err) ||
+           run_sql(s, "DELETE FROM main.section WHERE sweep_id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err) ||
+           run_sql(s, "DELETE FROM main.sweep_plugin WHERE sweep_id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err) ||
+           run_sql(s, "DELETE FROM main.sweep WHERE id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err)
+               ? -1 : 0;
+}
+
+/* Adds to OUT's result table the columns a shard's has and it lacks (a
+ * newer plugin version), typed as store_prepare_plugin types them. */
+static int widen_table(store *s, const char *plugin, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT c.name, CASE c.type WHEN 'real' THEN 'REAL' WHEN 'text' THEN"
+                           " 'TEXT' ELSE 'INTEGER' END FROM temp.merge_column AS c WHERE"
+                           " c.plugin = ?1 AND c.name NOT IN (SELECT name FROM"
+                           " pragma_table_info(?1, 'main'))", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot widen result table \"%s\"", plugin);
+    storei_bind_text(st, 1, plugin);
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        strbuf sql = { 0 };
+        strbuf_str(&sql, "ALTER TABLE main.");
+        storei_append_ident(&sql, plugin);
+        strbuf_str(&sql, " ADD COLUMN ");
+        storei_append_ident(&sql, (const char *)sqlite3_column_text(st, 0));
+        strbuf_printf(&sql, " %s", (const char *)sqlite3_column_text(st, 1));
+        if (sql.oom || sqlite3_exec(s->db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
+            rc = storei_fail_sql(s, err, "cannot widen result table \"%s\"", plugin);
+        free(sql.data);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The result tables OUT lacks (as the shards made them, with their index),
+ * the columns it lacks, and their metadata. */
+static int prepare_tables(merge *m, char **err)
+{
+    store *s = m->s;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT t.plugin, t.create_sql, o.name IS NULL FROM temp.merge_table"
+                           " AS t LEFT JOIN main.sqlite_master AS o ON o.type = 'table' AND"
+                           " o.name = t.plugin", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot prepare the result tables");
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *plugin = (const char *)sqlite3_column_text(st, 0);
+        if (!sqlite3_column_int(st, 2)) {
+            rc = widen_table(s, plugin, err);
+            continue;
+        }
+        strbuf sql = { 0 };
+        char index_name[256];
+        snprintf(index_name, sizeof index_name, "%s_by_sweep_section_point", plugin);
+        strbuf_printf(&sql, "%s;\nCREATE INDEX IF NOT EXISTS ",
+                      (const char *)sqlite3_column_text(st, 1));
+        storei_append_ident(&sql, index_name);
+        strbuf_str(&sql, " ON ");
+        storei_append_ident(&sql, plugin);
+        strbuf_str(&sql, " (\"sweep_id\", \"section_id\", \"point_id\")");
+        if (sql.oom || sqlite3_exec(s->db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
+            rc = storei_fail_sql(s, err, "cannot create result table \"%s\"", plugin);
+        free(sql.data);
+    }
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return -1;
+    return run_sql(s, "INSERT OR IGNORE INTO main.plugin_column SELECT * FROM temp.merge_column",
+                   NULL, 0, "cannot record the result columns", err);
+}
+
+/* The sweep row (status 'running' until every row is in), its plugins and
+ * sections; *sweep_id is the new sweep. */
+static int write_sweep(merge *m, const char *command_line, int64_t *sweep_id, char **err)
+{
+    store *s = m->s;
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot record the merged sweep";
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO main.sweep (script_path, script_text, script_sha256,"
+                           " options_json, overrides_json, runner_version, git_commit, host,"
+                           " command_line, pid, seed, started_at, status, shard_index,"
+                           " shard_count) SELECT script_path, script_text, script_sha256,"
+                           " options_json, overrides_json, runner_version, git_commit, host, ?1,"
+                           " NULL, seed, ?2, 'running', NULL, shard_count FROM temp.merge_sweep",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    storei_bind_text(st, 1, command_line);
+    storei_bind_text(st, 2, m->started);
+    int rc = storei_step_done(s, st, what, err);
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return -1;
+    *sweep_id = sqlite3_last_insert_rowid(s->db);
+    int64_t args[] = { *sweep_id };
+    return run_sql(s,
+                   "INSERT INTO main.sweep_plugin (sweep_id, plugin, plugin_version, so_path,"
+                   " so_sha256) SELECT ?1, plugin, plugin_version, so_path, so_sha256"
+                   " FROM temp.merge_plugin ORDER BY rowid", args, 1, what, err) ||
+           run_sql(s,
+                   "INSERT INTO main.section (sweep_id, ordinal, plugin, title, script_line,"
+                   " point_count) SELECT ?1, ordinal, plugin, title, script_line, point_count"
+                   " FROM temp.merge_section ORDER BY ordinal", args, 1, what, err) ||
+           run_sql(s,
+                   "UPDATE temp.merge_section SET new_id = (SELECT c.id FROM main.section AS c"
+                   " WHERE c.sweep_id = ?1 AND c.ordinal = merge_section.ordinal)",
+                   args, 1, what, err)
+               ? -1 : 0;
+}
+
+/* New point ids in section and point order from the first free one, each
+ * point's block (a thousand per block from the section's first point), and
+ * per result table the row ids the points' rows take, in the same order. */
+static int number_points(merge *m, char **err)
+{
+    store *s = m->s;
+    const char *what = "cannot number the merged points";
+    int64_t first = 0;
+    if (query_int(s, "SELECT coalesce(max(last_point_id), 0) + 1 FROM main.point_block", NULL, 0,
+                  &first, what, err) != 0)
+        return -1;
+    int64_t args[] = { first, MERGE_BLOCK_POINTS };
+    if (run_sql(s,
+                "UPDATE temp.merge_point AS p SET new_id = ?1 + o.n - 1 FROM (SELECT rowid AS r,"
+                " row_number() OVER (ORDER BY section_ordinal, ordinal) AS n"
+                " FROM temp.merge_point) AS o WHERE o.r = p.rowid;", args, 1, what, err) ||
+        run_sql(s, "CREATE INDEX temp.merge_point_by_new_id ON merge_point (new_id);"
+                   "CREATE INDEX temp.merge_point_by_shard ON merge_point (shard, new_id);",
+                NULL, 0, what, err) ||
+        run_sql(s,
+                "UPDATE temp.merge_section SET first_point = (SELECT min(new_id)"
+                " FROM temp.merge_point WHERE section_ordinal = merge_section.ordinal)",
+                NULL, 0, what, err) ||
+        run_sql(s,
+                "UPDATE temp.merge_point AS p SET block_first = p.new_id - (p.new_id -"
+                " c.first_point) % ?2 FROM temp.merge_section AS c"
+                " WHERE c.ordinal = p.section_ordinal", args, 2, what, err))
+        return -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT plugin FROM temp.merge_table", -1, &st, NULL) !=
+        SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *plugin = (const char *)sqlite3_column_text(st, 0);
+        strbuf sql = { 0 };
+        strbuf_str(&sql, "SELECT coalesce(max(row_id), 0) + 1 FROM main.");
+        storei_append_ident(&sql, plugin);
+        int64_t first_row = 0;
+        rc = sql.oom ? util_fail(err, "out of memory")
+                     : query_int(s, sql.data, NULL, 0, &first_row, what, err);
+        free(sql.data);
+        sqlite3_stmt *up = NULL;
+        if (rc == 0 &&
+            sqlite3_prepare_v2(s->db,
+                               "UPDATE temp.merge_point AS p SET new_first_row = ?1 + o.before"
+                               " FROM (SELECT q.rowid AS r, sum(q.row_count) OVER (ORDER BY"
+                               " q.new_id) - q.row_count AS before FROM temp.merge_point AS q"
+                               " JOIN temp.merge_section AS c ON c.ordinal = q.section_ordinal"
+                               " WHERE c.plugin = ?2) AS o WHERE o.r = p.rowid",
+                               -1, &up, NULL) != SQLITE_OK)
+            rc = storei_fail_sql(s, err, "%s", what);
+        if (rc == 0) {
+            sqlite3_bind_int64(up, 1, first_row);
+            storei_bind_text(up, 2, plugin);
+            rc = storei_step_done(s, up, what, err);
+        }
+        sqlite3_finalize(up);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Writes one block of the merged points, and its index rows. */
+static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t first,
+                       int64_t count, int64_t ok, strbuf *points, const char *base, char **err)
+{
+    strbuf_add(points, "]", 1);
+    if (points->oom)
+        return util_fail(err, "%s: cannot store points: out of memory", s->path);
+    sqlite3_stmt *st = storei_stmt(s, STMT_INSERT_BLOCK, "cannot store points", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, section_id);
+    sqlite3_bind_int64(st, 3, first);
+    sqlite3_bind_int64(st, 4, first + count - 1);
+    sqlite3_bind_int64(st, 5, count);
+    sqlite3_bind_int64(st, 6, ok);
+    sqlite3_bind_text(st, 7, points->data, (int)points->len, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, base, -1, SQLITE_STATIC);
+    if (storei_step_done(s, st, "cannot store points", err) != 0)
+        return -1;
+    int all_ok = ok == count;
+    sqlite3_stmt *index = storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK,
+                                      "cannot index points", err);
+    if (!index)
+        return -1;
+    sqlite3_bind_int64(index, 1, sqlite3_last_insert_rowid(s->db));
+    if (all_ok) {
+        sqlite3_bind_int64(index, 2, first);
+        sqlite3_bind_int64(index, 3, first + count - 1);
+    } else {
+        sqlite3_bind_text(index, 2, points->data, (int)points->len, SQLITE_STATIC);
+    }
+    int rc = storei_step_done(s, index, "cannot index points", err);
+    strbuf_reset(points);
+    return rc;
+}
+
+/* The merged points as blocks: each point's element with its new id, and
+ * its parameters as a patch of the block's first point's (the shard's patch
+ * when it gives the same parameters, else all of them). */
+static int write_points(merge *m, int64_t sweep_id, char **err)
+{
+    store *s = m->s;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT p.new_id, c.new_id, p.ok, p.block_first, b.params,"
+                           " CASE WHEN json_patch(b.params, p.patch) = p.params"
+                           "  THEN json_replace(p.element, '$[0]', p.new_id)"
+                           "  ELSE json_replace(p.element, '$[0]', p.new_id, '$[2]', json(p.params))"
+                           " END FROM temp.merge_point AS p"
+                           " JOIN temp.merge_section AS c ON c.ordinal = p.section_ordinal"
+                           " JOIN temp.merge_point AS b ON b.new_id = p.block_first"
+                           " ORDER BY p.new_id", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read the merged points");
+    strbuf points = { 0 };
+    char *base = NULL;
+    int64_t block_first = 0, section = 0, count = 0, ok = 0;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t first = sqlite3_column_int64(st, 3);
+        if (count && first != block_first) {
+            rc = write_block(s, sweep_id, section, block_first, count, ok, &points, base, err);
+            count = ok = 0;
+        }
+        if (!count) {
+            block_first = first;
+            section = sqlite3_column_int64(st, 1);
+            free(base);
+            base = util_strdup((const char *)sqlite3_column_text(st, 4));
+            strbuf_add(&points, "[", 1);
+        } else {
+            strbuf_add(&points, ",", 1);
+        }
+        strbuf_str(&points, (const char *)sqlite3_column_text(st, 5));
+        count++;
+        ok += sqlite3_column_int(st, 2);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = storei_fail_sql(s, err, "cannot read the merged points");
+    if (rc == 0 && count)
+        rc = write_block(s, sweep_id, section, block_first, count, ok, &points, base, err);
+    sqlite3_finalize(st);
+    strbuf_free(&points);
+    free(base);
+    return rc;
+}
+
+/* The result columns of the shard's table (its own order), as a list. */
+static int shard_columns(store *s, const char *plugin, strbuf *plain, strbuf *prefixed,
+                         char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT name FROM pragma_table_info(?1, 'shard') WHERE name NOT IN"
+                           " ('row_id', 'sweep_id', 'section_id', 'point_id') ORDER BY cid",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read the columns of \"%s\"", plugin);
+    storei_bind_text(st, 1, plugin);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        strbuf_str(plain, ", ");
+        storei_append_ident(plain, name);
+        strbuf_str(prefixed, ", r.");
+        storei_append_ident(prefixed, name);
+    }
+    sqlite3_finalize(st);
+    return plain->oom || prefixed->oom ? util_fail(err, "out of memory") : 0;
+}
+
+/* One shard's result rows, table by table, at the row ids number_points
+ * gave them, in one transaction. */
+static int copy_rows(merge *m, size_t k, int64_t sweep_id, char **err)
+{
+    store *s = m->s;
+    if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin copying rows", err) != 0)
+        return -1;
+    if (attach(s, m->paths[k], err) != 0) {
+        storei_rollback(s);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT plugin FROM temp.merge_table", -1, &st, NULL) !=
+        SQLITE_OK)
+        rc = storei_fail_sql(s, err, "cannot copy rows");
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *plugin = (const char *)sqlite3_column_text(st, 0);
+        strbuf plain = { 0 }, prefixed = { 0 }, sql = { 0 };
+        rc = shard_columns(s, plugin, &plain, &prefixed, err);
+        strbuf_str(&sql, "INSERT INTO main.");
+        storei_append_ident(&sql, plugin);
+        strbuf_printf(&sql, " (\"row_id\", \"sweep_id\", \"section_id\", \"point_id\"%s)"
+                      " SELECT p.new_first_row + r.row_id - p.old_first_row, ?1, c.new_id,"
+                      " p.new_id%s FROM temp.merge_point AS p JOIN temp.merge_section AS c"
+                      " ON c.ordinal = p.section_ordinal JOIN shard.", plain.data ? plain.data : "",
+                      prefixed.data ? prefixed.data : "");
+        storei_append_ident(&sql, plugin);
+        strbuf_str(&sql, " AS r ON r.sweep_id = ?2 AND r.section_id = p.old_section AND"
+                         " r.point_id = p.old_id WHERE p.shard = ?3 AND p.row_count > 0 AND"
+                         " c.plugin = ?4 ORDER BY p.new_id, r.row_id");
+        sqlite3_stmt *ins = NULL;
+        if (rc == 0 && (sql.oom || sqlite3_prepare_v2(s->db, sql.data, -1, &ins, NULL) != SQLITE_OK))
+            rc = storei_fail_sql(s, err, "cannot copy the rows of \"%s\"", plugin);
+        if (rc == 0) {
+            sqlite3_bind_int64(ins, 1, sweep_id);
+            sqlite3_bind_int64(ins, 2, m->sweep_of[k]);
+            sqlite3_bind_int64(ins, 3, (int64_t)k);
+            storei_bind_text(ins, 4, plugin);
+            rc = storei_step_done(s, ins, "cannot copy rows", err);
+        }
+        sqlite3_finalize(ins);
+        strbuf_free(&plain);
+        strbuf_free(&prefixed);
+        strbuf_free(&sql);
+    }
+    sqlite3_finalize(st);
+    if (rc == 0)
+        rc = storei_exec(s, "COMMIT", "cannot commit the copied rows", err);
+    if (rc != 0)
+        storei_rollback(s);
+    detach(s);
+    return rc;
+}
+
+/* The sweep, its sections and points in one transaction; *already when
+ * OUT holds this merge from an earlier run (nothing is written then). */
+static int write_catalog(merge *m, const char *command_line, store_merge_result *result,
+                         char **err)
+{
+    store *s = m->s;
+    if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin the merge", err) != 0)
+        return -1;
+    int rc = find_earlier_merge(m, &result->sweep_id, err);
+    if (rc == 0 && result->sweep_id) {
+        result->already = 1;
+        return storei_exec(s, "COMMIT", "cannot end the merge", err);
+    }
+    if (rc == 0)
+        rc = prepare_tables(m, err);
+    if (rc == 0)
+        rc = write_sweep(m, command_line, &result->sweep_id, err);
+    if (rc == 0)
+        rc = number_points(m, err);
+    if (rc == 0)
+        rc = write_points(m, result->sweep_id, err);
+    if (rc == 0)
+        rc = storei_exec(s, "COMMIT", "cannot commit the merged sweep", err);
+    if (rc != 0)
+        storei_rollback(s);
+    return rc;
+}
+
+static int count_result(merge *m, store_merge_result *result, char **err)
+{
+    int64_t points = 0, rows = 0;
+    if (query_int(m->s, "SELECT count(*) FROM temp.merge_point", NULL, 0, &points,
+                  "cannot count", err) != 0 ||
+        query_int(m->s, "SELECT coalesce(sum(row_count), 0) FROM temp.merge_point", NULL, 0,
+                  &rows, "cannot count", err) != 0)
+        return -1;
+    result->points = points;
+    result->rows = rows;
+    return 0;
+}
+
+int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
+                store_merge_result *result, char **err)
+{
+    memset(result, 0, sizeof *result);
+    merge m = { .s = s, .paths = paths, .count = count };
+    m.index_of = calloc(count ? count : 1, sizeof *m.index_of);
+    m.sweep_of = calloc(count ? count : 1, sizeof *m.sweep_of);
+    int rc = -1;
+    if (!m.index_of || !m.sweep_of) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (storei_batch_commit(s, err) != 0 ||
+        storei_exec(s, temp_tables_sql, "cannot prepare the merge", err) != 0)
+        goto done;
+    for (size_t k = 0; k < count; k++)
+        if (read_shard(&m, k, err) != 0)
+            goto done;
+    if (find_missing(&m, err) != 0 || count_result(&m, result, err) != 0 ||
+        write_catalog(&m, command_line, result, err) != 0)
+        goto done;
+    result->failed = m.any_failed;
+    if (!result->already) {
+        for (size_t k = 0; k < count; k++)
+            if (copy_rows(&m, k, result->sweep_id, err) != 0)
+                goto done;
+        int64_t args[] = { result->sweep_id };
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(s->db, "UPDATE main.sweep SET status = ?2, ended_at = ?3"
+                               " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
+            storei_fail_sql(s, err, "cannot end the merged sweep");
+            goto done;
+        }
+        sqlite3_bind_int64(st, 1, args[0]);
+        sqlite3_bind_text(st, 2, m.any_failed ? "failed" : "ok", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, m.ended, -1, SQLITE_STATIC);
+        int end = storei_step_done(s, st, "cannot end the merged sweep", err);
+        sqlite3_finalize(st);
+        if (end != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_exec(s->db, drop_temp_sql, NULL, NULL, NULL);
+    for (size_t f = 0; f < BELONGING_COUNT; f++)
+        free(m.reference[f]);
+    strbuf_free(&m.problems);
+    free(m.index_of);
+    free(m.sweep_of);
+    return rc;
+}
