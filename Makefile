@@ -38,7 +38,8 @@ RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox 
 # when building, required by the tests) and the checked builds (valgrind,
 # clang with its sanitizer runtime and libFuzzer, llvm's symbolizer).
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
-	valgrind clang libclang-rt-14-dev llvm
+	valgrind clang libclang-rt-14-dev llvm \
+	slurm-wlm munge
 # The references `make bench` measures beside runner (bench/peers.py) and
 # /usr/bin/time for its memory figures.
 BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time

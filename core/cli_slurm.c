@@ -73,7 +73,12 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
     strbuf_str(b, "db=");
     add_quoted(b, dir);
     strbuf_str(b, "/shard-$SLURM_ARRAY_TASK_ID.db\n");
-    strbuf_str(b, "resume=\n[ -e \"$db\" ] && resume=--resume\n");
+    /* Resume only a sweep that was begun: a task killed before that left
+     * at most an empty file. */
+    strbuf_str(b, "resume=\n");
+    add_quoted(b, runner);
+    strbuf_str(b, " sweeps --db \"$db\" --format csv 2>/dev/null | tail -n +2 | grep -q . &&\n"
+                  "    resume=--resume\n");
     add_quoted(b, runner);
     strbuf_str(b, " sweep ");
     add_quoted(b, script);
