@@ -5,9 +5,14 @@
 # the reading commands, which never write; `runner migrate` (or any writing
 # command) upgrades it in one transaction, and it shows the same points; new
 # points get new ids; resume still knows which points are done. A version 3
-# file is upgraded in place by a writing command (resume).
+# file is upgraded in place by a writing command (resume); version 5 gains
+# version 6's shard columns.
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+# The schema version this runner writes: what it gives a new file.
+printf 'sweep("testkit", {x = 1}, {print = false})\n' >"$TMP/one.lua"
+"$RUNNER" sweep "$TMP/one.lua" --db "$TMP/current.db" >/dev/null 2>&1
+CURRENT=$(sqlite3 "$TMP/current.db" "PRAGMA user_version")
 
 script=$(write_script grid.lua <<'LUA'
 sweep("testkit", {x = {1, 2, 3}, fail = {false, true}, rows = 2}, {print = false})
@@ -63,7 +68,7 @@ sha=$(sha256sum <"$DB")
 for command in sweeps "show 1" "report 1 -o $TMP/r.html" "plot 1 --x x --y y -o $TMP/p.svg"; do
     run "$RUNNER" $command --db "$DB"
     expect_status 2
-    expect_stderr "runner: $DB: database schema version 2 is older than this runner's (5); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
+    expect_stderr "runner: $DB: database schema version 2 is older than this runner's ($CURRENT); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
     expect_equal "$command: the version 2 file's bytes" "$(sha256sum <"$DB")" "$sha"
     for f in "$DB-wal" "$DB-shm" "$DB-journal"; do
         [ -e "$f" ] && fail "$command left $f beside the version 2 file"
@@ -74,14 +79,14 @@ expect_sql "PRAGMA user_version" "2"
 # runner migrate upgrades it; then readers read it.
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version 5"
+expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version $CURRENT"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version 5"
+expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version $CURRENT"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$CURRENT"
 expect_sql "SELECT count(*) FROM pragma_table_info('sweep')
     WHERE name IN ('pid_host', 'pid_start_ticks', 'pid_boot_id')" "3"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
@@ -128,10 +133,10 @@ ALTER TABLE sweep DROP COLUMN pid_boot_id;
 PRAGMA user_version = 3;"
 run "$RUNNER" show 3 --db "$DB"
 expect_status 2
-expect_stderr_contains "database schema version 3 is older than this runner's (5)"
+expect_stderr_contains "database schema version 3 is older than this runner's ($CURRENT)"
 run "$RUNNER" resume 3 --db "$DB"
 expect_status 1
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$CURRENT"
 expect_sql "SELECT status, pid_host = host, pid_start_ticks > 0, length(pid_boot_id)
     FROM sweep WHERE id = 3" "failed|1|1|36"
 expect_sql "SELECT count(*) FROM sweep WHERE pid_boot_id IS NULL" "2"
@@ -160,7 +165,7 @@ COMMIT;"
 expect_equal "version 3 points" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$CURRENT"
 expect_equal "points after the upgrade to 5" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 expect_sql "SELECT count(*), sum(status = 'ok') FROM point_index WHERE id IN (SELECT id FROM point)" \
     "$(wc -l <"$TMP/before5.txt" | tr -d ' ')|$(grep -c '|ok|' "$TMP/before5.txt")"
@@ -170,6 +175,18 @@ case $plan in
 *"SEARCH i USING INTEGER PRIMARY KEY"*) ;;
 *) fail "a lookup by id does not go through point_index: $plan" ;;
 esac
+
+# Version 6 records a sharded sweep's shard (sweep.shard_index and
+# shard_count): a version 5 file is upgraded in place, its sweeps unsharded.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+ALTER TABLE sweep DROP COLUMN shard_index;
+ALTER TABLE sweep DROP COLUMN shard_count;
+PRAGMA user_version = 5;"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$CURRENT"
+expect_sql "SELECT count(*), count(shard_index), count(shard_count) FROM sweep" "3|0|0"
+expect_equal "points after the upgrade to 6" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
