@@ -107,17 +107,12 @@ static const char temp_tables_sql[] =
     /* The first shard's sweep row, the provenance the merged sweep keeps. */
     "CREATE TEMP TABLE merge_sweep AS SELECT * FROM main.sweep WHERE 0;"
     "CREATE TEMP TABLE merge_section (ordinal INTEGER PRIMARY KEY, plugin TEXT, title TEXT,"
-    " script_line INTEGER, point_count INTEGER, new_id INTEGER, first_point INTEGER);"
+    " script_line INTEGER, point_count INTEGER, stored INTEGER DEFAULT 0, new_id INTEGER);"
     "CREATE TEMP TABLE merge_plugin (plugin TEXT PRIMARY KEY, plugin_version TEXT, so_path TEXT,"
     " so_sha256 TEXT);"
-    /* Every point of every shard: where it was (shard, old ids, its first
-     * result row), its element of a block and its parameters, and where it
-     * goes (new_id in section and ordinal order, its block's first point,
-     * its first row id). */
-    "CREATE TEMP TABLE merge_point (shard INTEGER, old_section INTEGER, old_id INTEGER,"
-    " section_ordinal INTEGER, ordinal INTEGER, ok INTEGER, element TEXT, patch TEXT,"
-    " params TEXT, row_count INTEGER, old_first_row INTEGER, new_id INTEGER,"
-    " block_first INTEGER, new_first_row INTEGER);"
+    /* The points shards hold, by section and ordinal: read only to name
+     * the missing ones. */
+    "CREATE TEMP TABLE merge_point (section_ordinal INTEGER, ordinal INTEGER);"
     "CREATE TEMP TABLE merge_table (plugin TEXT PRIMARY KEY, create_sql TEXT);"
     "CREATE TEMP TABLE merge_column AS SELECT * FROM main.plugin_column WHERE 0;";
 
@@ -282,38 +277,18 @@ static int read_shard_tables(merge *m, size_t k, char **err)
                ? -1 : 0;
 }
 
-/* Every point of the shard's sweep into temp.merge_point, with the id of its
- * first result row (a point's rows are stored together, in order). */
-static int read_shard_points(merge *m, size_t k, char **err)
+/* The ordinals of every point the shard holds (to name the missing ones). */
+static int read_shard_ordinals(merge *m, size_t k, char **err)
 {
-    store *s = m->s;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT ordinal, plugin FROM temp.merge_section", -1, &st,
-                           NULL) != SQLITE_OK)
-        return storei_fail_sql(s, err, "cannot read the sections");
-    int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        strbuf sql = { 0 };
-        strbuf_str(&sql,
-                   "INSERT INTO temp.merge_point (shard, old_section, old_id, section_ordinal,"
-                   " ordinal, ok, element, patch, params, row_count, old_first_row)"
-                   " SELECT ?1, b.section_id, json_extract(p.value, '$[0]'), c.ordinal,"
-                   " json_extract(p.value, '$[1]'), json_extract(p.value, '$[5]') = 'ok',"
-                   " p.value, json_extract(p.value, '$[2]'),"
-                   " json_patch(b.params_base, json_extract(p.value, '$[2]')),"
-                   " json_extract(p.value, '$[9]'), (SELECT min(r.row_id) FROM shard.");
-        storei_append_ident(&sql, (const char *)sqlite3_column_text(st, 1));
-        strbuf_str(&sql,
-                   " AS r WHERE r.sweep_id = ?2 AND r.section_id = b.section_id"
-                   "  AND r.point_id = json_extract(p.value, '$[0]'))"
-                   " FROM shard.section AS c JOIN shard.point_block AS b ON b.section_id = c.id,"
-                   " json_each(b.points) AS p WHERE c.sweep_id = ?2 AND c.ordinal = ?3");
-        int64_t args[] = { (int64_t)k, m->sweep_of[k], sqlite3_column_int64(st, 0) };
-        rc = sql.oom ? util_fail(err, "out of memory")
-                     : run_sql(s, sql.data, args, 3, "cannot read the shard's points", err);
-        free(sql.data);
-    }
-    sqlite3_finalize(st);
+    if (attach(m->s, m->paths[k], err) != 0)
+        return -1;
+    int64_t args[] = { m->sweep_of[k] };
+    int rc = run_sql(m->s,
+                     "INSERT INTO temp.merge_point SELECT c.ordinal, json_extract(p.value, '$[1]')"
+                     " FROM shard.section AS c JOIN shard.point_block AS b ON b.section_id = c.id,"
+                     " json_each(b.points) AS p WHERE c.sweep_id = ?1",
+                     args, 1, "cannot read the shard's points", err);
+    detach(m->s);
     return rc;
 }
 
@@ -340,13 +315,20 @@ static int read_shard(merge *m, size_t k, char **err)
         rc = check_shard_parts(m, k, err);
     if (rc == 0)
         rc = read_shard_tables(m, k, err);
-    if (rc == 0)
-        rc = read_shard_points(m, k, err);
+    if (rc == 0) {
+        int64_t args[] = { m->sweep_of[k] };
+        rc = run_sql(s,
+                     "UPDATE temp.merge_section SET stored = stored + (SELECT"
+                     " coalesce(sum(b.point_count), 0) FROM shard.point_block AS b"
+                     " JOIN shard.section AS c ON c.id = b.section_id WHERE c.sweep_id = ?1"
+                     " AND c.ordinal = merge_section.ordinal)",
+                     args, 1, "cannot count the shard's points", err);
+    }
     detach(s);
     return rc;
 }
 
-/* Names the shards no database was given for, and the points nobody has:
+/* Names the shards no database was given for, and the points nobody has.
  * Returns 0 when every point is there. */
 static int find_missing(merge *m, char **err)
 {
@@ -358,6 +340,18 @@ static int find_missing(merge *m, char **err)
             strbuf_printf(&m->problems, "%sshard %u/%u is missing", m->problems.len ? "; " : "",
                           i, m->shard_count);
     }
+    int64_t short_sections = 0;
+    if (query_int(m->s, "SELECT count(*) FROM temp.merge_section WHERE stored <> point_count",
+                  NULL, 0, &short_sections, "cannot count the points", err) != 0)
+        return -1;
+    if (!short_sections && !m->problems.len && !m->incomplete)
+        return 0;
+    for (size_t k = 0; k < m->count; k++)
+        if (read_shard_ordinals(m, k, err) != 0)
+            return -1;
+    if (run_sql(m->s, "CREATE INDEX temp.merge_point_by_ordinal ON merge_point"
+                      " (section_ordinal, ordinal)", NULL, 0, "cannot index the points", err) != 0)
+        return -1;
     sqlite3_stmt *st = NULL;
     const char *sql =
         "WITH RECURSIVE n(section, ordinal) AS (SELECT ordinal, 0 FROM temp.merge_section"
@@ -374,9 +368,10 @@ static int find_missing(merge *m, char **err)
         int64_t sec = sqlite3_column_int64(st, 0), ordinal = sqlite3_column_int64(st, 1);
         if (sec != section) {
             if (in_section > MERGE_SHOWN_MISSING)
-                strbuf_printf(&m->problems, " and %" PRId64 " more", in_section - MERGE_SHOWN_MISSING);
-            strbuf_printf(&m->problems, "%ssection %" PRId64 " lacks point%s", m->problems.len ? "; " : "",
-                          sec, "s");
+                strbuf_printf(&m->problems, " and %" PRId64 " more",
+                              in_section - MERGE_SHOWN_MISSING);
+            strbuf_printf(&m->problems, "%ssection %" PRId64 " lacks points",
+                          m->problems.len ? "; " : "", sec);
             section = sec;
             in_section = 0;
         }
@@ -387,8 +382,6 @@ static int find_missing(merge *m, char **err)
     if (in_section > MERGE_SHOWN_MISSING)
         strbuf_printf(&m->problems, " and %" PRId64 " more", in_section - MERGE_SHOWN_MISSING);
     sqlite3_finalize(st);
-    if (!m->problems.len && !m->incomplete)
-        return 0;
     return util_fail(err, "merge: cannot merge yet: %s (%" PRId64 " points missing; nothing "
                      "was written)", m->problems.oom ? "out of memory" : m->problems.data,
                      missing);
@@ -558,69 +551,6 @@ static int write_sweep(merge *m, const char *command_line, int64_t *sweep_id, ch
                ? -1 : 0;
 }
 
-/* New point ids in section and point order from the first free one, each
- * point's block (a thousand per block from the section's first point), and
- * per result table the row ids the points' rows take, in the same order. */
-static int number_points(merge *m, char **err)
-{
-    store *s = m->s;
-    const char *what = "cannot number the merged points";
-    int64_t first = 0;
-    if (query_int(s, "SELECT coalesce(max(last_point_id), 0) + 1 FROM main.point_block", NULL, 0,
-                  &first, what, err) != 0)
-        return -1;
-    int64_t args[] = { first, MERGE_BLOCK_POINTS };
-    if (run_sql(s,
-                "UPDATE temp.merge_point AS p SET new_id = ?1 + o.n - 1 FROM (SELECT rowid AS r,"
-                " row_number() OVER (ORDER BY section_ordinal, ordinal) AS n"
-                " FROM temp.merge_point) AS o WHERE o.r = p.rowid;", args, 1, what, err) ||
-        run_sql(s, "CREATE INDEX temp.merge_point_by_new_id ON merge_point (new_id);"
-                   "CREATE INDEX temp.merge_point_by_shard ON merge_point (shard, new_id);",
-                NULL, 0, what, err) ||
-        run_sql(s,
-                "UPDATE temp.merge_section SET first_point = (SELECT min(new_id)"
-                " FROM temp.merge_point WHERE section_ordinal = merge_section.ordinal)",
-                NULL, 0, what, err) ||
-        run_sql(s,
-                "UPDATE temp.merge_point AS p SET block_first = p.new_id - (p.new_id -"
-                " c.first_point) % ?2 FROM temp.merge_section AS c"
-                " WHERE c.ordinal = p.section_ordinal", args, 2, what, err))
-        return -1;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT plugin FROM temp.merge_table", -1, &st, NULL) !=
-        SQLITE_OK)
-        return storei_fail_sql(s, err, "%s", what);
-    int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        const char *plugin = (const char *)sqlite3_column_text(st, 0);
-        strbuf sql = { 0 };
-        strbuf_str(&sql, "SELECT coalesce(max(row_id), 0) + 1 FROM main.");
-        storei_append_ident(&sql, plugin);
-        int64_t first_row = 0;
-        rc = sql.oom ? util_fail(err, "out of memory")
-                     : query_int(s, sql.data, NULL, 0, &first_row, what, err);
-        free(sql.data);
-        sqlite3_stmt *up = NULL;
-        if (rc == 0 &&
-            sqlite3_prepare_v2(s->db,
-                               "UPDATE temp.merge_point AS p SET new_first_row = ?1 + o.before"
-                               " FROM (SELECT q.rowid AS r, sum(q.row_count) OVER (ORDER BY"
-                               " q.new_id) - q.row_count AS before FROM temp.merge_point AS q"
-                               " JOIN temp.merge_section AS c ON c.ordinal = q.section_ordinal"
-                               " WHERE c.plugin = ?2) AS o WHERE o.r = p.rowid",
-                               -1, &up, NULL) != SQLITE_OK)
-            rc = storei_fail_sql(s, err, "%s", what);
-        if (rc == 0) {
-            sqlite3_bind_int64(up, 1, first_row);
-            storei_bind_text(up, 2, plugin);
-            rc = storei_step_done(s, up, what, err);
-        }
-        sqlite3_finalize(up);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* Writes one block of the merged points, and its index rows. */
 static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t first,
                        int64_t count, int64_t ok, strbuf *points, const char *base, char **err)
@@ -658,134 +588,313 @@ static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t f
     return rc;
 }
 
-/* The merged points as blocks: each point's element with its new id, and
- * its parameters as a patch of the block's first point's (the shard's patch
- * when it gives the same parameters, else all of them). */
-static int write_points(merge *m, int64_t sweep_id, char **err)
+/* One shard's side of the merge: its own read-only connection (no ATTACH
+ * limit), the current section's points in point order, and a point's rows. */
+typedef struct shard_cursor {
+    sqlite3 *db;
+    sqlite3_stmt *points;        /* ordinal, section id, point id, params, tail, ok, row count */
+    sqlite3_stmt *rows;          /* one point's result columns, in row order */
+    sqlite3_stmt *insert;        /* those columns into OUT's table */
+    int64_t ordinal;             /* of the current point; the cursor is in the heap while it has one */
+} shard_cursor;
+
+/* What writing the merged points keeps between them. */
+typedef struct merge_writer {
+    merge *m;
+    int64_t sweep_id, section_id;
+    shard_cursor *cursors;
+    size_t *heap;                /* cursors with a current point, by ordinal */
+    size_t heap_len;
+    int64_t next_id;             /* the next point's id */
+    strbuf points;               /* the open block's elements */
+    char *base;                  /* the open block's first point's parameters */
+    int64_t block_first, block_count, block_ok, blocks_uncommitted;
+    int64_t rows;                /* rows written */
+} merge_writer;
+
+#define MERGE_COMMIT_BLOCKS 20   /* a commit every 20 000 points: a bounded WAL */
+
+static int cursor_less(const merge_writer *w, size_t a, size_t b)
 {
-    store *s = m->s;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT p.new_id, c.new_id, p.ok, p.block_first, b.params,"
-                           " CASE WHEN json_patch(b.params, p.patch) = p.params"
-                           "  THEN json_replace(p.element, '$[0]', p.new_id)"
-                           "  ELSE json_replace(p.element, '$[0]', p.new_id, '$[2]', json(p.params))"
-                           " END FROM temp.merge_point AS p"
-                           " JOIN temp.merge_section AS c ON c.ordinal = p.section_ordinal"
-                           " JOIN temp.merge_point AS b ON b.new_id = p.block_first"
-                           " ORDER BY p.new_id", -1, &st, NULL) != SQLITE_OK)
-        return storei_fail_sql(s, err, "cannot read the merged points");
-    strbuf points = { 0 };
-    char *base = NULL;
-    int64_t block_first = 0, section = 0, count = 0, ok = 0;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t first = sqlite3_column_int64(st, 3);
-        if (count && first != block_first) {
-            rc = write_block(s, sweep_id, section, block_first, count, ok, &points, base, err);
-            count = ok = 0;
-        }
-        if (!count) {
-            block_first = first;
-            section = sqlite3_column_int64(st, 1);
-            free(base);
-            base = util_strdup((const char *)sqlite3_column_text(st, 4));
-            strbuf_add(&points, "[", 1);
-        } else {
-            strbuf_add(&points, ",", 1);
-        }
-        strbuf_str(&points, (const char *)sqlite3_column_text(st, 5));
-        count++;
-        ok += sqlite3_column_int(st, 2);
+    return w->cursors[w->heap[a]].ordinal < w->cursors[w->heap[b]].ordinal;
+}
+
+static void heap_swap(merge_writer *w, size_t a, size_t b)
+{
+    size_t t = w->heap[a];
+    w->heap[a] = w->heap[b];
+    w->heap[b] = t;
+}
+
+static void heap_down(merge_writer *w, size_t i)
+{
+    for (;;) {
+        size_t least = i, l = 2 * i + 1, r = l + 1;
+        if (l < w->heap_len && cursor_less(w, l, least))
+            least = l;
+        if (r < w->heap_len && cursor_less(w, r, least))
+            least = r;
+        if (least == i)
+            return;
+        heap_swap(w, i, least);
+        i = least;
     }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = storei_fail_sql(s, err, "cannot read the merged points");
-    if (rc == 0 && count)
-        rc = write_block(s, sweep_id, section, block_first, count, ok, &points, base, err);
-    sqlite3_finalize(st);
-    strbuf_free(&points);
-    free(base);
+}
+
+/* Steps cursor k to its next point: back into the heap at slot, or out. */
+static int cursor_step(merge_writer *w, size_t slot, char **err)
+{
+    shard_cursor *c = &w->cursors[w->heap[slot]];
+    int rc = sqlite3_step(c->points);
+    if (rc == SQLITE_ROW) {
+        c->ordinal = sqlite3_column_int64(c->points, 0);
+    } else if (rc == SQLITE_DONE) {
+        w->heap[slot] = w->heap[--w->heap_len];
+    } else {
+        return util_fail(err, "%s: cannot read its points: %s", w->m->paths[w->heap[slot]],
+                         sqlite3_errmsg(c->db));
+    }
+    heap_down(w, slot);
+    return 0;
+}
+
+static int flush_block(merge_writer *w, char **err)
+{
+    if (!w->block_count)
+        return 0;
+    int rc = write_block(w->m->s, w->sweep_id, w->section_id, w->block_first, w->block_count,
+                         w->block_ok, &w->points, w->base, err);
+    w->block_count = w->block_ok = 0;
+    if (rc == 0 && ++w->blocks_uncommitted >= MERGE_COMMIT_BLOCKS) {
+        w->blocks_uncommitted = 0;
+        rc = storei_exec(w->m->s, "COMMIT; BEGIN IMMEDIATE", "cannot commit merged points", err);
+    }
     return rc;
 }
 
-/* The result columns of the shard's table (its own order), as a list. */
-static int shard_columns(store *s, const char *plugin, strbuf *plain, strbuf *prefixed,
-                         char **err)
+/* Copies the current point of cursor c (its rows, then its element of the
+ * open block) under the next id. */
+static int write_point(merge_writer *w, shard_cursor *c, char **err)
+{
+    store *s = w->m->s;
+    sqlite3_stmt *p = c->points;
+    const char *params = (const char *)sqlite3_column_text(p, 3);
+    const char *tail = (const char *)sqlite3_column_text(p, 4);
+    if (!params || !tail || tail[0] != '[')
+        return util_fail(err, "%s: a malformed point block", s->path);
+    int64_t id = w->next_id++, row_count = sqlite3_column_int64(p, 6);
+    if (row_count > 0) {
+        sqlite3_bind_int64(c->rows, 2, sqlite3_column_int64(p, 1));
+        sqlite3_bind_int64(c->rows, 3, sqlite3_column_int64(p, 2));
+        sqlite3_bind_int64(c->insert, 1, w->sweep_id);
+        sqlite3_bind_int64(c->insert, 2, w->section_id);
+        sqlite3_bind_int64(c->insert, 3, id);
+        int columns = sqlite3_column_count(c->rows), rc;
+        while ((rc = sqlite3_step(c->rows)) == SQLITE_ROW) {
+            for (int i = 0; i < columns; i++)
+                sqlite3_bind_value(c->insert, 4 + i, sqlite3_column_value(c->rows, i));
+            if (sqlite3_step(c->insert) != SQLITE_DONE) {
+                storei_fail_sql(s, err, "cannot store the rows of point %" PRId64, id);
+                sqlite3_reset(c->insert);
+                sqlite3_reset(c->rows);
+                return -1;
+            }
+            sqlite3_reset(c->insert);
+            w->rows++;
+        }
+        sqlite3_reset(c->rows);
+        if (rc != SQLITE_DONE)
+            return util_fail(err, "cannot read a point's rows: %s", sqlite3_errmsg(c->db));
+    }
+    if (!w->block_count) {
+        free(w->base);
+        if (!(w->base = util_strdup(params)))
+            return util_fail(err, "out of memory");
+        w->block_first = id;
+        strbuf_add(&w->points, "[", 1);
+    } else {
+        strbuf_add(&w->points, ",", 1);
+    }
+    /* [id, ordinal, params as a patch of the block's base, then the rest as
+     * the shard stored it]. */
+    strbuf_printf(&w->points, "[%" PRId64 ",%" PRId64 ",", id, c->ordinal);
+    if (storei_params_diff(&w->points, w->base, params) != 0)
+        strbuf_str(&w->points, params);
+    strbuf_add(&w->points, ",", 1);
+    strbuf_str(&w->points, tail + 1);
+    w->block_count++;
+    w->block_ok += sqlite3_column_int(p, 5);
+    return w->block_count >= MERGE_BLOCK_POINTS ? flush_block(w, err) : 0;
+}
+
+/* The shard's result columns of plugin (its table's, but the fixed ones) as
+ * a list for SQL; empty when the shard has no such table. */
+static int result_columns(sqlite3 *db, const char *plugin, strbuf *list)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT name FROM pragma_table_info(?1, 'shard') WHERE name NOT IN"
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name FROM pragma_table_info(?1) WHERE name NOT IN"
                            " ('row_id', 'sweep_id', 'section_id', 'point_id') ORDER BY cid",
                            -1, &st, NULL) != SQLITE_OK)
-        return storei_fail_sql(s, err, "cannot read the columns of \"%s\"", plugin);
+        return -1;
     storei_bind_text(st, 1, plugin);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        strbuf_str(plain, ", ");
-        storei_append_ident(plain, name);
-        strbuf_str(prefixed, ", r.");
-        storei_append_ident(prefixed, name);
+        strbuf_str(list, ", ");
+        storei_append_ident(list, (const char *)sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);
-    return plain->oom || prefixed->oom ? util_fail(err, "out of memory") : 0;
+    return list->oom ? -1 : 0;
 }
 
-/* One shard's result rows, table by table, at the row ids number_points
- * gave them, in one transaction. */
-static int copy_rows(merge *m, size_t k, int64_t sweep_id, char **err)
+/* Prepares cursor c for section `ordinal` (its points in point order, a
+ * point's rows, their INSERT into OUT) and steps to its first point. */
+static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const char *plugin,
+                               char **err)
 {
-    store *s = m->s;
-    if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin copying rows", err) != 0)
-        return -1;
-    if (attach(s, m->paths[k], err) != 0) {
-        storei_rollback(s);
-        return -1;
+    shard_cursor *c = &w->cursors[k];
+    const char *path = w->m->paths[k];
+    strbuf cols = { 0 }, sql = { 0 }, insert = { 0 };
+    int rc = -1;
+    if (result_columns(c->db, plugin, &cols) != 0) {
+        util_fail(err, "%s: cannot read the columns of \"%s\": %s", path, plugin,
+                  sqlite3_errmsg(c->db));
+        goto done;
     }
-    sqlite3_stmt *st = NULL;
-    int rc = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT plugin FROM temp.merge_table", -1, &st, NULL) !=
-        SQLITE_OK)
-        rc = storei_fail_sql(s, err, "cannot copy rows");
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        const char *plugin = (const char *)sqlite3_column_text(st, 0);
-        strbuf plain = { 0 }, prefixed = { 0 }, sql = { 0 };
-        rc = shard_columns(s, plugin, &plain, &prefixed, err);
-        strbuf_str(&sql, "INSERT INTO main.");
-        storei_append_ident(&sql, plugin);
-        strbuf_printf(&sql, " (\"row_id\", \"sweep_id\", \"section_id\", \"point_id\"%s)"
-                      " SELECT p.new_first_row + r.row_id - p.old_first_row, ?1, c.new_id,"
-                      " p.new_id%s FROM temp.merge_point AS p JOIN temp.merge_section AS c"
-                      " ON c.ordinal = p.section_ordinal JOIN shard.", plain.data ? plain.data : "",
-                      prefixed.data ? prefixed.data : "");
-        storei_append_ident(&sql, plugin);
-        strbuf_str(&sql, " AS r ON r.sweep_id = ?2 AND r.section_id = p.old_section AND"
-                         " r.point_id = p.old_id WHERE p.shard = ?3 AND p.row_count > 0 AND"
-                         " c.plugin = ?4 ORDER BY p.new_id, r.row_id");
-        sqlite3_stmt *ins = NULL;
-        if (rc == 0 && (sql.oom || sqlite3_prepare_v2(s->db, sql.data, -1, &ins, NULL) != SQLITE_OK))
-            rc = storei_fail_sql(s, err, "cannot copy the rows of \"%s\"", plugin);
-        if (rc == 0) {
-            sqlite3_bind_int64(ins, 1, sweep_id);
-            sqlite3_bind_int64(ins, 2, m->sweep_of[k]);
-            sqlite3_bind_int64(ins, 3, (int64_t)k);
-            storei_bind_text(ins, 4, plugin);
-            rc = storei_step_done(s, ins, "cannot copy rows", err);
-        }
-        sqlite3_finalize(ins);
-        strbuf_free(&plain);
-        strbuf_free(&prefixed);
-        strbuf_free(&sql);
+    strbuf_str(&sql, "SELECT ");
+    strbuf_str(&sql, cols.len ? cols.data + 2 : "NULL");
+    strbuf_str(&sql, " FROM ");
+    storei_append_ident(&sql, plugin);
+    strbuf_str(&sql, " WHERE sweep_id = ?1 AND section_id = ?2 AND point_id = ?3 ORDER BY row_id");
+    strbuf_str(&insert, "INSERT INTO main.");
+    storei_append_ident(&insert, plugin);
+    strbuf_printf(&insert, " (\"sweep_id\", \"section_id\", \"point_id\"%s) VALUES (?1, ?2, ?3",
+                  cols.len ? cols.data : "");
+    if (sql.oom || insert.oom) {
+        util_fail(err, "out of memory");
+        goto done;
     }
-    sqlite3_finalize(st);
-    if (rc == 0)
-        rc = storei_exec(s, "COMMIT", "cannot commit the copied rows", err);
-    if (rc != 0)
-        storei_rollback(s);
-    detach(s);
+    if (sqlite3_prepare_v3(c->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT, &c->rows, NULL) !=
+            SQLITE_OK ||
+        sqlite3_prepare_v2(c->db,
+                           "SELECT json_extract(p.value, '$[1]'), b.section_id,"
+                           " json_extract(p.value, '$[0]'),"
+                           " json_patch(b.params_base, json_extract(p.value, '$[2]')),"
+                           " json_remove(p.value, '$[0]', '$[0]', '$[0]'),"
+                           " json_extract(p.value, '$[5]') = 'ok', json_extract(p.value, '$[9]')"
+                           " FROM section AS c JOIN point_block AS b ON b.section_id = c.id,"
+                           " json_each(b.points) AS p WHERE c.sweep_id = ?1 AND c.ordinal = ?2"
+                           " ORDER BY 1", -1, &c->points, NULL) != SQLITE_OK) {
+        util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
+        goto done;
+    }
+    for (int i = 0; i < sqlite3_column_count(c->rows); i++)
+        strbuf_printf(&insert, ", ?%d", i + 4);
+    strbuf_str(&insert, ")");
+    if (insert.oom || sqlite3_prepare_v3(w->m->s->db, insert.data, -1, SQLITE_PREPARE_PERSISTENT,
+                                         &c->insert, NULL) != SQLITE_OK) {
+        storei_fail_sql(w->m->s, err, "cannot store the rows of \"%s\"", plugin);
+        goto done;
+    }
+    sqlite3_bind_int64(c->rows, 1, w->m->sweep_of[k]);
+    sqlite3_bind_int64(c->points, 1, w->m->sweep_of[k]);
+    sqlite3_bind_int64(c->points, 2, ordinal);
+    int step = sqlite3_step(c->points);
+    if (step == SQLITE_ROW) {
+        c->ordinal = sqlite3_column_int64(c->points, 0);
+        w->heap[w->heap_len++] = k;
+    } else if (step != SQLITE_DONE) {
+        util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
+        goto done;
+    }
+    rc = 0;
+done:
+    strbuf_free(&cols);
+    strbuf_free(&sql);
+    strbuf_free(&insert);
     return rc;
 }
 
-/* The sweep, its sections and points in one transaction; *already when
+static void cursor_close_section(shard_cursor *c)
+{
+    sqlite3_finalize(c->points);
+    sqlite3_finalize(c->rows);
+    sqlite3_finalize(c->insert);
+    c->points = c->rows = c->insert = NULL;
+}
+
+/* One section: the shards' points merged by ordinal, written in turn. */
+static int write_section(merge_writer *w, int64_t ordinal, const char *plugin, char **err)
+{
+    int rc = 0;
+    w->heap_len = 0;
+    for (size_t k = 0; k < w->m->count && rc == 0; k++)
+        rc = cursor_open_section(w, k, ordinal, plugin, err);
+    for (size_t i = w->heap_len / 2; rc == 0 && i-- > 0;)
+        heap_down(w, i);
+    while (rc == 0 && w->heap_len > 0) {
+        rc = write_point(w, &w->cursors[w->heap[0]], err);
+        if (rc == 0)
+            rc = cursor_step(w, 0, err);
+    }
+    if (rc == 0)
+        rc = flush_block(w, err);
+    for (size_t k = 0; k < w->m->count; k++)
+        cursor_close_section(&w->cursors[k]);
+    return rc;
+}
+
+/* Every section's points and rows, in point order, from the first free id. */
+static int write_points(merge *m, int64_t sweep_id, int64_t *rows, char **err)
+{
+    store *s = m->s;
+    merge_writer w = { .m = m, .sweep_id = sweep_id };
+    w.cursors = calloc(m->count, sizeof *w.cursors);
+    w.heap = calloc(m->count, sizeof *w.heap);
+    int rc = -1;
+    sqlite3_stmt *sections = NULL;
+    if (!w.cursors || !w.heap) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < m->count; k++)
+        if (sqlite3_open_v2(m->paths[k], &w.cursors[k].db, SQLITE_OPEN_READONLY, NULL) !=
+            SQLITE_OK) {
+            util_fail(err, "%s: cannot open it: %s", m->paths[k],
+                      w.cursors[k].db ? sqlite3_errmsg(w.cursors[k].db) : "out of memory");
+            goto done;
+        }
+    if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin storing merged points", err) != 0 ||
+        query_int(s, "SELECT coalesce(max(last_point_id), 0) + 1 FROM main.point_block", NULL, 0,
+                  &w.next_id, "cannot number the merged points", err) != 0)
+        goto done;
+    if (sqlite3_prepare_v2(s->db, "SELECT ordinal, plugin, new_id FROM temp.merge_section"
+                           " ORDER BY ordinal", -1, &sections, NULL) != SQLITE_OK) {
+        storei_fail_sql(s, err, "cannot read the sections");
+        goto done;
+    }
+    rc = 0;
+    while (rc == 0 && sqlite3_step(sections) == SQLITE_ROW) {
+        w.section_id = sqlite3_column_int64(sections, 2);
+        rc = write_section(&w, sqlite3_column_int64(sections, 0),
+                           (const char *)sqlite3_column_text(sections, 1), err);
+    }
+    if (rc == 0)
+        rc = storei_exec(s, "COMMIT", "cannot commit merged points", err);
+    *rows = w.rows;
+done:
+    if (rc != 0)
+        storei_rollback(s);
+    sqlite3_finalize(sections);
+    for (size_t k = 0; w.cursors && k < m->count; k++)
+        sqlite3_close(w.cursors[k].db);
+    free(w.cursors);
+    free(w.heap);
+    strbuf_free(&w.points);
+    free(w.base);
+    return rc;
+}
+
+/* The sweep, its plugins and sections in one transaction; *already when
  * OUT holds this merge from an earlier run (nothing is written then). */
 static int write_catalog(merge *m, const char *command_line, store_merge_result *result,
                          char **err)
@@ -803,27 +912,26 @@ static int write_catalog(merge *m, const char *command_line, store_merge_result 
     if (rc == 0)
         rc = write_sweep(m, command_line, &result->sweep_id, err);
     if (rc == 0)
-        rc = number_points(m, err);
-    if (rc == 0)
-        rc = write_points(m, result->sweep_id, err);
-    if (rc == 0)
         rc = storei_exec(s, "COMMIT", "cannot commit the merged sweep", err);
     if (rc != 0)
         storei_rollback(s);
     return rc;
 }
 
-static int count_result(merge *m, store_merge_result *result, char **err)
+/* Closes the merged sweep: 'failed' when a shard's points failed. */
+static int end_sweep(merge *m, int64_t sweep_id, char **err)
 {
-    int64_t points = 0, rows = 0;
-    if (query_int(m->s, "SELECT count(*) FROM temp.merge_point", NULL, 0, &points,
-                  "cannot count", err) != 0 ||
-        query_int(m->s, "SELECT coalesce(sum(row_count), 0) FROM temp.merge_point", NULL, 0,
-                  &rows, "cannot count", err) != 0)
-        return -1;
-    result->points = points;
-    result->rows = rows;
-    return 0;
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot end the merged sweep";
+    if (sqlite3_prepare_v2(m->s->db, "UPDATE main.sweep SET status = ?2, ended_at = ?3"
+                           " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(m->s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_text(st, 2, m->any_failed ? "failed" : "ok", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, m->ended, -1, SQLITE_STATIC);
+    int rc = storei_step_done(m->s, st, what, err);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
@@ -844,29 +952,16 @@ int store_merge(store *s, const char *const *paths, size_t count, const char *co
     for (size_t k = 0; k < count; k++)
         if (read_shard(&m, k, err) != 0)
             goto done;
-    if (find_missing(&m, err) != 0 || count_result(&m, result, err) != 0 ||
+    if (find_missing(&m, err) != 0 ||
+        query_int(s, "SELECT sum(stored) FROM temp.merge_section", NULL, 0, &result->points,
+                  "cannot count the points", err) != 0 ||
         write_catalog(&m, command_line, result, err) != 0)
         goto done;
     result->failed = m.any_failed;
-    if (!result->already) {
-        for (size_t k = 0; k < count; k++)
-            if (copy_rows(&m, k, result->sweep_id, err) != 0)
-                goto done;
-        int64_t args[] = { result->sweep_id };
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(s->db, "UPDATE main.sweep SET status = ?2, ended_at = ?3"
-                               " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
-            storei_fail_sql(s, err, "cannot end the merged sweep");
-            goto done;
-        }
-        sqlite3_bind_int64(st, 1, args[0]);
-        sqlite3_bind_text(st, 2, m.any_failed ? "failed" : "ok", -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, m.ended, -1, SQLITE_STATIC);
-        int end = storei_step_done(s, st, "cannot end the merged sweep", err);
-        sqlite3_finalize(st);
-        if (end != 0)
-            goto done;
-    }
+    if (!result->already &&
+        (write_points(&m, result->sweep_id, &result->rows, err) != 0 ||
+         end_sweep(&m, result->sweep_id, err) != 0))
+        goto done;
     rc = 0;
 done:
     sqlite3_exec(s->db, drop_temp_sql, NULL, NULL, NULL);
