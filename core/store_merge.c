@@ -841,6 +841,39 @@ static int result_columns(sqlite3 *db, const char *plugin, strbuf *list)
     return list->oom ? -1 : 0;
 }
 
+/* A shard section's points in point order: as stored, when its blocks
+ * follow each other in point order (a shard that was never resumed after
+ * failures), else sorted. */
+static const char points_in_order_sql[] =
+    "SELECT json_extract(p.value, '$[1]'), b.section_id, b.params_base, p.value"
+    " FROM section AS c JOIN point_block AS b ON b.section_id = c.id, json_each(b.points) AS p"
+    " WHERE c.sweep_id = ?1 AND c.ordinal = ?2 ORDER BY b.first_point_id, p.key";
+static const char points_sorted_sql[] =
+    "SELECT json_extract(p.value, '$[1]'), b.section_id, b.params_base, p.value"
+    " FROM section AS c JOIN point_block AS b ON b.section_id = c.id, json_each(b.points) AS p"
+    " WHERE c.sweep_id = ?1 AND c.ordinal = ?2 ORDER BY 1";
+
+/* *in_order: 1 when each block of the shard's section starts after the
+ * previous one ends (a block's points are in point order: one writer wrote
+ * them in turn). One row per block: cheap. */
+static int shard_in_order(sqlite3 *db, int64_t sweep_id, int64_t ordinal, int64_t *in_order)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM (SELECT json_extract(b.points, '$[0][1]') AS lo,"
+                           " lag(json_extract(b.points, '$[#-1][1]')) OVER (ORDER BY"
+                           " b.first_point_id) AS previous FROM section AS c JOIN point_block"
+                           " AS b ON b.section_id = c.id WHERE c.sweep_id = ?1 AND c.ordinal = ?2"
+                           " AND b.point_count > 0) WHERE lo < previous", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, ordinal);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    *in_order = rc == 0 && sqlite3_column_int64(st, 0) == 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Prepares cursor c for section `ordinal` (its points in point order, a
  * point's rows, their INSERT into OUT) and steps to its first point. */
 static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const char *plugin,
@@ -868,14 +901,12 @@ static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const
         util_fail(err, "out of memory");
         goto done;
     }
+    int64_t in_order = 0;
     if (sqlite3_prepare_v3(c->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT, &c->rows, NULL) !=
             SQLITE_OK ||
-        sqlite3_prepare_v2(c->db,
-                           "SELECT json_extract(p.value, '$[1]'), b.section_id,"
-                           " b.params_base, p.value"
-                           " FROM section AS c JOIN point_block AS b ON b.section_id = c.id,"
-                           " json_each(b.points) AS p WHERE c.sweep_id = ?1 AND c.ordinal = ?2"
-                           " ORDER BY 1", -1, &c->points, NULL) != SQLITE_OK) {
+        shard_in_order(c->db, w->m->sweep_of[k], ordinal, &in_order) != 0 ||
+        sqlite3_prepare_v2(c->db, in_order ? points_in_order_sql : points_sorted_sql, -1,
+                           &c->points, NULL) != SQLITE_OK) {
         util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
         goto done;
     }
