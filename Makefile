@@ -36,11 +36,11 @@ RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox 
 # What the tests drive (python3 for the webhook server and checks, Chromium
 # renders reports, procps for ps, Open MPI for distributed sweeps: optional
 # when building, required by the tests) and the checked builds (valgrind,
-# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer; a one-node
-# Slurm with munge for test_slurm.sh).
+# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), SciPy
+# as an independent Sobol sequence for test_designs, and a one-node Slurm
+# with munge for test_slurm.sh.
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
-	valgrind clang libclang-rt-14-dev llvm \
-	slurm-wlm munge
+	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge
 # The references `make bench` measures beside runner (bench/peers.py) and
 # /usr/bin/time for its memory figures.
 BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time
