@@ -137,6 +137,16 @@ expect_stderr "runner: --shard 0/4: shards count from 1 (with Slurm, --array=1-4
 run "$RUNNER" sweep "$script" --db "$TMP/x.db" --shard 5/4
 expect_stderr "runner: --shard 5/4: there is no shard 5 of 4; see 'runner --help'"
 
+# A script that reads a section's rows (an adaptive search) is refused.
+adaptive=$(write_script adaptive.lua <<'LUA'
+local rows = sweep("speedup", { workers = {1, 2, 4} }, { print = false })
+print(#rows)
+LUA
+)
+run "$RUNNER" sweep "$adaptive" --db "$TMP/adaptive.db" --shard 1/2 --quiet
+expect_status 2
+expect_stderr_contains "runner: $adaptive:2: this sweep runs shard 1/2: a section's rows are only this shard's, so a script that reads them (an adaptive search, a grid made from rows) cannot be sharded; run it without --shard (docs/slurm.md)"
+
 # A shard killed mid-way: merge names it; --resume (same --shard) finishes it.
 slow=$(write_script slow.lua <<'LUA'
 sweep("speedup", { workers = range(1, 120), jitter = {0.5, 2}, trials = 20000 }, { print = false })
