@@ -217,7 +217,7 @@ done:
 }
 
 /* Plugins and sections the shard shares with those read before must be the
- * same (.so SHA-256; plugin and point count); new ones are added. */
+ * same (.so SHA-256; plugin and point count). */
 static int check_shard_parts(merge *m, size_t k, char **err)
 {
     store *s = m->s;
@@ -246,35 +246,35 @@ static int check_shard_parts(merge *m, size_t k, char **err)
         return -1;
     }
     sqlite3_finalize(st);
-    int64_t args[] = { sweep };
-    return run_sql(s,
-                   "INSERT OR IGNORE INTO temp.merge_plugin SELECT plugin, plugin_version,"
-                   " so_path, so_sha256 FROM shard.sweep_plugin WHERE sweep_id = ?1;"
-                   , args, 1, "cannot read the shard's plugins", err) ||
-           run_sql(s,
-                   "INSERT OR IGNORE INTO temp.merge_section (ordinal, plugin, title, script_line,"
-                   " point_count) SELECT ordinal, plugin, title, script_line, point_count"
-                   " FROM shard.section WHERE sweep_id = ?1",
-                   args, 1, "cannot read the shard's sections", err)
-               ? -1 : 0;
+    return 0;
 }
 
-/* The result tables' definitions and column metadata, for OUT. */
-static int read_shard_tables(merge *m, size_t k, char **err)
+/* What the merge takes from each shard's catalog (?1: its sweep): plugins,
+ * sections, result tables' definitions and column metadata. */
+static const struct {
+    const char *sql, *what;
+} shard_catalog[] = {
+    { "INSERT OR IGNORE INTO temp.merge_plugin SELECT plugin, plugin_version, so_path, so_sha256"
+      " FROM shard.sweep_plugin WHERE sweep_id = ?1", "cannot read the shard's plugins" },
+    { "INSERT OR IGNORE INTO temp.merge_section (ordinal, plugin, title, script_line, point_count)"
+      " SELECT ordinal, plugin, title, script_line, point_count FROM shard.section"
+      " WHERE sweep_id = ?1", "cannot read the shard's sections" },
+    { "INSERT OR IGNORE INTO temp.merge_table SELECT t.name, t.sql FROM shard.sqlite_master AS t"
+      " WHERE t.type = 'table' AND t.name IN (SELECT plugin FROM shard.section"
+      " WHERE sweep_id = ?1)", "cannot read the shard's result tables" },
+    { "INSERT INTO temp.merge_column SELECT * FROM shard.plugin_column AS c WHERE c.plugin IN"
+      " (SELECT plugin FROM shard.section WHERE sweep_id = ?1) AND NOT EXISTS (SELECT 1 FROM"
+      " temp.merge_column AS t WHERE t.plugin = c.plugin AND t.name = c.name)",
+      "cannot read the shard's columns" },
+};
+
+static int read_shard_catalog(merge *m, size_t k, char **err)
 {
     int64_t args[] = { m->sweep_of[k] };
-    return run_sql(m->s,
-                   "INSERT OR IGNORE INTO temp.merge_table SELECT t.name, t.sql"
-                   " FROM shard.sqlite_master AS t WHERE t.type = 'table' AND t.name IN"
-                   " (SELECT plugin FROM shard.section WHERE sweep_id = ?1)",
-                   args, 1, "cannot read the shard's result tables", err) ||
-           run_sql(m->s,
-                   "INSERT INTO temp.merge_column SELECT * FROM shard.plugin_column AS c"
-                   " WHERE c.plugin IN (SELECT plugin FROM shard.section WHERE sweep_id = ?1)"
-                   " AND NOT EXISTS (SELECT 1 FROM temp.merge_column AS t"
-                   "  WHERE t.plugin = c.plugin AND t.name = c.name)",
-                   args, 1, "cannot read the shard's columns", err)
-               ? -1 : 0;
+    for (size_t i = 0; i < sizeof shard_catalog / sizeof shard_catalog[0]; i++)
+        if (run_sql(m->s, shard_catalog[i].sql, args, 1, shard_catalog[i].what, err) != 0)
+            return -1;
+    return 0;
 }
 
 /* The ordinals of every point the shard holds (to name the missing ones). */
@@ -314,7 +314,7 @@ static int read_shard(merge *m, size_t k, char **err)
     if (rc == 0)
         rc = check_shard_parts(m, k, err);
     if (rc == 0)
-        rc = read_shard_tables(m, k, err);
+        rc = read_shard_catalog(m, k, err);
     if (rc == 0) {
         int64_t args[] = { m->sweep_of[k] };
         rc = run_sql(s,
