@@ -9,10 +9,8 @@
 # version 6's shard columns.
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
-# The schema version this runner writes: what it gives a new file.
-printf 'sweep("testkit", {x = 1}, {print = false})\n' >"$TMP/one.lua"
-"$RUNNER" sweep "$TMP/one.lua" --db "$TMP/current.db" >/dev/null 2>&1
-CURRENT=$(sqlite3 "$TMP/current.db" "PRAGMA user_version")
+# The schema version this runner writes, as it says.
+CURRENT=$("$RUNNER" --version | sed -n 's/.*schema \([0-9][0-9]*\).*/\1/p')
 
 script=$(write_script grid.lua <<'LUA'
 sweep("testkit", {x = {1, 2, 3}, fail = {false, true}, rows = 2}, {print = false})
