@@ -42,6 +42,15 @@ static const options_command cli_commands[] = {
     { "slurm", CMD_SLURM, "SCRIPT",
       "write (or --submit) a Slurm job array running the script's shards, and its merge job",
       cli_slurm },
+    { "diff", CMD_DIFF, "A B",
+      "compare two sweeps' rows, point by point (matched by parameters); exit 1 when they "
+      "differ", cli_diff },
+    { "verify", CMD_VERIFY, "SWEEP",
+      "run a stored sweep's points again and check its rows bit for bit; exit 1 when not "
+      "reproduced", cli_verify },
+    { "artifacts", CMD_ARTIFACTS, "SWEEP",
+      "list or extract the files a command sweep kept (docs/command-experiments.md)",
+      cli_artifacts },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

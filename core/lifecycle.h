@@ -33,6 +33,7 @@ typedef struct lifecycle_config {
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     int force;                         /* resume a sweep whose runner may live (--force) */
     shard_spec shard;                  /* --shard: this shard's points only (docs/slurm.md) */
+    int reuse;                         /* copy points stored ok before (--reuse) */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
     int quiet;                         /* no progress line */
     int jobs;                          /* threads running points */

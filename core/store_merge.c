@@ -705,7 +705,9 @@ static const char *json_skip(const char *p)
 }
 
 /* The fields of an element [id, ordinal, params, identity, seed, status,
- * error, started_at_ms, duration_ns, row_count]: where each starts. */
+ * error, started_at_ms, duration_ns, row_count] (and reused_from, schema 6,
+ * kept in the rest): where each starts, and field[ELEMENT_FIELDS] just past
+ * the closing bracket. */
 #define ELEMENT_FIELDS 10
 static int element_fields(const char *element, const char *field[ELEMENT_FIELDS + 1])
 {
@@ -714,11 +716,16 @@ static int element_fields(const char *element, const char *field[ELEMENT_FIELDS 
         return -1;
     for (int i = 0; i < ELEMENT_FIELDS; i++) {
         field[i] = p;
-        if (!(p = json_skip(p)) || *p != (i + 1 < ELEMENT_FIELDS ? ',' : ']'))
+        if (!(p = json_skip(p)) || (*p != ',' && *p != ']') || (*p == ']') != (i == ELEMENT_FIELDS - 1))
             return -1;
         p++;
     }
-    field[ELEMENT_FIELDS] = p; /* just past the closing bracket */
+    if (p[-1] == ',') {  /* reused_from */
+        if (!(p = json_skip(p)) || *p != ']')
+            return -1;
+        p++;
+    }
+    field[ELEMENT_FIELDS] = p;
     return 0;
 }
 

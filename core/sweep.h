@@ -27,6 +27,8 @@ typedef struct sweep_run {
     double point_timeout_s;              /* with isolate: kill a point after this */
     uint64_t points_skipped;             /* already stored, not run again */
     shard_spec shard;                    /* --shard: run only this shard's points */
+    int reuse;                           /* copy points other sweeps stored (--reuse) */
+    uint64_t points_reused;              /* of points_ok: copied, not run */
     char **recorded_plugins;             /* names already in sweep_plugin */
     size_t recorded_count;
 } sweep_run;

@@ -9,8 +9,6 @@
 #   hang sweeps, show and resume), /dev/null and /dev/full (which left
 #   /dev/null-journal behind as root), a directory.
 . tests/e2e/lib.sh
-# The schema version this runner writes, as it says.
-schema=$("$RUNNER" --version | sed -n 's/.*schema \([0-9][0-9]*\).*/\1/p')
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 script=$(write_script one.lua <<'LUA'
 sweep("testkit", {x = {1, 2}}, {print = false})
@@ -74,7 +72,7 @@ run "$RUNNER" sweep "$script" --db "$clash"
 expect_status 0
 sqlite3 -batch "$clash" "PRAGMA journal_mode = DELETE; DROP VIEW point;
     CREATE TABLE point(id INTEGER PRIMARY KEY, label TEXT);" >/dev/null
-refused_unchanged "$clash" "not a runner database (its user_version is $schema, but its \"point\" is a table where runner's is a view)"
+refused_unchanged "$clash" "not a runner database (its user_version is $(runner_schema), but its \"point\" is a table where runner's is a view)"
 sqlite3 -batch "$clash" "PRAGMA user_version = 3"
 refused_unchanged "$clash" "not a runner database (its user_version is 3, but its \"point\" is a table where runner's is a view)"
 
@@ -113,5 +111,5 @@ expect_stderr "runner: $TMP/empty.db: not a runner database (it is empty)"
 bounded "$RUNNER" sweep "$script" --db "$TMP/empty.db"
 expect_status 0
 DB="$TMP/empty.db"
-expect_sql "PRAGMA user_version" "$schema"
+expect_sql "PRAGMA user_version" "$(runner_schema)"
 finish

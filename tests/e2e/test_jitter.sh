@@ -1,8 +1,6 @@
 # The core's proof end to end: scripts/jitter.lua through the real binary,
 # rows checked with the plain sqlite3 shell (no JSON functions, no joins).
 . tests/e2e/lib.sh
-# The schema version this runner writes, as it says.
-schema=$("$RUNNER" --version | sed -n 's/.*schema \([0-9][0-9]*\).*/\1/p')
 
 run "$RUNNER" sweep scripts/jitter.lua --db "$DB"
 expect_status 0
@@ -35,7 +33,7 @@ expect_sql "SELECT count(*) FROM speedup AS r JOIN point AS p ON p.id = r.point_
       AND json_extract(p.params_json, '$.base') = r.base
       AND json_extract(p.params_json, '$.model') = r.model" "24"
 expect_sql "SELECT count(*) FROM section" "1"
-expect_sql "PRAGMA user_version" "$schema"
+expect_sql "PRAGMA user_version" "$(runner_schema)"
 expect_sql "PRAGMA journal_mode" "wal"
 # Option values used are recorded with the sweep.
 expect_sql "SELECT options_json FROM sweep" '{"base":30,"jitters":[2.0,1.0,0.5]}'
