@@ -36,10 +36,11 @@ RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox 
 # What the tests drive (python3 for the webhook server and checks, Chromium
 # renders reports, procps for ps, Open MPI for distributed sweeps: optional
 # when building, required by the tests) and the checked builds (valgrind,
-# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), and
-# SciPy as an independent Sobol sequence for test_designs.
+# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), SciPy
+# as an independent Sobol sequence for test_designs, and a one-node Slurm
+# with munge for test_slurm.sh.
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
-	valgrind clang libclang-rt-14-dev llvm python3-scipy
+	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.

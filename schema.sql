@@ -25,7 +25,12 @@ CREATE TABLE IF NOT EXISTS sweep (
     started_at      TEXT NOT NULL,                 -- UTC, ISO 8601
     ended_at        TEXT,
     status          TEXT NOT NULL DEFAULT 'running'
-        CHECK (status IN ('running', 'ok', 'failed', 'interrupted', 'error'))
+        CHECK (status IN ('running', 'ok', 'failed', 'interrupted', 'error')),
+    -- Sharded sweeps (docs/slurm.md): `--shard I/N` ran only shard I of N
+    -- (shard_index I, shard_count N); `runner merge` writes shard_index NULL,
+    -- shard_count N. Both NULL for an ordinary sweep.
+    shard_index     INTEGER,
+    shard_count     INTEGER
 );
 
 -- Each plugin a sweep used, with the exact shared object.

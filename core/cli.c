@@ -36,6 +36,12 @@ static const options_command cli_commands[] = {
     { "migrate", CMD_MIGRATE, NULL,
       "upgrade a database an older runner wrote (reading commands never do)",
       cli_run_migrate },
+    { "merge", CMD_MERGE, "OUT.db SHARD.db...",
+      "merge the databases of a sweep's shards (--shard) into one sweep (docs/slurm.md)",
+      cli_merge },
+    { "slurm", CMD_SLURM, "SCRIPT",
+      "write (or --submit) a Slurm job array running the script's shards, and its merge job",
+      cli_slurm },
     { "diff", CMD_DIFF, "A B",
       "compare two sweeps' rows, point by point (matched by parameters); exit 1 when they "
       "differ", cli_diff },

@@ -148,6 +148,14 @@ int cli_run_sweep(const options_parsed *a)
     config.script_path = a->positional;
     config.overrides = a->values[OPTION_SET].list;
     config.override_count = a->values[OPTION_SET].count;
+    if (a->values[OPTION_SHARD].given) {
+        char *err = NULL;
+        if (shard_parse(a->values[OPTION_SHARD].text, &config.shard, &err) != 0) {
+            fprintf(stderr, "runner: %s; see 'runner --help'\n", err);
+            free(err);
+            return EXIT_USAGE;
+        }
+    }
     config.command_line = recorded_command_line(a->argc, a->argv);
     status = script_run(&config);
     free((char *)config.command_line);
@@ -226,6 +234,7 @@ int cli_run_resume(const options_parsed *a)
     config.seed = record.seed;
     config.resume = 1;
     config.resume_sweep_id = record.id;
+    config.shard = (shard_spec){ record.shard_index, record.shard_count };
     config.command_line = recorded_command_line(a->argc, a->argv);
     status = script_run(&config);
     free((char *)config.command_line);

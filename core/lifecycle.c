@@ -87,6 +87,7 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->run.jobs = c->jobs;
     lc->run.isolate = c->isolate;
     lc->run.point_timeout_s = c->point_timeout_s;
+    lc->run.shard = c->shard;
     lc->run.reuse = c->reuse;
     lc->begun = 1;
 }
@@ -121,6 +122,23 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
                        "running, 'runner resume %lld --force'", db, sweep, pid, sweep);
 }
 
+/* Why a resume with c->shard cannot continue record, which ran another
+ * shard (or none). */
+static char *shard_refusal(const lifecycle_config *c, const store_sweep_record *record)
+{
+    long long id = (long long)record->id;
+    if (!record->shard_count)
+        return util_format("%s: sweep %lld is not sharded; resume it without --shard", c->db_path,
+                           id);
+    if (!c->shard.count)
+        return util_format("%s: sweep %lld ran shard %u/%u; resume it with --shard %u/%u (or "
+                           "'runner resume %lld')", c->db_path, id, record->shard_index,
+                           record->shard_count, record->shard_index, record->shard_count, id);
+    return util_format("%s: sweep %lld ran shard %u/%u, not %u/%u; each shard resumes in its own "
+                       "database", c->db_path, id, record->shard_index, record->shard_count,
+                       c->shard.index, c->shard.count);
+}
+
 /* Why record cannot be resumed by this process, or NULL when it can. */
 static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
                             const process_identity *self, char **err)
@@ -141,6 +159,9 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
         if (refusal)
             return refusal;
     }
+    if (record->shard_index != c->shard.index || record->shard_count != c->shard.count)
+        /* A shard's database holds that shard's points only. */
+        return shard_refusal(c, record);
     if (strcmp(record->script_sha256, lc->script_sha256) != 0)
         /* Points of two different scripts must not merge into one sweep. */
         return util_format("%s: sweep %lld ran another version of %s (the text changed "
@@ -216,6 +237,8 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
     if (rc == 0)
         rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, err);
+    if (rc == 0 && c->shard.count)
+        rc = store_sweep_shard(lc->store, lc->run.sweep_id, c->shard.index, c->shard.count, err);
     free(git);
     if (rc != 0) {
         if (!*err)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "grid.h"
 #include "plugin_loader.h"
+#include "shard.h"
 #include "table.h"
 
 struct webhook_target;
@@ -31,6 +32,7 @@ typedef struct lifecycle_config {
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     int force;                         /* resume a sweep whose runner may live (--force) */
+    shard_spec shard;                  /* --shard: this shard's points only (docs/slurm.md) */
     int reuse;                         /* copy points stored ok before (--reuse) */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
     int quiet;                         /* no progress line */

@@ -229,14 +229,21 @@ int options_parse(const options_command *command, int argc, char **argv, options
         if (arg[0] == '-' && arg[1] != '\0') {
             status = parse_option(command, argc, argv, &i, out);
         } else if (out->positional && !out->positional2 && command->positional &&
-                   strchr(command->positional, ' ')) {
+                   strchr(command->positional, ' ') && !strstr(command->positional, "...")) {
             out->positional2 = arg; /* "A B": a command of two (diff) */
-        } else if (out->positional || !command->positional) {
+        } else if ((out->positional && !(command->positional &&
+                                         strstr(command->positional, "..."))) ||
+                   !command->positional) {
             fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
                     command->name, arg);
             status = EXIT_USAGE;
         } else {
-            out->positional = arg;
+            /* A positional "FILE..." takes several (merge): all in positionals. */
+            if (!out->positional)
+                out->positional = arg;
+            if (!out->positionals && !(out->positionals = calloc((size_t)argc, sizeof arg)))
+                return options_usage_error("%s", "out of memory");
+            out->positionals[out->positional_count++] = arg;
         }
     }
     if (status == EXIT_OK && (option_table[OPTION_DB].commands & command->bit)) {
@@ -252,6 +259,8 @@ void options_free(options_parsed *parsed)
         free(parsed->values[id].list);
         parsed->values[id].list = NULL;
     }
+    free(parsed->positionals);
+    parsed->positionals = NULL;
 }
 
 /* ---- the resolvers every command shares ---- */

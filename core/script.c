@@ -780,6 +780,33 @@ static int script_stop(lua_State *L, failure_kind kind, char *message, const cha
     return lua_error(L);
 }
 
+/* Under --shard a section stores only the shard's points, so its rows are
+ * no result to compute with: a script that reads them (an adaptive search,
+ * a grid made from rows) would give each shard other sections. Reading
+ * them stops the script. */
+static int l_shard_rows(lua_State *L)
+{
+    const shard_spec *shard = &state_of(L)->config->shard;
+    return script_raise(L, FAIL_INPUT, "this sweep runs shard %u/%u: a section's rows are only "
+                        "this shard's, so a script that reads them (an adaptive search, a grid "
+                        "made from rows) cannot be sharded; run it without --shard "
+                        "(docs/slurm.md)", shard->index, shard->count);
+}
+
+static int push_shard_rows(lua_State *L)
+{
+    lua_newtable(L);
+    if (luaL_newmetatable(L, "runner.shard_rows")) {
+        static const luaL_Reg refuse[] = {
+            { "__index", l_shard_rows }, { "__len", l_shard_rows }, { "__pairs", l_shard_rows },
+            { "__newindex", l_shard_rows }, { NULL, NULL },
+        };
+        luaL_setfuncs(L, refuse, 0);
+    }
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
 /* sweep() and options{} act on the sweep (store points, record what it ran
  * with): once it ended they refuse, in a __gc finalizer that lua_close runs,
  * say. Lua turns an error in a finalizer into a warning nobody sees, so the
@@ -867,6 +894,8 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         lua_newtable(L);
         return 1;
     }
+    if (s->config->shard.count)
+        return push_shard_rows(L);
     /* A view of the committed rows, read back when the script asks. */
     if (rowview_push(L, s->config->db_path, lifecycle_sweep_id(s->life), result.section_ordinal,
                      lp->desc, &err) != 0)
@@ -1292,6 +1321,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .script_path = c->script_path, .script_text = text, .script_text_len = len,
         .db_path = c->db_path, .command_line = c->command_line, .seed = c->seed,
         .resume = c->resume, .resume_sweep_id = c->resume_sweep_id, .force = c->force, .stop = c->stop,
+        .shard = c->shard,
         .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,

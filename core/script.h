@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shard.h"
+
 typedef struct script_config {
     const char *script_path;
     const char *db_path;
@@ -29,6 +31,7 @@ typedef struct script_config {
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     int force;                         /* resume a sweep whose runner may live (--force) */
+    shard_spec shard;                  /* --shard I/N; count 0: every point */
     int reuse;                         /* copy points stored ok before (--reuse) */
     const char *script_text;           /* run this text instead of reading the file */
     const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */

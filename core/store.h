@@ -176,6 +176,7 @@ typedef struct store_sweep_record {
     int64_t pid;                 /* 0 when unknown */
     char *host;
     char script_sha256[65];
+    uint32_t shard_index, shard_count;  /* --shard I/N it ran; 0, 0: not sharded */
 } store_sweep_record;
 
 /* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.
@@ -354,6 +355,11 @@ void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
  * sweep begins or resumes); process reads it back (zeros and "" where the
  * row does not say; the sweep's host for a row older than schema 4). */
 int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+
+/* --- sharded sweeps (store_merge.c, docs/slurm.md) ----------------------- */
+
+/* Records that the sweep runs shard index of count (--shard I/N). */
+int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count, char **err);
 int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
 
 /* Command experiments (store_artifact.c, docs/command-experiments.md). */

@@ -174,6 +174,11 @@ int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
  * points are lost) and the message says so. Every write that must not land
  * inside a batch calls it first. */
 int storei_batch_commit(store *s, char **err);
+/* Appends to b (when not NULL) the members of the flat JSON object params
+ * whose values differ from base's, as an object: what json_patch(base, it)
+ * turns into params. -1, appending nothing, when the two do not have the
+ * same keys in the same order. */
+int storei_params_diff(strbuf *b, const char *base, const char *params);
 
 /* --- store_reuse.c -------------------------------------------------------- */
 

@@ -307,7 +307,7 @@ int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
     memset(out, 0, sizeof *out);
     const char *sql =
         "SELECT id, script_path, script_text, overrides_json, seed, status, pid, host,"
-        " script_sha256 FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
+        " script_sha256, shard_index, shard_count FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
         " ORDER BY id DESC LIMIT 1";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -327,6 +327,8 @@ int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
         out->host = util_strdup((const char *)sqlite3_column_text(st, 7));
         const char *sha = (const char *)sqlite3_column_text(st, 8);
         snprintf(out->script_sha256, sizeof out->script_sha256, "%s", sha ? sha : "");
+        out->shard_index = (uint32_t)sqlite3_column_int64(st, 9);
+        out->shard_count = (uint32_t)sqlite3_column_int64(st, 10);
         if (!out->script_path || !out->script_text || !out->status || !out->host) {
             sqlite3_finalize(st);
             store_sweep_record_clear(out);

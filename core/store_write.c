@@ -672,7 +672,7 @@ static const char *json_member(const char *p, const char **key, size_t *key_len,
  * (params_base) and each point only what changed, which the view puts back
  * with json_patch. Returns -1, appending nothing, when the two do not have
  * the same keys in the same order: json_patch could not give params back. */
-static int params_diff(strbuf *b, const char *base, const char *params)
+int storei_params_diff(strbuf *b, const char *base, const char *params)
 {
     size_t start = b ? b->len : 0;
     int first = 1;
@@ -738,7 +738,7 @@ static void block_append(store *s, const store_point *point, int64_t point_id)
     strbuf_add(b, ",", 1);
     if (point->params_swept)
         strbuf_str(b, point->params_swept);
-    else if (params_diff(b, s->block_params_base, point->params_json) != 0)
+    else if (storei_params_diff(b, s->block_params_base, point->params_json) != 0)
         strbuf_str(b, point->params_json);  /* a first point: its base is itself */
     strbuf_add(b, ",\"", 2);
     strbuf_str(b, point->identity);
@@ -807,7 +807,7 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
     if (s->in_batch && s->block_points &&
         (s->block_section_id != point->section_id ||
          (!point->params_swept &&
-          params_diff(NULL, s->block_params_base, point->params_json) != 0)) &&
+          storei_params_diff(NULL, s->block_params_base, point->params_json) != 0)) &&
         block_write(s, err) != 0) {
         storei_run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);
         s->in_batch = 0;

@@ -185,7 +185,9 @@ static void prepare_point(section_job *job, finished_point *f)
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (job->done && take_done(job, f->identity, &f->stored_point_id))
+    if (!shard_includes(&job->run->shard, f->identity))
+        f->skipped = f->elsewhere = 1;  /* another shard's (--shard): not run, not stored */
+    else if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
     else if (job->reuse && (f->reused = store_reuse_lookup(job->reuse, f->identity, f->seed)))
         f->skipped = 1; /* not run; write_point copies it */
@@ -313,6 +315,8 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
+    if (f->elsewhere)
+        return 0;
     if (f->reused)
         return write_reused(job, section_id, f, result, err);
     if (f->skipped) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "grid.h"
 #include "plugin_loader.h"
+#include "shard.h"
 #include "store.h"
 #include "table.h"
 
@@ -25,6 +26,7 @@ typedef struct sweep_run {
     int isolate;                         /* each point in a child process */
     double point_timeout_s;              /* with isolate: kill a point after this */
     uint64_t points_skipped;             /* already stored, not run again */
+    shard_spec shard;                    /* --shard: run only this shard's points */
     int reuse;                           /* copy points other sweeps stored (--reuse) */
     uint64_t points_reused;              /* of points_ok: copied, not run */
     char **recorded_plugins;             /* names already in sweep_plugin */

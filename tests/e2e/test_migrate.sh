@@ -5,7 +5,8 @@
 # the reading commands, which never write; `runner migrate` (or any writing
 # command) upgrades it in one transaction, and it shows the same points; new
 # points get new ids; resume still knows which points are done. A version 3
-# file is upgraded in place by a writing command (resume).
+# file is upgraded in place by a writing command (resume); version 5 gains
+# version 8's shard columns.
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 # The schema version this runner writes, as it reports it.
@@ -216,6 +217,19 @@ expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) FROM sqlite_master WHERE name IN ('artifact', 'artifact_blob',
     'sweep_command', 'artifact_by_sweep', 'artifact_by_blob')" "5"
 expect_equal "points after adding the artifact tables" "$(sql "$POINTS")" "$points_before"
+
+# Version 8 records a sharded sweep's shard (sweep.shard_index and
+# shard_count): a version 7 file is upgraded in place, its sweeps unsharded.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+ALTER TABLE sweep DROP COLUMN shard_index;
+ALTER TABLE sweep DROP COLUMN shard_count;
+PRAGMA user_version = 7;"
+points_before=$(sql "$POINTS")
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) = count(*) - count(shard_index), count(shard_count) FROM sweep" "1|0"
+expect_equal "points after the upgrade to 8" "$(sql "$POINTS")" "$points_before"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM

@@ -1,0 +1,56 @@
+#!/bin/sh
+# runner merge's storage rate against a single-process sweep's, measured in
+# the same run (docs/performance.md, docs/slurm.md): the speedup grid of
+# WORKERS x JITTERS points (one row each) is run once by one process
+# (--jobs 1) and once as SHARDS shards that runner merge then joins; rates
+# are rows per second of wall time and of CPU time, best of REPEAT. The
+# target: merge stores at least 0.8 of the single process's rate.
+#   bench/bench_merge.sh [BUILD_DIR] (env: WORKERS JITTERS SHARDS REPEAT)
+set -eu
+build=${1:-build}
+runner=$(realpath "$build/runner")
+workers=${WORKERS:-1000} jitters=${JITTERS:-200} shards=${SHARDS:-4} repeat=${REPEAT:-3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-merge.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+printf 'sweep("speedup", {workers = range(1, %s), jitter = linspace(0.5, 2, %s)},\n      {print = false, keep_rows = false})\n' \
+    "$workers" "$jitters" >"$tmp/grid.lua"
+rows=$((workers * jitters))
+
+# timed WHAT CMD...: runs CMD, prints "wall cpu" seconds.
+timed() {
+    /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
+        [ $? -eq 1 ] || { cat "$tmp/err" >&2; exit 1; }
+    }
+    awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time"
+}
+best_single_wall=0 best_single_cpu=0 best_merge_wall=0 best_merge_cpu=0
+rate() { awk -v n="$rows" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
+i=1
+while [ $i -le "$repeat" ]; do
+    rm -f "$tmp"/*.db*
+    set -- $(timed "$runner" sweep "$tmp/grid.lua" --db "$tmp/single.db" --jobs 1 --quiet)
+    single_wall=$(rate "$1") single_cpu=$(rate "$2")
+    k=1
+    while [ $k -le "$shards" ]; do
+        "$runner" sweep "$tmp/grid.lua" --db "$tmp/shard-$k.db" --shard "$k/$shards" --jobs 1 --quiet 2>/dev/null
+        k=$((k + 1))
+    done
+    set -- $(timed "$runner" merge "$tmp/merged.db" "$tmp"/shard-*.db)
+    merge_wall=$(rate "$1") merge_cpu=$(rate "$2")
+    echo "run $i: single $single_wall rows/s ($single_cpu per CPU-s), merge of $shards shards $merge_wall rows/s ($merge_cpu per CPU-s)"
+    best_single_wall=$(max "$best_single_wall" "$single_wall")
+    best_single_cpu=$(max "$best_single_cpu" "$single_cpu")
+    best_merge_wall=$(max "$best_merge_wall" "$merge_wall")
+    best_merge_cpu=$(max "$best_merge_cpu" "$merge_cpu")
+    i=$((i + 1))
+done
+[ "$(sqlite3 "$tmp/merged.db" "SELECT count(*) FROM speedup")" = "$rows" ] || {
+    echo "bench_merge: the merged database lacks rows" >&2
+    exit 1
+}
+awk -v sw="$best_single_wall" -v sc="$best_single_cpu" -v mw="$best_merge_wall" -v mc="$best_merge_cpu" 'BEGIN {
+    r = mw / sw; c = mc / sc
+    printf "merge / single-process storage rate: %.2f by wall clock, %.2f per CPU-second (target 0.8): %s\n",
+        r, c, (r >= 0.8 ? "PASS" : "MISS")
+}'

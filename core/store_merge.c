@@ -1,0 +1,1105 @@
+/* store_merge.c: sharded sweeps (docs/slurm.md). Records which shard a
+ * sweep runs, and merges the shards' databases into one sweep equal to a
+ * single-process run: same sections, points in the same order with the
+ * same values, result rows in point order. Shards are ATTACHed one at a
+ * time (SQLite attaches at most ten) and copied with INSERT ... SELECT:
+ * first every shard's points into temporary tables (checking that the
+ * shards belong together and that none is missing), then the sweep, its
+ * sections and point blocks in one transaction, then each shard's rows in
+ * one transaction each, and last the sweep's status. A merge cut short
+ * leaves its sweep 'running'; the next merge of the same shards deletes it
+ * and starts over, and a merge that finished is not done twice. */
+#include "store_int.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_merge.h"
+
+#define MERGE_BLOCK_POINTS 1000   /* points per point_block, as a batch writes them */
+#define MERGE_SHOWN_MISSING 10    /* missing ordinals named per section */
+
+int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot record the sweep's shard";
+    if (sqlite3_prepare_v2(s->db, "UPDATE sweep SET shard_index = ?2, shard_count = ?3 WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, index);
+    sqlite3_bind_int64(st, 3, count);
+    int rc = storei_step_done(s, st, what, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* --- SQL helpers ---------------------------------------------------------- */
+
+/* Runs sql with integer parameters ?1..?n, ignoring rows. */
+static int run_sql(store *s, const char *sql, const int64_t *args, int n, const char *what,
+                   char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 1, args[i]);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    if (rc != SQLITE_DONE) {
+        storei_fail_sql(s, err, "%s", what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The first column of sql's first row as an integer (0 without a row). */
+static int query_int(store *s, const char *sql, const int64_t *args, int n, int64_t *out,
+                     const char *what, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 1, args[i]);
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        storei_fail_sql(s, err, "%s", what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int attach(store *s, const char *path, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "ATTACH ?1 AS shard", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot attach %s", path);
+    storei_bind_text(st, 1, path);
+    int rc = storei_step_done(s, st, "cannot attach a shard", err);
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return util_fail(err, "%s: cannot read it as a shard: %s", path, sqlite3_errmsg(s->db));
+    return 0;
+}
+
+static void detach(store *s)
+{
+    sqlite3_exec(s->db, "DETACH shard", NULL, NULL, NULL);
+}
+
+/* --- the temporary catalog -------------------------------------------------- */
+
+static const char temp_tables_sql[] =
+    "DROP TABLE IF EXISTS temp.merge_sweep; DROP TABLE IF EXISTS temp.merge_section;"
+    "DROP TABLE IF EXISTS temp.merge_plugin; DROP TABLE IF EXISTS temp.merge_point;"
+    "DROP TABLE IF EXISTS temp.merge_table; DROP TABLE IF EXISTS temp.merge_column;"
+    /* The first shard's sweep row, the provenance the merged sweep keeps. */
+    "CREATE TEMP TABLE merge_sweep AS SELECT * FROM main.sweep WHERE 0;"
+    "CREATE TEMP TABLE merge_section (ordinal INTEGER PRIMARY KEY, plugin TEXT, title TEXT,"
+    " script_line INTEGER, point_count INTEGER, stored INTEGER DEFAULT 0, new_id INTEGER);"
+    "CREATE TEMP TABLE merge_plugin (plugin TEXT PRIMARY KEY, plugin_version TEXT, so_path TEXT,"
+    " so_sha256 TEXT);"
+    /* The points shards hold, by section and ordinal: read only to name
+     * the missing ones. */
+    "CREATE TEMP TABLE merge_point (section_ordinal INTEGER, ordinal INTEGER);"
+    "CREATE TEMP TABLE merge_table (plugin TEXT PRIMARY KEY, create_sql TEXT);"
+    "CREATE TEMP TABLE merge_column AS SELECT * FROM main.plugin_column WHERE 0;";
+
+static const char drop_temp_sql[] =
+    "DROP TABLE IF EXISTS temp.merge_sweep; DROP TABLE IF EXISTS temp.merge_section;"
+    "DROP TABLE IF EXISTS temp.merge_plugin; DROP TABLE IF EXISTS temp.merge_point;"
+    "DROP TABLE IF EXISTS temp.merge_table; DROP TABLE IF EXISTS temp.merge_column;";
+
+/* --- reading and checking the shards ------------------------------------------ */
+
+/* What must be equal across the shards: the field's name for the message,
+ * and the expression reading it from the shard's sweep row. */
+static const struct {
+    const char *field;
+    const char *expr;
+} belonging[] = {
+    { "shard count", "CAST(shard_count AS TEXT)" },
+    { "script SHA-256", "script_sha256" },
+    { "sweep seed", "CAST(seed AS TEXT)" },
+    { "overrides (--set)", "overrides_json" },
+    { "runner version", "runner_version" },
+};
+#define BELONGING_COUNT (sizeof belonging / sizeof belonging[0])
+
+typedef struct merge {
+    store *s;
+    const char *const *paths;
+    size_t count;
+    uint32_t shard_count;
+    uint32_t *index_of;          /* per path: its shard index */
+    int64_t *sweep_of;           /* per path: its sharded sweep's id there */
+    char *reference[BELONGING_COUNT];
+    int incomplete;              /* a shard is still running or was cut short */
+    int any_failed;
+    char started[40], ended[40]; /* the first start and the last end of the shards */
+    strbuf problems;             /* what is missing or incomplete, for the message */
+} merge;
+
+/* Reads the shard's newest sharded sweep: its id, index, status and the
+ * fields that must match the first shard's. */
+static int read_shard_sweep(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    const char *path = m->paths[k];
+    strbuf sql = { 0 };
+    strbuf_str(&sql, "SELECT id, shard_index, status");
+    for (size_t f = 0; f < BELONGING_COUNT; f++)
+        strbuf_printf(&sql, ", %s", belonging[f].expr);
+    strbuf_str(&sql, ", started_at, ended_at FROM shard.sweep WHERE shard_index IS NOT NULL ORDER BY id DESC LIMIT 1");
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sql.oom || sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
+        util_fail(err, "%s: cannot read its sweep: %s", path, sqlite3_errmsg(s->db));
+        goto done;
+    }
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        util_fail(err, "%s holds no sharded sweep (run 'runner sweep SCRIPT --shard I/N --db %s')",
+                  path, path);
+        goto done;
+    }
+    m->sweep_of[k] = sqlite3_column_int64(st, 0);
+    m->index_of[k] = (uint32_t)sqlite3_column_int64(st, 1);
+    const char *status = (const char *)sqlite3_column_text(st, 2);
+    const char *started = (const char *)sqlite3_column_text(st, 3 + (int)BELONGING_COUNT);
+    const char *ended = (const char *)sqlite3_column_text(st, 4 + (int)BELONGING_COUNT);
+    if (started && (k == 0 || strcmp(started, m->started) < 0))
+        snprintf(m->started, sizeof m->started, "%s", started);
+    if (ended && strcmp(ended, m->ended) > 0)
+        snprintf(m->ended, sizeof m->ended, "%s", ended);
+    for (size_t f = 0; f < BELONGING_COUNT; f++) {
+        const char *v = (const char *)sqlite3_column_text(st, 3 + (int)f);
+        if (k == 0) {
+            m->reference[f] = util_strdup(v ? v : "");
+            continue;
+        }
+        if (strcmp(v ? v : "", m->reference[f]) != 0) {
+            util_fail(err, "merge: %s does not belong with %s: the %s differs (%s, not %s)", path,
+                      m->paths[0], belonging[f].field, v ? v : "", m->reference[f]);
+            goto done;
+        }
+    }
+    if (k == 0)
+        m->shard_count = (uint32_t)strtoul(m->reference[0], NULL, 10);
+    for (size_t j = 0; j < k; j++)
+        if (m->index_of[j] == m->index_of[k]) {
+            util_fail(err, "merge: %s and %s both hold shard %u/%u", m->paths[j], path,
+                      m->index_of[k], m->shard_count);
+            goto done;
+        }
+    if (strcmp(status, "ok") != 0 && strcmp(status, "failed") != 0) {
+        m->incomplete = 1;
+        strbuf_printf(&m->problems, "%sshard %u/%u (%s) is incomplete (sweep %" PRId64 " %s)",
+                      m->problems.len ? "; " : "", m->index_of[k], m->shard_count, path,
+                      m->sweep_of[k], status);
+    }
+    m->any_failed |= strcmp(status, "failed") == 0;
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    free(sql.data);
+    return rc;
+}
+
+/* Plugins and sections the shard shares with those read before must be the
+ * same (.so SHA-256; plugin and point count). */
+static int check_shard_parts(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    int64_t sweep = m->sweep_of[k];
+    sqlite3_stmt *st = NULL;
+    const char *diff =
+        "SELECT p.plugin, p.so_sha256, t.so_sha256 FROM shard.sweep_plugin AS p"
+        " JOIN temp.merge_plugin AS t ON t.plugin = p.plugin"
+        " WHERE p.sweep_id = ?1 AND p.so_sha256 <> t.so_sha256"
+        " UNION ALL SELECT 'section ' || c.ordinal, c.plugin || ' with ' || c.point_count ||"
+        " ' points', t.plugin || ' with ' || t.point_count || ' points' FROM shard.section AS c"
+        " JOIN temp.merge_section AS t ON t.ordinal = c.ordinal"
+        " WHERE c.sweep_id = ?1 AND (c.plugin <> t.plugin OR c.point_count <> t.point_count)"
+        " LIMIT 1";
+    if (sqlite3_prepare_v2(s->db, diff, -1, &st, NULL) != SQLITE_OK)
+        return util_fail(err, "%s: cannot read its plugins: %s", m->paths[k], sqlite3_errmsg(s->db));
+    sqlite3_bind_int64(st, 1, sweep);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *what = (const char *)sqlite3_column_text(st, 0);
+        int section = strncmp(what, "section ", 8) == 0;
+        util_fail(err, "merge: %s does not belong with the shards before it: %s%s%s differs (%s, "
+                  "not %s)", m->paths[k], section ? "" : "plugin ", what,
+                  section ? "" : "'s .so SHA-256", sqlite3_column_text(st, 1),
+                  sqlite3_column_text(st, 2));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* What the merge takes from each shard's catalog (?1: its sweep): plugins,
+ * sections, result tables' definitions and column metadata. */
+static const struct {
+    const char *sql, *what;
+} shard_catalog[] = {
+    { "INSERT OR IGNORE INTO temp.merge_plugin SELECT plugin, plugin_version, so_path, so_sha256"
+      " FROM shard.sweep_plugin WHERE sweep_id = ?1", "cannot read the shard's plugins" },
+    { "INSERT OR IGNORE INTO temp.merge_section (ordinal, plugin, title, script_line, point_count)"
+      " SELECT ordinal, plugin, title, script_line, point_count FROM shard.section"
+      " WHERE sweep_id = ?1", "cannot read the shard's sections" },
+    { "INSERT OR IGNORE INTO temp.merge_table SELECT t.name, t.sql FROM shard.sqlite_master AS t"
+      " WHERE t.type = 'table' AND t.name IN (SELECT plugin FROM shard.section"
+      " WHERE sweep_id = ?1)", "cannot read the shard's result tables" },
+    { "INSERT INTO temp.merge_column SELECT * FROM shard.plugin_column AS c WHERE c.plugin IN"
+      " (SELECT plugin FROM shard.section WHERE sweep_id = ?1) AND NOT EXISTS (SELECT 1 FROM"
+      " temp.merge_column AS t WHERE t.plugin = c.plugin AND t.name = c.name)",
+      "cannot read the shard's columns" },
+};
+
+static int read_shard_catalog(merge *m, size_t k, char **err)
+{
+    int64_t args[] = { m->sweep_of[k] };
+    for (size_t i = 0; i < sizeof shard_catalog / sizeof shard_catalog[0]; i++)
+        if (run_sql(m->s, shard_catalog[i].sql, args, 1, shard_catalog[i].what, err) != 0)
+            return -1;
+    return 0;
+}
+
+/* The ordinals of every point the shard holds (to name the missing ones). */
+static int read_shard_ordinals(merge *m, size_t k, char **err)
+{
+    if (attach(m->s, m->paths[k], err) != 0)
+        return -1;
+    int64_t args[] = { m->sweep_of[k] };
+    int rc = run_sql(m->s,
+                     "INSERT INTO temp.merge_point SELECT c.ordinal, json_extract(p.value, '$[1]')"
+                     " FROM shard.section AS c JOIN shard.point_block AS b ON b.section_id = c.id,"
+                     " json_each(b.points) AS p WHERE c.sweep_id = ?1",
+                     args, 1, "cannot read the shard's points", err);
+    detach(m->s);
+    return rc;
+}
+
+static int read_shard(merge *m, size_t k, char **err)
+{
+    store *s = m->s;
+    if (attach(s, m->paths[k], err) != 0)
+        return -1;
+    int64_t version = 0;
+    int rc = query_int(s, "PRAGMA shard.user_version", NULL, 0, &version, "cannot read it", err);
+    if (rc == 0 && version != store_schema_version())
+        rc = util_fail(err, "merge: %s: its schema version is %" PRId64 ", not %d as this "
+                       "runner's (shards and merge need the same runner; 'runner migrate --db "
+                       "%s' upgrades an older one)", m->paths[k], version,
+                       store_schema_version(), m->paths[k]);
+    if (rc == 0)
+        rc = read_shard_sweep(m, k, err);
+    if (rc == 0 && k == 0) {
+        int64_t args[] = { m->sweep_of[0] };
+        rc = run_sql(s, "INSERT INTO temp.merge_sweep SELECT * FROM shard.sweep WHERE id = ?1",
+                     args, 1, "cannot read the sweep", err);
+    }
+    if (rc == 0)
+        rc = check_shard_parts(m, k, err);
+    if (rc == 0)
+        rc = read_shard_catalog(m, k, err);
+    if (rc == 0) {
+        int64_t args[] = { m->sweep_of[k] };
+        rc = run_sql(s,
+                     "UPDATE temp.merge_section SET stored = stored + (SELECT"
+                     " coalesce(sum(b.point_count), 0) FROM shard.point_block AS b"
+                     " JOIN shard.section AS c ON c.id = b.section_id WHERE c.sweep_id = ?1"
+                     " AND c.ordinal = merge_section.ordinal)",
+                     args, 1, "cannot count the shard's points", err);
+    }
+    detach(s);
+    return rc;
+}
+
+/* Names the shards no database was given for, and the points nobody has.
+ * Returns 0 when every point is there. */
+static int find_missing(merge *m, char **err)
+{
+    for (uint32_t i = 1; i <= m->shard_count; i++) {
+        size_t k = 0;
+        while (k < m->count && m->index_of[k] != i)
+            k++;
+        if (k == m->count)
+            strbuf_printf(&m->problems, "%sshard %u/%u is missing", m->problems.len ? "; " : "",
+                          i, m->shard_count);
+    }
+    int64_t short_sections = 0;
+    if (query_int(m->s, "SELECT count(*) FROM temp.merge_section WHERE stored <> point_count",
+                  NULL, 0, &short_sections, "cannot count the points", err) != 0)
+        return -1;
+    if (!short_sections && !m->problems.len && !m->incomplete)
+        return 0;
+    for (size_t k = 0; k < m->count; k++)
+        if (read_shard_ordinals(m, k, err) != 0)
+            return -1;
+    if (run_sql(m->s, "CREATE INDEX temp.merge_point_by_ordinal ON merge_point"
+                      " (section_ordinal, ordinal)", NULL, 0, "cannot index the points", err) != 0)
+        return -1;
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "WITH RECURSIVE n(section, ordinal) AS (SELECT ordinal, 0 FROM temp.merge_section"
+        "  WHERE point_count > 0"
+        " UNION ALL SELECT n.section, n.ordinal + 1 FROM n JOIN temp.merge_section AS c"
+        "  ON c.ordinal = n.section WHERE n.ordinal + 1 < c.point_count)"
+        " SELECT section, ordinal FROM n WHERE NOT EXISTS (SELECT 1 FROM temp.merge_point AS p"
+        "  WHERE p.section_ordinal = n.section AND p.ordinal = n.ordinal)"
+        " ORDER BY section, ordinal";
+    if (sqlite3_prepare_v2(m->s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(m->s, err, "cannot look for missing points");
+    int64_t missing = 0, section = -1, in_section = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t sec = sqlite3_column_int64(st, 0), ordinal = sqlite3_column_int64(st, 1);
+        if (sec != section) {
+            if (in_section > MERGE_SHOWN_MISSING)
+                strbuf_printf(&m->problems, " and %" PRId64 " more",
+                              in_section - MERGE_SHOWN_MISSING);
+            strbuf_printf(&m->problems, "%ssection %" PRId64 " lacks points",
+                          m->problems.len ? "; " : "", sec);
+            section = sec;
+            in_section = 0;
+        }
+        if (++in_section <= MERGE_SHOWN_MISSING)
+            strbuf_printf(&m->problems, "%s %" PRId64, in_section > 1 ? "," : "", ordinal);
+        missing++;
+    }
+    if (in_section > MERGE_SHOWN_MISSING)
+        strbuf_printf(&m->problems, " and %" PRId64 " more", in_section - MERGE_SHOWN_MISSING);
+    sqlite3_finalize(st);
+    return util_fail(err, "merge: cannot merge yet: %s (%" PRId64 " points missing; nothing "
+                     "was written)", m->problems.oom ? "out of memory" : m->problems.data,
+                     missing);
+}
+
+/* --- writing ----------------------------------------------------------------------- */
+
+/* The merged sweep of these shards in OUT: *id 0 when there is none. One
+ * left 'running' by a merge cut short is deleted (*id 0 again). */
+static int find_earlier_merge(merge *m, int64_t *id, char **err)
+{
+    store *s = m->s;
+    const char *key =
+        "SELECT s.id, s.status = 'running' FROM main.sweep AS s, temp.merge_sweep AS t"
+        " WHERE s.shard_index IS NULL AND s.shard_count = t.shard_count"
+        " AND s.script_sha256 = t.script_sha256 AND s.seed = t.seed"
+        " AND s.overrides_json = t.overrides_json AND s.started_at = ?1"
+        " ORDER BY s.id DESC LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, key, -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot look for an earlier merge");
+    sqlite3_bind_text(st, 1, m->started, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int leftover = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
+    sqlite3_finalize(st);
+    if (!leftover)
+        return 0;
+    /* Its rows first, table by table, then its catalog rows. */
+    sqlite3_stmt *tables = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT DISTINCT plugin FROM main.section WHERE sweep_id = ?1",
+                           -1, &tables, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot clear an unfinished merge");
+    sqlite3_bind_int64(tables, 1, *id);
+    int64_t args[] = { *id };
+    int bad = 0;
+    while (!bad && sqlite3_step(tables) == SQLITE_ROW) {
+        strbuf sql = { 0 };
+        strbuf_str(&sql, "DELETE FROM main.");
+        storei_append_ident(&sql, (const char *)sqlite3_column_text(tables, 0));
+        strbuf_str(&sql, " WHERE sweep_id = ?1");
+        bad = sql.oom || run_sql(s, sql.data, args, 1, "cannot clear an unfinished merge", err);
+        free(sql.data);
+    }
+    sqlite3_finalize(tables);
+    if (bad)
+        return -1;
+    *id = 0;
+    return run_sql(s,
+                   "DELETE FROM main.point_index WHERE block_id IN"
+                   " (SELECT id FROM main.point_block WHERE sweep_id = ?1);"
+                   , args, 1, "cannot clear an unfinished merge", err) ||
+           run_sql(s,
+                   "DELETE FROM main.point_block WHERE sweep_id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err) ||
+           run_sql(s, "DELETE FROM main.section WHERE sweep_id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err) ||
+           run_sql(s, "DELETE FROM main.sweep_plugin WHERE sweep_id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err) ||
+           run_sql(s, "DELETE FROM main.sweep WHERE id = ?1", args, 1,
+                   "cannot clear an unfinished merge", err)
+               ? -1 : 0;
+}
+
+/* Adds to OUT's result table the columns a shard's has and it lacks (a
+ * newer plugin version), typed as store_prepare_plugin types them. */
+static int widen_table(store *s, const char *plugin, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT c.name, CASE c.type WHEN 'real' THEN 'REAL' WHEN 'text' THEN"
+                           " 'TEXT' ELSE 'INTEGER' END FROM temp.merge_column AS c WHERE"
+                           " c.plugin = ?1 AND c.name NOT IN (SELECT name FROM"
+                           " pragma_table_info(?1, 'main'))", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot widen result table \"%s\"", plugin);
+    storei_bind_text(st, 1, plugin);
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        strbuf sql = { 0 };
+        strbuf_str(&sql, "ALTER TABLE main.");
+        storei_append_ident(&sql, plugin);
+        strbuf_str(&sql, " ADD COLUMN ");
+        storei_append_ident(&sql, (const char *)sqlite3_column_text(st, 0));
+        strbuf_printf(&sql, " %s", (const char *)sqlite3_column_text(st, 1));
+        if (sql.oom || sqlite3_exec(s->db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
+            rc = storei_fail_sql(s, err, "cannot widen result table \"%s\"", plugin);
+        free(sql.data);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The result tables OUT lacks (as the shards made them, with their index),
+ * the columns it lacks, and their metadata. */
+static int prepare_tables(merge *m, char **err)
+{
+    store *s = m->s;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT t.plugin, t.create_sql, o.name IS NULL FROM temp.merge_table"
+                           " AS t LEFT JOIN main.sqlite_master AS o ON o.type = 'table' AND"
+                           " o.name = t.plugin", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot prepare the result tables");
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *plugin = (const char *)sqlite3_column_text(st, 0);
+        if (!sqlite3_column_int(st, 2)) {
+            rc = widen_table(s, plugin, err);
+            continue;
+        }
+        strbuf sql = { 0 };
+        char index_name[256];
+        snprintf(index_name, sizeof index_name, "%s_by_sweep_section_point", plugin);
+        strbuf_printf(&sql, "%s;\nCREATE INDEX IF NOT EXISTS ",
+                      (const char *)sqlite3_column_text(st, 1));
+        storei_append_ident(&sql, index_name);
+        strbuf_str(&sql, " ON ");
+        storei_append_ident(&sql, plugin);
+        strbuf_str(&sql, " (\"sweep_id\", \"section_id\", \"point_id\")");
+        if (sql.oom || sqlite3_exec(s->db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
+            rc = storei_fail_sql(s, err, "cannot create result table \"%s\"", plugin);
+        free(sql.data);
+    }
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return -1;
+    return run_sql(s, "INSERT OR IGNORE INTO main.plugin_column SELECT * FROM temp.merge_column",
+                   NULL, 0, "cannot record the result columns", err);
+}
+
+/* The sweep row (status 'running' until every row is in), its plugins and
+ * sections; *sweep_id is the new sweep. */
+static int write_sweep(merge *m, const char *command_line, int64_t *sweep_id, char **err)
+{
+    store *s = m->s;
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot record the merged sweep";
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO main.sweep (script_path, script_text, script_sha256,"
+                           " options_json, overrides_json, runner_version, git_commit, host,"
+                           " command_line, pid, seed, started_at, status, shard_index,"
+                           " shard_count) SELECT script_path, script_text, script_sha256,"
+                           " options_json, overrides_json, runner_version, git_commit, host, ?1,"
+                           " NULL, seed, ?2, 'running', NULL, shard_count FROM temp.merge_sweep",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    storei_bind_text(st, 1, command_line);
+    storei_bind_text(st, 2, m->started);
+    int rc = storei_step_done(s, st, what, err);
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return -1;
+    *sweep_id = sqlite3_last_insert_rowid(s->db);
+    int64_t args[] = { *sweep_id };
+    return run_sql(s,
+                   "INSERT INTO main.sweep_plugin (sweep_id, plugin, plugin_version, so_path,"
+                   " so_sha256) SELECT ?1, plugin, plugin_version, so_path, so_sha256"
+                   " FROM temp.merge_plugin ORDER BY rowid", args, 1, what, err) ||
+           run_sql(s,
+                   "INSERT INTO main.section (sweep_id, ordinal, plugin, title, script_line,"
+                   " point_count) SELECT ?1, ordinal, plugin, title, script_line, point_count"
+                   " FROM temp.merge_section ORDER BY ordinal", args, 1, what, err) ||
+           run_sql(s,
+                   "UPDATE temp.merge_section SET new_id = (SELECT c.id FROM main.section AS c"
+                   " WHERE c.sweep_id = ?1 AND c.ordinal = merge_section.ordinal)",
+                   args, 1, what, err)
+               ? -1 : 0;
+}
+
+/* Writes one block of the merged points, and its index rows. */
+static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t first,
+                       int64_t count, int64_t ok, strbuf *points, const char *base, char **err)
+{
+    strbuf_add(points, "]", 1);
+    if (points->oom)
+        return util_fail(err, "%s: cannot store points: out of memory", s->path);
+    sqlite3_stmt *st = storei_stmt(s, STMT_INSERT_BLOCK, "cannot store points", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, section_id);
+    sqlite3_bind_int64(st, 3, first);
+    sqlite3_bind_int64(st, 4, first + count - 1);
+    sqlite3_bind_int64(st, 5, count);
+    sqlite3_bind_int64(st, 6, ok);
+    sqlite3_bind_text(st, 7, points->data, (int)points->len, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, base, -1, SQLITE_STATIC);
+    if (storei_step_done(s, st, "cannot store points", err) != 0)
+        return -1;
+    int all_ok = ok == count;
+    sqlite3_stmt *index = storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK,
+                                      "cannot index points", err);
+    if (!index)
+        return -1;
+    sqlite3_bind_int64(index, 1, sqlite3_last_insert_rowid(s->db));
+    if (all_ok) {
+        sqlite3_bind_int64(index, 2, first);
+        sqlite3_bind_int64(index, 3, first + count - 1);
+    } else {
+        sqlite3_bind_text(index, 2, points->data, (int)points->len, SQLITE_STATIC);
+    }
+    int rc = storei_step_done(s, index, "cannot index points", err);
+    strbuf_reset(points);
+    return rc;
+}
+
+/* One shard's side of the merge: its own read-only connection (no ATTACH
+ * limit), the current section's points in point order, and a point's rows. */
+typedef struct shard_cursor {
+    sqlite3 *db;
+    sqlite3_stmt *points;        /* ordinal, section id, block's params_base, element */
+    sqlite3_stmt *rows;          /* one point's result columns, in row order */
+    sqlite3_stmt *insert;        /* those columns into OUT's table */
+    int64_t ordinal;             /* of the current point; the cursor is in the heap while it has one */
+} shard_cursor;
+
+/* What writing the merged points keeps between them. */
+typedef struct merge_writer {
+    merge *m;
+    int64_t sweep_id, section_id;
+    shard_cursor *cursors;
+    size_t *heap;                /* cursors with a current point, by ordinal */
+    size_t heap_len;
+    int64_t next_id;             /* the next point's id */
+    strbuf points;               /* the open block's elements */
+    strbuf params;               /* the current point's parameters */
+    char *base;                  /* the open block's first point's parameters */
+    int64_t block_first, block_count, block_ok, blocks_uncommitted;
+    int64_t rows;                /* rows written */
+} merge_writer;
+
+#define MERGE_COMMIT_BLOCKS 20   /* a commit every 20 000 points: a bounded WAL */
+
+static int cursor_less(const merge_writer *w, size_t a, size_t b)
+{
+    return w->cursors[w->heap[a]].ordinal < w->cursors[w->heap[b]].ordinal;
+}
+
+static void heap_swap(merge_writer *w, size_t a, size_t b)
+{
+    size_t t = w->heap[a];
+    w->heap[a] = w->heap[b];
+    w->heap[b] = t;
+}
+
+static void heap_down(merge_writer *w, size_t i)
+{
+    for (;;) {
+        size_t least = i, l = 2 * i + 1, r = l + 1;
+        if (l < w->heap_len && cursor_less(w, l, least))
+            least = l;
+        if (r < w->heap_len && cursor_less(w, r, least))
+            least = r;
+        if (least == i)
+            return;
+        heap_swap(w, i, least);
+        i = least;
+    }
+}
+
+/* Steps cursor k to its next point: back into the heap at slot, or out. */
+static int cursor_step(merge_writer *w, size_t slot, char **err)
+{
+    shard_cursor *c = &w->cursors[w->heap[slot]];
+    int rc = sqlite3_step(c->points);
+    if (rc == SQLITE_ROW) {
+        c->ordinal = sqlite3_column_int64(c->points, 0);
+    } else if (rc == SQLITE_DONE) {
+        w->heap[slot] = w->heap[--w->heap_len];
+    } else {
+        return util_fail(err, "%s: cannot read its points: %s", w->m->paths[w->heap[slot]],
+                         sqlite3_errmsg(c->db));
+    }
+    heap_down(w, slot);
+    return 0;
+}
+
+static int flush_block(merge_writer *w, char **err)
+{
+    if (!w->block_count)
+        return 0;
+    int rc = write_block(w->m->s, w->sweep_id, w->section_id, w->block_first, w->block_count,
+                         w->block_ok, &w->points, w->base, err);
+    w->block_count = w->block_ok = 0;
+    if (rc == 0 && ++w->blocks_uncommitted >= MERGE_COMMIT_BLOCKS) {
+        w->blocks_uncommitted = 0;
+        rc = storei_exec(w->m->s, "COMMIT; BEGIN IMMEDIATE", "cannot commit merged points", err);
+    }
+    return rc;
+}
+
+/* --- a point block's element, read in C (cheaper than SQLite's JSON) ---- */
+
+/* The end of the JSON value at p (a string, number, literal, object or
+ * array), or NULL when it is not one. */
+static const char *json_skip(const char *p)
+{
+    if (*p == '"') {
+        for (p++; *p && *p != '"'; p++)
+            if (*p == '\\' && p[1])
+                p++;
+        return *p ? p + 1 : NULL;
+    }
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        do {
+            if (*p == '"') {
+                if (!(p = json_skip(p)))
+                    return NULL;
+                continue;
+            }
+            depth += (*p == '{' || *p == '[') - (*p == '}' || *p == ']');
+            p++;
+        } while (*p && depth > 0);
+        return depth == 0 ? p : NULL;
+    }
+    const char *start = p;
+    while (*p && *p != ',' && *p != ']' && *p != '}')
+        p++;
+    return p > start ? p : NULL;
+}
+
+/* The fields of an element [id, ordinal, params, identity, seed, status,
+ * error, started_at_ms, duration_ns, row_count] (and reused_from, schema 6,
+ * kept in the rest): where each starts, and field[ELEMENT_FIELDS] just past
+ * the closing bracket. */
+#define ELEMENT_FIELDS 10
+static int element_fields(const char *element, const char *field[ELEMENT_FIELDS + 1])
+{
+    const char *p = element;
+    if (*p++ != '[')
+        return -1;
+    for (int i = 0; i < ELEMENT_FIELDS; i++) {
+        field[i] = p;
+        if (!(p = json_skip(p)) || (*p != ',' && *p != ']') || (*p == ']') != (i == ELEMENT_FIELDS - 1))
+            return -1;
+        p++;
+    }
+    if (p[-1] == ',') {  /* reused_from */
+        if (!(p = json_skip(p)) || *p != ']')
+            return -1;
+        p++;
+    }
+    field[ELEMENT_FIELDS] = p;
+    return 0;
+}
+
+/* Appends base with patch's values put in (json_patch of two flat objects
+ * with the same keys, patch holding some of them). -1 when malformed. */
+static int params_patched(strbuf *out, const char *base, const char *patch, size_t patch_len)
+{
+    if (*base != '{')
+        return -1;
+    strbuf_add(out, "{", 1);
+    const char *p = base + 1, *end = patch + patch_len - 1;
+    for (int first = 1; *p && *p != '}'; first = 0) {
+        const char *key_end = json_skip(p);
+        if (!key_end || *key_end != ':')
+            return -1;
+        const char *value = key_end + 1, *base_end = json_skip(value), *value_end = base_end;
+        if (!base_end)
+            return -1;
+        size_t key_len = (size_t)(key_end - p);
+        /* The patch's value for this key, if it has one. */
+        for (const char *q = patch + 1; q < end;) {
+            const char *qk_end = json_skip(q), *qv_end = qk_end ? json_skip(qk_end + 1) : NULL;
+            if (!qv_end)
+                return -1;
+            if ((size_t)(qk_end - q) == key_len && memcmp(q, p, key_len) == 0) {
+                value = qk_end + 1;
+                value_end = qv_end;
+                break;
+            }
+            q = qv_end + (*qv_end == ',');
+        }
+        if (!first)
+            strbuf_add(out, ",", 1);
+        strbuf_add(out, p, key_len + 1);  /* "key": */
+        strbuf_add(out, value, (size_t)(value_end - value));
+        p = base_end + (*base_end == ',');
+    }
+    strbuf_add(out, "}", 1);
+    return 0;
+}
+
+/* Copies the current point of cursor c (its rows, then its element of the
+ * open block) under the next id. */
+static int write_point(merge_writer *w, shard_cursor *c, char **err)
+{
+    store *s = w->m->s;
+    sqlite3_stmt *p = c->points;
+    const char *base = (const char *)sqlite3_column_text(p, 2);
+    const char *element = (const char *)sqlite3_column_text(p, 3);
+    const char *field[ELEMENT_FIELDS + 1];
+    strbuf_reset(&w->params);
+    if (!base || !element || element_fields(element, field) != 0 ||
+        params_patched(&w->params, base, field[2], (size_t)(field[3] - 1 - field[2])) != 0)
+        return util_fail(err, "%s: a malformed point block in a shard", s->path);
+    if (w->params.oom)
+        return util_fail(err, "out of memory");
+    const char *params = w->params.data;
+    int64_t old_id = strtoll(field[0], NULL, 10);
+    int64_t id = w->next_id++, row_count = strtoll(field[9], NULL, 10);
+    if (row_count > 0) {
+        sqlite3_bind_int64(c->rows, 2, sqlite3_column_int64(p, 1));
+        sqlite3_bind_int64(c->rows, 3, old_id);
+        sqlite3_bind_int64(c->insert, 1, w->sweep_id);
+        sqlite3_bind_int64(c->insert, 2, w->section_id);
+        sqlite3_bind_int64(c->insert, 3, id);
+        int columns = sqlite3_column_count(c->rows), rc;
+        while ((rc = sqlite3_step(c->rows)) == SQLITE_ROW) {
+            for (int i = 0; i < columns; i++)
+                sqlite3_bind_value(c->insert, 4 + i, sqlite3_column_value(c->rows, i));
+            if (sqlite3_step(c->insert) != SQLITE_DONE) {
+                storei_fail_sql(s, err, "cannot store the rows of point %" PRId64, id);
+                sqlite3_reset(c->insert);
+                sqlite3_reset(c->rows);
+                return -1;
+            }
+            sqlite3_reset(c->insert);
+            w->rows++;
+        }
+        sqlite3_reset(c->rows);
+        if (rc != SQLITE_DONE)
+            return util_fail(err, "cannot read a point's rows: %s", sqlite3_errmsg(c->db));
+    }
+    if (!w->block_count) {
+        free(w->base);
+        if (!(w->base = util_strdup(params)))
+            return util_fail(err, "out of memory");
+        w->block_first = id;
+        strbuf_add(&w->points, "[", 1);
+    } else {
+        strbuf_add(&w->points, ",", 1);
+    }
+    /* [id, ordinal, params as a patch of the block's base, then the rest as
+     * the shard stored it]. */
+    strbuf_printf(&w->points, "[%" PRId64 ",%" PRId64 ",", id, c->ordinal);
+    if (storei_params_diff(&w->points, w->base, params) != 0)
+        strbuf_str(&w->points, params);
+    strbuf_add(&w->points, ",", 1);
+    strbuf_add(&w->points, field[3], (size_t)(field[10] - field[3]));
+    w->block_count++;
+    w->block_ok += strncmp(field[5], "\"ok\",", 5) == 0;
+    return w->block_count >= MERGE_BLOCK_POINTS ? flush_block(w, err) : 0;
+}
+
+/* The shard's result columns of plugin (its table's, but the fixed ones) as
+ * a list for SQL; empty when the shard has no such table. */
+static int result_columns(sqlite3 *db, const char *plugin, strbuf *list)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name FROM pragma_table_info(?1) WHERE name NOT IN"
+                           " ('row_id', 'sweep_id', 'section_id', 'point_id') ORDER BY cid",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    storei_bind_text(st, 1, plugin);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        strbuf_str(list, ", ");
+        storei_append_ident(list, (const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    return list->oom ? -1 : 0;
+}
+
+/* A shard section's points in point order: as stored, when its blocks
+ * follow each other in point order (a shard that was never resumed after
+ * failures), else sorted. */
+static const char points_in_order_sql[] =
+    "SELECT json_extract(p.value, '$[1]'), b.section_id, b.params_base, p.value"
+    " FROM section AS c JOIN point_block AS b ON b.section_id = c.id, json_each(b.points) AS p"
+    " WHERE c.sweep_id = ?1 AND c.ordinal = ?2 ORDER BY b.first_point_id, p.key";
+static const char points_sorted_sql[] =
+    "SELECT json_extract(p.value, '$[1]'), b.section_id, b.params_base, p.value"
+    " FROM section AS c JOIN point_block AS b ON b.section_id = c.id, json_each(b.points) AS p"
+    " WHERE c.sweep_id = ?1 AND c.ordinal = ?2 ORDER BY 1";
+
+/* *in_order: 1 when each block of the shard's section starts after the
+ * previous one ends (a block's points are in point order: one writer wrote
+ * them in turn). One row per block: cheap. */
+static int shard_in_order(sqlite3 *db, int64_t sweep_id, int64_t ordinal, int64_t *in_order)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM (SELECT json_extract(b.points, '$[0][1]') AS lo,"
+                           " lag(json_extract(b.points, '$[#-1][1]')) OVER (ORDER BY"
+                           " b.first_point_id) AS previous FROM section AS c JOIN point_block"
+                           " AS b ON b.section_id = c.id WHERE c.sweep_id = ?1 AND c.ordinal = ?2"
+                           " AND b.point_count > 0) WHERE lo < previous", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, ordinal);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    *in_order = rc == 0 && sqlite3_column_int64(st, 0) == 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Prepares cursor c for section `ordinal` (its points in point order, a
+ * point's rows, their INSERT into OUT) and steps to its first point. */
+static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const char *plugin,
+                               char **err)
+{
+    shard_cursor *c = &w->cursors[k];
+    const char *path = w->m->paths[k];
+    strbuf cols = { 0 }, sql = { 0 }, insert = { 0 };
+    int rc = -1;
+    if (result_columns(c->db, plugin, &cols) != 0) {
+        util_fail(err, "%s: cannot read the columns of \"%s\": %s", path, plugin,
+                  sqlite3_errmsg(c->db));
+        goto done;
+    }
+    strbuf_str(&sql, "SELECT ");
+    strbuf_str(&sql, cols.len ? cols.data + 2 : "NULL");
+    strbuf_str(&sql, " FROM ");
+    storei_append_ident(&sql, plugin);
+    strbuf_str(&sql, " WHERE sweep_id = ?1 AND section_id = ?2 AND point_id = ?3 ORDER BY row_id");
+    strbuf_str(&insert, "INSERT INTO main.");
+    storei_append_ident(&insert, plugin);
+    strbuf_printf(&insert, " (\"sweep_id\", \"section_id\", \"point_id\"%s) VALUES (?1, ?2, ?3",
+                  cols.len ? cols.data : "");
+    if (sql.oom || insert.oom) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    int64_t in_order = 0;
+    if (sqlite3_prepare_v3(c->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT, &c->rows, NULL) !=
+            SQLITE_OK ||
+        shard_in_order(c->db, w->m->sweep_of[k], ordinal, &in_order) != 0 ||
+        sqlite3_prepare_v2(c->db, in_order ? points_in_order_sql : points_sorted_sql, -1,
+                           &c->points, NULL) != SQLITE_OK) {
+        util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
+        goto done;
+    }
+    for (int i = 0; i < sqlite3_column_count(c->rows); i++)
+        strbuf_printf(&insert, ", ?%d", i + 4);
+    strbuf_str(&insert, ")");
+    if (insert.oom || sqlite3_prepare_v3(w->m->s->db, insert.data, -1, SQLITE_PREPARE_PERSISTENT,
+                                         &c->insert, NULL) != SQLITE_OK) {
+        storei_fail_sql(w->m->s, err, "cannot store the rows of \"%s\"", plugin);
+        goto done;
+    }
+    sqlite3_bind_int64(c->rows, 1, w->m->sweep_of[k]);
+    sqlite3_bind_int64(c->points, 1, w->m->sweep_of[k]);
+    sqlite3_bind_int64(c->points, 2, ordinal);
+    int step = sqlite3_step(c->points);
+    if (step == SQLITE_ROW) {
+        c->ordinal = sqlite3_column_int64(c->points, 0);
+        w->heap[w->heap_len++] = k;
+    } else if (step != SQLITE_DONE) {
+        util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
+        goto done;
+    }
+    rc = 0;
+done:
+    strbuf_free(&cols);
+    strbuf_free(&sql);
+    strbuf_free(&insert);
+    return rc;
+}
+
+static void cursor_close_section(shard_cursor *c)
+{
+    sqlite3_finalize(c->points);
+    sqlite3_finalize(c->rows);
+    sqlite3_finalize(c->insert);
+    c->points = c->rows = c->insert = NULL;
+}
+
+/* One section: the shards' points merged by ordinal, written in turn. */
+static int write_section(merge_writer *w, int64_t ordinal, const char *plugin, char **err)
+{
+    int rc = 0;
+    w->heap_len = 0;
+    for (size_t k = 0; k < w->m->count && rc == 0; k++)
+        rc = cursor_open_section(w, k, ordinal, plugin, err);
+    for (size_t i = w->heap_len / 2; rc == 0 && i-- > 0;)
+        heap_down(w, i);
+    while (rc == 0 && w->heap_len > 0) {
+        rc = write_point(w, &w->cursors[w->heap[0]], err);
+        if (rc == 0)
+            rc = cursor_step(w, 0, err);
+    }
+    if (rc == 0)
+        rc = flush_block(w, err);
+    for (size_t k = 0; k < w->m->count; k++)
+        cursor_close_section(&w->cursors[k]);
+    return rc;
+}
+
+/* Every section's points and rows, in point order, from the first free id. */
+static int write_points(merge *m, int64_t sweep_id, int64_t *rows, char **err)
+{
+    store *s = m->s;
+    merge_writer w = { .m = m, .sweep_id = sweep_id };
+    w.cursors = calloc(m->count, sizeof *w.cursors);
+    w.heap = calloc(m->count, sizeof *w.heap);
+    int rc = -1;
+    sqlite3_stmt *sections = NULL;
+    if (!w.cursors || !w.heap) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < m->count; k++)
+        if (sqlite3_open_v2(m->paths[k], &w.cursors[k].db, SQLITE_OPEN_READONLY, NULL) !=
+            SQLITE_OK) {
+            util_fail(err, "%s: cannot open it: %s", m->paths[k],
+                      w.cursors[k].db ? sqlite3_errmsg(w.cursors[k].db) : "out of memory");
+            goto done;
+        }
+    if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin storing merged points", err) != 0 ||
+        query_int(s, "SELECT coalesce(max(last_point_id), 0) + 1 FROM main.point_block", NULL, 0,
+                  &w.next_id, "cannot number the merged points", err) != 0)
+        goto done;
+    if (sqlite3_prepare_v2(s->db, "SELECT ordinal, plugin, new_id FROM temp.merge_section"
+                           " ORDER BY ordinal", -1, &sections, NULL) != SQLITE_OK) {
+        storei_fail_sql(s, err, "cannot read the sections");
+        goto done;
+    }
+    rc = 0;
+    while (rc == 0 && sqlite3_step(sections) == SQLITE_ROW) {
+        w.section_id = sqlite3_column_int64(sections, 2);
+        rc = write_section(&w, sqlite3_column_int64(sections, 0),
+                           (const char *)sqlite3_column_text(sections, 1), err);
+    }
+    if (rc == 0)
+        rc = storei_exec(s, "COMMIT", "cannot commit merged points", err);
+    *rows = w.rows;
+done:
+    if (rc != 0)
+        storei_rollback(s);
+    sqlite3_finalize(sections);
+    for (size_t k = 0; w.cursors && k < m->count; k++)
+        sqlite3_close(w.cursors[k].db);
+    free(w.cursors);
+    free(w.heap);
+    strbuf_free(&w.points);
+    strbuf_free(&w.params);
+    free(w.base);
+    return rc;
+}
+
+/* The sweep, its plugins and sections in one transaction; *already when
+ * OUT holds this merge from an earlier run (nothing is written then). */
+static int write_catalog(merge *m, const char *command_line, store_merge_result *result,
+                         char **err)
+{
+    store *s = m->s;
+    if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin the merge", err) != 0)
+        return -1;
+    int rc = find_earlier_merge(m, &result->sweep_id, err);
+    if (rc == 0 && result->sweep_id) {
+        result->already = 1;
+        return storei_exec(s, "COMMIT", "cannot end the merge", err);
+    }
+    if (rc == 0)
+        rc = prepare_tables(m, err);
+    if (rc == 0)
+        rc = write_sweep(m, command_line, &result->sweep_id, err);
+    if (rc == 0)
+        rc = storei_exec(s, "COMMIT", "cannot commit the merged sweep", err);
+    if (rc != 0)
+        storei_rollback(s);
+    return rc;
+}
+
+/* Closes the merged sweep: 'failed' when a shard's points failed. */
+static int end_sweep(merge *m, int64_t sweep_id, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    const char *what = "cannot end the merged sweep";
+    if (sqlite3_prepare_v2(m->s->db, "UPDATE main.sweep SET status = ?2, ended_at = ?3"
+                           " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(m->s, err, "%s", what);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_text(st, 2, m->any_failed ? "failed" : "ok", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, m->ended, -1, SQLITE_STATIC);
+    int rc = storei_step_done(m->s, st, what, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
+                store_merge_result *result, char **err)
+{
+    memset(result, 0, sizeof *result);
+    merge m = { .s = s, .paths = paths, .count = count };
+    m.index_of = calloc(count ? count : 1, sizeof *m.index_of);
+    m.sweep_of = calloc(count ? count : 1, sizeof *m.sweep_of);
+    int rc = -1;
+    if (!m.index_of || !m.sweep_of) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (storei_batch_commit(s, err) != 0 ||
+        storei_exec(s, temp_tables_sql, "cannot prepare the merge", err) != 0)
+        goto done;
+    for (size_t k = 0; k < count; k++)
+        if (read_shard(&m, k, err) != 0)
+            goto done;
+    if (find_missing(&m, err) != 0 ||
+        query_int(s, "SELECT sum(stored) FROM temp.merge_section", NULL, 0, &result->points,
+                  "cannot count the points", err) != 0 ||
+        write_catalog(&m, command_line, result, err) != 0)
+        goto done;
+    result->failed = m.any_failed;
+    if (!result->already &&
+        (write_points(&m, result->sweep_id, &result->rows, err) != 0 ||
+         end_sweep(&m, result->sweep_id, err) != 0))
+        goto done;
+    rc = 0;
+done:
+    sqlite3_exec(s->db, drop_temp_sql, NULL, NULL, NULL);
+    for (size_t f = 0; f < BELONGING_COUNT; f++)
+        free(m.reference[f]);
+    strbuf_free(&m.problems);
+    free(m.index_of);
+    free(m.sweep_of);
+    return rc;
+}

@@ -1,0 +1,184 @@
+# Shards and merge (docs/slurm.md): `runner sweep --shard I/N` runs each
+# point in exactly one shard, whatever --jobs; `runner merge` of 1, 2 and 7
+# shards equals a single-process run in every table (compared with SQL,
+# ordered by point); merging again changes nothing; shards that do not
+# belong together are refused naming the field; missing and unfinished
+# shards are named with the points they lack; a killed shard resumes.
+. tests/e2e/lib.sh
+export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+
+script=$(write_script sharded.lua <<'LUA'
+sweep("testkit", { x = linspace(0, 1, 150), rows = {0, 1, 3}, label = {"a", "b"} },
+      { print = false })
+sweep("testkit", { x = {1, 2, 3}, fail = {false, true} }, { print = false, title = "failing" })
+sweep("speedup", { workers = {1, 2, 4, 8}, jitter = {0.5, 2}, trials = 200 }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$script" --db "$TMP/single.db" --quiet --jobs 1 2>/dev/null
+[ $? = 1 ] || fail "the single-process run should end with 3 failed points (exit 1)"
+
+# dump DB: every table of the newest sweep as a single-process run defines
+# it, ordered by section and point: what a merge must reproduce. Ids are
+# compared too (both files hold one sweep); times and provenance are not.
+dump() {
+    sqlite3 -batch "$1" "
+SELECT 'sweep', script_sha256, script_text, seed, overrides_json, options_json, runner_version, status FROM sweep;
+SELECT 'plugin', plugin, plugin_version, so_sha256 FROM sweep_plugin ORDER BY plugin;
+SELECT 'section', id, ordinal, plugin, title, script_line, point_count FROM section ORDER BY ordinal;
+SELECT 'point', p.id, p.section_id, c.ordinal, p.ordinal, p.params_json, p.identity, p.seed, p.status, p.error, p.row_count FROM point AS p JOIN section AS c ON c.id = p.section_id ORDER BY c.ordinal, p.ordinal;
+SELECT 'counts', sum(point_count), sum(ok_count) FROM point_block;
+SELECT 'index', id, status FROM point_index ORDER BY id;
+SELECT 'testkit', * FROM testkit ORDER BY row_id;
+SELECT 'speedup', * FROM speedup ORDER BY row_id;
+SELECT 'column', * FROM plugin_column ORDER BY plugin, name;"
+}
+dump "$TMP/single.db" >"$TMP/single.txt"
+[ "$(grep -c "^point" "$TMP/single.txt")" = 914 ] || fail "the reference run has $(grep -c "^point" "$TMP/single.txt") points, not 914"
+
+for n in 1 2 7; do
+    i=1
+    shards=""
+    while [ $i -le $n ]; do
+        # Alternate --jobs: a point's shard does not depend on it.
+        "$RUNNER" sweep "$script" --db "$TMP/n$n-$i.db" --shard "$i/$n" --quiet --jobs $((i % 2 + 1)) 2>/dev/null
+        # Resuming reruns the failed points: stored again, after the others
+        # (their blocks out of point order), which the merge puts back.
+        [ $n = 2 ] && "$RUNNER" sweep "$script" --db "$TMP/n$n-$i.db" --shard "$i/$n" --resume --quiet 2>/dev/null
+        shards="$shards $TMP/n$n-$i.db"
+        i=$((i + 1))
+    done
+    DB="$TMP/n$n-1.db"
+    expect_sql "SELECT shard_index, shard_count FROM sweep" "1|$n"
+    # Every point in exactly one shard.
+    total=0
+    for f in $shards; do
+        total=$((total + $(sqlite3 "$f" "SELECT count(*) FROM point")))
+    done
+    expect_equal "points over $n shards" "$total" 914
+    run "$RUNNER" merge "$TMP/out$n.db" $shards
+    expect_status 1
+    expect_stderr "runner: merged $n shards into sweep 1 in $TMP/out$n.db: 914 points, 1211 rows"
+    dump "$TMP/out$n.db" >"$TMP/out$n.txt"
+    cmp -s "$TMP/single.txt" "$TMP/out$n.txt" ||
+        fail "merge of $n shards differs from one process: $(diff "$TMP/single.txt" "$TMP/out$n.txt" | head -5)"
+    DB="$TMP/out$n.db"
+    expect_sql "SELECT shard_index IS NULL, shard_count, status FROM sweep" "1|$n|failed"
+done
+
+# Merging again is harmless.
+run "$RUNNER" merge "$TMP/out7.db" $shards
+expect_status 1
+expect_stderr "runner: merge: sweep 1 in $TMP/out7.db already holds these 7 shards; nothing to do"
+dump "$TMP/out7.db" >"$TMP/again.txt"
+cmp -s "$TMP/single.txt" "$TMP/again.txt" || fail "merging again changed out7.db"
+
+# A merge cut short (its sweep left 'running') is redone from the start.
+sqlite3 "$TMP/out2.db" "UPDATE sweep SET status = 'running'; DELETE FROM speedup WHERE row_id > 1200"
+run "$RUNNER" merge "$TMP/out2.db" "$TMP/n2-1.db" "$TMP/n2-2.db"
+expect_status 1
+dump "$TMP/out2.db" >"$TMP/redone.txt"
+cmp -s "$TMP/single.txt" "$TMP/redone.txt" || fail "an unfinished merge was not redone"
+
+# Into a database holding other sweeps: the merged sweep comes after them.
+cp "$TMP/single.db" "$TMP/both.db"
+run "$RUNNER" merge "$TMP/both.db" "$TMP/n2-1.db" "$TMP/n2-2.db"
+expect_status 1
+DB="$TMP/both.db"
+expect_sql "SELECT count(*) FROM (SELECT testkit.x, testkit.y, testkit.row_index, p.ordinal FROM testkit JOIN point AS p ON p.id = testkit.point_id WHERE testkit.sweep_id = 2 EXCEPT SELECT testkit.x, testkit.y, testkit.row_index, p.ordinal FROM testkit JOIN point AS p ON p.id = testkit.point_id WHERE testkit.sweep_id = 1)" "0"
+expect_sql "SELECT min(id) FROM point WHERE sweep_id = 2" "915"
+
+# Missing shards, and the points they would have held.
+run "$RUNNER" merge "$TMP/missing.db" "$TMP/n7-1.db" "$TMP/n7-3.db" "$TMP/n7-4.db" "$TMP/n7-5.db" "$TMP/n7-6.db" "$TMP/n7-7.db"
+expect_status 2
+lacking=$(sqlite3 "$TMP/n7-2.db" "SELECT count(*) FROM point")
+first=$(sqlite3 "$TMP/n7-2.db" "SELECT group_concat(ordinal, ', ') FROM (SELECT p.ordinal FROM point AS p JOIN section AS c ON c.id = p.section_id WHERE c.ordinal = 1 ORDER BY p.ordinal LIMIT 10)")
+expect_stderr_contains "runner: merge: cannot merge yet: shard 2/7 is missing; section 1 lacks points $first and "
+expect_stderr_contains "($lacking points missing; nothing was written)"
+[ -e "$TMP/missing.db" ] && [ "$(sqlite3 "$TMP/missing.db" "SELECT count(*) FROM sweep")" != 0 ] &&
+    fail "a refused merge wrote a sweep"
+
+# Shards that do not belong together: exit 2, naming the field.
+"$RUNNER" sweep "$script" --db "$TMP/seed1.db" --shard 2/2 --seed 1 --quiet 2>/dev/null
+run "$RUNNER" merge "$TMP/bad.db" "$TMP/n2-1.db" "$TMP/seed1.db"
+expect_status 2
+expect_stderr "runner: merge: $TMP/seed1.db does not belong with $TMP/n2-1.db: the sweep seed differs (1, not 0)"
+run "$RUNNER" merge "$TMP/bad.db" "$TMP/n2-1.db" "$TMP/n7-2.db"
+expect_status 2
+expect_stderr "runner: merge: $TMP/n7-2.db does not belong with $TMP/n2-1.db: the shard count differs (7, not 2)"
+"$RUNNER" sweep "$script" --db "$TMP/set.db" --shard 2/2 --quiet --set nothing=1 >/dev/null 2>&1
+sed 's/150/151/' "$script" >"$TMP/other.lua"
+"$RUNNER" sweep "$TMP/other.lua" --db "$TMP/other.db" --shard 2/2 --quiet 2>/dev/null
+run "$RUNNER" merge "$TMP/bad.db" "$TMP/n2-1.db" "$TMP/other.db"
+expect_status 2
+expect_stderr_contains "runner: merge: $TMP/other.db does not belong with $TMP/n2-1.db: the script SHA-256 differs ("
+run "$RUNNER" merge "$TMP/bad.db" "$TMP/n2-1.db" "$TMP/n2-1.db"
+expect_status 2
+expect_stderr "runner: merge: $TMP/n2-1.db and $TMP/n2-1.db both hold shard 1/2"
+run "$RUNNER" merge "$TMP/bad.db" "$TMP/single.db"
+expect_status 2
+expect_stderr "runner: $TMP/single.db holds no sharded sweep (run 'runner sweep SCRIPT --shard I/N --db $TMP/single.db')"
+run "$RUNNER" merge "$TMP/n2-1.db" "$TMP/n2-1.db" "$TMP/n2-2.db"
+expect_status 2
+expect_stderr "runner: merge: $TMP/n2-1.db is a shard: write the merge to another file"
+run "$RUNNER" merge "$TMP/bad.db"
+expect_status 2
+expect_stderr "runner: merge needs OUT.db and the shards' databases (e.g. runner merge results.db shard-*.db); see 'runner --help'"
+[ -e "$TMP/bad.db" ] && [ "$(sqlite3 "$TMP/bad.db" "SELECT count(*) FROM sweep")" != 0 ] &&
+    fail "a refused merge wrote a sweep"
+
+# --shard's own checks.
+for given in 0/4 5/4 4 a/b 1/0; do
+    run "$RUNNER" sweep "$script" --db "$TMP/x.db" --shard "$given"
+    expect_status 2
+done
+expect_stderr "runner: --shard 1/0: expected I/N, shard I of N (1 <= I <= N <= 100000); see 'runner --help'"
+run "$RUNNER" sweep "$script" --db "$TMP/x.db" --shard 0/4
+expect_stderr "runner: --shard 0/4: shards count from 1 (with Slurm, --array=1-4); see 'runner --help'"
+run "$RUNNER" sweep "$script" --db "$TMP/x.db" --shard 5/4
+expect_stderr "runner: --shard 5/4: there is no shard 5 of 4; see 'runner --help'"
+
+# A script that reads a section's rows (an adaptive search) is refused.
+adaptive=$(write_script adaptive.lua <<'LUA'
+local rows = sweep("speedup", { workers = {1, 2, 4} }, { print = false })
+print(#rows)
+LUA
+)
+run "$RUNNER" sweep "$adaptive" --db "$TMP/adaptive.db" --shard 1/2 --quiet
+expect_status 2
+expect_stderr_contains "runner: $adaptive:2: this sweep runs shard 1/2: a section's rows are only this shard's, so a script that reads them (an adaptive search, a grid made from rows) cannot be sharded; run it without --shard (docs/slurm.md)"
+
+# A shard killed mid-way: merge names it; --resume (same --shard) finishes it.
+slow=$(write_script slow.lua <<'LUA'
+sweep("speedup", { workers = range(1, 120), jitter = {0.5, 2}, trials = 20000 }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$slow" --db "$TMP/slow1.db" --shard 1/2 --quiet --jobs 1 2>/dev/null
+"$RUNNER" sweep "$slow" --db "$TMP/slow2.db" --shard 2/2 --quiet --jobs 1 2>/dev/null &
+pid=$!
+wait_until "shard 2's first committed point" \
+    '[ "$(db_count "$TMP/slow2.db" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
+kill -9 $pid
+wait $pid 2>/dev/null
+run "$RUNNER" merge "$TMP/slow.db" "$TMP/slow1.db" "$TMP/slow2.db"
+expect_status 2
+expect_stderr_contains "runner: merge: cannot merge yet: shard 2/2 ($TMP/slow2.db) is incomplete (sweep 1 running); section 1 lacks points "
+run "$RUNNER" sweep "$slow" --db "$TMP/slow2.db" --resume --quiet
+expect_status 2
+expect_stderr "runner: $TMP/slow2.db: sweep 1 ran shard 2/2; resume it with --shard 2/2 (or 'runner resume 1')"
+run "$RUNNER" sweep "$slow" --db "$TMP/slow2.db" --resume --shard 1/2 --quiet
+expect_status 2
+expect_stderr "runner: $TMP/slow2.db: sweep 1 ran shard 2/2, not 1/2; each shard resumes in its own database"
+run "$RUNNER" sweep "$slow" --db "$TMP/slow2.db" --resume --shard 2/2 --quiet
+expect_status 0
+run "$RUNNER" merge "$TMP/slow.db" "$TMP/slow1.db" "$TMP/slow2.db"
+expect_status 0
+"$RUNNER" sweep "$slow" --db "$TMP/slow-single.db" --quiet 2>/dev/null
+for t in point speedup; do
+    cols="p.ordinal, p.params_json, p.identity, p.seed, p.status"
+    [ $t = speedup ] && cols="p.ordinal, r.workers, r.jitter, r.speedup"
+    q="SELECT $cols FROM point AS p $( [ $t = speedup ] && echo 'JOIN speedup AS r ON r.point_id = p.id') ORDER BY p.ordinal"
+    a=$(sqlite3 "$TMP/slow.db" "$q" | sha256sum)
+    b=$(sqlite3 "$TMP/slow-single.db" "$q" | sha256sum)
+    expect_equal "resumed shard merged: $t" "$a" "$b"
+done
+finish

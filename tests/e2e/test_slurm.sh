@@ -1,0 +1,190 @@
+# Slurm (docs/slurm.md): a one-node cluster of its own — munged, slurmctld
+# and slurmd started here on free ports, everything in the temp dir — runs
+# the recipe `runner slurm` writes: a job array of 4 shards and the merge
+# job that waits for it (afterok), which equals one process; `srun
+# --mpi=pmix -n 2` equals one process; a shard task killed mid-way and run
+# again resumes. Every daemon is stopped by its PID at the end. Needs root
+# (slurmd runs jobs as their users); skipped otherwise, a failure under
+# make test (RUNNER_TEST_REQUIRE_TOOLS).
+. tests/e2e/lib.sh
+for tool in slurmctld slurmd munged sbatch srun scontrol sinfo; do
+    skip_without $tool "no $tool (apt-get install slurm-wlm munge)"
+done
+if [ "$(id -u)" != 0 ]; then
+    skip_missing root "slurmd must run as root to start jobs; run this test as root"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+RUNNER=$(realpath "$RUNNER")
+export SLURM_CONF="$TMP/slurm.conf"
+# Stops what this test started: its jobs first (so no slurmstepd outlives
+# slurmd), then each daemon by the pid it wrote.
+cleanup() {
+    if [ -s "$TMP/slurmctld.pid" ]; then
+        jobs=$(squeue -h -o %A 2>/dev/null)
+        [ -n "$jobs" ] && scancel --full --signal=KILL $jobs 2>/dev/null
+        WAIT_LIMIT_S=30 wait_until "the jobs to end" '[ -z "$(squeue -h -o %A 2>/dev/null)" ]'
+    fi
+    pids=""
+    for name in slurmd slurmctld munged; do
+        [ -s "$TMP/$name.pid" ] && pids="$pids $(cat "$TMP/$name.pid")"
+    done
+    for pid in $pids; do
+        kill "$pid" 2>/dev/null
+        WAIT_LIMIT_S=20 wait_until "pid $pid to stop" '! alive $pid' || kill -9 "$pid" 2>/dev/null
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# Free ports: bound by no one now (the kernel picks them).
+ports=$(python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+ctld_port=${ports% *}
+slurmd_port=${ports#* }
+cpus=$(nproc)
+
+mkdir -p "$TMP/state" "$TMP/spool" "$TMP/munge" "$TMP/jobs"
+chmod 700 "$TMP/munge"
+dd if=/dev/urandom of="$TMP/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$TMP/munge/munge.key"
+munged --socket="$TMP/munge/munge.socket" --key-file="$TMP/munge/munge.key" \
+    --pid-file="$TMP/munged.pid" --log-file="$TMP/munge/munged.log" \
+    --seed-file="$TMP/munge/munged.seed" --force 2>"$TMP/munge/start.err" ||
+    fail "munged did not start: $(cat "$TMP/munge/start.err")"
+
+cat >"$SLURM_CONF" <<EOF
+ClusterName=runnertest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$TMP/munge/munge.socket
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$TMP/state
+SlurmdSpoolDir=$TMP/spool
+SlurmctldPidFile=$TMP/slurmctld.pid
+SlurmdPidFile=$TMP/slurmd.pid
+SlurmctldLogFile=$TMP/slurmctld.log
+SlurmdLogFile=$TMP/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+MpiDefault=none
+ReturnToService=2
+MailProg=/bin/true
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+PlugStackConfig=$TMP/plugstack.conf
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
+EOF
+: >"$TMP/plugstack.conf"
+slurmctld -i 2>"$TMP/slurmctld.err" || fail "slurmctld did not start: $(cat "$TMP/slurmctld.err")"
+slurmd -N localhost 2>"$TMP/slurmd.err" || fail "slurmd did not start: $(cat "$TMP/slurmd.err")"
+[ "$failures" -eq 0 ] || finish
+WAIT_LIMIT_S=60 wait_until "slurmctld to answer" 'scontrol ping 2>/dev/null | grep -q "is UP"' &&
+    WAIT_LIMIT_S=60 wait_until "the node to be idle" \
+        '[ "$(sinfo -h -n localhost -o %t 2>/dev/null)" = idle ]' || {
+    echo "--- slurmctld.log" >&2; tail -20 "$TMP/slurmctld.log" >&2
+    echo "--- slurmd.log" >&2; tail -20 "$TMP/slurmd.log" >&2
+    finish
+}
+
+# job_state ID: the states of the job's tasks, from scontrol (no accounting).
+job_state() {
+    scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | sort -u | tr '\n' ' '
+}
+# wait_job ID: until every task of the job has ended.
+wait_job() {
+    waited_job=$1
+    WAIT_LIMIT_S=150 wait_until "job $waited_job to end" \
+        '! job_state "$waited_job" | grep -qE "PENDING|RUNNING|CONFIGURING|COMPLETING|^ *$"'
+}
+
+script=$(write_script grid.lua <<'LUA'
+sweep("testkit", { x = linspace(0, 1, 200), rows = {0, 1, 2}, label = {"a", "b"} },
+      { print = false })
+sweep("speedup", { workers = range(1, 60), jitter = {0.5, 2}, trials = 20000 }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$script" --db "$TMP/single.db" --quiet --jobs 1 2>/dev/null || fail "the single-process run failed"
+POINTS="SELECT c.ordinal, p.ordinal, p.params_json, p.identity, p.seed, p.status, p.row_count FROM point AS p JOIN section AS c ON c.id = p.section_id ORDER BY c.ordinal, p.ordinal"
+ROWS="SELECT * FROM testkit ORDER BY row_id; SELECT * FROM speedup ORDER BY row_id"
+# same_as_single DB WHAT: points and rows equal the single-process run's.
+same_as_single() {
+    for q in "$POINTS" "$ROWS"; do
+        [ "$(sqlite3 "$1" "$q" | sha256sum)" = "$(sqlite3 "$TMP/single.db" "$q" | sha256sum)" ] ||
+            fail "$2 differs from one process ($q)"
+    done
+}
+
+# 1. The recipe: runner slurm --submit, an array of 4 shards, then the merge.
+run "$RUNNER" slurm "$script" --shards 4 --db-dir "$TMP/jobs" --db "$TMP/merged.db" --time 5:00 --submit
+expect_status 0
+array=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\1/p' "$TMP/out")
+merge=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\2/p' "$TMP/out")
+[ -n "$array" ] && [ -n "$merge" ] || fail "runner slurm --submit printed: $(cat "$TMP/out" "$TMP/err")"
+wait_job "$merge"
+expect_equal "the array's tasks" "$(job_state "$array")" "COMPLETED "
+expect_equal "the merge job" "$(job_state "$merge")" "COMPLETED "
+DB="$TMP/merged.db"
+expect_sql "SELECT shard_count, status FROM sweep" "4|ok"
+same_as_single "$TMP/merged.db" "the merged array"
+grep -q "merged 4 shards into sweep 1" "$TMP/jobs/merge.log" || fail "merge.log: $(cat "$TMP/jobs/merge.log")"
+
+# 2. srun --mpi=pmix -n 2 (pmi2 when this Slurm has no pmix).
+mpi=pmix
+srun --mpi=list 2>&1 | grep -qw pmix || {
+    mpi=pmi2
+    echo "note: srun has no pmix here; using --mpi=pmi2" >&2
+}
+run srun --mpi=$mpi -n 2 --overcommit "$RUNNER" sweep "$script" --db "$TMP/srun.db" --quiet
+expect_status 0
+if grep -q "built without MPI" "$TMP/err"; then
+    skip_missing "MPI support" "runner was built without MPI"
+fi
+DB="$TMP/srun.db"
+expect_sql "SELECT count(*) FROM sweep" "1"  # one sweep: rank 0 wrote, rank 1 served
+same_as_single "$TMP/srun.db" "srun -n 2"
+
+# 3. A shard task killed mid-way, then the same array task run again: the
+# array script resumes its database, and the merge equals one process.
+# Points of about 50 ms, so the kill lands mid-way.
+slow=$(write_script slow.lua <<'LUA'
+sweep("speedup", { workers = range(1, 100), jitter = {0.5, 2}, trials = 200000 }, { print = false })
+LUA
+)
+"$RUNNER" slurm "$slow" --shards 2 --db-dir "$TMP/kill" --db "$TMP/kill.db" >/dev/null
+job=$(sbatch --parsable --array=2 "$TMP/kill/slow.array.sbatch")
+WAIT_LIMIT_S=120 wait_until "shard 2's first committed points" \
+    '[ "$(db_count "$TMP/kill/shard-2.db" "SELECT count(*) FROM point")" -ge 5 ] || job_state "$job" | grep -qE "COMPLETED|FAILED"'
+# kill -9 the task's runner (scancel would SIGTERM it first: 'interrupted').
+for pid in $(scontrol listpids "$job" 2>/dev/null | awk 'NR > 1 { print $1 }'); do
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q " sweep " && kill -9 "$pid"
+done
+wait_job "$job"
+killed=$(db_count "$TMP/kill/shard-2.db" "SELECT count(*) FROM point")
+DB="$TMP/kill/shard-2.db"
+expect_sql "SELECT status FROM sweep" "running"
+job=$(sbatch --parsable "$TMP/kill/slow.array.sbatch")
+wait_job "$job"
+expect_equal "the rerun array" "$(job_state "$job")" "COMPLETED "
+grep -q "already stored" "$TMP/kill/shard-2.log" || fail "shard 2 was not resumed: $(cat "$TMP/kill/shard-2.log")"
+[ "$killed" -lt "$(db_count "$TMP/kill/shard-2.db" "SELECT count(*) FROM point")" ] ||
+    fail "shard 2 was not killed mid-way ($killed points before)"
+run "$RUNNER" merge "$TMP/kill.db" "$TMP/kill/shard-1.db" "$TMP/kill/shard-2.db"
+expect_status 0
+"$RUNNER" sweep "$slow" --db "$TMP/slow.db" --quiet --jobs 1 2>/dev/null || fail "the single-process slow run failed"
+q="SELECT p.ordinal, p.params_json, p.identity, p.seed, p.status, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id ORDER BY p.ordinal, r.row_id"
+expect_equal "the resumed array" "$(sqlite3 "$TMP/kill.db" "$q" | sha256sum)" "$(sqlite3 "$TMP/slow.db" "$q" | sha256sum)"
+finish
