@@ -36,6 +36,9 @@ static const options_command cli_commands[] = {
     { "migrate", CMD_MIGRATE, NULL,
       "upgrade a database an older runner wrote (reading commands never do)",
       cli_run_migrate },
+    { "serve", CMD_SERVE, NULL,
+      "a live dashboard of the database in the browser, read-only (docs/serve.md)",
+      cli_serve },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

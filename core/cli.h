@@ -44,5 +44,6 @@ int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);
 int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
+int cli_serve(const options_parsed *args);
 
 #endif

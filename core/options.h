@@ -20,6 +20,7 @@ enum {
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
     CMD_MIGRATE = 1u << 8,
+    CMD_SERVE = 1u << 9,
 };
 
 typedef enum option_kind {
