@@ -77,10 +77,12 @@ static struct MHD_Daemon *start_daemon(const serve_config *config, servei_server
                                        struct sockaddr_in *addr)
 {
     unsigned limit = config->max_connections;
+    /* libmicrohttpd splits the connection limit between the pool's threads. */
+    unsigned threads = limit < SERVE_THREADS ? limit : SERVE_THREADS;
     return MHD_start_daemon(
         MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, servei_handle, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)addr,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_REQUEST_MEMORY_BYTES,

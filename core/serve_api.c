@@ -27,9 +27,9 @@ int64_t servei_arg_int(struct MHD_Connection *connection, const char *name, int6
     const char *text = servei_arg(connection, name);
     char *end = NULL;
     long long v = text ? strtoll(text, &end, 10) : 0;
-    if (!text || *end || v < min || v > max)
+    if (!text || *end || end == text)
         return fallback;
-    return v;
+    return v < min ? min : v > max ? max : v;
 }
 
 void servei_reply_json(servei_reply *reply, json_t *root)

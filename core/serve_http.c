@@ -196,6 +196,22 @@ static enum MHD_Result token_login(const servei_server *server,
     return send_reply(connection, &reply);
 }
 
+static enum MHD_Result add_length(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    (void)kind;
+    *(size_t *)cls += strlen(key) + 2 + (value ? strlen(value) : 0);
+    return MHD_YES;
+}
+
+/* The path and its query arguments (MHD hands them apart). */
+static size_t url_length(struct MHD_Connection *connection, const char *url)
+{
+    size_t length = strlen(url);
+    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, add_length, &length);
+    return length;
+}
+
 /* A path that could name anything outside the routes below (MHD hands the
  * path already %-decoded, so "%2e%2e" arrives as ".."). */
 static int suspicious_path(const char *url)
@@ -245,7 +261,7 @@ enum MHD_Result servei_handle(void *cls, struct MHD_Connection *connection, cons
         *state = server;
         return MHD_YES;
     }
-    if (strlen(url) > SERVE_HTTP_MAX_URL)
+    if (url_length(connection, url) > SERVE_HTTP_MAX_URL)
         return send_text(connection, MHD_HTTP_URI_TOO_LONG, "URL too long\n");
     if (!rate_allows(server, connection))
         return send_text_with(connection, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n",

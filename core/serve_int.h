@@ -60,7 +60,8 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection,
 /* Helpers the API handlers share (serve_api.c). */
 /* A query argument, or NULL when absent or empty. */
 const char *servei_arg(struct MHD_Connection *connection, const char *name);
-/* An integer argument within [min, max], else fallback. */
+/* An integer argument, brought into [min, max]; fallback when absent or
+ * not an integer. */
 int64_t servei_arg_int(struct MHD_Connection *connection, const char *name, int64_t min,
                        int64_t max, int64_t fallback);
 /* Sets reply to the JSON of root (stolen) with status 200. */

@@ -81,7 +81,7 @@ static int choose_lines(sqlite3 *db, plot_request *p, int64_t section_id, char *
         strbuf_str(&sql, " ORDER BY ");
         servei_db_ident(&sql, p->columns.name[p->by]);
     }
-    strbuf_printf(&sql, " LIMIT %d", SERVE_PLOT_MAX_GROUPS);
+    strbuf_printf(&sql, " LIMIT %d", p->by >= 0 ? SERVE_PLOT_MAX_GROUPS : 1);
     sqlite3_stmt *st = prepare(db, &sql, p->columns.sweep_id, section_id, err);
     if (!st)
         return -1;
