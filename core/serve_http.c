@@ -27,8 +27,10 @@ extern const char serve_asset_app_css[];
  * overrides it (read on each request, so installing it later works). */
 #define SERVE_HTTP_DYGRAPHS_DIR "/usr/share/javascript/dygraphs"
 
+/* Scripts only from this server, never inline; styles may be inline because
+ * dygraphs writes style attributes (its legend, series colours). */
 static const char security_policy[] =
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 static void add_security_headers(struct MHD_Response *response)
@@ -233,6 +235,8 @@ static enum MHD_Result route(servei_server *server, struct MHD_Connection *conne
         return send_asset(connection, serve_asset_app_js, "text/javascript; charset=utf-8");
     if (strcmp(url, "/app.css") == 0)
         return send_asset(connection, serve_asset_app_css, "text/css; charset=utf-8");
+    if (strcmp(url, "/favicon.ico") == 0)  /* browsers ask; there is none */
+        return send_text(connection, MHD_HTTP_NO_CONTENT, "");
     if (strcmp(url, "/dygraph.min.js") == 0)
         return send_dygraphs(connection, "dygraph.min.js", "text/javascript; charset=utf-8");
     if (strcmp(url, "/dygraph.min.css") == 0)

@@ -13,7 +13,7 @@ function el(tag, attrs, ...children) {
     if (k === 'on') for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
     else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined) continue;
     node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }

@@ -52,10 +52,10 @@ if grep -qi '<script>' "$TMP/body"; then fail "the page has an inline script"; f
 # The headers every answer carries (checked on the page and on an error).
 for path in "" "api/sweep/999"; do
     http "$path"
-    grep -qi "^Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self';" \
+    grep -qi "^Content-Security-Policy: default-src 'none'; script-src 'self'; style-src " \
         "$TMP/headers" || fail "/$path: no CSP without inline script"
     grep -qi "frame-ancestors 'none'" "$TMP/headers" || fail "/$path: no frame-ancestors 'none'"
-    if grep -qi "unsafe-inline\|unsafe-eval" "$TMP/headers"; then fail "/$path: unsafe CSP"; fi
+    if grep -qi "script-src[^;]*unsafe\|unsafe-eval" "$TMP/headers"; then fail "/$path: unsafe CSP"; fi
     grep -qi "^X-Content-Type-Options: nosniff" "$TMP/headers" || fail "/$path: no nosniff"
 done
 expect_code app.js 200
