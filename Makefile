@@ -39,8 +39,9 @@ RUNTIME_PACKAGES += libmicrohttpd-dev libjs-dygraphs
 # renders reports, procps for ps, Open MPI for distributed sweeps: optional
 # when building, required by the tests) and the checked builds (valgrind,
 # clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), and
-# SciPy as an independent Sobol sequence for test_designs.
-TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
+# SciPy as an independent Sobol sequence for test_designs; curl asks runner
+# serve for every endpoint (test_serve).
+TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
 	valgrind clang libclang-rt-14-dev llvm python3-scipy
 # The references `make bench` measures beside runner (bench/peers.py) and
 # /usr/bin/time for its memory figures.

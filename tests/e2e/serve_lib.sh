@@ -43,3 +43,28 @@ expect_code() {
     http "$p" "$@"
     expect_equal "status of GET /$p" "$code" "$want"
 }
+
+# make_serve_sweeps: sweeps 1 and 2 in $DB, of the testkit fixture: the same
+# grid but x = 3 / x = 4 and another seed, so a comparison has known
+# differences (section 1: 8 rows, 8 differ, 2 only in each). The script's
+# name, the section title, sweep 1's name and note and a tag carry markup
+# that must stay text. Names, notes and tags (sweep.name, sweep.note,
+# sweep_tag) are added to a catalog that lacks them.
+make_serve_sweeps() {
+    FIXTURES_ABS=$(cd "$RUNNER_FIXTURES" && pwd)
+    evil_script="$TMP/<img src=x onerror=alert(1)>.lua"
+    echo 'sweep("testkit", { x = { 1, 2, 3 }, rows = 2 }, { title = [[<script>alert("x")</script>]], print = false })' \
+        >"$evil_script"
+    run "$RUNNER" sweep "$evil_script" --db "$DB" --quiet --plugin-dir "$FIXTURES_ABS/good"
+    expect_status 0
+    other="$TMP/other.lua"
+    echo 'sweep("testkit", { x = { 1, 2, 4 }, rows = 2 }, { print = false })' >"$other"
+    run "$RUNNER" sweep "$other" --db "$DB" --quiet --seed 7 --plugin-dir "$FIXTURES_ABS/good"
+    expect_status 0
+    if [ "$(sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'name'")" = 0 ]; then
+        sql "ALTER TABLE sweep ADD COLUMN name TEXT; ALTER TABLE sweep ADD COLUMN note TEXT;
+             CREATE TABLE IF NOT EXISTS sweep_tag (sweep_id INTEGER NOT NULL, tag TEXT NOT NULL)"
+    fi
+    sql "UPDATE sweep SET name = '<b onmouseover=alert(2)>evil</b>', note = '\"><svg onload=alert(3)>' WHERE id = 1;
+         INSERT INTO sweep_tag (sweep_id, tag) VALUES (1, '<i>tag</i>'), (2, 'baseline')"
+}

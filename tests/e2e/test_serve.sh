@@ -6,30 +6,7 @@
 . tests/e2e/serve_lib.sh
 skip_without curl "curl drives the server"
 
-FIXTURES_ABS=$(cd "$RUNNER_FIXTURES" && pwd)
-# Sweeps 1 and 2: the same grid but x = 3 / x = 4 and another seed, so a
-# comparison has known differences. The script's name and the section title
-# carry markup that must stay text.
-evil_script="$TMP/<img src=x onerror=alert(1)>.lua"
-cat >"$evil_script" <<'LUA'
-sweep("testkit", { x = { 1, 2, 3 }, rows = 2 }, { title = [[<script>alert("x")</script>]], print = false })
-LUA
-run "$RUNNER" sweep "$evil_script" --db "$DB" --quiet --plugin-dir "$FIXTURES_ABS/good"
-expect_status 0
-other=$(write_script other.lua <<'LUA'
-sweep("testkit", { x = { 1, 2, 4 }, rows = 2 }, { print = false })
-LUA
-)
-run "$RUNNER" sweep "$other" --db "$DB" --quiet --seed 7 --plugin-dir "$FIXTURES_ABS/good"
-expect_status 0
-# Names, notes and tags (sweep.name, sweep.note, sweep_tag) are shown when the
-# catalog has them; a database from before they existed gets them here.
-if [ "$(sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'name'")" = 0 ]; then
-    sql "ALTER TABLE sweep ADD COLUMN name TEXT; ALTER TABLE sweep ADD COLUMN note TEXT;
-         CREATE TABLE IF NOT EXISTS sweep_tag (sweep_id INTEGER NOT NULL, tag TEXT NOT NULL)"
-fi
-sql "UPDATE sweep SET name = '<b onmouseover=alert(2)>evil</b>', note = '\"><svg onload=alert(3)>' WHERE id = 1;
-     INSERT INTO sweep_tag (sweep_id, tag) VALUES (1, '<i>tag</i>'), (2, 'baseline')"
+make_serve_sweeps
 db_sum=$(sha256sum "$DB" | cut -d' ' -f1)
 
 # --- refusals before serving ---------------------------------------------------

@@ -10,25 +10,7 @@
 skip_without chromium "chromium not installed; the dashboard was not rendered"
 skip_without python3 "python3 drives the browser"
 
-FIXTURES_ABS=$(cd "$RUNNER_FIXTURES" && pwd)
-evil_script="$TMP/<img src=x onerror=alert(1)>.lua"
-cat >"$evil_script" <<'LUA'
-sweep("testkit", { x = { 1, 2, 3 }, rows = 2 }, { title = [[<script>alert("x")</script>]], print = false })
-LUA
-run "$RUNNER" sweep "$evil_script" --db "$DB" --quiet --plugin-dir "$FIXTURES_ABS/good"
-expect_status 0
-other=$(write_script other.lua <<'LUA'
-sweep("testkit", { x = { 1, 2, 4 }, rows = 2 }, { print = false })
-LUA
-)
-run "$RUNNER" sweep "$other" --db "$DB" --quiet --seed 7 --plugin-dir "$FIXTURES_ABS/good"
-expect_status 0
-if [ "$(sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'name'")" = 0 ]; then
-    sql "ALTER TABLE sweep ADD COLUMN name TEXT; ALTER TABLE sweep ADD COLUMN note TEXT;
-         CREATE TABLE IF NOT EXISTS sweep_tag (sweep_id INTEGER NOT NULL, tag TEXT NOT NULL)"
-fi
-sql "UPDATE sweep SET name = '<b onmouseover=alert(2)>evil</b>', note = '\"><svg onload=alert(3)>' WHERE id = 1;
-     INSERT INTO sweep_tag (sweep_id, tag) VALUES (1, '<i>tag</i>'), (2, 'baseline')"
+make_serve_sweeps
 
 # A sweep that runs while the browser watches: thousands of points of about
 # half a second, one at a time; stopped (Ctrl-C) once the checks are done.
