@@ -73,6 +73,8 @@ static int check_database(const char *path, char **err)
     return 0;
 }
 
+/* MHD_USE_ITC: a stop wakes every pool thread, even one at its share of the
+ * connection limit (which no longer watches the listening socket). */
 static struct MHD_Daemon *start_daemon(const serve_config *config, servei_server *server,
                                        struct sockaddr_in *addr)
 {
@@ -80,7 +82,7 @@ static struct MHD_Daemon *start_daemon(const serve_config *config, servei_server
     /* libmicrohttpd splits the connection limit between the pool's threads. */
     unsigned threads = limit < SERVE_THREADS ? limit : SERVE_THREADS;
     return MHD_start_daemon(
-        MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, servei_handle, server,
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC, 0, NULL, NULL, servei_handle, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)addr,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, limit,
