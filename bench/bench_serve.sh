@@ -72,7 +72,7 @@ time_page "rows: page at offset 500000" "api/section/1/rows?offset=500000"
 time_page "rows: filtered x >= 900" "api/section/1/rows?col=x&op=ge&value=900"
 time_page "rows: sorted by random (full sort)" "api/section/1/rows?sort=random&order=desc"
 time_page "plot of 10^6 points (x, random by row_index)" "api/section/1/plot?x=x&y=random&by=row_index"
-time_page "compare section 1 with itself (10^6 rows)" "api/compare?a=1&b=1&only=diff"
+time_page "compare two 100-point sweeps" "api/compare?a=2&b=3"
 echo "server peak RSS: $(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$pid/status")"
 kill -TERM "$pid"
 wait "$pid" || true

@@ -138,6 +138,7 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     fflush(announce);
     int signo = 0;
     sigwait(&stop_signals, &signo);
+    servei_db_stopping = 1;     /* a long query gives up instead of holding the stop */
     MHD_stop_daemon(daemon);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     fprintf(announce, "runner: stopped serving (%s)\n", signo == SIGINT ? "SIGINT" : "SIGTERM");

@@ -15,6 +15,22 @@
 #define SERVE_DB_BUSY_MS 2000
 /* Page cache per connection (KiB): bounds the server's memory per request. */
 #define SERVE_DB_CACHE_KIB 4096
+/* A request's queries stop after this long (one thread is not held by an
+ * expensive sort or comparison), and at once when the server stops. */
+#define SERVE_DB_REQUEST_LIMIT_S 20.0
+/* SQLite virtual machine steps between two looks at the clock. */
+#define SERVE_DB_PROGRESS_STEPS 10000
+
+volatile sig_atomic_t servei_db_stopping = 0;
+/* The request on this thread gives up at this monotonic time. */
+static _Thread_local double request_deadline_s;
+
+/* SQLite's progress handler: nonzero interrupts the statement. */
+static int past_deadline(void *unused)
+{
+    (void)unused;
+    return servei_db_stopping || util_monotonic() > request_deadline_s;
+}
 
 sqlite3 *servei_db_open(const char *path, char **err)
 {
@@ -27,6 +43,8 @@ sqlite3 *servei_db_open(const char *path, char **err)
         return NULL;
     }
     sqlite3_busy_timeout(db, SERVE_DB_BUSY_MS);
+    request_deadline_s = util_monotonic() + SERVE_DB_REQUEST_LIMIT_S;
+    sqlite3_progress_handler(db, SERVE_DB_PROGRESS_STEPS, past_deadline, NULL);
     char pragmas[96];
     snprintf(pragmas, sizeof pragmas, "PRAGMA query_only = 1; PRAGMA cache_size = -%d;",
              SERVE_DB_CACHE_KIB);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,7 +82,10 @@ void servei_plot(sqlite3 *db, struct MHD_Connection *connection, int64_t section
 void servei_compare(sqlite3 *db, struct MHD_Connection *connection, servei_reply *reply);
 
 /* serve_db.c: a read-only connection to the database for one request
- * (WAL: sweeps keep writing); closed with sqlite3_close. NULL with *err. */
+ * (WAL: sweeps keep writing); closed with sqlite3_close. NULL with *err.
+ * Its statements are interrupted after a time limit, or once
+ * servei_db_stopping is set (the server is stopping). */
+extern volatile sig_atomic_t servei_db_stopping;
 sqlite3 *servei_db_open(const char *path, char **err);
 /* 1 when table has the column (the catalog is read each time: a newer
  * runner may migrate the file while the server runs). */

@@ -167,8 +167,21 @@ answer = third.recv(12)
 if answer != b"HTTP/1.1 200":
     print("the third connection, once one closed:", answer); sys.exit(1)
 PY
+# A stop with both connections still held open is prompt all the same.
+python3 - "$BASE" "$TMP/held" <<'PY' &
+import socket, sys, time, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+held = [socket.create_connection((u.hostname, u.port)) for _ in range(2)]
+for s in held:
+    s.sendall(b"GET /api/sweeps HTTP/1.1\r\nHost: x\r\n")
+open(sys.argv[2], "w").close()
+time.sleep(120)
+PY
+holder=$!
+wait_until "two held connections" '[ -e "$TMP/held" ]'
 stop_serve
 expect_status 0
+kill "$holder"
 
 # --- another address: an access token on every request -----------------------------
 start_serve --listen 0.0.0.0:0 --allow-remote
