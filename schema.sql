@@ -67,7 +67,8 @@ CREATE TABLE IF NOT EXISTS point_block (
                                                --   point's) that each point's params patch
     -- One array per point, in the order the view's columns name them:
     -- [id, ordinal, params, identity, seed, status, error, started_at_ms,
-    --  duration_ns, row_count]. params holds only the parameters that differ
+    --  duration_ns, row_count], and reused_from (a point id) after them when
+    -- --reuse copied the point instead of running it. params holds only the parameters that differ
     -- from params_base; started_at_ms is Unix time in milliseconds and
     -- duration_ns the point's wall time in nanoseconds.
     points          TEXT NOT NULL
@@ -113,7 +114,9 @@ SELECT i.id AS id,
        strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(p.value, '$[7]') / 1000.0, 'unixepoch')
            AS started_at,
        json_extract(p.value, '$[8]') / 1e9 AS duration_s,
-       json_extract(p.value, '$[9]') AS row_count
+       json_extract(p.value, '$[9]') AS row_count,
+       -- Schema version 6: the point whose rows --reuse copied; NULL: computed.
+       json_extract(p.value, '$[10]') AS reused_from
 FROM point_block AS b, json_each(b.points) AS p, point_index AS i
 WHERE i.block_id = b.id AND i.id = json_extract(p.value, '$[0]');
 
@@ -165,3 +168,33 @@ CREATE TABLE IF NOT EXISTS outbox (
     next_attempt_at TEXT                           -- not before (a receiver's Retry-After); NULL: any time
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(delivered_at, id);
+
+-- Command experiments (docs/command-experiments.md). What each command of
+-- a sweep ran: its argv template, whether through /bin/sh, and the program
+-- resolved and hashed (sweep_plugin holds the same path and SHA-256).
+CREATE TABLE IF NOT EXISTS sweep_command (
+    sweep_id          INTEGER NOT NULL REFERENCES sweep(id),
+    command           TEXT NOT NULL,
+    argv_template     TEXT NOT NULL,                 -- JSON array, {name} unsubstituted
+    shell             INTEGER NOT NULL,              -- 1: argv_template[0] ran under /bin/sh -c
+    executable        TEXT NOT NULL,
+    executable_sha256 TEXT NOT NULL,
+    PRIMARY KEY (sweep_id, command)
+);
+-- A point's artifacts (stdout, stderr, declared files), written in the
+-- transaction that stores the point; contents deduplicated by SHA-256.
+CREATE TABLE IF NOT EXISTS artifact_blob (
+    sha256          TEXT PRIMARY KEY,
+    bytes           INTEGER NOT NULL,
+    content         BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS artifact (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    point_id        INTEGER NOT NULL,                -- point.id
+    name            TEXT NOT NULL,
+    sha256          TEXT NOT NULL REFERENCES artifact_blob(sha256),
+    bytes           INTEGER NOT NULL,
+    PRIMARY KEY (point_id, name)
+);
+CREATE INDEX IF NOT EXISTS artifact_by_sweep ON artifact(sweep_id, point_id);
+CREATE INDEX IF NOT EXISTS artifact_by_blob ON artifact(sha256);

@@ -36,6 +36,15 @@ static const options_command cli_commands[] = {
     { "migrate", CMD_MIGRATE, NULL,
       "upgrade a database an older runner wrote (reading commands never do)",
       cli_run_migrate },
+    { "diff", CMD_DIFF, "A B",
+      "compare two sweeps' rows, point by point (matched by parameters); exit 1 when they "
+      "differ", cli_diff },
+    { "verify", CMD_VERIFY, "SWEEP",
+      "run a stored sweep's points again and check its rows bit for bit; exit 1 when not "
+      "reproduced", cli_verify },
+    { "artifacts", CMD_ARTIFACTS, "SWEEP",
+      "list or extract the files a command sweep kept (docs/command-experiments.md)",
+      cli_artifacts },
     { "serve", CMD_SERVE, NULL,
       "a live dashboard of the database in the browser, read-only (docs/serve.md)",
       cli_serve },

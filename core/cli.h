@@ -44,6 +44,9 @@ int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);
 int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
+int cli_diff(const options_parsed *args);      /* cli_diff.c */
+int cli_verify(const options_parsed *args);    /* cli_verify.c */
+int cli_artifacts(const options_parsed *args);  /* cli_artifacts.c */
 int cli_serve(const options_parsed *args);
 
 #endif

@@ -228,6 +228,9 @@ int options_parse(const options_command *command, int argc, char **argv, options
         }
         if (arg[0] == '-' && arg[1] != '\0') {
             status = parse_option(command, argc, argv, &i, out);
+        } else if (out->positional && !out->positional2 && command->positional &&
+                   strchr(command->positional, ' ')) {
+            out->positional2 = arg; /* "A B": a command of two (diff) */
         } else if (out->positional || !command->positional) {
             fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
                     command->name, arg);

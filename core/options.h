@@ -20,7 +20,10 @@ enum {
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
     CMD_MIGRATE = 1u << 8,
-    CMD_SERVE = 1u << 9,
+    CMD_DIFF = 1u << 20,         /* issue 13: diff, verify (high bits: merge-friendly) */
+    CMD_VERIFY = 1u << 21,
+    CMD_ARTIFACTS = 1u << 9,
+    CMD_SERVE = 1u << 22,        /* issue 16: runner serve */
 };
 
 typedef enum option_kind {
@@ -71,6 +74,7 @@ typedef struct options_parsed {
     char **argv;            /* the whole command line (the sweep records it) */
     const char *command;    /* "sweep" */
     const char *positional; /* SCRIPT, SWEEP or NAME; NULL if none */
+    const char *positional2; /* the second of two ("A B": diff's B); NULL if none */
     const char *db_path;    /* resolved (options_resolve_db) for commands with --db */
     int help;               /* --help or -h was given */
     option_value values[OPTION_COUNT];

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "axis.h"
+#include "exec_lua.h"
 #include "exit_status.h"
 #include "grid.h"
 #include "install_layout.h"
@@ -28,6 +29,7 @@
 #include "plot.h"
 #include "rowview.h"
 #include "plugin_loader.h"
+#include "units.h"
 #include "util.h"
 
 #define ZIP_METATABLE "runner.zip"
@@ -62,6 +64,7 @@ typedef struct script_state {
     pthread_mutex_t watchdog_lock;
     pthread_cond_t watchdog_wake;
     plugin_registry *registry;
+    exec_list *commands;      /* declared by `command` (exec_lua.c) */
     lifecycle *life;          /* the sweep the script drives */
     char *script_text;
     json_t *options_used;     /* the option values the script ran with */
@@ -808,7 +811,9 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     char *err = NULL;
     char msg[1024];
     refuse_after_end(L, "sweep");
-    const loaded_plugin *lp = plugin_registry_get(s->registry, plugin_name, &err);
+    const loaded_plugin *lp = exec_list_get(s->commands, plugin_name);
+    if (!lp)
+        lp = plugin_registry_get(s->registry, plugin_name, &err);
     if (!lp) {
         snprintf(msg, sizeof msg, "%s", err ? err : "unknown plugin");
         free(err);
@@ -895,6 +900,45 @@ static int l_sweep(lua_State *L)
     return run_sweep(L, lua_tostring(L, 1), 2, lua_istable(L, 3) ? 3 : 0);
 }
 
+/* command "name" { ... } or command { name = "...", ... }: a program as an
+ * experiment (exec_lua.c, docs/command-experiments.md). */
+static int declare_command(lua_State *L, const char *name, int idx)
+{
+    script_state *s = state_of(L);
+    char msg[1024];
+    refuse_after_end(L, "command");
+    if (!s->commands && !(s->commands = exec_list_new()))
+        return luaL_error(L, "out of memory");
+    double paused_at = script_clock_pause(s);  /* hashing the program is runner's time */
+    int rc = exec_lua_declare(L, s->commands, s->registry, name, idx, msg, sizeof msg);
+    script_clock_resume(s, paused_at);
+    if (rc != 0)
+        return script_raise(L, FAIL_INPUT, "%s", msg);
+    return 0;
+}
+
+static int l_command_curried(lua_State *L)
+{
+    const char *name = lua_tostring(L, lua_upvalueindex(1));
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "command \"%s\" needs a table: command \"%s\" "
+                            "{ argv = {...}, ... }", name, name);
+    return declare_command(L, name, 1);
+}
+
+static int l_command(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TSTRING && lua_gettop(L) == 1) {
+        lua_pushvalue(L, 1);
+        lua_pushcclosure(L, l_command_curried, 1);
+        return 1;
+    }
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "command needs a name and a table: command \"name\" "
+                            "{ argv = {...}, ... }");
+    return declare_command(L, NULL, 1);
+}
+
 /* ---- options (sysbench style) ---- */
 
 static int compare_names(const void *a, const void *b)
@@ -911,8 +955,27 @@ static const char *override_for(const script_config *c, const char *name)
     return NULL;
 }
 
-/* Pushes the override text parsed like the default at default_idx. */
-static int push_override(lua_State *L, const char *name, const char *text, int default_idx)
+/* Pushes what a --set text for a number option stands for (units.h). */
+static int push_override_number(lua_State *L, const char *name, const char *text,
+                                int as_integer, const char *unit)
+{
+    units_setting setting;
+    char reason[300];
+    if (units_read_setting(text, as_integer, unit, &setting, reason, sizeof reason) != 0)
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
+    if (setting.kind == UNITS_SETTING_INTEGER)
+        lua_pushinteger(L, (lua_Integer)setting.integer);
+    else if (setting.kind == UNITS_SETTING_REAL)
+        lua_pushnumber(L, setting.real);
+    else
+        lua_pushstring(L, text);
+    return 0;
+}
+
+/* Pushes the override text parsed like the default at default_idx; unit is
+ * the option's declared unit or NULL. */
+static int push_override(lua_State *L, const char *name, const char *text, int default_idx,
+                         const char *unit)
 {
     char *end = NULL;
     switch (lua_type(L, default_idx)) {
@@ -923,22 +986,7 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         }
         return script_raise(L, FAIL_INPUT, "--set %s=%s: expected true or false", name, text);
     case LUA_TNUMBER:
-        errno = 0;
-        if (lua_isinteger(L, default_idx)) {
-            long long v = strtoll(text, &end, 10);
-            if (*text && !*end && errno == 0) {
-                lua_pushinteger(L, v);
-                return 0;
-            }
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected an integer", name, text);
-        } else {
-            double v = strtod(text, &end);
-            if (*text && !*end && errno == 0 && isfinite(v)) {
-                lua_pushnumber(L, v);
-                return 0;
-            }
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a finite number", name, text);
-        }
+        return push_override_number(L, name, text, lua_isinteger(L, default_idx), unit);
     case LUA_TTABLE: {
         /* A list option takes comma-separated numbers (or words). */
         lua_newtable(L);
@@ -947,7 +995,23 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
             errno = 0;
             double v = strtod(item, &end);
-            if (*item && !*end && errno == 0 && isfinite(v)) {
+            const char *tail;
+            double number;
+            if (units_split(item, &number, &tail) == UNITS_WITH_UNIT) {
+                /* as a single value would be: converted, or text for the parameter */
+                units_setting setting;
+                char reason[300];
+                if (units_read_setting(item, 0, unit, &setting, reason, sizeof reason) != 0) {
+                    char shown[400];
+                    snprintf(shown, sizeof shown, "--set %s=%s: %s", name, text, reason);
+                    free(copy);  /* the raise below does not return */
+                    return script_raise(L, FAIL_INPUT, "%s", shown);
+                }
+                if (setting.kind == UNITS_SETTING_REAL)
+                    lua_pushnumber(L, setting.real);
+                else
+                    lua_pushstring(L, item);
+            } else if (*item && !*end && errno == 0 && isfinite(v)) {
                 if (v == floor(v) && fabs(v) < 9e15 && !strpbrk(item, ".eE"))
                     lua_pushinteger(L, (lua_Integer)v);
                 else
@@ -1067,9 +1131,17 @@ static int l_options(lua_State *L)
     int result_idx = lua_gettop(L);
     for (size_t i = 0; i < k; i++) {
         lua_getfield(L, 1, names[i]);
+        const char *unit = NULL;  /* {default = ..., unit = "s"}: --set converts into it */
         if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
             lua_getfield(L, -1, "default");
             if (!lua_isnil(L, -1)) {
+                int unit_type = lua_getfield(L, -2, "unit");
+                if (unit_type != LUA_TNIL && unit_type != LUA_TSTRING)
+                    return script_raise(L, FAIL_INPUT, "options{...}: %s: unit must be a string "
+                                        "such as \"s\" or \"bytes\", got %s", names[i],
+                                        lua_typename(L, unit_type));
+                unit = lua_tostring(L, -1);  /* NULL for nil */
+                lua_pop(L, 1);  /* still held by the option's table, at 1 */
                 lua_remove(L, -2);
             } else {
                 lua_pop(L, 1); /* a plain list default */
@@ -1078,7 +1150,7 @@ static int l_options(lua_State *L)
         int default_idx = lua_gettop(L);
         const char *text = override_for(s->config, names[i]);
         if (text) {
-            push_override(L, names[i], text, default_idx);
+            push_override(L, names[i], text, default_idx, unit);
             json_object_set_new(s->overrides, names[i], json_string(text));
         } else {
             lua_pushvalue(L, default_idx);
@@ -1109,7 +1181,8 @@ static int l_zip(lua_State *L)
 }
 
 static const luaL_Reg runner_globals[] = {
-    { "sweep", l_sweep }, { "options", l_options }, { "zip", l_zip }, { NULL, NULL },
+    { "sweep", l_sweep }, { "options", l_options }, { "zip", l_zip },
+    { "command", l_command }, { NULL, NULL },
 };
 
 /* ---- running a script ---- */
@@ -1216,6 +1289,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
+        .reuse = c->reuse,
     };
     return lifecycle_new(&life);
 }
@@ -1348,6 +1422,7 @@ done:
     stop_watchdog(&s);
     lifecycle_free(s.life);
     plugin_registry_free(s.registry);
+    exec_list_free(s.commands);  /* after lua_close: row views borrow their descriptors */
     free(s.script_text);
     free(s.late_call);
     free(err);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec.h"
 #include "exit_guard.h"
 #include "host.h"
 #include "isolate.h"
@@ -40,6 +41,7 @@ typedef struct section_job {
     int cancel;                 /* the writer failed: workers stop */
     store_identity_set *done;   /* identities to skip (resume), may be NULL */
     pthread_mutex_t done_lock;  /* guards done */
+    store_reuse_set *reuse;     /* --reuse: points other sweeps stored; read-only */
     pthread_mutex_t lock;
     /* Held by the writer inside the store while plugins may run, so that a
      * plugin calling exit() finds the store between calls (mark_exited). */
@@ -75,6 +77,16 @@ static int record_plugin(sweep_run *run, const loaded_plugin *lp, char **err)
     if (store_sweep_plugin(run->store, run->sweep_id, lp->desc->name, lp->desc->version,
                            lp->path, lp->sha256, err) != 0)
         return -1;
+    if (exec_is_command(lp->desc)) {
+        char *argv_json = exec_argv_json(lp->desc);
+        int rc = argv_json ? store_sweep_command(run->store, run->sweep_id, lp->desc->name,
+                                                 argv_json, exec_uses_shell(lp->desc), lp->path,
+                                                 lp->sha256, err)
+                           : util_fail(err, "out of memory");
+        free(argv_json);
+        if (rc != 0)
+            return -1;
+    }
     char **names = realloc(run->recorded_plugins, (run->recorded_count + 1) * sizeof *names);
     if (!names)
         return util_fail(err, "out of memory");
@@ -138,6 +150,7 @@ void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
     for (size_t i = 0; i < f->row_count * plugin->column_count; i++)
         value_clear(&f->rows[i]);
     free(f->rows);
+    artifact_list_free(f->artifacts);
     value *params = f->params;
     memset(f, 0, sizeof *f);
     f->params = params;
@@ -174,6 +187,8 @@ static void prepare_point(section_job *job, finished_point *f)
     }
     if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
+    else if (job->reuse && (f->reused = store_reuse_lookup(job->reuse, f->identity, f->seed)))
+        f->skipped = 1; /* not run; write_point copies it */
 }
 
 /* Runs the plugin on f->params and f->seed with the caller's point, in this
@@ -194,8 +209,11 @@ void sweepi_execute_point(runner_point *point, finished_point *f, int isolate,
         f->failed = outcome != ISOLATE_OK;
     } else {
         f->failed = host_run_point(point) != 0;
-        f->status = f->failed ? "failed" : "ok";
+        f->status = f->failed ? (point->timed_out ? "timeout" : "failed") : "ok";
     }
+    /* A command's files are kept for failed points too: stderr says why. */
+    f->artifacts = point->artifacts;
+    point->artifacts = NULL;
     f->duration_s = util_monotonic() - clock0;
     if (f->failed && stop && *stop) {
         f->interrupted = 1;
@@ -256,12 +274,47 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* --reuse: stores point f as a copy of the stored point f->reused (its
+ * rows copied in SQL), and keeps those rows if asked. */
+static int write_reused(section_job *job, int64_t section_id, finished_point *f, table *result,
+                        char **err)
+{
+    sweep_run *run = job->run;
+    char swept[512];
+    long swept_len = grid_point_swept(job->grid, f->index, swept, sizeof swept);
+    store_point record = {
+        .sweep_id = run->sweep_id,
+        .section_id = section_id,
+        .ordinal = (int64_t)f->index,
+        .params_json = f->canonical,
+        .params_swept = swept_len >= 0 && (size_t)swept_len < sizeof swept ? swept : NULL,
+        .identity = f->identity,
+        .seed = f->seed,
+        .status = "ok",
+        .started_at = util_now(),
+        .params = f->params,
+        .reused_from = f->reused->point_id,
+        .reused_sweep_id = f->reused->sweep_id,
+        .reused_section_id = f->reused->section_id,
+    };
+    run->points_ok++;
+    run->points_reused++;
+    if (store_write_point(run->store, job->plugin, &record, err) != 0)
+        return -1;
+    if (result && store_point_rows(run->store, job->plugin, f->reused->section_id,
+                                   f->reused->point_id, result, err) != 0)
+        return -1;
+    return 0;
+}
+
 /* The writer's side: store one finished point, keep its rows if asked. */
 static int write_point(section_job *job, int64_t section_id, finished_point *f,
                        table *result, char **err)
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
+    if (f->reused)
+        return write_reused(job, section_id, f, result, err);
     if (f->skipped) {
         run->points_skipped++;
         if (result && store_point_rows(run->store, plugin, section_id, f->stored_point_id, result, err) != 0)
@@ -285,6 +338,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
         .params = f->params,
         .row_count = f->failed ? 0 : f->row_count,
         .rows = f->rows,
+        .artifacts = f->artifacts,
     };
     if (f->failed)
         run->points_failed++;
@@ -822,7 +876,12 @@ static section_mode plan_section(section_job *job, int *jobs)
     job->window_size = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_SLOTS_PER_JOB;
     job->window_floor = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_FLOOR_PER_JOB;
     section_mode mode = SECTION_LOCAL;
-    if (mpi_pool_size() > 1) {
+    /* Worker ranks never run the script, so they do not know a command it
+     * declares: its points run here, --jobs at a time (command-experiments.md). */
+    if (mpi_pool_size() > 1 && exec_is_command(job->plugin))
+        fprintf(stderr, "runner: %s is a command: its points run on rank 0 (--jobs %d), not "
+                "on the worker ranks\n", job->plugin->name, *jobs);
+    else if (mpi_pool_size() > 1) {
         mode = plugin_flags(job->plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
                                                                     : SECTION_DISTRIBUTED;
         job->window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job->count);
@@ -856,6 +915,7 @@ static void section_job_free(section_job *job)
     }
     free(job->window);
     store_identity_set_free(job->done);
+    store_reuse_set_free(job->reuse);
     pthread_mutex_destroy(&job->lock);
     pthread_mutex_destroy(&job->store_lock);
     pthread_mutex_destroy(&job->done_lock);
@@ -872,6 +932,10 @@ static int open_section(section_job *job, const loaded_plugin *lp,
     if (record_plugin(run, lp, err) != 0)
         return -1;
     run->section_count++;
+    if (run->reuse &&
+        store_reuse_find(run->store, lp->desc->name, lp->sha256, run->sweep_id, &job->reuse,
+                         err) != 0)
+        return -1;
     if (run->resume)
         return store_section_resume(run->store, run->sweep_id, run->section_count,
                                     job->plugin->name, options->title, options->script_line,

@@ -21,6 +21,7 @@ typedef struct finished_point {
     uint64_t seed;
     int skipped;                /* already stored by an earlier run (resume) */
     int64_t stored_point_id;    /* which stored point, when skipped */
+    const store_reuse_entry *reused; /* --reuse: copy this point (then skipped too) */
     int failed;
     const char *status;         /* "ok", "failed", "crashed" or "timeout" */
     int interrupted;            /* cut short by a stop request: not a result */
@@ -28,6 +29,7 @@ typedef struct finished_point {
     double started_at, duration_s;
     value *rows;                /* row_count * column_count, owned */
     size_t row_count;
+    artifact *artifacts;        /* a command's files, stored with the point, owned */
     char *fatal;                /* out of memory and such: stops the sweep */
 } finished_point;
 

@@ -145,3 +145,9 @@ finish() {
     echo "ok"
     exit 0
 }
+
+# runner_schema: the schema version this runner writes, as it reports it
+# (tests never hard-code it: several changes may add a version at once).
+runner_schema() {
+    "$RUNNER" --version | sed 's/.*schema \([0-9]*\).*/\1/'
+}
