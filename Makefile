@@ -33,13 +33,16 @@ FUZZ_SECONDS ?= 60
 RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox \
 	libsqlite3-dev liblua5.4-dev libcurl4-openssl-dev libssl-dev \
 	libjansson-dev libopenblas-dev libxxhash-dev
+# runner serve: the HTTP server library and the chart script its plots use.
+RUNTIME_PACKAGES += libmicrohttpd-dev libjs-dygraphs
 # What the tests drive (python3 for the webhook server and checks, Chromium
 # renders reports, procps for ps, Open MPI for distributed sweeps: optional
 # when building, required by the tests) and the checked builds (valgrind,
 # clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), SciPy
-# as an independent Sobol sequence for test_designs, and a one-node Slurm
-# with munge for test_slurm.sh.
-TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
+# as an independent Sobol sequence for test_designs, a one-node Slurm with
+# munge for test_slurm.sh, and curl to ask runner serve for every endpoint
+# (test_serve).
+TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
 	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and

@@ -51,6 +51,9 @@ static const options_command cli_commands[] = {
     { "artifacts", CMD_ARTIFACTS, "SWEEP",
       "list or extract the files a command sweep kept (docs/command-experiments.md)",
       cli_artifacts },
+    { "serve", CMD_SERVE, NULL,
+      "a live dashboard of the database in the browser, read-only (docs/serve.md)",
+      cli_serve },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

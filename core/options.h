@@ -20,11 +20,12 @@ enum {
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
     CMD_MIGRATE = 1u << 8,
-    CMD_MERGE = 1u << 22,        /* issue 17: merge, slurm */
-    CMD_SLURM = 1u << 23,
-    CMD_DIFF = 1u << 20,         /* issue 13: diff, verify (high bits: merge-friendly) */
-    CMD_VERIFY = 1u << 21,
     CMD_ARTIFACTS = 1u << 9,
+    CMD_DIFF = 1u << 10,
+    CMD_VERIFY = 1u << 11,
+    CMD_MERGE = 1u << 12,
+    CMD_SLURM = 1u << 13,
+    CMD_SERVE = 1u << 14,
 };
 
 typedef enum option_kind {

@@ -1,0 +1,203 @@
+/* serve_table: a section's rows for the dashboard: one page at a time,
+ * sorted and filtered in SQL (never the whole table to the browser); a plot
+ * of two of its columns cut down in SQL to what a chart can show; and two
+ * sweeps' sections side by side, rows matched by their parameters. Column
+ * names from the client are only looked up among the section's own columns
+ * (serve_db.c); values are bound. */
+#include "serve_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define SERVE_TABLE_DEFAULT_PAGE 100
+
+/* The comparisons a row filter may use, named by the client. */
+static const struct {
+    const char *name;
+    const char *sql;
+} filter_ops[] = {
+    { "eq", " = ?" }, { "ne", " <> ?" }, { "lt", " < ?" }, { "le", " <= ?" },
+    { "gt", " > ?" }, { "ge", " >= ?" },
+};
+
+/* Binds value as a number when it reads as one (columns compare as SQLite
+ * does: 2 = 2.0), else as text ("NaN" matches the stored 'NaN'). */
+static void bind_value(sqlite3_stmt *st, int index, const char *value)
+{
+    char *end = NULL;
+    double x = strtod(value, &end);
+    if (*value && !*end && isfinite(x))
+        sqlite3_bind_double(st, index, x);
+    else
+        sqlite3_bind_text(st, index, value, -1, SQLITE_TRANSIENT);
+}
+
+/* A section's rows query under construction. */
+typedef struct row_query {
+    servei_columns columns;
+    int filter_column;          /* -1: none */
+    const char *filter_sql;     /* " = ?" ... or NULL for contains */
+    const char *filter_value;
+} row_query;
+
+/* Reads col/op/value; 0, or -1 with a 400 in reply. */
+static int read_filter(struct MHD_Connection *connection, row_query *q, servei_reply *reply)
+{
+    q->filter_column = -1;
+    const char *column = servei_arg(connection, "col");
+    const char *op = servei_arg(connection, "op");
+    q->filter_value = servei_arg(connection, "value");
+    if (!column)
+        return 0;
+    q->filter_column = servei_columns_find(&q->columns, column);
+    if (q->filter_column < 0 || !q->filter_value) {
+        servei_reply_error(reply, 400, q->filter_column < 0 ? "col: no such column in this "
+                           "section" : "value: missing");
+        return -1;
+    }
+    if (!op || strcmp(op, "contains") == 0)
+        return 0;
+    for (size_t i = 0; i < sizeof filter_ops / sizeof filter_ops[0]; i++)
+        if (strcmp(op, filter_ops[i].name) == 0) {
+            q->filter_sql = filter_ops[i].sql;
+            return 0;
+        }
+    servei_reply_error(reply, 400, "op: expected eq, ne, lt, le, gt, ge or contains");
+    return -1;
+}
+
+/* " FROM "plugin" WHERE section_id = ?1 [AND filter ?2]" */
+static void append_from_where(strbuf *sql, const row_query *q)
+{
+    strbuf_str(sql, " FROM ");
+    servei_db_ident(sql, q->columns.plugin);
+    strbuf_str(sql, " WHERE \"sweep_id\" = ?3 AND \"section_id\" = ?1");
+    if (q->filter_column < 0)
+        return;
+    strbuf_str(sql, " AND ");
+    if (!q->filter_sql) {
+        strbuf_str(sql, "instr(CAST(");
+        servei_db_ident(sql, q->columns.name[q->filter_column]);
+        strbuf_str(sql, " AS TEXT), ?2) > 0");
+        return;
+    }
+    servei_db_ident(sql, q->columns.name[q->filter_column]);
+    strbuf_str(sql, q->filter_sql);
+    strbuf_str(sql, "2");
+}
+
+static void bind_row_query(sqlite3_stmt *st, const row_query *q, int64_t section_id)
+{
+    sqlite3_bind_int64(st, 1, section_id);
+    sqlite3_bind_int64(st, 3, q->columns.sweep_id);
+    if (q->filter_column >= 0) {
+        if (q->filter_sql)
+            bind_value(st, 2, q->filter_value);
+        else
+            sqlite3_bind_text(st, 2, q->filter_value, -1, SQLITE_TRANSIENT);
+    }
+}
+
+static json_t *columns_json(const servei_columns *c)
+{
+    json_t *out = json_array();
+    for (size_t k = 0; k < c->count; k++)
+        json_array_append_new(out, json_pack("{s:o,s:o,s:s,s:b}", "name",
+                                             value_json_text(c->name[k]), "unit",
+                                             value_json_text(c->unit[k]), "type", c->type[k],
+                                             "param", c->is_param[k]));
+    return out;
+}
+
+/* Runs the count and page statements of q; rows go into *rows. */
+static int run_rows(sqlite3 *db, const row_query *q, int64_t section_id, const char *page_sql,
+                    const char *count_sql, int64_t *total, json_t *rows, char **err)
+{
+    sqlite3_stmt *count = servei_db_prepare(db, count_sql, "cannot count the rows", err);
+    sqlite3_stmt *page = count ? servei_db_prepare(db, page_sql, "cannot read the rows", err)
+                               : NULL;
+    int rc = -1;
+    if (!page)
+        goto done;
+    bind_row_query(count, q, section_id);
+    bind_row_query(page, q, section_id);
+    if (sqlite3_step(count) != SQLITE_ROW) {
+        util_fail(err, "cannot count the rows: %s", sqlite3_errmsg(db));
+        goto done;
+    }
+    *total = sqlite3_column_int64(count, 0);
+    int step;
+    while ((step = sqlite3_step(page)) == SQLITE_ROW) {
+        json_t *row = json_array();
+        for (int i = 0; i < sqlite3_column_count(page); i++)
+            json_array_append_new(row, servei_db_cell(page, i));
+        json_array_append_new(rows, row);
+    }
+    if (step != SQLITE_DONE)
+        util_fail(err, "cannot read the rows: %s", sqlite3_errmsg(db));
+    else
+        rc = 0;
+done:
+    sqlite3_finalize(count);
+    sqlite3_finalize(page);
+    return rc;
+}
+
+void servei_rows(sqlite3 *db, struct MHD_Connection *connection, int64_t section_id,
+                 servei_reply *reply)
+{
+    row_query q = { 0 };
+    if (servei_section_columns(db, section_id, &q.columns, reply) != 0)
+        return;
+    const char *sort = servei_arg(connection, "sort");
+    int sort_column = servei_columns_find(&q.columns, sort);
+    const char *order = servei_arg(connection, "order");
+    int descending = order && strcmp(order, "desc") == 0;
+    int64_t limit = servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS,
+                                   SERVE_TABLE_DEFAULT_PAGE);
+    int64_t offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0);
+    if ((sort && sort_column < 0) || read_filter(connection, &q, reply) != 0) {
+        if (sort && sort_column < 0)
+            servei_reply_error(reply, 400, "sort: no such column in this section");
+        servei_columns_clear(&q.columns);
+        return;
+    }
+    strbuf page = { 0 }, count = { 0 };
+    strbuf_str(&page, "SELECT \"point_id\"");
+    for (size_t k = 0; k < q.columns.count; k++) {
+        strbuf_str(&page, ", ");
+        servei_db_ident(&page, q.columns.name[k]);
+    }
+    append_from_where(&page, &q);
+    strbuf_str(&page, " ORDER BY ");
+    if (sort_column >= 0) {
+        servei_db_ident(&page, q.columns.name[sort_column]);
+        strbuf_str(&page, descending ? " DESC, " : ", ");
+    }
+    strbuf_printf(&page, "\"point_id\"%s, \"row_id\"%s LIMIT %lld OFFSET %lld",
+                  descending && sort_column < 0 ? " DESC" : "",
+                  descending && sort_column < 0 ? " DESC" : "", (long long)limit,
+                  (long long)offset);
+    strbuf_str(&count, "SELECT count(*)");
+    append_from_where(&count, &q);
+    json_t *rows = json_array();
+    int64_t total = 0;
+    char *err = NULL;
+    if (page.oom || count.oom)
+        util_fail(&err, "out of memory");
+    else if (run_rows(db, &q, section_id, page.data, count.data, &total, rows, &err) == 0)
+        servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:o,s:o}", "total", (json_int_t)total,
+                                           "offset", (json_int_t)offset, "limit",
+                                           (json_int_t)limit, "columns",
+                                           columns_json(&q.columns), "rows", rows));
+    if (err) {
+        json_decref(rows);
+        servei_reply_fail(reply, err);
+    }
+    free(page.data);
+    free(count.data);
+    servei_columns_clear(&q.columns);
+}

@@ -1,0 +1,70 @@
+# Helpers for the runner serve tests (sourced after lib.sh).
+
+# start_serve ARGS...: starts `runner serve --db $DB ARGS` in the background
+# (--listen 127.0.0.1:0 unless ARGS say otherwise: a free port each time),
+# waits for the line with its URL, and sets SERVE_PID, URL (as printed, with
+# ?token=... when one is required) and BASE (scheme, host and port with the
+# host replaced by 127.0.0.1, ending in /).
+start_serve() {
+    case " $* " in
+        *" --listen "*) "$RUNNER" serve --db "$DB" "$@" >"$TMP/serve.out" 2>"$TMP/serve.err" & ;;
+        *) "$RUNNER" serve --db "$DB" --listen 127.0.0.1:0 "$@" \
+               >"$TMP/serve.out" 2>"$TMP/serve.err" & ;;
+    esac
+    SERVE_PID=$!
+    wait_until "runner serve's URL" \
+        'grep -q "^runner: serving" "$TMP/serve.out" || ! alive $SERVE_PID' || return 1
+    URL=$(grep -o 'http://[^ ]*' "$TMP/serve.out" | head -n 1)
+    BASE=$(echo "$URL" | sed -e 's|^http://[^:]*:\([0-9]*\)/.*|http://127.0.0.1:\1/|')
+}
+
+# stop_serve [SIGNAL]: signals the server (TERM by default), waits for it,
+# and sets $status to its exit status.
+stop_serve() {
+    kill -"${1:-TERM}" "$SERVE_PID"
+    wait "$SERVE_PID"
+    status=$?
+}
+
+# http PATH [CURL ARGS...]: GETs BASE/PATH; the status code in $code, the
+# body in $TMP/body, the headers in $TMP/headers.
+http() {
+    path=$1
+    shift
+    code=$(curl -s --path-as-is -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' "$@" \
+        "$BASE$path")
+}
+
+# expect_code PATH CODE [CURL ARGS...]
+expect_code() {
+    p=$1
+    want=$2
+    shift 2
+    http "$p" "$@"
+    expect_equal "status of GET /$p" "$code" "$want"
+}
+
+# make_serve_sweeps: sweeps 1 and 2 in $DB, of the testkit fixture: the same
+# grid but x = 3 / x = 4 and another seed, so a comparison has known
+# differences (section 1: 8 rows, 8 differ, 2 only in each). The script's
+# name, the section title, sweep 1's name and note and a tag carry markup
+# that must stay text. Names, notes and tags (sweep.name, sweep.note,
+# sweep_tag) are added to a catalog that lacks them.
+make_serve_sweeps() {
+    FIXTURES_ABS=$(cd "$RUNNER_FIXTURES" && pwd)
+    evil_script="$TMP/<img src=x onerror=alert(1)>.lua"
+    echo 'sweep("testkit", { x = { 1, 2, 3 }, rows = 2 }, { title = [[<script>alert("x")</script>]], print = false })' \
+        >"$evil_script"
+    run "$RUNNER" sweep "$evil_script" --db "$DB" --quiet --plugin-dir "$FIXTURES_ABS/good"
+    expect_status 0
+    other="$TMP/other.lua"
+    echo 'sweep("testkit", { x = { 1, 2, 4 }, rows = 2 }, { print = false })' >"$other"
+    run "$RUNNER" sweep "$other" --db "$DB" --quiet --seed 7 --plugin-dir "$FIXTURES_ABS/good"
+    expect_status 0
+    if [ "$(sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'name'")" = 0 ]; then
+        sql "ALTER TABLE sweep ADD COLUMN name TEXT; ALTER TABLE sweep ADD COLUMN note TEXT;
+             CREATE TABLE IF NOT EXISTS sweep_tag (sweep_id INTEGER NOT NULL, tag TEXT NOT NULL)"
+    fi
+    sql "UPDATE sweep SET name = '<b onmouseover=alert(2)>evil</b>', note = '\"><svg onload=alert(3)>' WHERE id = 1;
+         INSERT INTO sweep_tag (sweep_id, tag) VALUES (1, '<i>tag</i>'), (2, 'baseline')"
+}

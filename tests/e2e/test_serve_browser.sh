@@ -1,0 +1,36 @@
+# runner serve in a real browser: headless Chromium from Debian, driven over
+# the DevTools protocol by serve_browser.py while a sweep runs. It opens the
+# sweeps page (an XSS name, tag and script path stay text), sorts and filters
+# it, watches the running sweep's progress advance without a reload, sorts a
+# section, draws a plot (dygraphs canvas, series toggle), compares two sweeps
+# with known differences, and fails on any console error or CSP violation.
+# SERVE_SCREENSHOTS=DIR keeps the screenshots (docs/serve.md's come from it).
+. tests/e2e/lib.sh
+. tests/e2e/serve_lib.sh
+skip_without chromium "chromium not installed; the dashboard was not rendered"
+skip_without python3 "python3 drives the browser"
+
+make_serve_sweeps
+
+# A sweep that runs while the browser watches: thousands of points of about
+# half a second, one at a time; stopped (Ctrl-C) once the checks are done.
+slow=$(write_script slow.lua <<'LUA'
+sweep("straggler", { workers = 500, trials = 1000000, seed = range(1, 5000) }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$slow" --db "$DB" --jobs 1 --quiet >"$TMP/slow.out" 2>"$TMP/slow.err" &
+sweep_pid=$!
+wait_until "the running sweep's first point" \
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = 3")" -ge 1 ] || ! alive $sweep_pid'
+
+start_serve
+python3 tests/e2e/serve_browser.py "$BASE" 1 2 3 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+browser_status=$?
+cat "$TMP/browser.out"
+[ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"
+alive $sweep_pid || fail "the sweep ended before the browser saw it progress; make it longer"
+kill -INT $sweep_pid
+wait $sweep_pid
+stop_serve
+expect_status 0
+finish
