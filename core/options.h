@@ -20,6 +20,13 @@ enum {
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
     CMD_MIGRATE = 1u << 8,
+    /* managing sweeps (cli_manage.c, cli_export.c) */
+    CMD_TAG = 1u << 9,
+    CMD_NOTE = 1u << 10,
+    CMD_RENAME = 1u << 11,
+    CMD_RM = 1u << 12,
+    CMD_VACUUM = 1u << 13,
+    CMD_EXPORT = 1u << 14,
 };
 
 typedef enum option_kind {
@@ -73,6 +80,10 @@ typedef struct options_parsed {
     const char *db_path;    /* resolved (options_resolve_db) for commands with --db */
     int help;               /* --help or -h was given */
     option_value values[OPTION_COUNT];
+    /* Every positional argument (NULL-terminated; positional is the first).
+     * More than one only for a command with many_positionals. */
+    const char **positionals;
+    size_t positional_count;
 } options_parsed;
 
 /* A command: how usage shows it, and the function that runs it. */
@@ -83,6 +94,11 @@ typedef struct options_command {
     const char *summary;    /* one sentence for help */
     int (*run)(const options_parsed *args);     /* returns the exit status */
 } options_command;
+
+/* A command whose positional placeholder holds a blank or "..." ("SWEEP
+ * TEXT", "[SWEEP...]") takes any number of positional arguments, and a
+ * "-word" that is none of its options is one too (runner tag SWEEP -old). */
+int options_many_positionals(const options_command *command);
 
 /* The table row of an option. */
 const option_spec *options_spec(option_id id);
@@ -101,8 +117,10 @@ void options_free(options_parsed *parsed);
  * lost). Returns 0 with *path (borrowed), or prints and returns EXIT_USAGE. */
 int options_resolve_db(const char *given, const char **path);
 
-/* A SWEEP argument: a positive id, or "last" when allow_last (then *id is
- * 0 and *last 1: the caller asks the store for the newest). Prints the
+/* Checks a SWEEP argument's syntax (selector.h): any selector. *id is set
+ * for an id, *last for exactly "last"; for the others both are 0, and the
+ * command finds the sweep with cli_resolve_sweep once the database is open
+ * (allow_last is ignored: every command takes every selector). Prints the
  * command's error and returns EXIT_USAGE when missing or malformed. */
 int options_resolve_sweep(const char *command, const char *arg, int allow_last, int64_t *id,
                           int *last);
