@@ -9,6 +9,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/runner-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 DB="$TMP/results.db"
 failures=0
+# The schema version this source writes (tests never hard-code it: several
+# changes bump it at once).
+SCHEMA=$(sed -n 's/^#define STORE_SCHEMA_VERSION //p' core/store_open.c)
 
 fail() {
     echo "FAIL: $*" >&2

@@ -111,5 +111,5 @@ expect_stderr "runner: $TMP/empty.db: not a runner database (it is empty)"
 bounded "$RUNNER" sweep "$script" --db "$TMP/empty.db"
 expect_status 0
 DB="$TMP/empty.db"
-expect_sql "PRAGMA user_version" "5"
+expect_sql "PRAGMA user_version" "$SCHEMA"
 finish

@@ -12,7 +12,7 @@ expect_stdout_contains "exit status: 0 ok, 1 some points failed, 2 bad input or 
 cp "$TMP/out" "$TMP/main-help"
 run "$RUNNER" --version
 expect_status 0
-expect_stdout_contains "runner 0.1.0 (plugin ABI 1, schema 5)"
+expect_stdout_contains "runner 0.1.0 (plugin ABI 1, schema $SCHEMA)"
 run "$RUNNER"
 expect_status 2
 expect_stderr_contains "usage: runner COMMAND [OPTIONS]"
