@@ -40,7 +40,7 @@ static const options_command cli_commands[] = {
     { "tag", CMD_TAG, "SWEEP +TAG|-TAG...",
       "add (+TAG) and remove (-TAG) tags of a sweep; with none, print its tags",
       cli_manage_tag },
-    { "note", CMD_NOTE, "SWEEP [TEXT]", "set a sweep's note ('' clears it); without TEXT, print it",
+    { "note", CMD_NOTE, "SWEEP TEXT", "set a sweep's note ('' clears it)",
       cli_manage_note },
     { "rename", CMD_RENAME, "SWEEP NAME|''", "name a sweep ('' removes its name)",
       cli_manage_rename },
