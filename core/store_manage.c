@@ -52,13 +52,13 @@ static size_t filter_where(const store_sweep_filter *f, strbuf *sql, const char 
         binds[n++] = f->script;
     }
     if (f->tag) {
-        strbuf_str(sql, " AND EXISTS (SELECT 1 FROM sweep_tag AS t WHERE t.sweep_id = s.id"
-                        " AND t.tag = ?)");
+        /* IN, not EXISTS: SQLite then reads the tag's sweeps by id through
+         * sweep_tag_by_tag instead of scanning every sweep row. */
+        strbuf_str(sql, " AND s.id IN (SELECT sweep_id FROM sweep_tag WHERE tag = ?)");
         binds[n++] = f->tag;
     }
     if (f->plugin) {
-        strbuf_str(sql, " AND EXISTS (SELECT 1 FROM section AS c WHERE c.sweep_id = s.id"
-                        " AND c.plugin = ?)");
+        strbuf_str(sql, " AND s.id IN (SELECT sweep_id FROM section WHERE plugin = ?)");
         binds[n++] = f->plugin;
     }
     if (f->status) {
