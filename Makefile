@@ -41,7 +41,7 @@ TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
 	valgrind clang libclang-rt-14-dev llvm
 # The references `make bench` measures beside runner (bench/peers.py) and
 # /usr/bin/time for its memory figures.
-BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time
+BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time hyperfine
 
 # What a target's recipe checks: `make` only checks the runtime packages;
 # demo, deps, test, the checked builds and bench install what they need.
