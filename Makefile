@@ -36,9 +36,10 @@ RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox 
 # What the tests drive (python3 for the webhook server and checks, Chromium
 # renders reports, procps for ps, Open MPI for distributed sweeps: optional
 # when building, required by the tests) and the checked builds (valgrind,
-# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer).
+# clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), and
+# SciPy as an independent Sobol sequence for test_designs.
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
-	valgrind clang libclang-rt-14-dev llvm
+	valgrind clang libclang-rt-14-dev llvm python3-scipy
 # The references `make bench` measures beside runner (bench/peers.py) and
 # /usr/bin/time for its memory figures.
 BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time hyperfine

@@ -486,6 +486,17 @@ static void open_sandbox(lua_State *L)
 
 /* ---- values between Lua and C ---- */
 
+/* runner.default: in a list of values (a zip group's, mostly), "this
+ * parameter's declared default at this point". Designs over conditional
+ * spaces (scripts/lib/design.lua, cases{}) need it: a parameter that exists
+ * only in some branches still needs a value at every point of the group. */
+static const char default_marker = 0;
+
+static int is_default_marker(lua_State *L, int idx)
+{
+    return lua_touserdata(L, idx) == &default_marker && lua_islightuserdata(L, idx);
+}
+
 /* Converts the scalar at idx into *out; returns 0, or -1 with a reason. */
 static int lua_to_value(lua_State *L, int idx, value *out, char *msg, size_t size)
 {
@@ -562,7 +573,11 @@ static int set_param(lua_State *L, grid *g, const runner_plugin *plugin, uint32_
             lua_rawgeti(L, idx, (lua_Integer)i + 1);
         else
             lua_pushvalue(L, idx);
-        int bad = lua_to_value(L, -1, &values[i], reason, sizeof reason);
+        int bad = 0;
+        if (is_default_marker(L, -1))
+            values[i] = param_default(spec);
+        else
+            bad = lua_to_value(L, -1, &values[i], reason, sizeof reason);
         lua_pop(L, 1);
         if (bad) {
             snprintf(msg, size, "%s: %s", spec->name, reason);
@@ -1149,6 +1164,8 @@ static int message_handler(lua_State *L)
 static void push_runner_table(lua_State *L, const script_config *c)
 {
     lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)&default_marker);
+    lua_setfield(L, -2, "default");
     lua_pushstring(L, RUNNER_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushstring(L, c->script_path);
