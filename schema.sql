@@ -71,7 +71,8 @@ CREATE TABLE IF NOT EXISTS point_block (
                                                --   point's) that each point's params patch
     -- One array per point, in the order the view's columns name them:
     -- [id, ordinal, params, identity, seed, status, error, started_at_ms,
-    --  duration_ns, row_count]. params holds only the parameters that differ
+    --  duration_ns, row_count], and reused_from (a point id) after them when
+    -- --reuse copied the point instead of running it. params holds only the parameters that differ
     -- from params_base; started_at_ms is Unix time in milliseconds and
     -- duration_ns the point's wall time in nanoseconds.
     points          TEXT NOT NULL
@@ -117,7 +118,9 @@ SELECT i.id AS id,
        strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(p.value, '$[7]') / 1000.0, 'unixepoch')
            AS started_at,
        json_extract(p.value, '$[8]') / 1e9 AS duration_s,
-       json_extract(p.value, '$[9]') AS row_count
+       json_extract(p.value, '$[9]') AS row_count,
+       -- Schema version 6: the point whose rows --reuse copied; NULL: computed.
+       json_extract(p.value, '$[10]') AS reused_from
 FROM point_block AS b, json_each(b.points) AS p, point_index AS i
 WHERE i.block_id = b.id AND i.id = json_extract(p.value, '$[0]');
 

@@ -37,6 +37,12 @@ static const options_command cli_commands[] = {
     { "migrate", CMD_MIGRATE, NULL,
       "upgrade a database an older runner wrote (reading commands never do)",
       cli_run_migrate },
+    { "diff", CMD_DIFF, "A B",
+      "compare two sweeps' rows, point by point (matched by parameters); exit 1 when they "
+      "differ", cli_diff },
+    { "verify", CMD_VERIFY, "SWEEP",
+      "run a stored sweep's points again and check its rows bit for bit; exit 1 when not "
+      "reproduced", cli_verify },
     { "tag", CMD_TAG, "SWEEP +TAG|-TAG...",
       "add (+TAG) and remove (-TAG) tags of a sweep; with none, print its tags",
       cli_manage_tag },

@@ -70,5 +70,7 @@ int cli_manage_rename(const options_parsed *args);
 int cli_manage_rm(const options_parsed *args);
 int cli_manage_vacuum(const options_parsed *args);
 int cli_export_sweep(const options_parsed *args);
+int cli_diff(const options_parsed *args);      /* cli_diff.c */
+int cli_verify(const options_parsed *args);    /* cli_verify.c */
 
 #endif

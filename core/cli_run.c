@@ -124,6 +124,7 @@ static void config_from_options(const options_parsed *a, const webhook_target *w
         .fail_fast = v[OPTION_FAIL_FAST].given,
         .resume = v[OPTION_RESUME].given,
         .force = v[OPTION_FORCE].given,
+        .reuse = v[OPTION_REUSE].given,
         /* a timeout needs a process to kill */
         .isolate = v[OPTION_ISOLATE].given || v[OPTION_POINT_TIMEOUT].given,
         .point_timeout_s = v[OPTION_POINT_TIMEOUT].given ? v[OPTION_POINT_TIMEOUT].seconds : 0,

@@ -87,6 +87,7 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->run.jobs = c->jobs;
     lc->run.isolate = c->isolate;
     lc->run.point_timeout_s = c->point_timeout_s;
+    lc->run.reuse = c->reuse;
     lc->begun = 1;
 }
 
@@ -434,16 +435,25 @@ char *lifecycle_summary_line(const lifecycle *lc)
         return util_format("runner: sweep %lld stopped in %s after a storage error; what was "
                            "committed is kept, and --resume finishes the sweep",
                            (long long)run->sweep_id, lc->config.db_path);
+    char *line;
     if (run->points_skipped)
-        return util_format("runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
+        line = util_format("runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
                            "%llu already stored", (long long)run->sweep_id, lc->config.db_path,
                            (unsigned long long)run->points_ok,
                            (unsigned long long)run->points_failed,
                            (unsigned long long)run->points_skipped);
-    return util_format("runner: sweep %lld stored in %s: %llu points ok, %llu failed",
-                       (long long)run->sweep_id, lc->config.db_path,
-                       (unsigned long long)run->points_ok,
-                       (unsigned long long)run->points_failed);
+    else
+        line = util_format("runner: sweep %lld stored in %s: %llu points ok, %llu failed",
+                           (long long)run->sweep_id, lc->config.db_path,
+                           (unsigned long long)run->points_ok,
+                           (unsigned long long)run->points_failed);
+    if (line && lc->config.reuse) {
+        /* --reuse: how many of the ok points were copied, not run */
+        char *with = util_format("%s, %llu reused", line, (unsigned long long)run->points_reused);
+        free(line);
+        line = with;
+    }
+    return line;
 }
 
 /* Sends the summary queued in outbox (or says why there is none). Returns 1

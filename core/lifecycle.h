@@ -31,6 +31,7 @@ typedef struct lifecycle_config {
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     int force;                         /* resume a sweep whose runner may live (--force) */
+    int reuse;                         /* copy points stored ok before (--reuse) */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
     int quiet;                         /* no progress line */
     int jobs;                          /* threads running points */

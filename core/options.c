@@ -217,7 +217,7 @@ static int parse_option(const options_command *command, int argc, char **argv, i
 int options_many_positionals(const options_command *command)
 {
     const char *p = command->positional;
-    return p && (strchr(p, ' ') || strstr(p, "..."));
+    return p && strstr(p, "...") != NULL;
 }
 
 int options_parse(const options_command *command, int argc, char **argv, options_parsed *out)
@@ -244,6 +244,10 @@ int options_parse(const options_command *command, int argc, char **argv, options
         } else if (many) {
             out->positionals[out->positional_count++] = arg;
             out->positional = out->positionals[0];
+        } else if (out->positional && !out->positional2 && command->positional &&
+                   strchr(command->positional, ' ')) {
+            out->positional2 = arg; /* "A B": a command of two (diff, note, rename) */
+            out->positionals[out->positional_count++] = arg;
         } else if (out->positional || !command->positional) {
             fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
                     command->name, arg);

@@ -27,6 +27,8 @@ enum {
     CMD_RM = 1u << 12,
     CMD_VACUUM = 1u << 13,
     CMD_EXPORT = 1u << 14,
+    CMD_DIFF = 1u << 20,         /* issue 13: diff, verify (high bits: merge-friendly) */
+    CMD_VERIFY = 1u << 21,
 };
 
 typedef enum option_kind {
@@ -77,6 +79,7 @@ typedef struct options_parsed {
     char **argv;            /* the whole command line (the sweep records it) */
     const char *command;    /* "sweep" */
     const char *positional; /* SCRIPT, SWEEP or NAME; NULL if none */
+    const char *positional2; /* the second of two ("A B": diff's B); NULL if none */
     const char *db_path;    /* resolved (options_resolve_db) for commands with --db */
     int help;               /* --help or -h was given */
     option_value values[OPTION_COUNT];
@@ -95,9 +98,10 @@ typedef struct options_command {
     int (*run)(const options_parsed *args);     /* returns the exit status */
 } options_command;
 
-/* A command whose positional placeholder holds a blank or "..." ("SWEEP
- * TEXT", "[SWEEP...]") takes any number of positional arguments, and a
- * "-word" that is none of its options is one too (runner tag SWEEP -old). */
+/* A command whose positional placeholder holds "..." ("[SWEEP...]") takes
+ * any number of positional arguments, and a "-word" that is none of its
+ * options is one too (runner tag SWEEP -old). One with a blank ("A B")
+ * takes two (positional2). */
 int options_many_positionals(const options_command *command);
 
 /* The table row of an option. */

@@ -1216,6 +1216,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
+        .reuse = c->reuse,
         .sweep_name = c->sweep_name, .sweep_note = c->sweep_note, .sweep_tags = c->sweep_tags,
         .sweep_tag_count = c->sweep_tag_count,
     };

@@ -29,6 +29,7 @@ typedef struct script_config {
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
     int force;                         /* resume a sweep whose runner may live (--force) */
+    int reuse;                         /* copy points stored ok before (--reuse) */
     const char *script_text;           /* run this text instead of reading the file */
     const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
     int webhook_format;                /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */

@@ -57,6 +57,10 @@ typedef struct store_point {
     const value *params;         /* plugin->param_count values */
     size_t row_count;
     const value *rows;           /* row_count * plugin->column_count values */
+    /* --reuse: the stored point whose rows are copied instead of rows
+     * (0: none). The copy is done in SQL, value for value; row_count is
+     * then what was copied. */
+    int64_t reused_from, reused_sweep_id, reused_section_id;
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
@@ -211,6 +215,61 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
  * parameters then outputs of plugin. */
 int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
                      int64_t point_id, table *out, char **err);
+
+/* --- reuse (store_reuse.c, `runner sweep --reuse`) ----------------------
+ * A point stored ok by another sweep with the same plugin file, identity
+ * and seed: its rows can be copied instead of computed. */
+typedef struct store_reuse_entry {
+    char identity[65];
+    uint64_t seed;
+    int64_t point_id, sweep_id, section_id;
+} store_reuse_entry;
+typedef struct store_reuse_set {
+    store_reuse_entry *entries;  /* one per identity and seed */
+    size_t count;
+    size_t *slots;               /* a hash table of entries (store_reuse.c) */
+    size_t slot_count;
+} store_reuse_set;
+/* The points of plugin, stored ok by sweeps other than exclude_sweep_id
+ * whose sweep_plugin row has so_sha256. *out: free with
+ * store_reuse_set_free. Commits a pending batch first. */
+int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
+                     int64_t exclude_sweep_id, store_reuse_set **out, char **err);
+/* The stored point with this identity and seed, or NULL. Read-only: any
+ * thread may look up while nobody frees the set. */
+const store_reuse_entry *store_reuse_lookup(const store_reuse_set *set, const char *identity,
+                                            uint64_t seed);
+void store_reuse_set_free(store_reuse_set *set);  /* accepts NULL */
+
+/* --- a sweep's points with their rows (store_points.c: diff, verify) ----- */
+typedef enum store_point_order {
+    STORE_ORDER_PARAMS,          /* by canonical parameters, then section and point */
+    STORE_ORDER_STORED,          /* by section, point, row: as stored */
+} store_point_order;
+typedef struct store_point_stream store_point_stream;
+/* One result row with its point (a point without rows comes once, has_row
+ * 0). Strings and cells are the stream's, valid until the next call. */
+typedef struct store_stream_row {
+    const char *params_json, *status, *error, *identity;
+    int64_t point_id, section_id;
+    int section_ordinal;
+    uint64_t seed;
+    int has_row;
+    const value *cells;          /* the stream's columns, in their order */
+} store_stream_row;
+/* Opens a stream of the rows of every point plugin's sections of the sweep
+ * hold, reading the columns `columns` names (borrowed: it outlives the
+ * stream; their types say how to read NaN). */
+int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin,
+                            const table *columns, store_point_order order,
+                            store_point_stream **out, char **err);
+/* 1 with *row, 0 at the end, -1 with *err. */
+int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char **err);
+void store_point_stream_close(store_point_stream *ps);  /* accepts NULL */
+/* The version and .so SHA-256 the sweep recorded for plugin (malloc'd; NULL
+ * when it recorded none). */
+int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char **version,
+                            char **so_sha256, char **err);
 
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 

@@ -69,6 +69,8 @@ typedef struct storei_plugin_entry {
     uint32_t param_count;
     uint32_t column_count;
     sqlite3_stmt *insert;         /* params bound once per point, outputs per row */
+    sqlite3_stmt *copy;           /* --reuse: a stored point's rows copied (store_reuse.c);
+                                   * prepared on first use */
 } storei_plugin_entry;
 
 /* One open database, used by one thread at a time. Who owns what:
@@ -171,5 +173,13 @@ int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
  * points are lost) and the message says so. Every write that must not land
  * inside a batch calls it first. */
 int storei_batch_commit(store *s, char **err);
+
+/* --- store_reuse.c -------------------------------------------------------- */
+
+/* Copies the rows of point->reused_from into e's table as point point_id of
+ * point's sweep and section, in their stored order; *copied says how many.
+ * Runs inside the open batch. 0, or -1 with *err. */
+int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
+                     int64_t point_id, size_t *copied, char **err);
 
 #endif

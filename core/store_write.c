@@ -549,7 +549,9 @@ static int cache_insert(store *s, const runner_plugin *plugin, sqlite3_stmt *ins
     }
     storei_plugin_entry *e = &s->plugins[slot];
     sqlite3_finalize(e->insert);
+    sqlite3_finalize(e->copy);
     e->insert = insert;
+    e->copy = NULL;
     e->plugin = plugin;
     e->param_count = plugin->param_count;
     e->column_count = plugin->column_count;
@@ -715,7 +717,7 @@ mismatch:
 
 /* Appends one point to the open block, in schema.sql's element order:
  * [id, ordinal, params, identity, seed, status, error, started_at_ms,
- *  duration_ns, row_count]. */
+ *  duration_ns, row_count], then reused_from only for a reused point. */
 static void block_append(store *s, const store_point *point, int64_t point_id)
 {
     strbuf *b = &s->block;
@@ -761,6 +763,10 @@ static void block_append(store *s, const store_point *point, int64_t point_id)
     sb_int64(b, isfinite(duration_ns) && duration_ns >= 0 ? (int64_t)duration_ns : 0);
     strbuf_add(b, ",", 1);
     sb_int64(b, (int64_t)point->row_count);
+    if (point->reused_from) {
+        strbuf_add(b, ",", 1);
+        sb_int64(b, point->reused_from);
+    }
     strbuf_add(b, "]", 1);
     s->block_points++;
     s->block_ok += strcmp(point->status, "ok") == 0;
@@ -822,7 +828,15 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
      * between, so no reader ever sees part of a point. */
     int64_t point_id = s->next_point_id;
     int inserted = 0;
-    if (point->row_count > 0) {
+    store_point copied = { 0 };
+    if (point->reused_from) {
+        copied = *point;
+        if (storei_copy_rows(s, e, point, point_id, &copied.row_count, err) != 0) {
+            inserted = 1; /* some rows may be in */
+            goto fail;
+        }
+        point = &copied;
+    } else if (point->row_count > 0) {
         sqlite3_stmt *ins = e->insert;
         int bad = sqlite3_bind_int64(ins, 1, point->sweep_id) != SQLITE_OK;
         bad |= sqlite3_bind_int64(ins, 2, point->section_id) != SQLITE_OK;

@@ -40,6 +40,7 @@ typedef struct section_job {
     int cancel;                 /* the writer failed: workers stop */
     store_identity_set *done;   /* identities to skip (resume), may be NULL */
     pthread_mutex_t done_lock;  /* guards done */
+    store_reuse_set *reuse;     /* --reuse: points other sweeps stored; read-only */
     pthread_mutex_t lock;
     /* Held by the writer inside the store while plugins may run, so that a
      * plugin calling exit() finds the store between calls (mark_exited). */
@@ -174,6 +175,8 @@ static void prepare_point(section_job *job, finished_point *f)
     }
     if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
+    else if (job->reuse && (f->reused = store_reuse_lookup(job->reuse, f->identity, f->seed)))
+        f->skipped = 1; /* not run; write_point copies it */
 }
 
 /* Runs the plugin on f->params and f->seed with the caller's point, in this
@@ -256,12 +259,47 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* --reuse: stores point f as a copy of the stored point f->reused (its
+ * rows copied in SQL), and keeps those rows if asked. */
+static int write_reused(section_job *job, int64_t section_id, finished_point *f, table *result,
+                        char **err)
+{
+    sweep_run *run = job->run;
+    char swept[512];
+    long swept_len = grid_point_swept(job->grid, f->index, swept, sizeof swept);
+    store_point record = {
+        .sweep_id = run->sweep_id,
+        .section_id = section_id,
+        .ordinal = (int64_t)f->index,
+        .params_json = f->canonical,
+        .params_swept = swept_len >= 0 && (size_t)swept_len < sizeof swept ? swept : NULL,
+        .identity = f->identity,
+        .seed = f->seed,
+        .status = "ok",
+        .started_at = util_now(),
+        .params = f->params,
+        .reused_from = f->reused->point_id,
+        .reused_sweep_id = f->reused->sweep_id,
+        .reused_section_id = f->reused->section_id,
+    };
+    run->points_ok++;
+    run->points_reused++;
+    if (store_write_point(run->store, job->plugin, &record, err) != 0)
+        return -1;
+    if (result && store_point_rows(run->store, job->plugin, f->reused->section_id,
+                                   f->reused->point_id, result, err) != 0)
+        return -1;
+    return 0;
+}
+
 /* The writer's side: store one finished point, keep its rows if asked. */
 static int write_point(section_job *job, int64_t section_id, finished_point *f,
                        table *result, char **err)
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
+    if (f->reused)
+        return write_reused(job, section_id, f, result, err);
     if (f->skipped) {
         run->points_skipped++;
         if (result && store_point_rows(run->store, plugin, section_id, f->stored_point_id, result, err) != 0)
@@ -856,6 +894,7 @@ static void section_job_free(section_job *job)
     }
     free(job->window);
     store_identity_set_free(job->done);
+    store_reuse_set_free(job->reuse);
     pthread_mutex_destroy(&job->lock);
     pthread_mutex_destroy(&job->store_lock);
     pthread_mutex_destroy(&job->done_lock);
@@ -872,6 +911,10 @@ static int open_section(section_job *job, const loaded_plugin *lp,
     if (record_plugin(run, lp, err) != 0)
         return -1;
     run->section_count++;
+    if (run->reuse &&
+        store_reuse_find(run->store, lp->desc->name, lp->sha256, run->sweep_id, &job->reuse,
+                         err) != 0)
+        return -1;
     if (run->resume)
         return store_section_resume(run->store, run->sweep_id, run->section_count,
                                     job->plugin->name, options->title, options->script_line,

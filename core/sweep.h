@@ -25,6 +25,8 @@ typedef struct sweep_run {
     int isolate;                         /* each point in a child process */
     double point_timeout_s;              /* with isolate: kill a point after this */
     uint64_t points_skipped;             /* already stored, not run again */
+    int reuse;                           /* copy points other sweeps stored (--reuse) */
+    uint64_t points_reused;              /* of points_ok: copied, not run */
     char **recorded_plugins;             /* names already in sweep_plugin */
     size_t recorded_count;
 } sweep_run;

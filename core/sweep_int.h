@@ -21,6 +21,7 @@ typedef struct finished_point {
     uint64_t seed;
     int skipped;                /* already stored by an earlier run (resume) */
     int64_t stored_point_id;    /* which stored point, when skipped */
+    const store_reuse_entry *reused; /* --reuse: copy this point (then skipped too) */
     int failed;
     const char *status;         /* "ok", "failed", "crashed" or "timeout" */
     int interrupted;            /* cut short by a stop request: not a result */

@@ -72,7 +72,7 @@ run "$RUNNER" sweep "$script" --db "$clash"
 expect_status 0
 sqlite3 -batch "$clash" "PRAGMA journal_mode = DELETE; DROP VIEW point;
     CREATE TABLE point(id INTEGER PRIMARY KEY, label TEXT);" >/dev/null
-refused_unchanged "$clash" "not a runner database (its user_version is $SCHEMA, but its \"point\" is a table where runner's is a view)"
+refused_unchanged "$clash" "not a runner database (its user_version is $(runner_schema), but its \"point\" is a table where runner's is a view)"
 sqlite3 -batch "$clash" "PRAGMA user_version = 3"
 refused_unchanged "$clash" "not a runner database (its user_version is 3, but its \"point\" is a table where runner's is a view)"
 
@@ -111,5 +111,5 @@ expect_stderr "runner: $TMP/empty.db: not a runner database (it is empty)"
 bounded "$RUNNER" sweep "$script" --db "$TMP/empty.db"
 expect_status 0
 DB="$TMP/empty.db"
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$(runner_schema)"
 finish

@@ -33,7 +33,7 @@ expect_sql "SELECT count(*) FROM speedup AS r JOIN point AS p ON p.id = r.point_
       AND json_extract(p.params_json, '$.base') = r.base
       AND json_extract(p.params_json, '$.model') = r.model" "24"
 expect_sql "SELECT count(*) FROM section" "1"
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$(runner_schema)"
 expect_sql "PRAGMA journal_mode" "wal"
 # Option values used are recorded with the sweep.
 expect_sql "SELECT options_json FROM sweep" '{"base":30,"jitters":[2.0,1.0,0.5]}'

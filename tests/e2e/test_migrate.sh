@@ -8,6 +8,8 @@
 # file is upgraded in place by a writing command (resume).
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+# The schema version this runner writes, as it reports it.
+V=$(runner_schema)
 
 script=$(write_script grid.lua <<'LUA'
 sweep("testkit", {x = {1, 2, 3}, fail = {false, true}, rows = 2}, {print = false})
@@ -63,7 +65,7 @@ sha=$(sha256sum <"$DB")
 for command in sweeps "show 1" "report 1 -o $TMP/r.html" "plot 1 --x x --y y -o $TMP/p.svg"; do
     run "$RUNNER" $command --db "$DB"
     expect_status 2
-    expect_stderr "runner: $DB: database schema version 2 is older than this runner's ($SCHEMA); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
+    expect_stderr "runner: $DB: database schema version 2 is older than this runner's ($V); reading commands never change it: upgrade it with 'runner migrate' (or any writing command: sweep, resume, notify), or read it with an older runner"
     expect_equal "$command: the version 2 file's bytes" "$(sha256sum <"$DB")" "$sha"
     for f in "$DB-wal" "$DB-shm" "$DB-journal"; do
         [ -e "$f" ] && fail "$command left $f beside the version 2 file"
@@ -74,14 +76,14 @@ expect_sql "PRAGMA user_version" "2"
 # runner migrate upgrades it; then readers read it.
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version $SCHEMA"
+expect_equal "migrate says" "$(cat "$TMP/out")" "$DB: upgraded to schema version $V"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version $SCHEMA"
+expect_equal "migrate again says" "$(cat "$TMP/out")" "$DB: already at schema version $V"
 run "$RUNNER" sweeps --db "$DB"
 expect_status 0
 expect_stdout_contains "1503"
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) FROM pragma_table_info('sweep')
     WHERE name IN ('pid_host', 'pid_start_ticks', 'pid_boot_id')" "3"
 expect_sql "SELECT type FROM sqlite_master WHERE name = 'point'" "view"
@@ -128,10 +130,10 @@ ALTER TABLE sweep DROP COLUMN pid_boot_id;
 PRAGMA user_version = 3;"
 run "$RUNNER" show 3 --db "$DB"
 expect_status 2
-expect_stderr_contains "database schema version 3 is older than this runner's ($SCHEMA)"
+expect_stderr_contains "database schema version 3 is older than this runner's ($V)"
 run "$RUNNER" resume 3 --db "$DB"
 expect_status 1
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT status, pid_host = host, pid_start_ticks > 0, length(pid_boot_id)
     FROM sweep WHERE id = 3" "failed|1|1|36"
 expect_sql "SELECT count(*) FROM sweep WHERE pid_boot_id IS NULL" "2"
@@ -160,7 +162,7 @@ COMMIT;"
 expect_equal "version 3 points" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$V"
 expect_equal "points after the upgrade to 5" "$(sql "$POINTS")" "$(cat "$TMP/before5.txt")"
 expect_sql "SELECT count(*), sum(status = 'ok') FROM point_index WHERE id IN (SELECT id FROM point)" \
     "$(wc -l <"$TMP/before5.txt" | tr -d ' ')|$(grep -c '|ok|' "$TMP/before5.txt")"
@@ -171,11 +173,44 @@ case $plan in
 *) fail "a lookup by id does not go through point_index: $plan" ;;
 esac
 
-# The step after version 5 names sweeps (name, note, sweep_tag) and keeps id
-# high-water marks (id_high_water). A version 5 file whose newest sweep was
-# deleted by hand (its sections and points left behind) is upgraded in place:
-# the marks start above every id still referred to, so the next sweep takes a
-# new id and none of the leftover rows.
+# Version 6 shows where a --reuse point came from (the view's reused_from).
+# A version 5 file (the view without it) is upgraded in place; a point
+# stored before reads NULL there, a reused one the point it copied.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+BEGIN;
+DROP VIEW point;
+CREATE VIEW point AS
+SELECT i.id AS id, b.sweep_id AS sweep_id, b.section_id AS section_id,
+       json_extract(p.value, '\$[1]') AS ordinal,
+       json_patch(b.params_base, json_extract(p.value, '\$[2]')) AS params_json,
+       json_extract(p.value, '\$[3]') AS identity, json_extract(p.value, '\$[4]') AS seed,
+       i.status AS status, json_extract(p.value, '\$[6]') AS error,
+       strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(p.value, '\$[7]') / 1000.0, 'unixepoch')
+           AS started_at,
+       json_extract(p.value, '\$[8]') / 1e9 AS duration_s, json_extract(p.value, '\$[9]') AS row_count
+FROM point_block AS b, json_each(b.points) AS p, point_index AS i
+WHERE i.block_id = b.id AND i.id = json_extract(p.value, '\$[0]');
+PRAGMA user_version = 5;
+COMMIT;"
+expect_sql "SELECT count(*) FROM pragma_table_info('point') WHERE name = 'reused_from'" "0"
+run "$RUNNER" sweep "$all_fail" --db "$DB" --reuse
+expect_status 1
+expect_sql "PRAGMA user_version" "$V"
+expect_equal "points after the upgrade to 6" "$(sql "$POINTS" | head -n "$(wc -l <"$TMP/before5.txt")")" \
+    "$(cat "$TMP/before5.txt")"
+expect_sql "SELECT count(*), count(reused_from) FROM point" "$(($(wc -l <"$TMP/before5.txt") + 3))|0"
+run "$RUNNER" sweep "$script" --db "$DB" --reuse
+expect_status 1
+expect_stderr_contains "1503 points ok, 3 failed, 1503 reused"
+expect_sql "SELECT count(*) FROM point AS p JOIN point AS q ON q.id = p.reused_from
+    WHERE p.sweep_id = (SELECT max(id) FROM sweep) AND q.sweep_id = 1 AND q.identity = p.identity" "1503"
+
+# The step after that names sweeps (name, note, sweep_tag) and keeps id
+# high-water marks (id_high_water). A file of the version before whose
+# newest sweep was deleted by hand (its sections and points left behind) is
+# upgraded in place: the marks start above every id still referred to, so
+# the next sweep takes a new id and none of the leftover rows.
+gone=$(sql "SELECT max(id) FROM sweep")
 sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
 BEGIN;
 DROP TRIGGER sweep_high_water;
@@ -186,26 +221,26 @@ DROP TABLE sweep_tag;
 DROP INDEX point_block_by_sweep;
 ALTER TABLE sweep DROP COLUMN name;
 ALTER TABLE sweep DROP COLUMN note;
-DELETE FROM sweep WHERE id = 3;
-PRAGMA user_version = 5;
+DELETE FROM sweep WHERE id = $gone;
+PRAGMA user_version = $((V - 1));
 COMMIT;"
-left_sections=$(sql "SELECT count(*) FROM section WHERE sweep_id = 3")
+left_sections=$(sql "SELECT count(*) FROM section WHERE sweep_id = $gone")
 max_section=$(sql "SELECT max(id) FROM section")
 max_point=$(sql "SELECT max(id) FROM point_index")
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name IN ('name', 'note')" "2"
 expect_sql "SELECT group_concat(kind || '=' || last_id, ' ') FROM
     (SELECT * FROM id_high_water ORDER BY kind)" \
-    "point=$max_point section=$max_section sweep=3"
+    "point=$max_point section=$max_section sweep=$gone"
 run "$RUNNER" sweep "$all_fail" --db "$DB" --name after_upgrade --tag migrated
 expect_status 1
-expect_sql "SELECT id, name FROM sweep WHERE id > 2" "4|after_upgrade"
-expect_sql "SELECT count(*) FROM section WHERE sweep_id = 3" "$left_sections"
-expect_sql "SELECT min(id) > $max_section FROM section WHERE sweep_id = 4" "1"
-expect_sql "SELECT min(id) > $max_point FROM point WHERE sweep_id = 4" "1"
-expect_sql "SELECT tag FROM sweep_tag WHERE sweep_id = 4" "migrated"
+expect_sql "SELECT id, name FROM sweep WHERE id >= $gone" "$((gone + 1))|after_upgrade"
+expect_sql "SELECT count(*) FROM section WHERE sweep_id = $gone" "$left_sections"
+expect_sql "SELECT min(id) > $max_section FROM section WHERE sweep_id = $((gone + 1))" "1"
+expect_sql "SELECT min(id) > $max_point FROM point WHERE sweep_id = $((gone + 1))" "1"
+expect_sql "SELECT tag FROM sweep_tag WHERE sweep_id = $((gone + 1))" "migrated"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM

@@ -166,7 +166,7 @@ check_body ok 1
 expect_sql "SELECT command_line LIKE '%--webhook ''http://127.0.0.1/…''%' FROM sweep" "1"
 no_token "$DB" "$DB-wal" "$TMP/err" "$TMP/out"
 # runner sweeps still reads it; the outbox is part of schema version 2.
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$(runner_schema)"
 
 # The URL from the environment; the body bounded: at most 100 rows a section.
 MANY=$(write_script many.lua <<'EOF'
@@ -365,7 +365,7 @@ sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE outbox;
 run "$RUNNER" notify --db "$DB" --webhook "$url"
 expect_status 0
 expect_stderr "runner: $DB: no webhook summary waits for delivery"
-expect_sql "PRAGMA user_version" "$SCHEMA"
+expect_sql "PRAGMA user_version" "$(runner_schema)"
 expect_sql "SELECT count(*) FROM outbox" "0"
 expect_sql "SELECT count(*) FROM sweep" "3"
 

@@ -296,7 +296,7 @@ static void test_open_creates_catalog(void)
     if (!s)
         return;
     CHECK_STR_EQ(store_path(s), path);
-    CHECK_INT_EQ(store_schema_version() > 0, 1);
+    CHECK(store_schema_version() >= 6);  /* 6: point.reused_from; others may add more */
     store_close(s);
 
     sqlite3 *db = raw_open(path);
@@ -306,6 +306,8 @@ static void test_open_creates_catalog(void)
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
                              " AND name = 'point'"), 1);
     CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), store_schema_version());
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('point')"
+                             " WHERE name = 'reused_from'"), 1);
     CHECK_STR_EQ(raw_text(db, "PRAGMA journal_mode"), "wal");
     sqlite3_close(db);
 
@@ -514,33 +516,31 @@ static void test_list_sweeps(void)
     table *t = NULL;
     CHECK_INT_EQ(report(store_list_sweeps(s, &t, &err), &err), 0);
     if (t) {
-        CHECK_INT_EQ(t->column_count, 11);
-        const char *names[] = { "id", "name", "script", "tags", "status", "sections",
-                                "points_ok", "points_failed", "started_at", "duration",
-                                "overrides" };
+        CHECK_INT_EQ(t->column_count, 7);
+        const char *names[] = { "id", "started_at", "script", "status", "sections", "points_ok",
+                                "points_failed" };
         const runner_type types[] = { RUNNER_INTEGER, RUNNER_TEXT, RUNNER_TEXT, RUNNER_TEXT,
-                                      RUNNER_TEXT, RUNNER_INTEGER, RUNNER_INTEGER,
-                                      RUNNER_INTEGER, RUNNER_TEXT, RUNNER_REAL, RUNNER_TEXT };
-        for (size_t i = 0; i < 11 && i < t->column_count; i++) {
+                                      RUNNER_INTEGER, RUNNER_INTEGER, RUNNER_INTEGER };
+        for (size_t i = 0; i < 7 && i < t->column_count; i++) {
             CHECK_STR_EQ(t->columns[i].name, names[i]);
             CHECK_INT_EQ(t->columns[i].type, types[i]);
         }
         CHECK_INT_EQ(t->row_count, 2);
         if (t->row_count == 2) {
             CHECK_INT_EQ(table_cell(t, 0, 0)->as.integer, first);
-            CHECK_STR_EQ(table_cell(t, 0, 8)->as.text, "2026-11-30T05:12:00.123Z");
+            CHECK_STR_EQ(table_cell(t, 0, 1)->as.text, "2026-11-30T05:12:00.123Z");
             CHECK_STR_EQ(table_cell(t, 0, 2)->as.text, "first.lua");
-            CHECK_STR_EQ(table_cell(t, 0, 4)->as.text, "failed");
-            CHECK_INT_EQ(table_cell(t, 0, 5)->as.integer, 2);
-            CHECK_INT_EQ(table_cell(t, 0, 6)->as.integer, 3);
-            CHECK_INT_EQ(table_cell(t, 0, 7)->as.integer, 2);
+            CHECK_STR_EQ(table_cell(t, 0, 3)->as.text, "failed");
+            CHECK_INT_EQ(table_cell(t, 0, 4)->as.integer, 2);
+            CHECK_INT_EQ(table_cell(t, 0, 5)->as.integer, 3);
+            CHECK_INT_EQ(table_cell(t, 0, 6)->as.integer, 2);
             /* newest last; a sweep without sections counts zeros, not NULLs */
             CHECK_INT_EQ(table_cell(t, 1, 0)->as.integer, second);
-            CHECK_STR_EQ(table_cell(t, 1, 4)->as.text, "running");
-            CHECK_INT_EQ(table_cell(t, 1, 5)->type, RUNNER_INTEGER);
+            CHECK_STR_EQ(table_cell(t, 1, 3)->as.text, "running");
+            CHECK_INT_EQ(table_cell(t, 1, 4)->type, RUNNER_INTEGER);
+            CHECK_INT_EQ(table_cell(t, 1, 4)->as.integer, 0);
             CHECK_INT_EQ(table_cell(t, 1, 5)->as.integer, 0);
             CHECK_INT_EQ(table_cell(t, 1, 6)->as.integer, 0);
-            CHECK_INT_EQ(table_cell(t, 1, 7)->as.integer, 0);
         }
     }
     table_free(t);
@@ -1150,12 +1150,13 @@ static void test_readers_never_migrate(void)
                  " ALTER TABLE sweep DROP COLUMN pid_start_ticks;"
                  " ALTER TABLE sweep DROP COLUMN pid_boot_id; PRAGMA user_version = 3");
     sqlite3_close(db);
-    char message[400];
-    snprintf(message, sizeof message,
-             "database schema version 3 is older than this runner's (%d); reading commands "
-             "never change it: upgrade it with 'runner migrate' (or any writing command: sweep, "
-             "resume, notify), or read it with an older runner", store_schema_version());
-    expect_refused_unchanged(path, store_open_read, message);
+    char older[400];
+    snprintf(older, sizeof older,
+             "database schema version 3 is older than this runner's (%d); reading "
+             "commands never change it: upgrade it with 'runner migrate' (or any "
+             "writing command: sweep, resume, notify), or read it with an older "
+             "runner", store_schema_version());
+    expect_refused_unchanged(path, store_open_read, older);
     store *s = NULL;
     char *err = NULL;
     CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
