@@ -173,7 +173,37 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(delivered_at, id);
 
--- Schema version 6: tags, and ids that are never given twice. An older
+-- Command experiments (docs/command-experiments.md). What each command of
+-- a sweep ran: its argv template, whether through /bin/sh, and the program
+-- resolved and hashed (sweep_plugin holds the same path and SHA-256).
+CREATE TABLE IF NOT EXISTS sweep_command (
+    sweep_id          INTEGER NOT NULL REFERENCES sweep(id),
+    command           TEXT NOT NULL,
+    argv_template     TEXT NOT NULL,                 -- JSON array, {name} unsubstituted
+    shell             INTEGER NOT NULL,              -- 1: argv_template[0] ran under /bin/sh -c
+    executable        TEXT NOT NULL,
+    executable_sha256 TEXT NOT NULL,
+    PRIMARY KEY (sweep_id, command)
+);
+-- A point's artifacts (stdout, stderr, declared files), written in the
+-- transaction that stores the point; contents deduplicated by SHA-256.
+CREATE TABLE IF NOT EXISTS artifact_blob (
+    sha256          TEXT PRIMARY KEY,
+    bytes           INTEGER NOT NULL,
+    content         BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS artifact (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    point_id        INTEGER NOT NULL,                -- point.id
+    name            TEXT NOT NULL,
+    sha256          TEXT NOT NULL REFERENCES artifact_blob(sha256),
+    bytes           INTEGER NOT NULL,
+    PRIMARY KEY (point_id, name)
+);
+CREATE INDEX IF NOT EXISTS artifact_by_sweep ON artifact(sweep_id, point_id);
+CREATE INDEX IF NOT EXISTS artifact_by_blob ON artifact(sha256);
+
+-- Schema version 8: tags, and ids that are never given twice. An older
 -- sweep table gets name and note from the migration step (ALTER TABLE), and
 -- this script runs on it before that step: nothing here may name them.
 

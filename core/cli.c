@@ -43,6 +43,9 @@ static const options_command cli_commands[] = {
     { "verify", CMD_VERIFY, "SWEEP",
       "run a stored sweep's points again and check its rows bit for bit; exit 1 when not "
       "reproduced", cli_verify },
+    { "artifacts", CMD_ARTIFACTS, "SWEEP",
+      "list or extract the files a command sweep kept (docs/command-experiments.md)",
+      cli_artifacts },
     { "tag", CMD_TAG, "SWEEP +TAG|-TAG...",
       "add (+TAG) and remove (-TAG) tags of a sweep; with none, print its tags",
       cli_manage_tag },

@@ -72,5 +72,6 @@ int cli_manage_vacuum(const options_parsed *args);
 int cli_export_sweep(const options_parsed *args);
 int cli_diff(const options_parsed *args);      /* cli_diff.c */
 int cli_verify(const options_parsed *args);    /* cli_verify.c */
+int cli_artifacts(const options_parsed *args);  /* cli_artifacts.c */
 
 #endif

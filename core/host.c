@@ -300,6 +300,9 @@ void host_point_reset(runner_point *p, const value *params, uint64_t seed)
     clear_rows(p);
     free(p->error);
     p->error = NULL;
+    artifact_list_free(p->artifacts);
+    p->artifacts = NULL;
+    p->timed_out = 0;
     p->params = params;
     p->seed = seed;
     runner_rng_seed(&p->rng, seed);
@@ -313,6 +316,7 @@ void host_point_free(runner_point *p)
     free(p->rows);
     free(p->current);
     free(p->error);
+    artifact_list_free(p->artifacts);
     memset(p, 0, sizeof *p);
 }
 

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include "runner/plugin.h"
+#include "artifact.h"
 #include "value.h"
 
 struct runner_point {
@@ -27,6 +28,9 @@ struct runner_point {
     atomic_int in_run;        /* 1 while run() runs (read by any thread) */
     atomic_int misuse;        /* the first host call refused from a thread not
                                  running the point; written by any thread */
+    /* Command experiments (exec.c): set by the command's run(). */
+    int timed_out;            /* the failure was its time limit: status 'timeout' */
+    artifact *artifacts;      /* files to store with the point, owned */
 };
 
 const runner_host *host_table(void);

@@ -86,3 +86,9 @@ char *install_layout_script_lib_dir(void)
     return layout_dir(RUNNER_SOURCE_SCRIPT_LIB_DIR, RUNNER_BIN_TO_SCRIPT_LIB_DIR,
                       RUNNER_INSTALL_SCRIPT_LIB_DIR);
 }
+
+char *install_layout_libexec_dir(void)
+{
+    return layout_dir(RUNNER_BUILD_LIBEXEC_DIR, RUNNER_BIN_TO_LIBEXEC_DIR,
+                      RUNNER_INSTALL_LIBEXEC_DIR);
+}

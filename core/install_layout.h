@@ -13,5 +13,8 @@
  * fall back to the install prefix CMake was configured with. */
 char *install_layout_plugin_dir(void);
 char *install_layout_script_lib_dir(void);
+/* Programs runner ships for command experiments (exec.c looks a bare
+ * argv[0] up here first): build/libexec, or <prefix>/libexec/runner. */
+char *install_layout_libexec_dir(void);
 
 #endif

@@ -20,15 +20,16 @@ enum {
     CMD_REPORT = 1u << 6,
     CMD_NOTIFY = 1u << 7,
     CMD_MIGRATE = 1u << 8,
-    /* managing sweeps (cli_manage.c, cli_export.c) */
-    CMD_TAG = 1u << 9,
-    CMD_NOTE = 1u << 10,
-    CMD_RENAME = 1u << 11,
-    CMD_RM = 1u << 12,
-    CMD_VACUUM = 1u << 13,
-    CMD_EXPORT = 1u << 14,
+    /* managing sweeps (cli_manage.c, cli_export.c; high bits: merge-friendly) */
+    CMD_TAG = 1u << 22,
+    CMD_NOTE = 1u << 23,
+    CMD_RENAME = 1u << 24,
+    CMD_RM = 1u << 25,
+    CMD_VACUUM = 1u << 26,
+    CMD_EXPORT = 1u << 27,
     CMD_DIFF = 1u << 20,         /* issue 13: diff, verify (high bits: merge-friendly) */
     CMD_VERIFY = 1u << 21,
+    CMD_ARTIFACTS = 1u << 9,
 };
 
 typedef enum option_kind {

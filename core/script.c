@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "axis.h"
+#include "exec_lua.h"
 #include "exit_status.h"
 #include "grid.h"
 #include "install_layout.h"
@@ -62,6 +63,7 @@ typedef struct script_state {
     pthread_mutex_t watchdog_lock;
     pthread_cond_t watchdog_wake;
     plugin_registry *registry;
+    exec_list *commands;      /* declared by `command` (exec_lua.c) */
     lifecycle *life;          /* the sweep the script drives */
     char *script_text;
     json_t *options_used;     /* the option values the script ran with */
@@ -808,7 +810,9 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     char *err = NULL;
     char msg[1024];
     refuse_after_end(L, "sweep");
-    const loaded_plugin *lp = plugin_registry_get(s->registry, plugin_name, &err);
+    const loaded_plugin *lp = exec_list_get(s->commands, plugin_name);
+    if (!lp)
+        lp = plugin_registry_get(s->registry, plugin_name, &err);
     if (!lp) {
         snprintf(msg, sizeof msg, "%s", err ? err : "unknown plugin");
         free(err);
@@ -893,6 +897,45 @@ static int l_sweep(lua_State *L)
         return script_raise(L, FAIL_INPUT, "sweep(\"%s\", params): params must be a table",
                      lua_tostring(L, 1));
     return run_sweep(L, lua_tostring(L, 1), 2, lua_istable(L, 3) ? 3 : 0);
+}
+
+/* command "name" { ... } or command { name = "...", ... }: a program as an
+ * experiment (exec_lua.c, docs/command-experiments.md). */
+static int declare_command(lua_State *L, const char *name, int idx)
+{
+    script_state *s = state_of(L);
+    char msg[1024];
+    refuse_after_end(L, "command");
+    if (!s->commands && !(s->commands = exec_list_new()))
+        return luaL_error(L, "out of memory");
+    double paused_at = script_clock_pause(s);  /* hashing the program is runner's time */
+    int rc = exec_lua_declare(L, s->commands, s->registry, name, idx, msg, sizeof msg);
+    script_clock_resume(s, paused_at);
+    if (rc != 0)
+        return script_raise(L, FAIL_INPUT, "%s", msg);
+    return 0;
+}
+
+static int l_command_curried(lua_State *L)
+{
+    const char *name = lua_tostring(L, lua_upvalueindex(1));
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "command \"%s\" needs a table: command \"%s\" "
+                            "{ argv = {...}, ... }", name, name);
+    return declare_command(L, name, 1);
+}
+
+static int l_command(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TSTRING && lua_gettop(L) == 1) {
+        lua_pushvalue(L, 1);
+        lua_pushcclosure(L, l_command_curried, 1);
+        return 1;
+    }
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return script_raise(L, FAIL_INPUT, "command needs a name and a table: command \"name\" "
+                            "{ argv = {...}, ... }");
+    return declare_command(L, NULL, 1);
 }
 
 /* ---- options (sysbench style) ---- */
@@ -1109,7 +1152,8 @@ static int l_zip(lua_State *L)
 }
 
 static const luaL_Reg runner_globals[] = {
-    { "sweep", l_sweep }, { "options", l_options }, { "zip", l_zip }, { NULL, NULL },
+    { "sweep", l_sweep }, { "options", l_options }, { "zip", l_zip },
+    { "command", l_command }, { NULL, NULL },
 };
 
 /* ---- running a script ---- */
@@ -1351,6 +1395,7 @@ done:
     stop_watchdog(&s);
     lifecycle_free(s.life);
     plugin_registry_free(s.registry);
+    exec_list_free(s.commands);  /* after lua_close: row views borrow their descriptors */
     free(s.script_text);
     free(s.late_call);
     free(err);

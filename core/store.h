@@ -61,6 +61,7 @@ typedef struct store_point {
      * (0: none). The copy is done in SQL, value for value; row_count is
      * then what was copied. */
     int64_t reused_from, reused_sweep_id, reused_section_id;
+    const struct artifact *artifacts; /* stored with the point (store_artifact.c); may be NULL */
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
@@ -359,6 +360,15 @@ void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
 int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
 int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
 
+/* Command experiments (store_artifact.c, docs/command-experiments.md). */
+/* Records what a command of the sweep ran (once per command per sweep). */
+int store_sweep_command(store *s, int64_t sweep_id, const char *command, const char *argv_json,
+                        int shell, const char *executable, const char *sha256, char **err);
+/* A sweep's artifacts (of one point when point_id > 0), ordered by point
+ * and name: point_id, name, bytes, sha256. */
+int store_artifact_list(store *s, int64_t sweep_id, int64_t point_id, table **out, char **err);
+/* The content of one stored blob: *data malloc'd (the caller frees). */
+int store_artifact_content(store *s, const char *sha256, void **data, size_t *size, char **err);
 /* --- managing sweeps (store_manage.c) -------------------------------------
  * Which sweeps match: every field that is set must hold (NULL: any). */
 typedef struct store_sweep_filter {

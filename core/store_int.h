@@ -181,5 +181,10 @@ int storei_batch_commit(store *s, char **err);
  * Runs inside the open batch. 0, or -1 with *err. */
 int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
                      int64_t point_id, size_t *copied, char **err);
+/* Inserts a point's artifacts (blobs deduplicated by SHA-256) inside the
+ * open batch, before the point joins its block (store_artifact.c). */
+struct artifact;
+int storei_write_artifacts(store *s, int64_t sweep_id, int64_t point_id,
+                           const struct artifact *list, char **err);
 
 #endif

@@ -15,7 +15,8 @@
  * that refers to sweep(id), such as a sweep's artifacts, is added here and
  * `runner rm` removes its rows too; docs/schema.md lists the same. */
 static const char *const sweep_tables[] = {
-    "point_block", "section", "sweep_plugin", "outbox", "sweep_tag", "sweep",
+    "artifact", "sweep_command", "point_block", "section", "sweep_plugin", "outbox",
+    "sweep_tag", "sweep",
 };
 
 /* --- which sweeps --------------------------------------------------------- */
@@ -331,6 +332,11 @@ int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err)
     sqlite3_finalize(st);
     for (size_t i = 0; rc == 0 && i < count; i++)
         rc = remove_one(s, ids[i], plugins, plugin_count, err);
+    /* Artifact contents are shared between sweeps (by SHA-256): only those
+     * no artifact refers to any more go. */
+    if (rc == 0)
+        rc = storei_exec(s, "DELETE FROM artifact_blob WHERE NOT EXISTS (SELECT 1 FROM artifact"
+                            " AS a WHERE a.sha256 = artifact_blob.sha256)", what, err);
     store_free_strings(plugins, plugin_count);
     if (rc == 0 && storei_exec(s, "COMMIT", what, err) == 0)
         return 0;

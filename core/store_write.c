@@ -27,6 +27,7 @@ static const char *const catalog_names[] = {
     "point_block_by_last_id", "point_index", "point_index_not_ok",
     "point_index_failed", "point_index_crashed", "point_index_timeout", "sqlite_stat1",
     "outbox", "outbox_pending",
+    "sweep_command", "artifact_blob", "artifact", "artifact_by_sweep", "artifact_by_blob",
     "sweep_tag", "sweep_tag_by_tag", "id_high_water", "sweep_high_water",
     "section_high_water", "point_high_water", "point_block_by_sweep",
 };
@@ -868,6 +869,9 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
         /* Drop pointers into the caller's rows before they are freed. */
         sqlite3_clear_bindings(ins);
     }
+    if (point->artifacts && storei_write_artifacts(s, point->sweep_id, point_id,
+                                                   point->artifacts, err) != 0)
+        goto fail;
     block_append(s, point, point_id);
     s->next_point_id++;
     s->batch_points++;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec.h"
 #include "exit_guard.h"
 #include "host.h"
 #include "isolate.h"
@@ -76,6 +77,16 @@ static int record_plugin(sweep_run *run, const loaded_plugin *lp, char **err)
     if (store_sweep_plugin(run->store, run->sweep_id, lp->desc->name, lp->desc->version,
                            lp->path, lp->sha256, err) != 0)
         return -1;
+    if (exec_is_command(lp->desc)) {
+        char *argv_json = exec_argv_json(lp->desc);
+        int rc = argv_json ? store_sweep_command(run->store, run->sweep_id, lp->desc->name,
+                                                 argv_json, exec_uses_shell(lp->desc), lp->path,
+                                                 lp->sha256, err)
+                           : util_fail(err, "out of memory");
+        free(argv_json);
+        if (rc != 0)
+            return -1;
+    }
     char **names = realloc(run->recorded_plugins, (run->recorded_count + 1) * sizeof *names);
     if (!names)
         return util_fail(err, "out of memory");
@@ -139,6 +150,7 @@ void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
     for (size_t i = 0; i < f->row_count * plugin->column_count; i++)
         value_clear(&f->rows[i]);
     free(f->rows);
+    artifact_list_free(f->artifacts);
     value *params = f->params;
     memset(f, 0, sizeof *f);
     f->params = params;
@@ -197,8 +209,11 @@ void sweepi_execute_point(runner_point *point, finished_point *f, int isolate,
         f->failed = outcome != ISOLATE_OK;
     } else {
         f->failed = host_run_point(point) != 0;
-        f->status = f->failed ? "failed" : "ok";
+        f->status = f->failed ? (point->timed_out ? "timeout" : "failed") : "ok";
     }
+    /* A command's files are kept for failed points too: stderr says why. */
+    f->artifacts = point->artifacts;
+    point->artifacts = NULL;
     f->duration_s = util_monotonic() - clock0;
     if (f->failed && stop && *stop) {
         f->interrupted = 1;
@@ -323,6 +338,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
         .params = f->params,
         .row_count = f->failed ? 0 : f->row_count,
         .rows = f->rows,
+        .artifacts = f->artifacts,
     };
     if (f->failed)
         run->points_failed++;
@@ -860,7 +876,12 @@ static section_mode plan_section(section_job *job, int *jobs)
     job->window_size = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_SLOTS_PER_JOB;
     job->window_floor = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_FLOOR_PER_JOB;
     section_mode mode = SECTION_LOCAL;
-    if (mpi_pool_size() > 1) {
+    /* Worker ranks never run the script, so they do not know a command it
+     * declares: its points run here, --jobs at a time (command-experiments.md). */
+    if (mpi_pool_size() > 1 && exec_is_command(job->plugin))
+        fprintf(stderr, "runner: %s is a command: its points run on rank 0 (--jobs %d), not "
+                "on the worker ranks\n", job->plugin->name, *jobs);
+    else if (mpi_pool_size() > 1) {
         mode = plugin_flags(job->plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
                                                                     : SECTION_DISTRIBUTED;
         job->window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job->count);

@@ -29,6 +29,7 @@ typedef struct finished_point {
     double started_at, duration_s;
     value *rows;                /* row_count * column_count, owned */
     size_t row_count;
+    artifact *artifacts;        /* a command's files, stored with the point, owned */
     char *fatal;                /* out of memory and such: stops the sweep */
 } finished_point;
 

@@ -205,6 +205,17 @@ expect_stderr_contains "1503 points ok, 3 failed, 1503 reused"
 expect_sql "SELECT count(*) FROM point AS p JOIN point AS q ON q.id = p.reused_from
     WHERE p.sweep_id = (SELECT max(id) FROM sweep) AND q.sweep_id = 1 AND q.identity = p.identity" "1503"
 
+# Command experiments (issue 14) add sweep_command, artifact_blob and
+# artifact: a file without them (version 6) gets them in place, rows kept.
+sqlite3 -batch "$DB" "DROP TABLE artifact; DROP TABLE artifact_blob; DROP TABLE sweep_command;
+PRAGMA user_version = 6;"
+points_before=$(sql "$POINTS")
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name IN ('artifact', 'artifact_blob',
+    'sweep_command', 'artifact_by_sweep', 'artifact_by_blob')" "5"
+expect_equal "points after adding the artifact tables" "$(sql "$POINTS")" "$points_before"
 # The step after that names sweeps (name, note, sweep_tag) and keeps id
 # high-water marks (id_high_water). A file of the version before whose
 # newest sweep was deleted by hand (its sections and points left behind) is

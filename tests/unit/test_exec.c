@@ -1,0 +1,119 @@
+/* exec: the argv template ({name}, {seed}, {{), values as text, shell
+ * quoting, and what exec_command_finish refuses. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "exec.h"
+
+static const runner_param params[] = {
+    RUNNER_PARAM_INTEGER("workers", "", "", 1, 1, 64),
+    RUNNER_PARAM_REAL("base", "s", "", 2, 0, HUGE_VAL),
+    RUNNER_PARAM_TEXT("label", "", "", NULL),
+};
+static const runner_column columns[] = { RUNNER_COLUMN("round_s", RUNNER_REAL, "s", "") };
+static const runner_plugin plugin = {
+    .abi_version = RUNNER_PLUGIN_ABI, .struct_size = sizeof plugin, .name = "t", .version = "1",
+    .summary = "t", .params = params, .param_count = 3, .columns = columns, .column_count = 1,
+};
+
+static void expect_substitute(const char *tmpl, int shell, const char *expected)
+{
+    value v[3] = { value_integer(4), value_real(0.1), value_text("it's; $(x)") };
+    char *err = NULL;
+    char *got = exec_substitute(tmpl, &plugin, v, 42, shell, &err);
+    CHECK_STR_EQ(got, expected);
+    if (err)
+        fprintf(stderr, "%s\n", err);
+    free(got);
+    free(err);
+    value_clear(&v[2]);
+}
+
+static void test_substitute(void)
+{
+    expect_substitute("-np={workers}", 0, "-np=4");
+    expect_substitute("{base}/{label}/{seed}", 0, "0.1/it's; $(x)/42");
+    expect_substitute("{{literal}} {{{workers}}}", 0, "{literal} {4}");
+    expect_substitute("echo {label} {workers}", 1, "echo 'it'\\''s; $(x)' '4'");
+    char *err = NULL;
+    CHECK(!exec_substitute("{wrokers}", &plugin, NULL, 0, 0, &err));
+    CHECK_STR_EQ(err, "{wrokers} names no parameter (did you mean {workers}?)");
+    free(err);
+    err = NULL;
+    CHECK(!exec_substitute("{workers", &plugin, NULL, 0, 0, &err));
+    CHECK_STR_EQ(err, "'{' without '}' (write {{ for a literal brace)");
+    free(err);
+}
+
+static void test_value_text(void)
+{
+    char buf[64];
+    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 0.1 }, buf, sizeof buf),
+                 "0.1");
+    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 1.0 / 3 }, buf,
+                                 sizeof buf), "0.3333333333333333");
+    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 2 }, buf, sizeof buf),
+                 "2");
+    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_INTEGER, .as.integer = -7 }, buf,
+                                 sizeof buf), "-7");
+    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_BOOLEAN, .as.boolean = 1 }, buf,
+                                 sizeof buf), "true");
+}
+
+static void expect_refused(const char *const *argv, int shell, const char *artifact,
+                           const char *expected)
+{
+    exec_command *c = exec_command_new("cmd");
+    for (const char *const *a = argv; *a; a++)
+        exec_command_add_argv(c, *a);
+    exec_command_add_column(c, &columns[0]);
+    exec_command_add_param(c, &params[0]);
+    if (artifact)
+        exec_command_add_artifact(c, artifact);
+    exec_command_settings(c)->shell = shell;
+    char *err = NULL;
+    CHECK_INT_EQ(exec_command_finish(c, &err), -1);
+    CHECK_STR_EQ(err, expected);
+    free(err);
+    exec_command_free(c);
+}
+
+static void test_finish(void)
+{
+    expect_refused((const char *[]){ NULL }, 0, NULL,
+                   "argv must list the program and its arguments");
+    expect_refused((const char *[]){ "echo", "hi", NULL }, 1, NULL,
+                   "with shell = true, argv must be one string (the /bin/sh command)");
+    expect_refused((const char *[]){ "true", NULL }, 0, "../x",
+                   "artifacts: '../x' must be a plain file name in the point's directory, not "
+                   "stdout or stderr");
+    expect_refused((const char *[]){ "/nonexistent/prog", NULL }, 0, NULL,
+                   "program '/nonexistent/prog': No such file or directory");
+    /* A good one: the program found on PATH, hashed, measured columns added. */
+    exec_command *c = exec_command_new("ok");
+    exec_command_add_argv(c, "true");
+    exec_command_add_column(c, &columns[0]);
+    exec_command_settings(c)->repeats = 3;
+    char *err = NULL;
+    CHECK_INT_EQ(exec_command_finish(c, &err), 0);
+    const loaded_plugin *lp = exec_command_plugin(c);
+    CHECK(exec_is_command(lp->desc));
+    CHECK(!exec_is_command(&plugin));
+    CHECK_INT_EQ(lp->desc->column_count, 1 + 5 + 4);
+    CHECK_STR_EQ(lp->desc->columns[1].name, "wall_s");
+    CHECK_STR_EQ(lp->desc->columns[9].name, "wall_max_s");
+    CHECK_INT_EQ(strlen(lp->sha256), 64);
+    CHECK(lp->path && lp->path[0] == '/');
+    char *json = exec_argv_json(lp->desc);
+    CHECK_STR_EQ(json, "[\"true\"]");
+    free(json);
+    exec_command_free(c);
+}
+
+int main(void)
+{
+    test_substitute();
+    test_value_text();
+    test_finish();
+    return check_done("test_exec");
+}
