@@ -40,9 +40,10 @@ RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox 
 # SciPy as an independent Sobol sequence for test_designs.
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev \
 	valgrind clang libclang-rt-14-dev llvm python3-scipy
-# The references `make bench` measures beside runner (bench/peers.py) and
+# The references `make bench` measures beside runner (bench/peers.py;
+# hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.
-BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time hyperfine
+BENCH_PACKAGES := python3 python3-numpy python3-optuna python3-uhashring time hyperfine parallel
 
 # What a target's recipe checks: `make` only checks the runtime packages;
 # demo, deps, test, the checked builds and bench install what they need.

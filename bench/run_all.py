@@ -5,7 +5,7 @@ MISS against the targets of docs/performance.md. Started by
 bench/run_all.sh (`make bench`); Debian packages only.
 
 usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep]
-                  [--only rows]
+                  [--only rows|exec]
 
   --build-dir DIR  where CMake built runner and the benches (default: build)
   --quick          grids up to 10^5 points and smaller peers, one run each (a
@@ -15,8 +15,12 @@ usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep
   --json FILE      also write every figure as JSON
   --keep           keep the temporary directory with the databases
   --only rows      only the natural script (2 x 10^5 points, no options)
-                   against the relational C and Python loops, and `runner
-                   show` streaming 10^6 rows against a bare read loop
+                   against the relational C and Python loops, `runner show`
+                   streaming 10^6 rows against `sqlite3 -csv` and a bare
+                   read loop, and `runner report` / `runner plot` on them
+  --only exec      only the per-point overhead of a command experiment
+                   (/bin/true x 2000) against hyperfine -P and GNU Parallel
+                   (bench_exec_overhead.py)
 """
 import argparse
 import json
@@ -28,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import bench_exec_overhead
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -167,30 +173,31 @@ def sqlite_limit(binary, tmp, workers, jitters, only=None, keep=False):
 
 def piped(command, tmp):
     """Runs command with its stdout through a pipe into wc -c, under
-    /usr/bin/time; returns (seconds, peak RSS MB, bytes, stderr)."""
+    /usr/bin/time; returns seconds, peak_rss_mb, cpu_seconds (user + sys),
+    bytes and stderr."""
     timing = os.path.join(tmp, "time_pipe.txt")
     err = os.path.join(tmp, "pipe_err.txt")
-    line = ("/usr/bin/time -f '%e %M' -o " + timing + " " + " ".join(command)
-            + " 2>" + err + " | wc -c")
+    line = ("/usr/bin/time -f '%e %M %U %S' -o " + timing + " "
+            + " ".join(shell_quote(c) for c in command) + " 2>" + err + " | wc -c")
     say("$ " + line)
     out = subprocess.run(["sh", "-c", line], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"run_all: {line} failed:\n{out.stderr}")
     with open(timing) as f:
-        seconds, rss_kb = f.read().split()[-2:]
+        seconds, rss_kb, user, system = f.read().split()[-4:]
     with open(err) as f:
         stderr = f.read()
-    return float(seconds), float(rss_kb) / 1024.0, int(out.stdout.split()[0]), stderr
+    return {"seconds": float(seconds), "peak_rss_mb": float(rss_kb) / 1024.0,
+            "cpu_seconds": float(user) + float(system), "bytes": int(out.stdout.split()[0]),
+            "stderr": stderr}
 
 
-def rows_section(runner, benches, tmp, quick, repeat):
-    """Issue 19: the natural script (no options) over 2 x 10^5 points at
-    --jobs 1 against the same information stored relationally by a bare C
-    loop and a Python loop, taken in turn, best of `repeat`; then `runner
-    show --format csv` streaming 10^6 rows (10^5 with --quick) to a pipe,
-    against a bare loop reading and formatting the same rows. Returns
-    (figures, table lines)."""
-    workers, jitters = (1000, 20) if quick else (1000, 200)
+def shell_quote(text):
+    return text if re.fullmatch(r"[\w./=,:+-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def natural_runs(runner, benches, tmp, workers, jitters, repeat):
+    """The natural script against the relational C and Python loops, in turn."""
     points = workers * jitters
     say(f"\n## the natural script, {points} points, --jobs 1, against relational loops, "
         f"best of {repeat}")
@@ -208,6 +215,62 @@ def rows_section(runner, benches, tmp, quick, repeat):
             f"(peak RSS {runs['natural'][-1]['peak_rss_mb']:.1f} MB), relational C loop "
             f"{fmt_rate(runs['relational'][-1]['rows_per_s'], 'points/s')}, Python "
             f"{fmt_rate(runs['python'][-1]['points_per_s'], 'points/s')}")
+    return runs
+
+
+def show_runs(runner, benches, db, rows, tmp, repeat):
+    """runner show --format csv to a pipe, in turn with the sqlite3 shell's
+    -csv on the same query (the reference) and the bare read loop."""
+    query = ("SELECT " + ", ".join(COMPARED_COLUMNS) + " FROM speedup WHERE section_id = 1"
+             " ORDER BY point_id, row_id")
+    runs = {"show": [], "sqlite3": [], "floor": []}
+    commands = {"show": [runner, "show", "1", "--db", db, "--format", "csv"],
+                "sqlite3": ["sqlite3", "-csv", db, query],
+                "floor": [benches["read_floor"], db, "speedup"]}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            figure = piped(command, tmp)
+            figure["rows_per_s"] = rows / figure["seconds"]
+            figure["rows_per_cpu_s"] = rows / max(figure["cpu_seconds"], 1e-9)
+            runs[name].append(figure)
+        say("  runner show " + fmt_rate(runs["show"][-1]["rows_per_s"], "rows/s")
+            + f" (peak RSS {runs['show'][-1]['peak_rss_mb']:.1f} MB), sqlite3 -csv "
+            + fmt_rate(runs["sqlite3"][-1]["rows_per_s"], "rows/s") + ", bare read loop "
+            + fmt_rate(runs["floor"][-1]["rows_per_s"], "rows/s"))
+    return runs
+
+
+def report_runs(runner, db, rows, tmp):
+    """runner report and runner plot on the show database: time, peak RSS
+    and the size of what they write (issue 19's targets at 10^6 rows)."""
+    figures = {}
+    for name, command, out in (
+            ("report", [runner, "report", "1", "--db", db, "-o"], "report.html"),
+            ("plot_by", [runner, "plot", "1", "--db", db, "--x", "workers", "--y", "speedup",
+                         "--by", "jitter", "-o"], "by.svg"),
+            ("plot", [runner, "plot", "1", "--db", db, "--x", "workers", "--y", "speedup",
+                      "-o"], "all.svg")):
+        path = os.path.join(tmp, out)
+        figure = piped(command + [path], tmp)
+        figure["output_mb"] = os.path.getsize(path) / 1e6
+        figures[name] = figure
+        say(f"  {name}: {figure['seconds']:.2f} s ({figure['cpu_seconds']:.2f} CPU-s), peak RSS "
+            f"{figure['peak_rss_mb']:.1f} MB, {figure['output_mb']:.3f} MB written, "
+            f"{rows} rows")
+    return figures
+
+
+def rows_section(runner, benches, tmp, quick, repeat):
+    """Issue 19: the natural script (no options) over 2 x 10^5 points at
+    --jobs 1 against the same information stored relationally by a bare C
+    loop and a Python loop, taken in turn, best of `repeat`; then `runner
+    show --format csv` streaming 10^6 rows (10^5 with --quick) to a pipe,
+    against `sqlite3 -csv` on the same query and a bare loop reading and
+    formatting the same rows; then `runner report` and `runner plot` on
+    those rows. Returns (figures, table lines)."""
+    workers, jitters = (1000, 20) if quick else (1000, 200)
+    points = workers * jitters
+    runs = natural_runs(runner, benches, tmp, workers, jitters, repeat)
     natural = best(runs["natural"], "points_per_s")
     relational = best(runs["relational"], "rows_per_s")
     python = best(runs["python"], "points_per_s")
@@ -219,23 +282,17 @@ def rows_section(runner, benches, tmp, quick, repeat):
     script = os.path.join(tmp, "show.lua")
     grid_script(script, 1000, show_rows // 1000)
     must(run([runner, "sweep", script, "--db", db, "--quiet"]), "runner sweep for show")
-    shows, floors = [], []
-    for _ in range(repeat):
-        seconds, rss, size, _ = piped([runner, "show", "1", "--db", db, "--format", "csv"], tmp)
-        shows.append({"seconds": seconds, "rows_per_s": show_rows / seconds, "peak_rss_mb": rss,
-                      "bytes": size})
-        seconds, rss, size, _ = piped([benches["read_floor"], db, "speedup"], tmp)
-        floors.append({"seconds": seconds, "rows_per_s": show_rows / seconds, "bytes": size})
-        say(f"  runner show {fmt_rate(shows[-1]['rows_per_s'], 'rows/s')} (peak RSS "
-            f"{shows[-1]['peak_rss_mb']:.1f} MB, {shows[-1]['bytes']} bytes), bare read loop "
-            f"{fmt_rate(floors[-1]['rows_per_s'], 'rows/s')}")
+    shows = show_runs(runner, benches, db, show_rows, tmp, repeat)
     for fmt in ("table", "json"):
-        seconds, rss, size, _ = piped([runner, "show", "1", "--db", db, "--format", fmt], tmp)
-        say(f"  --format {fmt}: {fmt_rate(show_rows / seconds, 'rows/s')}, peak RSS "
-            f"{rss:.1f} MB, {size} bytes")
-    show = best(shows, "rows_per_s")
-    floor = best(floors, "rows_per_s")
-    show_peak = max(r["peak_rss_mb"] for r in shows)
+        figure = piped([runner, "show", "1", "--db", db, "--format", fmt], tmp)
+        say(f"  --format {fmt}: {fmt_rate(show_rows / figure['seconds'], 'rows/s')}, peak RSS "
+            f"{figure['peak_rss_mb']:.1f} MB, {figure['bytes']} bytes")
+    show = best(shows["show"], "rows_per_s")
+    reference = best(shows["sqlite3"], "rows_per_s")
+    floor = best(shows["floor"], "rows_per_s")
+    show_peak = max(r["peak_rss_mb"] for r in shows["show"])
+    say(f"\n## runner report and runner plot, {show_rows} rows")
+    reports = report_runs(runner, db, show_rows, tmp)
 
     lines = []
     skip = "SKIP" if quick else None
@@ -254,15 +311,44 @@ def rows_section(runner, benches, tmp, quick, repeat):
                   fmt_rate(natural["points_per_s"], "pts/s"),
                   fmt_rate(python["points_per_s"], "pts/s"), f"{ratio:.2f}", ">= 1.5",
                   "PASS" if ratio >= 1.5 else "MISS"))
-    lines.append((f"show: {show_rows} rows, csv, to a pipe", fmt_rate(show["rows_per_s"], "rows/s"),
-                  "500 k rows/s", f"{show['rows_per_s'] / 5e5:.2f}", ">= 1",
-                  skip or ("PASS" if show["rows_per_s"] >= 5e5 else "MISS")))
-    lines.append(("  runner show / bare read loop", "", fmt_rate(floor["rows_per_s"], "rows/s"),
-                  f"{show['rows_per_s'] / floor['rows_per_s']:.2f}", "(info)", ""))
-    lines.append(("  show peak RSS", f"{show_peak:.1f} MB", "", "", "constant", ""))
+    lines += show_lines(show, reference, floor, show_peak, show_rows, skip)
+    lines += report_lines(reports, show_rows, skip)
     figures = {"natural_runs": runs, "natural": natural, "relational": relational,
-               "python_points": python, "show_runs": shows, "read_floor_runs": floors}
+               "python_points": python, "show_runs": shows, "report": reports}
     return figures, lines
+
+
+def show_lines(show, reference, floor, show_peak, show_rows, skip):
+    return [
+        (f"show: {show_rows} rows, csv, to a pipe", fmt_rate(show["rows_per_s"], "rows/s"),
+         "500 k rows/s", f"{show['rows_per_s'] / 5e5:.2f}", ">= 1",
+         skip or ("PASS" if show["rows_per_s"] >= 5e5 else "MISS")),
+        ("  runner show / sqlite3 -csv, same query", "", fmt_rate(reference["rows_per_s"], "rows/s"),
+         f"{show['rows_per_s'] / reference['rows_per_s']:.2f}", "(info)", ""),
+        ("  same, per CPU-second", fmt_rate(show["rows_per_cpu_s"], "rows/CPU-s"),
+         fmt_rate(reference["rows_per_cpu_s"], "rows/CPU-s"),
+         f"{show['rows_per_cpu_s'] / reference['rows_per_cpu_s']:.2f}", "(info)", ""),
+        ("  runner show / bare read loop (printf)", "", fmt_rate(floor["rows_per_s"], "rows/s"),
+         f"{show['rows_per_s'] / floor['rows_per_s']:.2f}", "(info)", ""),
+        ("  show peak RSS", f"{show_peak:.1f} MB", "", "", "constant", ""),
+    ]
+
+
+def report_lines(reports, rows, skip):
+    report = reports["report"]
+    return [
+        (f"report: {rows} rows, time", f"{report['seconds']:.2f} s", "", "", "< 5 s",
+         skip or ("PASS" if report["seconds"] < 5 else "MISS")),
+        ("  report CPU time (user + sys)", f"{report['cpu_seconds']:.2f} s", "", "", "(info)", ""),
+        ("  report size", f"{report['output_mb']:.3f} MB", "", "", "< 3 MB",
+         skip or ("PASS" if report["output_mb"] < 3 else "MISS")),
+        ("  report peak RSS", f"{report['peak_rss_mb']:.0f} MB", "", "", "(info)", ""),
+        ("plot --by jitter: SVG size", f"{reports['plot_by']['output_mb']:.3f} MB", "", "",
+         "< 1 MB", skip or ("PASS" if reports["plot_by"]["output_mb"] < 1 else "MISS")),
+        ("plot, one line: SVG size", f"{reports['plot']['output_mb']:.3f} MB", "", "",
+         "< 1 MB", skip or ("PASS" if reports["plot"]["output_mb"] < 1 else "MISS")),
+        ("  plot time, one line", f"{reports['plot']['seconds']:.2f} s", "", "", "(info)", ""),
+    ]
 
 
 def print_table(rows):
@@ -299,7 +385,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("--only", choices=("rows",))
+    parser.add_argument("--only", choices=("rows", "exec"))
     args = parser.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
 
@@ -316,6 +402,9 @@ def main():
         if not os.access(path, os.X_OK):
             sys.exit(f"run_all: {path} is missing: run `make bench` (or `make build` and "
                      "`apt-get install time`)")
+    for tool in ("hyperfine", "parallel"):
+        if not shutil.which(tool):
+            sys.exit(f"run_all: {tool} is missing: run `make bench` (or `apt-get install {tool}`)")
 
     top = 5 if args.quick else 6
     keys = 10**6 if args.quick else 10**7
@@ -329,9 +418,13 @@ def main():
         f"{out['machine']['git']}; load average {out['load_start']:.2f}; best of {repeat}; "
         f"temporary files in {tmp}")
     started = time.perf_counter()
-    if args.only == "rows":
-        figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
-        out["rows"] = figures
+    exec_points = 500 if args.quick else 2000
+    if args.only in ("rows", "exec"):
+        if args.only == "rows":
+            figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
+        else:
+            figures, rows = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
+        out[args.only] = figures
         out["load_end"] = loadavg()
         say(f"\n## results ({time.perf_counter() - started:.0f} s; load average "
             f"{out['load_start']:.2f} at start, {out['load_end']:.2f} at end, on "
@@ -471,6 +564,7 @@ def main():
     gradient["seconds"] = min(r["seconds"] for r in kernel_runs["gradient"])
     numpy_gradient_s = min(r["seconds"] for r in kernel_runs["numpy_gradient"])
     out["rows"], rows_lines = rows_section(runner, benches, tmp, args.quick, repeat)
+    out["exec"], exec_lines = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
     out["load_end"] = loadavg()
     out["bench_seconds"] = time.perf_counter() - started
 
@@ -543,6 +637,7 @@ def main():
              fmt_rate(one["points_per_s"], "pts/s"), fmt_rate(two["points_per_s"], "pts/s"),
              f"{two['points_per_s'] / one['points_per_s']:.2f}", "(info)")
     rows.extend(rows_lines)
+    rows.extend(exec_lines)
     out["table"] = [dict(zip(("what", "figure", "reference", "ratio", "target", "verdict"), r))
                     for r in rows]
 

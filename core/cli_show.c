@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "param.h"
 #include "plot.h"
 #include "plugin_loader.h"
 #include "report.h"
+#include "section_columns.h"
 #include "store.h"
 #include "table.h"
 #include "util.h"
@@ -223,6 +225,10 @@ int cli_show_rows(const options_parsed *a)
                 (long long)sweep_id);
         status = EXIT_USAGE;
     }
+    /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
+     * 4 kB: a write(2) every 15 rows). Nothing is on stdout yet. */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (format == OUTPUT_JSON && status == EXIT_OK)
         printf("[\n");
     for (size_t i = first; i < count && status == EXIT_OK; i++) {
@@ -289,6 +295,21 @@ static void explain_no_section(table *const *tables, size_t first, size_t last,
             spec->by ? ", " : "", spec->by ? spec->by : "", (long long)sweep_id);
 }
 
+/* *out: the columns x, y and by of every row of the section. */
+static int load_plotted(store *s, int64_t section_id, const table *cols, const plot_spec *spec,
+                        table **out)
+{
+    char *plugin = NULL, *err = NULL;
+    table *again = NULL;
+    const char *names[3] = { spec->x, spec->y, spec->by };
+    int rc = store_section_columns(s, section_id, &again, &plugin, &err);
+    if (rc == 0)
+        rc = section_columns_load(s, section_id, plugin, cols, names, 3, out, &err);
+    table_free(again);
+    free(plugin);
+    return rc == 0 ? EXIT_OK : cli_fail(err);
+}
+
 /* Picks the section to draw: --section N, or the first whose table has the
  * columns. On success *out is that table (caller frees). */
 static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t count,
@@ -311,18 +332,22 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
         first = (size_t)section - 1;
         last = first + 1;
     }
-    for (size_t i = first; i < last; i++)
-        if (store_section_table(s, ids[i], &tables[i], &err) != 0) {
+    /* The columns first; the rows (of the plotted columns only) once the
+     * section is known. */
+    for (size_t i = first; i < last; i++) {
+        char *plugin = NULL;
+        int rc = store_section_columns(s, ids[i], &tables[i], &plugin, &err);
+        free(plugin);
+        if (rc != 0) {
             fprintf(stderr, "runner: %s\n", err);
             goto done;
         }
+    }
     /* The first section with every column, and x and y numeric. */
     for (size_t i = first; i < last; i++) {
         if (plot_check_spec(tables[i], spec, NULL) == 0) {
-            *out = tables[i];
-            tables[i] = NULL;
+            status = load_plotted(s, ids[i], tables[i], spec, out);
             *ordinal = i + 1;
-            status = EXIT_OK;
             goto done;
         }
     }

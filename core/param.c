@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "digest.h"
+#include "units.h"
 #include "util.h"
 
 /* "an integer", "a real", ... for messages. */
@@ -77,27 +78,56 @@ static int out_of_range(const runner_param *spec, double x, const char *shown, c
     return -1;
 }
 
+/* A text that is a number with a unit ("2min", "1.5GiB") for a numeric
+ * parameter becomes the number in the declared unit, as a real (the integer
+ * rule below then applies as to any real). Other values are left alone.
+ * Returns 0, or -1 with msg naming the parameter. */
+static int convert_unit(const runner_param *spec, value *v, char *msg, size_t msg_size)
+{
+    if (v->type != RUNNER_TEXT || (spec->type != RUNNER_INTEGER && spec->type != RUNNER_REAL))
+        return 0;
+    double number, x;
+    const char *unit;
+    units_form form = units_split(v->as.text, &number, &unit);
+    /* a bare number in quotes stays a text: only a unit makes text a number */
+    if (form != UNITS_WITH_UNIT && (*unit == '\0' || unit == v->as.text))
+        return 0;
+    char reason[300], shown[400];
+    if (units_convert(v->as.text, spec->unit, &x, reason, sizeof reason) != 0) {
+        snprintf(msg, msg_size, "%s: %s", spec->name, util_printable(reason, shown, sizeof shown));
+        return -1;
+    }
+    if (spec->type == RUNNER_INTEGER && x != floor(x)) {
+        char number_text[32];
+        snprintf(msg, msg_size, "%s: '%s' is %s%s%s, not a whole number", spec->name,
+                 util_printable(v->as.text, shown, sizeof shown), units_number(x, number_text),
+                 spec->unit && *spec->unit ? " " : "", spec->unit ? spec->unit : "");
+        return -1;
+    }
+    value_clear(v);
+    *v = value_real(x);
+    return 0;
+}
+
 int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
 {
     char shown[64];
+    if (convert_unit(spec, v, msg, msg_size) != 0)
+        return -1;
     switch (spec->type) {
     case RUNNER_INTEGER: {
         double x;
         if (v->type == RUNNER_INTEGER) {
             x = (double)v->as.integer;
         } else if (v->type == RUNNER_REAL) {
+            int64_t whole;
+            char reason[120];
             x = v->as.real;
-            if (!isfinite(x)) {
-                char shown_x[32];
-                snprintf(msg, msg_size, "%s: expected a finite integer, got %s", spec->name,
-                         util_number(x, shown_x));
+            if (units_integer(x, &whole, reason, sizeof reason) != 0) {
+                snprintf(msg, msg_size, "%s: %s", spec->name, reason);
                 return -1;
             }
-            if (x != floor(x) || fabs(x) > 9007199254740992.0) {
-                snprintf(msg, msg_size, "%s: expected an integer, got %.17g", spec->name, x);
-                return -1;
-            }
-            *v = value_integer((int64_t)x);
+            *v = value_integer(whole);
         } else {
             snprintf(msg, msg_size, "%s: expected an integer, got %s", spec->name,
                      with_article(v->type));

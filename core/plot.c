@@ -513,48 +513,30 @@ static char *last_line(const strbuf *b)
 }
 
 /* Runs exe with script on stdin; *out gets stdout. Returns 0, or -1 with *err. */
-static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **err)
+/* The child: gnuplot with its stdin, stdout and stderr on the pipes. */
+static void exec_gnuplot(const char *exe, const int in[2], const int o[2], const int e[2])
 {
-    int in[2] = { -1, -1 }, o[2] = { -1, -1 }, e[2] = { -1, -1 };
-    strbuf errbuf = { 0 };
-    struct sigaction ignore, old_pipe;
-    int restore_pipe = 0, rc = -1;
-    pid_t pid = -1;
+    dup2(in[0], 0);
+    dup2(o[1], 1);
+    dup2(e[1], 2);
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    if (max_fd < 0 || max_fd > 4096)
+        max_fd = 4096;
+    for (int fd = 3; fd < max_fd; fd++)
+        close(fd);
+    char *const argv[] = { "gnuplot", NULL };
+    execv(exe, argv);
+    dprintf(2, "cannot run %s: %s\n", exe, strerror(errno));
+    _exit(127);
+}
 
-    if (cloexec_pipe(in) || cloexec_pipe(o) || cloexec_pipe(e)) {
-        util_fail(err, "cannot start gnuplot: pipe: %s", strerror(errno));
-        goto done;
-    }
-    pid = fork();
-    if (pid < 0) {
-        util_fail(err, "cannot start gnuplot: fork: %s", strerror(errno));
-        goto done;
-    }
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(o[1], 1);
-        dup2(e[1], 2);
-        long max_fd = sysconf(_SC_OPEN_MAX);
-        if (max_fd < 0 || max_fd > 4096)
-            max_fd = 4096;
-        for (int fd = 3; fd < max_fd; fd++)
-            close(fd);
-        char *const argv[] = { "gnuplot", NULL };
-        execv(exe, argv);
-        dprintf(2, "cannot run %s: %s\n", exe, strerror(errno));
-        _exit(127);
-    }
-    close(in[0]);
-    close(o[1]);
-    close(e[1]);
-    in[0] = o[1] = e[1] = -1;
-    /* gnuplot may exit before reading everything: EPIPE, not SIGPIPE. */
-    memset(&ignore, 0, sizeof ignore);
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    restore_pipe = sigaction(SIGPIPE, &ignore, &old_pipe) == 0;
-    fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
-
+/* Writes script to gnuplot's stdin (in[1]) while reading its stdout (o[0])
+ * into out and its stderr (e[0]) into errbuf, until both close or the time
+ * is up. Closes what it finishes with (-1). Returns 0, or -1 with *err
+ * (gnuplot killed). */
+static int exchange_with_gnuplot(pid_t pid, const char *script, int in[2], int o[2], int e[2],
+                                 strbuf *out, strbuf *errbuf, char **err)
+{
     size_t script_len = strlen(script), written = 0;
     double deadline = util_monotonic() + GNUPLOT_TIMEOUT_S;
     while (o[0] >= 0 || e[0] >= 0) {
@@ -575,16 +557,14 @@ static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **
         double left = deadline - util_monotonic();
         if (left <= 0) {
             kill(pid, SIGKILL);
-            util_fail(err, "gnuplot did not finish within %d s", GNUPLOT_TIMEOUT_S);
-            goto reap;
+            return util_fail(err, "gnuplot did not finish within %d s", GNUPLOT_TIMEOUT_S);
         }
         int ready = poll(fds, (nfds_t)n, (int)(left * 1000) + 1);
         if (ready < 0) {
             if (errno == EINTR)
                 continue;
             kill(pid, SIGKILL);
-            util_fail(err, "gnuplot: poll: %s", strerror(errno));
-            goto reap;
+            return util_fail(err, "gnuplot: poll: %s", strerror(errno));
         }
         if (in_at >= 0 && fds[in_at].revents) {
             ssize_t w = write(in[1], script + written, script_len - written);
@@ -597,7 +577,7 @@ static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **
         }
         int *readers[2] = { &o[0], &e[0] };
         int at[2] = { out_at, err_at };
-        strbuf *sinks[2] = { out, &errbuf };
+        strbuf *sinks[2] = { out, errbuf };
         for (int k = 0; k < 2; k++) {
             if (at[k] < 0 || !fds[at[k]].revents)
                 continue;
@@ -611,26 +591,63 @@ static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **
             }
         }
     }
-    rc = 0;
-reap:;
+    return 0;
+}
+
+/* gnuplot's exit status and output as one verdict: 0, or -1 with *err
+ * naming the last line gnuplot wrote on stderr. */
+static int gnuplot_verdict(int status, const strbuf *out, const strbuf *errbuf, char **err)
+{
+    if (out->oom || errbuf->oom)
+        return util_fail(err, "gnuplot: out of memory");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && out->len > 0)
+        return 0;
+    char *line = last_line(errbuf);
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        util_fail(err, "gnuplot failed (exit status %d): %s", WEXITSTATUS(status),
+                  line ? line : "");
+    else if (!WIFEXITED(status))
+        util_fail(err, "gnuplot was killed by signal %d", WTERMSIG(status));
+    else
+        util_fail(err, "gnuplot produced no image: %s", line ? line : "");
+    free(line);
+    return -1;
+}
+
+static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **err)
+{
+    int in[2] = { -1, -1 }, o[2] = { -1, -1 }, e[2] = { -1, -1 };
+    strbuf errbuf = { 0 };
+    struct sigaction ignore, old_pipe;
+    int restore_pipe = 0, rc = -1;
+
+    if (cloexec_pipe(in) || cloexec_pipe(o) || cloexec_pipe(e)) {
+        util_fail(err, "cannot start gnuplot: pipe: %s", strerror(errno));
+        goto done;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        util_fail(err, "cannot start gnuplot: fork: %s", strerror(errno));
+        goto done;
+    }
+    if (pid == 0)
+        exec_gnuplot(exe, in, o, e);
+    close(in[0]);
+    close(o[1]);
+    close(e[1]);
+    in[0] = o[1] = e[1] = -1;
+    /* gnuplot may exit before reading everything: EPIPE, not SIGPIPE. */
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    restore_pipe = sigaction(SIGPIPE, &ignore, &old_pipe) == 0;
+    fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+    rc = exchange_with_gnuplot(pid, script, in, o, e, out, &errbuf, err);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (rc == 0) {
-        if (out->oom || errbuf.oom) {
-            rc = util_fail(err, "gnuplot: out of memory");
-        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out->len == 0) {
-            char *line = last_line(&errbuf);
-            if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-                rc = util_fail(err, "gnuplot failed (exit status %d): %s", WEXITSTATUS(status),
-                               line ? line : "");
-            else if (!WIFEXITED(status))
-                rc = util_fail(err, "gnuplot was killed by signal %d", WTERMSIG(status));
-            else
-                rc = util_fail(err, "gnuplot produced no image: %s", line ? line : "");
-            free(line);
-        }
-    }
+    if (rc == 0)
+        rc = gnuplot_verdict(status, out, &errbuf, err);
 done:
     if (restore_pipe)
         sigaction(SIGPIPE, &old_pipe, NULL);
@@ -728,66 +745,27 @@ char *plot_skip_note(const plot_spec *spec, const plot_image *image)
 
 /* ---- the report's default axes ---- */
 
-/* Distinct values of a column, counting up to cap. */
-static size_t distinct_values(const table *t, size_t column, size_t cap)
-{
-    const value *seen[64];
-    size_t n = 0;
-    if (cap > 64)
-        cap = 64;
-    size_t last = 0;  /* grid columns come in runs: try the last match first */
-    for (size_t r = 0; r < t->row_count && n < cap; r++) {
-        const value *v = table_cell(t, r, column);
-        size_t i = last < n && value_equal(seen[last], v) ? last : 0;
-        while (i < n && !value_equal(seen[i], v))
-            i++;
-        if (i == n)
-            seen[n++] = v;
-        last = i;
-    }
-    return n;
-}
-
 /* A numeric column with at least two different finite values. */
-static int varies_finite(const table *t, size_t column)
+static int varies_finite(const column_facts *c)
 {
-    double first = NAN;
-    for (size_t r = 0; r < t->row_count; r++) {
-        double v = value_number(table_cell(t, r, column));
-        if (!isfinite(v))
-            continue;
-        if (isnan(first))
-            first = v;
-        else if (v != first)
-            return 1;
-    }
-    return 0;
+    return c->finite > 0 && c->min != c->max;
 }
 
 /* 1 when every finite value is positive and max/min >= ratio. */
-static int wide_positive_range(const table *t, size_t column, double ratio)
+static int wide_positive_range(const column_facts *c, double ratio)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t r = 0; r < t->row_count; r++) {
-        double v = value_number(table_cell(t, r, column));
-        if (!isfinite(v))
-            continue;
-        if (v <= 0)
-            return 0;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
-    return lo < INFINITY && hi / lo >= ratio;
+    return c->finite > 0 && !c->nonpositive && c->max / c->min >= ratio;
 }
 
-int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char *why,
-                      size_t why_size)
+int plot_default_spec(const table *t, const table_facts *facts, const char *plugin,
+                      plot_spec *spec, char *why, size_t why_size)
 {
+    const column_facts *f = facts->columns;
     long x = -1, y = -1, by = -1;
     for (int pass = 0; pass < 2 && x < 0; pass++) {
         runner_type wanted = pass == 0 ? RUNNER_INTEGER : RUNNER_REAL;
         for (size_t c = 0; c < t->column_count && x < 0; c++)
-            if (t->columns[c].is_param && t->columns[c].type == wanted && varies_finite(t, c))
+            if (t->columns[c].is_param && t->columns[c].type == wanted && varies_finite(&f[c]))
                 x = (long)c;
     }
     if (x < 0) {
@@ -797,12 +775,12 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
     if (plugin) {
         long named = table_find_column(t, plugin);
         if (named >= 0 && !t->columns[named].is_param &&
-            is_drawable_type(t->columns[named].type) && varies_finite(t, (size_t)named))
+            is_drawable_type(t->columns[named].type) && varies_finite(&f[named]))
             y = named;
     }
     for (size_t c = 0; c < t->column_count && y < 0; c++)
         if (!t->columns[c].is_param && value_type_is_numeric(t->columns[c].type) &&
-            varies_finite(t, c))
+            varies_finite(&f[c]))
             y = (long)c;
     if (y < 0) {
         snprintf(why, why_size, "no numeric output varies across the rows");
@@ -817,7 +795,7 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
                           : col->is_param || (col->type != RUNNER_TEXT &&
                                               col->type != RUNNER_BOOLEAN))
                 continue;
-            size_t n = distinct_values(t, c, DEFAULT_BY_MAX_GROUPS + 1);
+            size_t n = f[c].distinct;
             if (n >= 2 && n <= DEFAULT_BY_MAX_GROUPS)
                 by = (long)c;
         }
@@ -825,8 +803,8 @@ int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char 
     spec->x = t->columns[x].name;
     spec->y = t->columns[y].name;
     spec->by = by >= 0 ? t->columns[by].name : NULL;
-    spec->logx = wide_positive_range(t, (size_t)x, 100);
-    spec->logy = wide_positive_range(t, (size_t)y, 1000);
+    spec->logx = wide_positive_range(&f[x], 100);
+    spec->logy = wide_positive_range(&f[y], 1000);
     return 0;
 }
 
@@ -935,6 +913,126 @@ static int missing_field(lua_State *L, int row_idx, lua_Integer i, const char *n
                       lua_tostring(L, list));
 }
 
+/* Reads plot's options table (index 2) into strings (x, y, by, title,
+ * xlabel, ylabel, output; kept alive by the table) and flags (logx, logy);
+ * raises on an unknown or mistyped one. */
+static void read_lua_options(lua_State *L, const char *strings[7], int flags[2])
+{
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        int k = 0;
+        while (lua_option_names[k] && strcmp(lua_option_names[k], key) != 0)
+            k++;
+        if (!lua_option_names[k])
+            luaL_error(L, "plot: unknown option '%s' (expected x, y, by, logx, logy, "
+                       "title, xlabel, ylabel, units, output)", key);
+        if (k == 9) {
+            if (lua_type(L, -1) != LUA_TTABLE)
+                luaL_error(L, "plot: option 'units' must be a table such as "
+                           "{ wait_s = \"s\" }, got a %s", luaL_typename(L, -1));
+        } else if (k < 7) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                luaL_error(L, "plot: option '%s' must be a string, got a %s", key,
+                           luaL_typename(L, -1));
+            strings[k] = lua_tostring(L, -1);
+        } else {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                luaL_error(L, "plot: option '%s' must be true or false, got a %s", key,
+                           luaL_typename(L, -1));
+            flags[k - 7] = lua_toboolean(L, -1);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Cell c of row i (the row table at row_idx) as a value; raises on a
+ * missing field or a wrong type. */
+static value lua_row_cell(lua_State *L, int row_idx, lua_Integer i, const char *name, int c)
+{
+    value v = VALUE_NULL;
+    int type = lua_getfield(L, row_idx, name);
+    if (type == LUA_TNIL)
+        missing_field(L, row_idx, i, name);
+    if (c < 2 && type != LUA_TNUMBER)
+        luaL_error(L, "plot: rows[%d].%s is a %s; x and y must be numbers", (int)i, name,
+                   luaL_typename(L, -1));
+    if (type == LUA_TNUMBER)
+        v = c < 2 || !lua_isinteger(L, -1) ? value_real(lua_tonumber(L, -1))
+                                           : value_integer(lua_tointeger(L, -1));
+    else if (type == LUA_TBOOLEAN)
+        v = value_boolean(lua_toboolean(L, -1));
+    else if (type == LUA_TSTRING)
+        v = value_text(lua_tostring(L, -1)); /* the last Lua call for this row */
+    else
+        luaL_error(L, "plot: rows[%d].%s is a %s; by needs numbers, strings or booleans", (int)i,
+                   name, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Copies x, y (and by) of rows[1 .. n] (index 1) into the table in box;
+ * the by column is added at the first row, typed after its value. */
+static void fill_lua_rows(lua_State *L, table **box, lua_Integer n, const char *const names[3],
+                          const char *by_unit)
+{
+    int columns = names[2] ? 3 : 2;
+    for (lua_Integer i = 1; i <= n; i++) {
+        value row[3] = { VALUE_NULL, VALUE_NULL, VALUE_NULL };
+        if (lua_geti(L, 1, i) != LUA_TTABLE)
+            luaL_error(L, "plot: rows[%d] is a %s; rows must be tables such as sweep "
+                       "returns", (int)i, luaL_typename(L, -1));
+        int row_idx = lua_gettop(L);
+        for (int c = 0; c < columns; c++)
+            row[c] = lua_row_cell(L, row_idx, i, names[c], c);
+        if (names[2] && (*box)->column_count == 2 &&
+            table_add_column(*box, names[2], by_unit, row[2].type ? row[2].type : RUNNER_TEXT,
+                             1) != 0) {
+            value_clear(&row[2]);
+            luaL_error(L, "plot: out of memory");
+        }
+        if (table_append_row(*box, row) != 0) {
+            value_clear(&row[2]);
+            luaL_error(L, "plot: out of memory");
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Draws the table in box to output and frees it; pushes the results:
+ * output, or nil and the message. Notes go to stderr with the caller's line. */
+static int draw_lua_rows(lua_State *L, table **box, const plot_spec *spec, plot_format format,
+                         const char *output)
+{
+    /* From here on no Lua call until the results are pushed. */
+    plot_image image;
+    char *err = NULL;
+    int rc = plot_render(*box, spec, format, &image, &err);
+    if (rc == 0 && write_inside_cwd(output, image.data, image.size, &err) != 0)
+        rc = -1;
+    char *notes[2] = { rc == 0 ? plot_skip_note(spec, &image) : NULL,
+                       rc == 0 ? plot_reduce_note(&image.reduced, spec->by) : NULL };
+    plot_image_free(&image);
+    table_free(*box);
+    *box = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        if (notes[i]) {
+            luaL_where(L, 1);
+            fprintf(stderr, "runner: %splot: %s\n", lua_tostring(L, -1), notes[i]);
+            lua_pop(L, 1);
+            free(notes[i]);
+        }
+    }
+    if (rc != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "plot: %s", err ? err : "failed");
+        free(err);
+        return 2;
+    }
+    lua_pushstring(L, output);
+    return 1;
+}
+
 static int l_plot(lua_State *L)
 {
     /* rows: a list of row tables, or the view sweep() returns (rowview.c). */
@@ -944,32 +1042,7 @@ static int l_plot(lua_State *L)
     lua_settop(L, 2);
     const char *strings[7] = { NULL }; /* x, y, by, title, xlabel, ylabel, output */
     int flags[2] = { 0, 0 };           /* logx, logy */
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
-        int k = 0;
-        while (lua_option_names[k] && strcmp(lua_option_names[k], key) != 0)
-            k++;
-        if (!lua_option_names[k])
-            return luaL_error(L, "plot: unknown option '%s' (expected x, y, by, logx, logy, "
-                              "title, xlabel, ylabel, units, output)", key);
-        if (k == 9) {
-            if (lua_type(L, -1) != LUA_TTABLE)
-                return luaL_error(L, "plot: option 'units' must be a table such as "
-                                  "{ wait_s = \"s\" }, got a %s", luaL_typename(L, -1));
-        } else if (k < 7) {
-            if (lua_type(L, -1) != LUA_TSTRING)
-                return luaL_error(L, "plot: option '%s' must be a string, got a %s", key,
-                                  luaL_typename(L, -1));
-            strings[k] = lua_tostring(L, -1); /* kept alive by the options table */
-        } else {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                return luaL_error(L, "plot: option '%s' must be true or false, got a %s", key,
-                                  luaL_typename(L, -1));
-            flags[k - 7] = lua_toboolean(L, -1);
-        }
-        lua_pop(L, 1);
-    }
+    read_lua_options(L, strings, flags);
     const char *x = strings[0], *y = strings[1], *by = strings[2], *output = strings[6];
     if (!x || !y || !output)
         return luaL_error(L, "plot: needs x = \"column\", y = \"column\" and output = "
@@ -996,9 +1069,8 @@ static int l_plot(lua_State *L)
         default_title = lua_pushfstring(L, "%s vs %s", y, x); /* index 4 */
     const char *names[3] = { x, y, by };
     const char *units[3] = { "", "", "" };
-    int columns = by ? 3 : 2;
     if (lua_getfield(L, 2, "units") == LUA_TTABLE) {
-        for (int c = 0; c < columns; c++) {
+        for (int c = 0; c < (by ? 3 : 2); c++) {
             if (lua_getfield(L, -1, names[c]) == LUA_TSTRING)
                 units[c] = lua_tostring(L, -1); /* kept alive by the units table */
             else if (!lua_isnil(L, -1))
@@ -1011,74 +1083,12 @@ static int l_plot(lua_State *L)
     if (!*box || table_add_column(*box, x, units[0], RUNNER_REAL, 1) != 0 ||
         table_add_column(*box, y, units[1], RUNNER_REAL, 0) != 0)
         return luaL_error(L, "plot: out of memory");
-    for (lua_Integer i = 1; i <= n; i++) {
-        value row[3] = { VALUE_NULL, VALUE_NULL, VALUE_NULL };
-        if (lua_geti(L, 1, i) != LUA_TTABLE)
-            return luaL_error(L, "plot: rows[%d] is a %s; rows must be tables such as sweep "
-                              "returns", (int)i, luaL_typename(L, -1));
-        int row_idx = lua_gettop(L);
-        for (int c = 0; c < columns; c++) {
-            int type = lua_getfield(L, row_idx, names[c]);
-            if (type == LUA_TNIL)
-                return missing_field(L, row_idx, i, names[c]);
-            if (c < 2 && type != LUA_TNUMBER)
-                return luaL_error(L, "plot: rows[%d].%s is a %s; x and y must be numbers",
-                                  (int)i, names[c], luaL_typename(L, -1));
-            if (type == LUA_TNUMBER)
-                row[c] = c < 2 || !lua_isinteger(L, -1) ? value_real(lua_tonumber(L, -1))
-                                                        : value_integer(lua_tointeger(L, -1));
-            else if (type == LUA_TBOOLEAN)
-                row[c] = value_boolean(lua_toboolean(L, -1));
-            else if (type == LUA_TSTRING)
-                row[c] = value_text(lua_tostring(L, -1)); /* the last Lua call for this row */
-            else
-                return luaL_error(L, "plot: rows[%d].%s is a %s; by needs numbers, strings or "
-                                  "booleans", (int)i, names[c], luaL_typename(L, -1));
-            lua_pop(L, 1);
-        }
-        if (by && (*box)->column_count == 2 &&
-            table_add_column(*box, by, units[2], row[2].type ? row[2].type : RUNNER_TEXT, 1) != 0) {
-            value_clear(&row[2]);
-            return luaL_error(L, "plot: out of memory");
-        }
-        if (table_append_row(*box, row) != 0) {
-            value_clear(&row[2]);
-            return luaL_error(L, "plot: out of memory");
-        }
-        lua_pop(L, 1);
-    }
-
-    /* From here on no Lua call until the results are pushed. */
+    fill_lua_rows(L, box, n, names, units[2]);
     plot_spec spec = {
         .x = x, .y = y, .by = by, .logx = flags[0], .logy = flags[1],
         .xlabel = strings[4], .ylabel = strings[5],
     };
-    plot_image image;
-    char *err = NULL;
-    int rc = plot_render(*box, &spec, format, &image, &err);
-    if (rc == 0 && write_inside_cwd(output, image.data, image.size, &err) != 0)
-        rc = -1;
-    char *notes[2] = { rc == 0 ? plot_skip_note(&spec, &image) : NULL,
-                       rc == 0 ? plot_reduce_note(&image.reduced, by) : NULL };
-    plot_image_free(&image);
-    table_free(*box);
-    *box = NULL;
-    for (size_t i = 0; i < 2; i++) {
-        if (notes[i]) {
-            luaL_where(L, 1);
-            fprintf(stderr, "runner: %splot: %s\n", lua_tostring(L, -1), notes[i]);
-            lua_pop(L, 1);
-            free(notes[i]);
-        }
-    }
-    if (rc != 0) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "plot: %s", err ? err : "failed");
-        free(err);
-        return 2;
-    }
-    lua_pushstring(L, output);
-    return 1;
+    return draw_lua_rows(L, box, &spec, format, output);
 }
 
 void plot_register_lua(lua_State *L)

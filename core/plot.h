@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "plot_reduce.h"
 #include "table.h"
+#include "table_facts.h"
 
 typedef struct lua_State lua_State;
 
@@ -77,10 +78,12 @@ char *plot_skip_note(const plot_spec *spec, const plot_image *image);
  *   by = the first other parameter with 2 to 12 distinct values, else the
  *        first text or boolean output with 2 to 12 distinct values;
  *   log x when every x is positive and max/min >= 100; log y likewise at 1000.
+ * t gives the columns (its rows are not read), facts what every row holds
+ * (table_facts_of_table, or a stream of the stored rows).
  * Fills spec's x, y, by, logx, logy (borrowing t's column names). Returns 0,
  * or -1 with a reason in why ("no numeric parameter varies"). */
-int plot_default_spec(const table *t, const char *plugin, plot_spec *spec, char *why,
-                      size_t why_size);
+int plot_default_spec(const table *t, const table_facts *facts, const char *plugin,
+                      plot_spec *spec, char *why, size_t why_size);
 
 /* Checks a Lua plot's output path: relative, no "." or ".." component, no
  * empty component, ending in .svg or .png. Returns 0, or -1 with why. */

@@ -1,5 +1,6 @@
-/* report: renders one stored sweep as a single HTML page. Section tables come
- * through the store (store_section_table); the provenance the store has no
+/* report: renders one stored sweep as a single HTML page. Section rows come
+ * through store cursors: read once as a stream (table_facts, the first
+ * rows), and again for the plotted columns only; the provenance the store has no
  * reader for (sweep, sweep_plugin, point errors, column docs) is read here
  * over a second, read-only SQLite connection. */
 #include "report.h"
@@ -12,8 +13,10 @@
 #include <time.h>
 
 #include "plot.h"
+#include "section_columns.h"
 #include "store.h"
 #include "table.h"
+#include "table_facts.h"
 #include "util.h"
 
 #define REPORT_MAX_FAILED 20       /* failed points listed per section */
@@ -150,25 +153,10 @@ static void status_badge(report_ctx *r, const char *status)
     fputs("</span>", r->out);
 }
 
-static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
+/* <head>, the title and the one-line summary: points over the whole sweep. */
+static int write_title(report_ctx *r, sqlite3_stmt *st, size_t section_count)
 {
-    sqlite3_stmt *st = prepare(r,
-        "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
-        " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
-        " (julianday(ended_at) - julianday(started_at)) * 86400.0"
-        " FROM sweep WHERE id = ?1");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, r->sweep_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE && !r->error)
-        r->error = util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id);
-    if (rc != SQLITE_ROW)
-        return step_done(r, st, rc);
     const char *script = column_text(st, 0);
-    const char *status = column_text(st, 11);
-    char number[64];
-
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:\">\n"
@@ -180,41 +168,39 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     fprintf(r->out, "<header>\n<h1>Sweep %" PRId64 ": ", r->sweep_id);
     H(script);
     fputs("</h1>\n<p>", r->out);
-    status_badge(r, status);
-
-    /* Points over the whole sweep. */
+    status_badge(r, column_text(st, 11));
     sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(ok_count), 0),"
                                   " coalesce(sum(point_count - ok_count), 0) FROM point_block"
                                   " WHERE section_id IN"
                                   "  (SELECT id FROM section WHERE sweep_id = ?1)");
-    if (!pt) {
-        sqlite3_finalize(st);
+    if (!pt)
         return -1;
-    }
     sqlite3_bind_int64(pt, 1, r->sweep_id);
-    if ((rc = sqlite3_step(pt)) == SQLITE_ROW)
+    int rc = sqlite3_step(pt);
+    if (rc == SQLITE_ROW)
         fprintf(r->out, " %zu section%s, %lld points ok, %lld failed", section_count,
                 section_count == 1 ? "" : "s", (long long)sqlite3_column_int64(pt, 0),
                 (long long)sqlite3_column_int64(pt, 1));
-    if (step_done(r, pt, rc) != 0) {
-        sqlite3_finalize(st);
+    if (step_done(r, pt, rc) != 0)
         return -1;
-    }
     fputs("; started ", r->out);
     H(column_text(st, 9));
-    if (sqlite3_column_type(st, 13) != SQLITE_NULL) {
+    if (sqlite3_column_type(st, 13) != SQLITE_NULL)
         fprintf(r->out, ", took %.3g s", sqlite3_column_double(st, 13));
-    }
     fputs(".</p>\n</header>\n", r->out);
+    return 0;
+}
 
-    /* Contents. */
+static void write_contents(report_ctx *r, size_t section_count, const int64_t *ids)
+{
     fputs("<nav>\n<ul>\n<li><a href=\"#provenance\">Provenance</a></li>\n", r->out);
     for (size_t i = 0; i < section_count; i++) {
         sqlite3_stmt *sec = prepare(r, "SELECT coalesce(title, plugin) FROM section WHERE id = ?1");
         if (!sec)
             break;
         sqlite3_bind_int64(sec, 1, ids[i]);
-        if ((rc = sqlite3_step(sec)) == SQLITE_ROW) {
+        int rc = sqlite3_step(sec);
+        if (rc == SQLITE_ROW) {
             fprintf(r->out, "<li><a href=\"#section-%zu\">", i + 1);
             H(column_text(sec, 0));
             fputs("</a></li>\n", r->out);
@@ -223,9 +209,14 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
             break;
     }
     fputs("</ul>\n</nav>\n", r->out);
+}
 
+/* The sweep row as a key-value table. */
+static void write_provenance(report_ctx *r, sqlite3_stmt *st)
+{
+    char number[64];
     fputs("<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"kv\">\n", r->out);
-    kv_row(r, "script", script, 1);
+    kv_row(r, "script", column_text(st, 0), 1);
     kv_row(r, "script sha256", column_text(st, 1), 1);
     kv_row(r, "command line", column_text(st, 7), 1);
     kv_row(r, "options used", column_text(st, 2), 1);
@@ -241,21 +232,23 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     kv_row(r, "ended (UTC)", sqlite3_column_type(st, 10) == SQLITE_NULL ? "(not recorded)"
                                                                        : column_text(st, 10), 1);
     fputs("<tr><th>status</th><td>", r->out);
-    status_badge(r, status);
+    status_badge(r, column_text(st, 11));
     fputs("</td></tr>\n", r->out);
     kv_row(r, "database", r->db_path, 1);
     fputs("</table>\n", r->out);
+}
 
-    /* The exact shared objects. */
+/* The exact shared objects. */
+static int write_plugins(report_ctx *r)
+{
     sqlite3_stmt *pl = prepare(r, "SELECT plugin, plugin_version, so_path, so_sha256"
                                   " FROM sweep_plugin WHERE sweep_id = ?1 ORDER BY rowid");
-    if (!pl) {
-        sqlite3_finalize(st);
+    if (!pl)
         return -1;
-    }
     sqlite3_bind_int64(pl, 1, r->sweep_id);
     fputs("<h3>Plugins</h3>\n<div class=\"scroll\"><table>\n<tr><th>plugin</th><th>version</th>"
           "<th>shared object</th><th>sha256</th></tr>\n", r->out);
+    int rc;
     while ((rc = sqlite3_step(pl)) == SQLITE_ROW) {
         fputs("<tr><td>", r->out);
         H(column_text(pl, 0));
@@ -268,11 +261,34 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
         fputs("</td></tr>\n", r->out);
     }
     fputs("</table></div>\n", r->out);
-    if (step_done(r, pl, rc) != 0) {
+    return step_done(r, pl, rc);
+}
+
+static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
+{
+    sqlite3_stmt *st = prepare(r,
+        "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
+        " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
+        " (julianday(ended_at) - julianday(started_at)) * 86400.0"
+        " FROM sweep WHERE id = ?1");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->sweep_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE && !r->error)
+        r->error = util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id);
+    if (rc != SQLITE_ROW)
+        return step_done(r, st, rc);
+    if (write_title(r, st, section_count) != 0) {
         sqlite3_finalize(st);
         return -1;
     }
-
+    write_contents(r, section_count, ids);
+    write_provenance(r, st);
+    if (write_plugins(r) != 0) {
+        sqlite3_finalize(st);
+        return -1;
+    }
     /* The script itself, folded: it is long and stored verbatim. */
     const char *text = column_text(st, 12);
     size_t lines = 0;
@@ -288,21 +304,79 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
 
 /* ---- one section ---- */
 
-/* Parameters that differ between rows: they say where a figure was found. */
-static int column_varies(const table *t, size_t c)
+/* A section as the report reads it: the facts of every row (one streaming
+ * pass), its first REPORT_MAX_ROWS rows, and a cursor to come back to the
+ * rows where a headline figure is reached. Nothing grows with the section. */
+typedef struct section_read {
+    table *head;            /* the columns and the first rows */
+    char *plugin;           /* the result table */
+    table_facts facts;
+    store_cursor *cursor;
+    value *row;             /* one row, for the cursor */
+} section_read;
+
+static void section_read_clear(section_read *sr)
 {
-    for (size_t r = 1; r < t->row_count; r++)
-        if (!value_equal(table_cell(t, 0, c), table_cell(t, r, c)))
-            return 1;
-    return 0;
+    if (sr->row && sr->head)
+        for (size_t c = 0; c < sr->head->column_count; c++)
+            value_clear(&sr->row[c]);
+    free(sr->row);
+    store_cursor_close(sr->cursor);
+    table_facts_clear(&sr->facts);
+    table_free(sr->head);
+    free(sr->plugin);
+    memset(sr, 0, sizeof *sr);
+}
+
+static int section_read_open(store *s, int64_t section_id, section_read *sr, char **err)
+{
+    memset(sr, 0, sizeof *sr);
+    if (store_section_columns(s, section_id, &sr->head, &sr->plugin, err) != 0)
+        return -1;
+    size_t n = sr->head->column_count;
+    if (table_facts_init(&sr->facts, n) != 0 || !(sr->row = calloc(n ? n : 1, sizeof *sr->row)))
+        return util_fail(err, "out of memory");
+    if (n == 0)  /* nothing recorded for the plugin: no rows */
+        return 0;
+    if (store_cursor_open(s, section_id, sr->plugin, sr->head, NULL, NULL, 0, &sr->cursor,
+                          err) != 0)
+        return -1;
+    store_row_key key;
+    int rc;
+    while ((rc = store_cursor_next(sr->cursor, sr->row, &key, err)) == 1) {
+        if (table_facts_add(&sr->facts, sr->row, (facts_where){ key.point_id, key.row_id }) != 0)
+            return util_fail(err, "out of memory");
+        if (sr->head->row_count < REPORT_MAX_ROWS) {
+            if (table_append_row(sr->head, sr->row) != 0)
+                return util_fail(err, "out of memory");
+        } else {
+            for (size_t c = 0; c < n; c++)
+                value_clear(&sr->row[c]);
+        }
+    }
+    store_cursor_rewind(sr->cursor);
+    return rc;
+}
+
+/* The row at where into sr->row (cleared by the next call or the clear). */
+static const value *section_read_row(section_read *sr, facts_where where)
+{
+    for (size_t c = 0; c < sr->head->column_count; c++)
+        value_clear(&sr->row[c]);
+    char *err = NULL;
+    store_row_key key = { where.point_id, where.row_id };
+    int rc = store_cursor_seek(sr->cursor, key, &err) == 0
+                 ? store_cursor_next(sr->cursor, sr->row, NULL, &err) : -1;
+    store_cursor_rewind(sr->cursor);
+    free(err);
+    return rc == 1 ? sr->row : NULL;
 }
 
 /* The row's varying parameters; when none varies (a plugin that emits
  * several rows per point), its varying text and boolean outputs. */
-/* varies[c]: column_varies(t, c), computed once per table: a headline
- * asks for every column, and each answer scans all rows. */
-static void put_where(report_ctx *r, const table *t, const unsigned char *varies, size_t row)
+static void put_where(report_ctx *r, const section_read *sr, const value *row)
 {
+    const table *t = sr->head;
     int n = 0;
     for (int pass = 0; pass < 2 && n == 0; pass++) {
         for (size_t c = 0; c < t->column_count; c++) {
@@ -310,85 +384,82 @@ static void put_where(report_ctx *r, const table *t, const unsigned char *varies
             int wanted = pass == 0 ? col->is_param
                                    : !col->is_param && (col->type == RUNNER_TEXT ||
                                                         col->type == RUNNER_BOOLEAN);
-            if (!wanted || !varies[c])
+            if (!wanted || !sr->facts.columns[c].varies)
                 continue;
             if (n++)
                 fputs(", ", r->out);
-            put_setting(r, col, table_cell(t, row, c));
+            put_setting(r, col, &row[c]);
         }
     }
 }
 
-static void write_constants(report_ctx *r, const table *t)
+static void write_constants(report_ctx *r, const section_read *sr)
 {
     int n = 0;
-    for (size_t c = 0; c < t->column_count; c++) {
-        if (!t->columns[c].is_param || t->row_count == 0 || column_varies(t, c))
+    for (size_t c = 0; c < sr->head->column_count; c++) {
+        const column_facts *f = &sr->facts.columns[c];
+        if (!sr->head->columns[c].is_param || sr->facts.rows == 0 || f->varies)
             continue;
         fputs(n++ ? ", " : "<p>Same on every row: ", r->out);
-        put_setting(r, &t->columns[c], table_cell(t, 0, c));
+        put_setting(r, &sr->head->columns[c], &f->first);
     }
     if (n)
         fputs(".</p>\n", r->out);
 }
 
-/* Min and max of every numeric output, and where each was found. */
-static void write_headlines(report_ctx *r, const table *t)
+static void put_column_name(report_ctx *r, const table_column *col)
 {
-    if (t->row_count < 2)
+    H(col->name);
+    if (*col->unit && strcmp(col->unit, col->name) != 0) {
+        fputs(" <span class=\"unit\">[", r->out);
+        H(col->unit);
+        fputs("]</span>", r->out);
+    }
+}
+
+/* One headline cell pair: the value, and where it is reached. */
+static void put_extreme(report_ctx *r, section_read *sr, size_t c, facts_where at,
+                        int constant)
+{
+    const value *row = section_read_row(sr, at);
+    if (!row) {
+        fputs("<td class=\"n\"></td><td></td>", r->out);
         return;
-    unsigned char *varies = calloc(t->column_count ? t->column_count : 1, 1);
-    if (!varies)
+    }
+    fputs("<td class=\"n\">", r->out);
+    put_value(r, &row[c]);
+    fputs("</td><td>", r->out);
+    if (constant)
+        fputs(sr->facts.columns[c].nonfinite ? "every finite row" : "every row", r->out);
+    else
+        put_where(r, sr, row);
+    fputs("</td>", r->out);
+}
+
+/* Min and max of every numeric output, and where each was found. */
+static void write_headlines(report_ctx *r, section_read *sr)
+{
+    if (sr->facts.rows < 2)
         return;
-    for (size_t c = 0; c < t->column_count; c++)
-        varies[c] = (unsigned char)column_varies(t, c);
     fputs("<h3>Headline figures</h3>\n<div class=\"scroll\"><table>\n<tr><th>column</th>"
           "<th>min</th><th>at</th><th>max</th><th>at</th><th>NaN or inf</th></tr>\n", r->out);
-    for (size_t c = 0; c < t->column_count; c++) {
-        const table_column *col = &t->columns[c];
+    for (size_t c = 0; c < sr->head->column_count; c++) {
+        const table_column *col = &sr->head->columns[c];
+        const column_facts *f = &sr->facts.columns[c];
         if (col->is_param || (col->type != RUNNER_INTEGER && col->type != RUNNER_REAL))
             continue;
-        size_t lo = SIZE_MAX, hi = SIZE_MAX, nonfinite = 0;
-        for (size_t row = 0; row < t->row_count; row++) {
-            double v = value_number(table_cell(t, row, c));
-            if (!isfinite(v)) {
-                nonfinite++;
-                continue;
-            }
-            if (lo == SIZE_MAX || v < value_number(table_cell(t, lo, c)))
-                lo = row;
-            if (hi == SIZE_MAX || v > value_number(table_cell(t, hi, c)))
-                hi = row;
-        }
         fputs("<tr><td>", r->out);
-        H(col->name);
-        if (*col->unit && strcmp(col->unit, col->name) != 0) {
-            fputs(" <span class=\"unit\">[", r->out);
-            H(col->unit);
-            fputs("]</span>", r->out);
-        }
+        put_column_name(r, col);
         fputs("</td>", r->out);
-        size_t at[2] = { lo, hi };
-        int constant = lo != SIZE_MAX &&
-                       value_number(table_cell(t, lo, c)) == value_number(table_cell(t, hi, c));
-        for (int k = 0; k < 2; k++) {
-            if (at[k] == SIZE_MAX) {
-                fputs("<td class=\"n\"></td><td></td>", r->out);
-                continue;
-            }
-            fputs("<td class=\"n\">", r->out);
-            put_value(r, table_cell(t, at[k], c));
-            fputs("</td><td>", r->out);
-            if (constant)
-                fputs(nonfinite ? "every finite row" : "every row", r->out);
-            else
-                put_where(r, t, varies, at[k]);
-            fputs("</td>", r->out);
+        if (f->finite == 0) {
+            fputs("<td class=\"n\"></td><td></td><td class=\"n\"></td><td></td>", r->out);
+        } else {
+            put_extreme(r, sr, c, f->min_at, f->min == f->max);
+            put_extreme(r, sr, c, f->max_at, f->min == f->max);
         }
-        fprintf(r->out, "<td class=\"n\">%zu</td></tr>\n", nonfinite);
+        fprintf(r->out, "<td class=\"n\">%zu</td></tr>\n", f->nonfinite);
     }
     fputs("</table></div>\n", r->out);
-    free(varies);
 }
 
 /* Column docs of a plugin, looked up per header. */
@@ -405,13 +476,17 @@ static void put_doc_attribute(report_ctx *r, sqlite3_stmt *docs, const char *nam
     sqlite3_reset(docs);
 }
 
-static void write_rows(report_ctx *r, const table *t, const char *plugin, int64_t sweep_id)
+/* The first REPORT_MAX_ROWS rows (sr->head), and the count of the rest. */
+static void write_rows(report_ctx *r, const section_read *sr, const char *plugin,
+                       int64_t sweep_id)
 {
+    const table *t = sr->head;
+    size_t total = sr->facts.rows;
     sqlite3_stmt *docs = prepare(r, "SELECT doc FROM plugin_column WHERE plugin = ?1 AND name = ?2");
     if (docs)
         sqlite3_bind_text(docs, 1, plugin, -1, SQLITE_TRANSIENT);
     fprintf(r->out, "<h3>Rows (%zu)</h3>\n<div class=\"scroll\"><table class=\"rows\">\n<tr>",
-            t->row_count);
+            total);
     for (size_t c = 0; c < t->column_count; c++) {
         fputs("<th", r->out);
         put_doc_attribute(r, docs, t->columns[c].name);
@@ -426,7 +501,7 @@ static void write_rows(report_ctx *r, const table *t, const char *plugin, int64_
     }
     fputs("</tr>\n", r->out);
     sqlite3_finalize(docs);
-    size_t shown = t->row_count < REPORT_MAX_ROWS ? t->row_count : REPORT_MAX_ROWS;
+    size_t shown = t->row_count;
     for (size_t row = 0; row < shown; row++) {
         fputs("<tr>", r->out);
         for (size_t c = 0; c < t->column_count; c++) {
@@ -438,10 +513,10 @@ static void write_rows(report_ctx *r, const table *t, const char *plugin, int64_
         fputs("</tr>\n", r->out);
     }
     fputs("</table></div>\n", r->out);
-    if (shown < t->row_count)
+    if (shown < total)
         fprintf(r->out, "<p class=\"note\">Showing the first %zu of %zu rows; %zu rows are left "
                 "out. <code>runner show %" PRId64 " --format csv</code> prints them all.</p>\n",
-                shown, t->row_count, t->row_count - shown, sweep_id);
+                shown, total, total - shown, sweep_id);
     fprintf(r->out, "<p class=\"note\">Reals are shown to 6 significant digits; the database "
             "keeps them exact (<code>runner show %" PRId64 " --format csv</code>).</p>\n",
             sweep_id);
@@ -474,11 +549,12 @@ static void put_svg(report_ctx *r, const char *svg, size_t ordinal)
     }
 }
 
-static void write_plot(report_ctx *r, const table *t, const char *plugin, size_t ordinal)
+static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id,
+                       const char *plugin, size_t ordinal)
 {
     plot_spec spec = { .width = REPORT_PLOT_WIDTH, .height = REPORT_PLOT_HEIGHT };
     char why[160];
-    if (plot_default_spec(t, plugin, &spec, why, sizeof why) != 0) {
+    if (plot_default_spec(sr->head, &sr->facts, plugin, &spec, why, sizeof why) != 0) {
         fprintf(r->out, "<p class=\"note\">No plot: %s.</p>\n", why);
         return;
     }
@@ -487,10 +563,15 @@ static void write_plot(report_ctx *r, const table *t, const char *plugin, size_t
               "gnuplot-nox).</p>\n", r->out);
         return;
     }
-    spec.title = t->title;
-    plot_image image;
+    spec.title = sr->head->title;
+    plot_image image = { 0 };
     char *err = NULL;
-    int rc = plot_render(t, &spec, PLOT_SVG, &image, &err);
+    /* Only the plotted columns of every row: a million rows of three values. */
+    const char *names[3] = { spec.x, spec.y, spec.by };
+    table *t = NULL;
+    int rc = section_columns_load(r->store, section_id, sr->plugin, sr->head, names, 3, &t, &err);
+    if (rc == 0)
+        rc = plot_render(t, &spec, PLOT_SVG, &image, &err);
     if (rc == PLOT_NO_GNUPLOT) {
         r->gnuplot_missing = 1;
         fputs("<p class=\"note\">No plot: gnuplot is not installed (sudo apt-get install "
@@ -535,6 +616,7 @@ static void write_plot(report_ctx *r, const table *t, const char *plugin, size_t
                 spec.logx ? " --logx" : "", spec.logy ? " --logy" : "");
     }
     plot_image_free(&image);
+    table_free(t);
     free(err);
 }
 
@@ -594,13 +676,14 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
     int64_t failed = sqlite3_column_int64(st, 5);
     sqlite3_finalize(st);
 
-    table *t = NULL;
+    section_read sr;
     char *err = NULL;
-    if (store_section_table(r->store, section_id, &t, &err) != 0) {
+    if (section_read_open(r->store, section_id, &sr, &err) != 0) {
         if (!r->error)
             r->error = err;
         else
             free(err);
+        section_read_clear(&sr);
         free(plugin);
         free(title);
         return -1;
@@ -611,13 +694,13 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
     H(plugin);
     fprintf(r->out, "</code>, script line %d; %lld of %lld points ok, %lld failed.</p>\n", line,
             (long long)ok, (long long)planned, (long long)failed);
-    write_constants(r, t);
-    write_plot(r, t, plugin, ordinal);
-    write_headlines(r, t);
+    write_constants(r, &sr);
+    write_plot(r, &sr, section_id, plugin, ordinal);
+    write_headlines(r, &sr);
     write_failures(r, section_id, failed);
-    write_rows(r, t, plugin, r->sweep_id);
+    write_rows(r, &sr, plugin, r->sweep_id);
     fputs("</section>\n", r->out);
-    table_free(t);
+    section_read_clear(&sr);
     free(plugin);
     free(title);
     return r->error ? -1 : 0;

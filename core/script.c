@@ -29,6 +29,7 @@
 #include "plot.h"
 #include "rowview.h"
 #include "plugin_loader.h"
+#include "units.h"
 #include "util.h"
 
 #define ZIP_METATABLE "runner.zip"
@@ -954,8 +955,27 @@ static const char *override_for(const script_config *c, const char *name)
     return NULL;
 }
 
-/* Pushes the override text parsed like the default at default_idx. */
-static int push_override(lua_State *L, const char *name, const char *text, int default_idx)
+/* Pushes what a --set text for a number option stands for (units.h). */
+static int push_override_number(lua_State *L, const char *name, const char *text,
+                                int as_integer, const char *unit)
+{
+    units_setting setting;
+    char reason[300];
+    if (units_read_setting(text, as_integer, unit, &setting, reason, sizeof reason) != 0)
+        return script_raise(L, FAIL_INPUT, "--set %s=%s: %s", name, text, reason);
+    if (setting.kind == UNITS_SETTING_INTEGER)
+        lua_pushinteger(L, (lua_Integer)setting.integer);
+    else if (setting.kind == UNITS_SETTING_REAL)
+        lua_pushnumber(L, setting.real);
+    else
+        lua_pushstring(L, text);
+    return 0;
+}
+
+/* Pushes the override text parsed like the default at default_idx; unit is
+ * the option's declared unit or NULL. */
+static int push_override(lua_State *L, const char *name, const char *text, int default_idx,
+                         const char *unit)
 {
     char *end = NULL;
     switch (lua_type(L, default_idx)) {
@@ -966,22 +986,7 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         }
         return script_raise(L, FAIL_INPUT, "--set %s=%s: expected true or false", name, text);
     case LUA_TNUMBER:
-        errno = 0;
-        if (lua_isinteger(L, default_idx)) {
-            long long v = strtoll(text, &end, 10);
-            if (*text && !*end && errno == 0) {
-                lua_pushinteger(L, v);
-                return 0;
-            }
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected an integer", name, text);
-        } else {
-            double v = strtod(text, &end);
-            if (*text && !*end && errno == 0 && isfinite(v)) {
-                lua_pushnumber(L, v);
-                return 0;
-            }
-            return script_raise(L, FAIL_INPUT, "--set %s=%s: expected a finite number", name, text);
-        }
+        return push_override_number(L, name, text, lua_isinteger(L, default_idx), unit);
     case LUA_TTABLE: {
         /* A list option takes comma-separated numbers (or words). */
         lua_newtable(L);
@@ -990,7 +995,23 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
             errno = 0;
             double v = strtod(item, &end);
-            if (*item && !*end && errno == 0 && isfinite(v)) {
+            const char *tail;
+            double number;
+            if (units_split(item, &number, &tail) == UNITS_WITH_UNIT) {
+                /* as a single value would be: converted, or text for the parameter */
+                units_setting setting;
+                char reason[300];
+                if (units_read_setting(item, 0, unit, &setting, reason, sizeof reason) != 0) {
+                    char shown[400];
+                    snprintf(shown, sizeof shown, "--set %s=%s: %s", name, text, reason);
+                    free(copy);  /* the raise below does not return */
+                    return script_raise(L, FAIL_INPUT, "%s", shown);
+                }
+                if (setting.kind == UNITS_SETTING_REAL)
+                    lua_pushnumber(L, setting.real);
+                else
+                    lua_pushstring(L, item);
+            } else if (*item && !*end && errno == 0 && isfinite(v)) {
                 if (v == floor(v) && fabs(v) < 9e15 && !strpbrk(item, ".eE"))
                     lua_pushinteger(L, (lua_Integer)v);
                 else
@@ -1110,9 +1131,17 @@ static int l_options(lua_State *L)
     int result_idx = lua_gettop(L);
     for (size_t i = 0; i < k; i++) {
         lua_getfield(L, 1, names[i]);
+        const char *unit = NULL;  /* {default = ..., unit = "s"}: --set converts into it */
         if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
             lua_getfield(L, -1, "default");
             if (!lua_isnil(L, -1)) {
+                int unit_type = lua_getfield(L, -2, "unit");
+                if (unit_type != LUA_TNIL && unit_type != LUA_TSTRING)
+                    return script_raise(L, FAIL_INPUT, "options{...}: %s: unit must be a string "
+                                        "such as \"s\" or \"bytes\", got %s", names[i],
+                                        lua_typename(L, unit_type));
+                unit = lua_tostring(L, -1);  /* NULL for nil */
+                lua_pop(L, 1);  /* still held by the option's table, at 1 */
                 lua_remove(L, -2);
             } else {
                 lua_pop(L, 1); /* a plain list default */
@@ -1121,7 +1150,7 @@ static int l_options(lua_State *L)
         int default_idx = lua_gettop(L);
         const char *text = override_for(s->config, names[i]);
         if (text) {
-            push_override(L, names[i], text, default_idx);
+            push_override(L, names[i], text, default_idx, unit);
             json_object_set_new(s->overrides, names[i], json_string(text));
         } else {
             lua_pushvalue(L, default_idx);
@@ -1218,6 +1247,12 @@ static void push_runner_table(lua_State *L, const script_config *c)
     lua_setfield(L, -2, "db");
     lua_pushinteger(L, (lua_Integer)c->seed);
     lua_setfield(L, -2, "seed");
+    /* The programs runner ships (dp_logreg): a command's argv names them by
+     * path where another program starts them (mpirun). */
+    char *libexec = install_layout_libexec_dir();
+    lua_pushstring(L, libexec); /* nil when out of memory */
+    lua_setfield(L, -2, "libexec");
+    free(libexec);
     lua_setglobal(L, "runner");
 }
 

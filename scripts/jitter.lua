@@ -4,7 +4,7 @@ local report = require "report"
 
 local opt = options {
   base    = { default = 30, doc = "seconds one worker needs for a round alone" },
-  jitters = { default = { 2.0, 1.0, 0.5 }, doc = "worst extra delay per round, s" },
+  jitters = { default = { 2.0, 1.0, 0.5 }, unit = "s", doc = "worst extra delay per round" },
 }
 
 local rows = sweep("speedup", {

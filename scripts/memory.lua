@@ -9,7 +9,7 @@ local opt = options {
   params  = { default = 7500000000, doc = "model size of the first table, parameters" },
   workers = { default = 64, doc = "data-parallel GPUs of the first table" },
   scale   = { default = { 8, 64, 1024 }, doc = "GPU counts of the largest-model table" },
-  gpu     = { default = 80000000000, doc = "memory of one GPU, bytes (80e9 = 80 GB)" },
+  gpu     = { default = 80000000000, unit = "bytes", doc = "memory of one GPU (80e9 = 80 GB; --set gpu=80GiB)" },
 }
 
 local stages = { "ddp", "zero1", "zero2", "zero3" }

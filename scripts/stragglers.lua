@@ -11,10 +11,10 @@ local report = require "report"
 local opt = options {
   workers = { default = 64, doc = "workers k the round needs" },
   backups = { default = 2, doc = "backup workers b: the round waits for the fastest k of k + b" },
-  mean    = { default = 1.0, doc = "mean delay of one worker, the same under every law, s" },
+  mean    = { default = 1.0, unit = "s", doc = "mean delay of one worker, the same under every law" },
   sigma   = { default = 1.0, doc = "log-normal: sd of ln(delay)" },
   alpha   = { default = 2.5, doc = "Pareto tail index; > 1 for a finite mean" },
-  base    = { default = 30.0, doc = "seconds one worker needs for a round alone" },
+  base    = { default = 30.0, unit = "s", doc = "seconds one worker needs for a round alone" },
   trials  = { default = 4000, doc = "Monte Carlo rounds per law" },
 }
 assert(opt.alpha > 1, "alpha must exceed 1 for the Pareto law to have a mean")

@@ -1,6 +1,6 @@
 -- A fraction for an option whose default is an integer.
 -- flags: --set base=60.5
--- expect: runner: $SCRIPT:4: --set base=60.5: expected an integer
+-- expect: runner: $SCRIPT:4: --set base=60.5: expected an integer, got 60.5
 local opt = options {
   base    = 30,
   jitter  = 2.0,

@@ -1,6 +1,6 @@
 -- An integer beyond 64 bits.
 -- flags: --set base=99999999999999999999
--- expect: runner: $SCRIPT:4: --set base=99999999999999999999: expected an integer
+-- expect: runner: $SCRIPT:4: --set base=99999999999999999999: 1e+20 is out of the exact integer range [-2^53, 2^53]
 local opt = options {
   base    = 30,
   jitter  = 2.0,

@@ -1,3 +1,3 @@
--- A value with its unit written in.
+-- A value written in words: text that is no number (with a unit or without).
 -- expect: runner: $SCRIPT:3: speedup: base: expected a number, got a text
-sweep "speedup" { base = "30 s" }
+sweep "speedup" { base = "thirty seconds" }

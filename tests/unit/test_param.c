@@ -272,6 +272,69 @@ static void clear_params(value *params)
         value_clear(&params[i]);
 }
 
+/* A text with a unit becomes the number in the declared unit; a text
+ * without one stays a text (refused); an incompatible unit names both. */
+static void test_units(void)
+{
+    value v = value_text("2min");
+    CHECK_INT_EQ(check_value(P_JITTER, &v), 0);
+    CHECK_INT_EQ(v.type, RUNNER_REAL);
+    CHECK(v.as.real == 120.0);
+
+    v = value_text("1.5k");
+    CHECK_INT_EQ(check_value(P_WORKERS, &v), 0);
+    CHECK_INT_EQ(v.type, RUNNER_INTEGER);
+    CHECK_INT_EQ(v.as.integer, 1500);
+
+    v = value_text("64 workers");
+    CHECK_INT_EQ(check_value(P_WORKERS, &v), 0);
+    CHECK_INT_EQ(v.as.integer, 64);
+
+    v = value_text("1.5GiB");
+    CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
+    CHECK_STR_EQ(msg, "jitter: '1.5GiB': GiB (bytes) does not convert to s (time)");
+    value_clear(&v);
+
+    v = value_text("1.2345k");
+    CHECK_INT_EQ(check_value(P_WORKERS, &v), -1);
+    CHECK_STR_EQ(msg, "workers: '1.2345k' is 1234.5 workers, not a whole number");
+    value_clear(&v);
+
+    v = value_text("20M");  /* converted, then the declared range applies */
+    CHECK_INT_EQ(check_value(P_WORKERS, &v), -1);
+    CHECK_STR_EQ(msg, "workers: 20000000 is out of range [1, 10000000] workers");
+
+    v = value_text("-1ms");
+    CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
+    CHECK_STR_EQ(msg, "jitter: -0.001 is out of range [0, inf] s");
+
+    v = value_text("30 ");  /* a number in quotes is no number */
+    CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
+    CHECK_STR_EQ(msg, "jitter: expected a number, got a text");
+    value_clear(&v);
+
+    /* Text parameters take text with units as it is. */
+    v = value_text("2min");
+    CHECK_INT_EQ(check_value(P_LABEL, &v), 0);
+    CHECK_STR_EQ(v.as.text, "2min");
+    value_clear(&v);
+
+    /* 500ms is the point 0.5 is: the same canonical form, the same identity. */
+    value with_unit[RUNNER_COUNT(demo_params)], bare[RUNNER_COUNT(demo_params)];
+    make_params(with_unit, "a");
+    make_params(bare, "a");
+    with_unit[P_JITTER] = value_text("500ms");
+    bare[P_JITTER] = value_real(0.5);
+    CHECK_INT_EQ(check_value(P_JITTER, &with_unit[P_JITTER]), 0);
+    char *json_unit = param_canonical_json(&demo, with_unit);
+    char *json_bare = param_canonical_json(&demo, bare);
+    CHECK_STR_EQ(json_unit, json_bare);
+    free(json_unit);
+    free(json_bare);
+    clear_params(with_unit);
+    clear_params(bare);
+}
+
 static void test_canonical_json(void)
 {
     value params[RUNNER_COUNT(demo_params)];
@@ -384,6 +447,7 @@ int main(void)
     test_find_and_suggest();
     test_defaults();
     test_describe_range();
+    test_units();
     test_canonical_json();
     test_canonical_json_keeps_non_utf8_text();
     test_point_identity();

@@ -107,19 +107,31 @@ static void test_check_spec(void)
     table_free(t);
 }
 
+/* The default axes from the facts of every row of t, as the report does. */
+static int default_spec(const table *t, const char *plugin, plot_spec *spec, char *why,
+                        size_t why_size)
+{
+    table_facts facts;
+    if (table_facts_of_table(&facts, t) != 0)
+        return -2;
+    int rc = plot_default_spec(t, &facts, plugin, spec, why, why_size);
+    table_facts_clear(&facts);
+    return rc;
+}
+
 static void test_default_spec(void)
 {
     table *t = speedup_table();
     plot_spec spec = { 0 };
     char why[160] = "";
-    CHECK_INT_EQ(plot_default_spec(t, "speedup", &spec, why, sizeof why), 0);
+    CHECK_INT_EQ(default_spec(t, "speedup", &spec, why, sizeof why), 0);
     CHECK_STR_EQ(spec.x, "workers");     /* the varying integer parameter */
     CHECK_STR_EQ(spec.y, "speedup");     /* named after the plugin */
     CHECK_STR_EQ(spec.by, "jitter");     /* the other varying parameter */
     CHECK_INT_EQ(spec.logx, 1);          /* 1 .. 512 */
     CHECK_INT_EQ(spec.logy, 0);
     memset(&spec, 0, sizeof spec);
-    CHECK_INT_EQ(plot_default_spec(t, "other", &spec, why, sizeof why), 0);
+    CHECK_INT_EQ(default_spec(t, "other", &spec, why, sizeof why), 0);
     CHECK_STR_EQ(spec.y, "wait_s");      /* else the first varying numeric output */
     table_free(t);
 
@@ -137,7 +149,7 @@ static void test_default_spec(void)
         table_append_row(comm, ring);
     }
     memset(&spec, 0, sizeof spec);
-    CHECK_INT_EQ(plot_default_spec(comm, "comm", &spec, why, sizeof why), 0);
+    CHECK_INT_EQ(default_spec(comm, "comm", &spec, why, sizeof why), 0);
     CHECK_STR_EQ(spec.x, "workers");
     CHECK_STR_EQ(spec.y, "bytes_per_round");
     CHECK_STR_EQ(spec.by, "scheme");
@@ -151,7 +163,7 @@ static void test_default_spec(void)
     value a[2] = { value_text("even"), value_real(1) }, b[2] = { value_text("uneven"), value_real(2) };
     table_append_row(flat, a);
     table_append_row(flat, b);
-    CHECK_INT_EQ(plot_default_spec(flat, "flat", &spec, why, sizeof why), -1);
+    CHECK_INT_EQ(default_spec(flat, "flat", &spec, why, sizeof why), -1);
     CHECK_STR_EQ(why, "no numeric parameter varies across the rows");
     table_free(flat);
 }
