@@ -30,7 +30,11 @@ CREATE TABLE IF NOT EXISTS sweep (
     -- (shard_index I, shard_count N); `runner merge` writes shard_index NULL,
     -- shard_count N. Both NULL for an ordinary sweep.
     shard_index     INTEGER,
-    shard_count     INTEGER
+    shard_count     INTEGER,
+    -- Schema version 9: what people call it (runner rename, tag, note).
+    name            TEXT,                          -- NULL: unnamed; not unique (a selector
+                                                   --   picks the newest of that name)
+    note            TEXT                           -- free text; NULL: none
 );
 
 -- Each plugin a sweep used, with the exact shared object.
@@ -203,3 +207,40 @@ CREATE TABLE IF NOT EXISTS artifact (
 );
 CREATE INDEX IF NOT EXISTS artifact_by_sweep ON artifact(sweep_id, point_id);
 CREATE INDEX IF NOT EXISTS artifact_by_blob ON artifact(sha256);
+
+-- Schema version 8: tags, and ids that are never given twice. An older
+-- sweep table gets name and note from the migration step (ALTER TABLE), and
+-- this script runs on it before that step: nothing here may name them.
+
+-- Tags of a sweep (`runner sweep --tag T`, `runner tag SWEEP +T -T`).
+CREATE TABLE IF NOT EXISTS sweep_tag (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    tag             TEXT NOT NULL,
+    PRIMARY KEY (sweep_id, tag)
+);
+CREATE INDEX IF NOT EXISTS sweep_tag_by_tag ON sweep_tag(tag, sweep_id);
+
+-- The highest sweep, section and point id ever given. New ids start above
+-- it, so a sweep removed by `runner rm` or by hand (DELETE FROM sweep ...)
+-- never hands its id, and with it any row it left behind, to a new sweep.
+-- The triggers keep it up to date whoever inserts.
+CREATE TABLE IF NOT EXISTS id_high_water (
+    kind            TEXT PRIMARY KEY CHECK (kind IN ('sweep', 'section', 'point')),
+    last_id         INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS sweep_high_water AFTER INSERT ON sweep BEGIN
+    INSERT INTO id_high_water (kind, last_id) VALUES ('sweep', NEW.id)
+    ON CONFLICT (kind) DO UPDATE SET last_id = max(last_id, excluded.last_id);
+END;
+CREATE TRIGGER IF NOT EXISTS section_high_water AFTER INSERT ON section BEGIN
+    INSERT INTO id_high_water (kind, last_id) VALUES ('section', NEW.id)
+    ON CONFLICT (kind) DO UPDATE SET last_id = max(last_id, excluded.last_id);
+END;
+CREATE TRIGGER IF NOT EXISTS point_high_water AFTER INSERT ON point_block BEGIN
+    INSERT INTO id_high_water (kind, last_id) VALUES ('point', NEW.last_point_id)
+    ON CONFLICT (kind) DO UPDATE SET last_id = max(last_id, excluded.last_id);
+END;
+
+-- `runner sweeps` counts points per sweep from the blocks' counts: this
+-- index covers that query, so it never reads the blocks' points.
+CREATE INDEX IF NOT EXISTS point_block_by_sweep ON point_block(sweep_id, point_count, ok_count);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mpi_pool.h"
+#include "selector.h"
 #include "table.h"
 
 volatile sig_atomic_t cli_stop_requested = 0;
@@ -54,6 +55,21 @@ static const options_command cli_commands[] = {
     { "serve", CMD_SERVE, NULL,
       "a live dashboard of the database in the browser, read-only (docs/serve.md)",
       cli_serve },
+    { "tag", CMD_TAG, "SWEEP +TAG|-TAG...",
+      "add (+TAG) and remove (-TAG) tags of a sweep; with none, print its tags",
+      cli_manage_tag },
+    { "note", CMD_NOTE, "SWEEP TEXT", "set a sweep's note ('' clears it)",
+      cli_manage_note },
+    { "rename", CMD_RENAME, "SWEEP NAME|''", "name a sweep ('' removes its name)",
+      cli_manage_rename },
+    { "rm", CMD_RM, "[SWEEP...]",
+      "remove sweeps and every row of them in one transaction: the SWEEPs given, or every "
+      "sweep the filters match (as 'runner sweeps' lists them)", cli_manage_rm },
+    { "vacuum", CMD_VACUUM, NULL, "give the space of removed sweeps back to the file system",
+      cli_manage_vacuum },
+    { "export", CMD_EXPORT, "SWEEP",
+      "write a sweep's sections to files, one per section, each headed by sweep, section, "
+      "plugin and units", cli_export_sweep },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 
@@ -129,6 +145,17 @@ int cli_open_existing(const char *path, store **s, int for_writing)
     return EXIT_OK;
 }
 
+int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id)
+{
+    sweep_selector sel;
+    char *err = NULL;
+    int rc = selector_parse(arg, &sel, &err);
+    if (rc == 0)
+        rc = selector_resolve(s, &sel, arg, sweep_id, &err);
+    selector_clear(&sel);
+    return rc == 0 ? EXIT_OK : cli_fail(err);
+}
+
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count)
 {
@@ -140,14 +167,8 @@ int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int
     int status = options_resolve_sweep(args->command, args->positional, 1, sweep_id, &last);
     if (status != EXIT_OK || (status = cli_open_existing(args->db_path, s, 0)) != EXIT_OK)
         return status;
-    if (last) {
-        table *list = NULL;
-        if (store_list_sweeps(*s, &list, &err) != 0)
-            goto fail;
-        if (list->row_count > 0)
-            *sweep_id = table_cell(list, list->row_count - 1, 0)->as.integer;
-        table_free(list);
-    }
+    if ((status = cli_resolve_sweep(*s, args->positional, sweep_id)) != EXIT_OK)
+        goto done;
     if (store_sweep_sections(*s, *sweep_id, ids, count, &err) != 0)
         goto fail;
     if (*count > 0)

@@ -14,6 +14,7 @@
 #include "mpi_pool.h"
 #include "provenance.h"
 #include "script.h"
+#include "selector.h"
 #include "summary.h"
 #include "sweep.h"
 #include "util.h"
@@ -32,6 +33,9 @@ static int webhook_from_options(const options_parsed *a, webhook_target *target,
     const char *url = a->values[OPTION_WEBHOOK].text;
     const char *env = getenv("RUNNER_WEBHOOK_URL");
     int strict = a->values[OPTION_WEBHOOK_STRICT].given;
+    if (url && !*url)
+        return options_usage_error("%s", "--webhook '': the URL is empty; give an http:// or "
+                                   "https:// URL, or leave --webhook out");
     if (!url && env && *env)
         url = env;
     *has = url != NULL;
@@ -130,6 +134,27 @@ static void config_from_options(const options_parsed *a, const webhook_target *w
     };
 }
 
+/* --name, --tag and --note: checked before anything runs; they label a
+ * new sweep, so --resume (which continues a stored one) refuses them. */
+static int check_labels(const options_parsed *a)
+{
+    const option_value *v = a->values;
+    char *err = NULL;
+    int given = v[OPTION_SWEEP_NAME].given || v[OPTION_SWEEP_TAG].count > 0 ||
+                v[OPTION_SWEEP_NOTE].given;
+    if (given && v[OPTION_RESUME].given)
+        return options_usage_error("%s", "--name, --tag and --note label a new sweep, not one "
+                                   "--resume continues: use 'runner rename', 'runner tag' or "
+                                   "'runner note' on it");
+    if (v[OPTION_SWEEP_NAME].given &&
+        selector_check_name("--name", v[OPTION_SWEEP_NAME].text, &err) != 0)
+        return cli_fail(err);
+    for (size_t i = 0; i < v[OPTION_SWEEP_TAG].count; i++)
+        if (selector_check_tag("--tag", v[OPTION_SWEEP_TAG].list[i], &err) != 0)
+            return cli_fail(err);
+    return EXIT_OK;
+}
+
 int cli_run_sweep(const options_parsed *a)
 {
     int status;
@@ -138,6 +163,8 @@ int cli_run_sweep(const options_parsed *a)
     if (!a->positional)
         return options_usage_error("%s", "sweep needs a SCRIPT (e.g. runner sweep "
                                    "scripts/jitter.lua)");
+    if ((status = check_labels(a)) != EXIT_OK)
+        return status;
     webhook_target webhook;
     int has_webhook = 0;
     if ((status = webhook_from_options(a, &webhook, &has_webhook)) != EXIT_OK)
@@ -157,6 +184,10 @@ int cli_run_sweep(const options_parsed *a)
         }
     }
     config.command_line = recorded_command_line(a->argc, a->argv);
+    config.sweep_name = a->values[OPTION_SWEEP_NAME].text;
+    config.sweep_note = a->values[OPTION_SWEEP_NOTE].text;
+    config.sweep_tags = a->values[OPTION_SWEEP_TAG].list;
+    config.sweep_tag_count = a->values[OPTION_SWEEP_TAG].count;
     status = script_run(&config);
     free((char *)config.command_line);
     return status;
@@ -181,15 +212,22 @@ static char **stored_overrides(const char *overrides_json, size_t *count)
     return sets;
 }
 
-/* Reads sweep id's record, opening the database for writing; prints the error and returns EXIT_USAGE. */
-static int find_sweep(const options_parsed *a, int64_t id, store_sweep_record *record)
+/* Reads the record of the sweep a->positional selects, opening the
+ * database for writing; prints the error and returns EXIT_USAGE. */
+static int find_sweep(const options_parsed *a, store_sweep_record *record)
 {
     store *s = NULL;
     char *err = NULL;
+    int64_t id = 0;
+    memset(record, 0, sizeof *record);
     /* Resume writes: it may upgrade an older schema here, never later. */
     int status = cli_open_existing(a->db_path, &s, 1);
     if (status != EXIT_OK)
         return status;
+    if ((status = cli_resolve_sweep(s, a->positional, &id)) != EXIT_OK) {
+        store_close(s);
+        return status;
+    }
     if (store_find_sweep(s, id, NULL, record, &err) != 0) {
         store_close(s);
         return cli_fail(err);
@@ -219,7 +257,7 @@ int cli_run_resume(const options_parsed *a)
     if ((status = webhook_from_options(a, &webhook, &has_webhook)) != EXIT_OK)
         return status;
     store_sweep_record record;
-    if ((status = find_sweep(a, id, &record)) != EXIT_OK)
+    if ((status = find_sweep(a, &record)) != EXIT_OK)
         return status;
     size_t count = 0;
     char **sets = stored_overrides(record.overrides_json, &count);

@@ -108,15 +108,17 @@ static output_format format_option(const options_parsed *a)
     return format;
 }
 
+/* runner sweeps [filters]: one line per sweep, oldest first. */
 int cli_show_sweeps(const options_parsed *a)
 {
     store *s = NULL;
     table *t = NULL;
-    char *err = NULL;
-    int status = cli_open_existing(a->db_path, &s, 0);
-    if (status != EXIT_OK)
+    char *err = NULL, since[32], until[32];
+    store_sweep_filter filter;
+    int status = cli_sweep_filter(a, &filter, since, until);
+    if (status != EXIT_OK || (status = cli_open_existing(a->db_path, &s, 0)) != EXIT_OK)
         return status;
-    if (store_list_sweeps(s, &t, &err) != 0)
+    if (store_list_sweeps_matching(s, &filter, &t, &err) != 0)
         status = cli_fail(err);
     else if (output_table(stdout, t, format_option(a)) != 0)
         status = cli_fail(util_format("cannot print the sweeps: out of memory or output closed"));
@@ -125,13 +127,13 @@ int cli_show_sweeps(const options_parsed *a)
     return status;
 }
 
-/* Streams the rows of cursor to stdout in format, `cols` describing them:
+/* Streams the rows of cursor to out in format, `cols` describing them:
  * CSV and JSON in one pass; the aligned table in two, the first for the
  * column widths and the parameters that are the same on every row. Memory
  * stays the same whatever the row count, and the bytes are what
  * output_table prints for a table holding every row. */
-static int stream_rows(store_cursor *cursor, const table *cols, output_format format,
-                       value *row, char **err)
+static int stream_rows(FILE *out, store_cursor *cursor, const table *cols,
+                       output_format format, value *row, char **err)
 {
     output_text_layout layout;
     size_t count = 0;
@@ -146,19 +148,19 @@ static int stream_rows(store_cursor *cursor, const table *cols, output_format fo
                 value_clear(&row[c]);
         }
         if (rc == 0)
-            output_text_layout_print_head(stdout, &layout);
+            output_text_layout_print_head(out, &layout);
     } else if (format == OUTPUT_CSV) {
-        output_csv_header(stdout, cols);
-    } else if (output_json_begin(stdout, cols) != 0) {
+        output_csv_header(out, cols);
+    } else if (output_json_begin(out, cols) != 0) {
         return util_fail(err, "out of memory");
     }
     rc = rc < 0 ? -1 : 0;
     while (rc == 0 && (rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
         if (format == OUTPUT_TABLE)
-            output_text_layout_print_row(stdout, &layout, row);
+            output_text_layout_print_row(out, &layout, row);
         else if (format == OUTPUT_CSV)
-            output_csv_row(stdout, cols, row);
-        else if (output_json_row(stdout, cols, row, count) != 0)
+            output_csv_row(out, cols, row);
+        else if (output_json_row(out, cols, row, count) != 0)
             rc = util_fail(err, "out of memory");
         count++;
         for (size_t c = 0; c < cols->column_count; c++)
@@ -168,12 +170,11 @@ static int stream_rows(store_cursor *cursor, const table *cols, output_format fo
     if (format == OUTPUT_TABLE)
         output_text_layout_clear(&layout);
     else if (format == OUTPUT_JSON && rc == 0)
-        output_json_end(stdout, count);
+        output_json_end(out, count);
     return rc;
 }
 
-/* One section of `runner show`, read from a statement as it is printed. */
-static int show_section(store *s, int64_t section_id, output_format format, char **err)
+int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out, char **err)
 {
     table *cols = NULL;
     char *plugin = NULL;
@@ -183,12 +184,12 @@ static int show_section(store *s, int64_t section_id, output_format format, char
         return -1;
     int rc = 0;
     if (cols->column_count == 0)  /* nothing recorded for the plugin: no rows to show */
-        output_table(stdout, cols, format);
+        output_table(out, cols, format);
     else if (!(row = calloc(cols->column_count, sizeof *row)))
         rc = util_fail(err, "out of memory");
     else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor,
                                      err)) == 0)
-        rc = stream_rows(cursor, cols, format, row, err);
+        rc = stream_rows(out, cursor, cols, format, row, err);
     store_cursor_close(cursor);
     free(row);
     free(plugin);
@@ -196,27 +197,45 @@ static int show_section(store *s, int64_t section_id, output_format format, char
     return rc;
 }
 
-/* runner show SWEEP: every section's table, one after another. */
+/* runner show SWEEP [--section N]: each section's table, one after another.
+ * One CSV holds one table: several sections as CSV are refused with where
+ * to go instead (--section, runner export). */
 int cli_show_rows(const options_parsed *a)
 {
     store *s = NULL;
     int64_t sweep_id = 0, *ids = NULL;
-    size_t count = 0;
+    size_t count = 0, first = 0;
     int status = cli_open_sweep(a, &s, &sweep_id, &ids, &count);
     if (status != EXIT_OK)
         return status;
     output_format format = format_option(a);
+    const option_value *section = &a->values[OPTION_SHOW_SECTION];
+    if (section->given && section->integer > count) {
+        fprintf(stderr, "runner: show: sweep %lld has %zu section%s; --section %llu is out of "
+                "range\n", (long long)sweep_id, count, count == 1 ? "" : "s",
+                (unsigned long long)section->integer);
+        status = EXIT_USAGE;
+    } else if (section->given) {
+        first = (size_t)section->integer - 1;
+        count = first + 1;
+    } else if (format == OUTPUT_CSV && count > 1) {
+        fprintf(stderr, "runner: show %s --format csv: sweep %lld has %zu sections and one CSV "
+                "holds one table; choose one with --section N, or write a file per section "
+                "with 'runner export %lld'\n", a->positional, (long long)sweep_id, count,
+                (long long)sweep_id);
+        status = EXIT_USAGE;
+    }
     /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
      * 4 kB: a write(2) every 15 rows). Nothing is on stdout yet. */
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (format == OUTPUT_JSON)
+    if (format == OUTPUT_JSON && status == EXIT_OK)
         printf("[\n");
-    for (size_t i = 0; i < count && status == EXIT_OK; i++) {
+    for (size_t i = first; i < count && status == EXIT_OK; i++) {
         char *err = NULL;
-        if (format == OUTPUT_JSON && i > 0)
+        if (format == OUTPUT_JSON && i > first)
             printf(",\n");
-        if (show_section(s, ids[i], format, &err) != 0) {
+        if (cli_show_section(s, ids[i], format, stdout, &err) != 0) {
             fflush(stdout);
             status = cli_fail(err);
             break;
@@ -224,7 +243,7 @@ int cli_show_rows(const options_parsed *a)
         if (format == OUTPUT_TABLE && i + 1 < count)
             printf("\n");
     }
-    if (format == OUTPUT_JSON)
+    if (format == OUTPUT_JSON && status == EXIT_OK)
         printf("]\n");
     free(ids);
     store_close(s);

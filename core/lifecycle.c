@@ -233,6 +233,10 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
         .seed = c->seed,
         .started_at = util_now(),
         .pid = self.pid,
+        .name = c->sweep_name,
+        .note = c->sweep_note,
+        .tags = c->sweep_tags,
+        .tag_count = c->sweep_tag_count,
     };
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
     if (rc == 0)

@@ -43,6 +43,12 @@ typedef struct lifecycle_config {
     const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
     int webhook_format;                /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */
     int webhook_strict;                /* exit EXIT_NOT_DELIVERED when it is not delivered */
+    /* What people call the sweep (runner sweep --name, --tag, --note): set
+     * on a new sweep only, already checked (selector.h). */
+    const char *sweep_name;            /* NULL: unnamed */
+    const char *sweep_note;            /* NULL: none */
+    const char *const *sweep_tags;     /* sweep_tag_count tags */
+    size_t sweep_tag_count;
 } lifecycle_config;
 
 /* How the driver (the script) came to an end; lifecycle_end turns it into

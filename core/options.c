@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "exit_status.h"
+#include "selector.h"
 #include "strbuf.h"
 
 /* Help is wrapped to this many columns; synopses two fewer, so that
@@ -213,6 +214,12 @@ static int parse_option(const options_command *command, int argc, char **argv, i
     return EXIT_OK;
 }
 
+int options_many_positionals(const options_command *command)
+{
+    const char *p = command->positional;
+    return p && strstr(p, "...") != NULL;
+}
+
 int options_parse(const options_command *command, int argc, char **argv, options_parsed *out)
 {
     memset(out, 0, sizeof *out);
@@ -220,29 +227,33 @@ int options_parse(const options_command *command, int argc, char **argv, options
     out->argv = argv;
     out->command = command->name;
     int status = set_defaults(argc, out);
+    out->positionals = calloc((size_t)argc + 1, sizeof *out->positionals);
+    if (!out->positionals && status == EXIT_OK)
+        status = options_usage_error("%s", "out of memory");
     for (int i = 2; i < argc && status == EXIT_OK; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             out->help = 1;
             return EXIT_OK;
         }
-        if (arg[0] == '-' && arg[1] != '\0') {
+        int many = options_many_positionals(command);
+        int dash_word = many && arg[0] == '-' && arg[1] != '-' &&
+                        !find_option(command, arg, strcspn(arg, "="));
+        if (arg[0] == '-' && arg[1] != '\0' && !dash_word) {
             status = parse_option(command, argc, argv, &i, out);
+        } else if (many) {
+            out->positionals[out->positional_count++] = arg;
+            out->positional = out->positionals[0];
         } else if (out->positional && !out->positional2 && command->positional &&
-                   strchr(command->positional, ' ') && !strstr(command->positional, "...")) {
-            out->positional2 = arg; /* "A B": a command of two (diff) */
-        } else if ((out->positional && !(command->positional &&
-                                         strstr(command->positional, "..."))) ||
-                   !command->positional) {
+                   strchr(command->positional, ' ')) {
+            out->positional2 = arg; /* "A B": a command of two (diff, note, rename) */
+            out->positionals[out->positional_count++] = arg;
+        } else if (out->positional || !command->positional) {
             fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
                     command->name, arg);
             status = EXIT_USAGE;
         } else {
-            /* A positional "FILE..." takes several (merge): all in positionals. */
-            if (!out->positional)
-                out->positional = arg;
-            if (!out->positionals && !(out->positionals = calloc((size_t)argc, sizeof arg)))
-                return options_usage_error("%s", "out of memory");
+            out->positional = arg;
             out->positionals[out->positional_count++] = arg;
         }
     }
@@ -280,25 +291,25 @@ int options_resolve_db(const char *given, const char **path)
 int options_resolve_sweep(const char *command, const char *arg, int allow_last, int64_t *id,
                           int *last)
 {
-    uint64_t n = 0;
+    (void)allow_last;  /* every command takes every selector (selector.h) */
     *id = 0;
     *last = 0;
-    if (arg && allow_last && strcmp(arg, "last") == 0) {
-        *last = 1;
-        return EXIT_OK;
-    }
-    if (arg && parse_digits(arg, &n) == 0 && n > 0 && n <= INT64_MAX) {
-        *id = (int64_t)n;
-        return EXIT_OK;
-    }
-    if (!allow_last)
-        return options_usage_error("%s needs a SWEEP id (see 'runner sweeps')", command);
     if (!arg)
-        return options_usage_error("%s needs a SWEEP id (see 'runner sweeps') or 'last'",
-                                   command);
-    fprintf(stderr, "runner: %s %s: expected a sweep id or 'last'; see 'runner --help'\n",
-            command, arg);
-    return EXIT_USAGE;
+        return options_usage_error("%s needs a SWEEP: an id, last, a name, a script or tag:T "
+                                   "(see 'runner sweeps')", command);
+    sweep_selector sel;
+    char *err = NULL;
+    int rc = selector_parse(arg, &sel, &err);
+    if (rc == 0) {
+        *id = sel.id;
+        *last = sel.id == 0 && sel.back == 0 && strcmp(arg, "last") == 0;
+    } else {
+        fprintf(stderr, "runner: %s: %s; see 'runner --help'\n", command,
+                err ? err : "out of memory");
+    }
+    free(err);
+    selector_clear(&sel);
+    return rc == 0 ? EXIT_OK : EXIT_USAGE;
 }
 
 /* ---- usage text ---- */

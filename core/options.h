@@ -26,6 +26,12 @@ enum {
     CMD_MERGE = 1u << 12,
     CMD_SLURM = 1u << 13,
     CMD_SERVE = 1u << 14,
+    CMD_TAG = 1u << 15,
+    CMD_NOTE = 1u << 16,
+    CMD_RENAME = 1u << 17,
+    CMD_RM = 1u << 18,
+    CMD_VACUUM = 1u << 19,
+    CMD_EXPORT = 1u << 20,
 };
 
 typedef enum option_kind {
@@ -76,12 +82,14 @@ typedef struct options_parsed {
     char **argv;            /* the whole command line (the sweep records it) */
     const char *command;    /* "sweep" */
     const char *positional; /* SCRIPT, SWEEP or NAME; NULL if none */
-    const char **positionals; /* every positional ("OUT.db SHARD.db..." takes several) */
-    size_t positional_count;
     const char *positional2; /* the second of two ("A B": diff's B); NULL if none */
     const char *db_path;    /* resolved (options_resolve_db) for commands with --db */
     int help;               /* --help or -h was given */
     option_value values[OPTION_COUNT];
+    /* Every positional argument (NULL-terminated; positional is the first).
+     * More than one only for a command with many_positionals. */
+    const char **positionals;
+    size_t positional_count;
 } options_parsed;
 
 /* A command: how usage shows it, and the function that runs it. */
@@ -92,6 +100,12 @@ typedef struct options_command {
     const char *summary;    /* one sentence for help */
     int (*run)(const options_parsed *args);     /* returns the exit status */
 } options_command;
+
+/* A command whose positional placeholder holds "..." ("[SWEEP...]") takes
+ * any number of positional arguments, and a "-word" that is none of its
+ * options is one too (runner tag SWEEP -old). One with a blank ("A B")
+ * takes two (positional2). */
+int options_many_positionals(const options_command *command);
 
 /* The table row of an option. */
 const option_spec *options_spec(option_id id);
@@ -110,8 +124,10 @@ void options_free(options_parsed *parsed);
  * lost). Returns 0 with *path (borrowed), or prints and returns EXIT_USAGE. */
 int options_resolve_db(const char *given, const char **path);
 
-/* A SWEEP argument: a positive id, or "last" when allow_last (then *id is
- * 0 and *last 1: the caller asks the store for the newest). Prints the
+/* Checks a SWEEP argument's syntax (selector.h): any selector. *id is set
+ * for an id, *last for exactly "last"; for the others both are 0, and the
+ * command finds the sweep with cli_resolve_sweep once the database is open
+ * (allow_last is ignored: every command takes every selector). Prints the
  * command's error and returns EXIT_USAGE when missing or malformed. */
 int options_resolve_sweep(const char *command, const char *arg, int allow_last, int64_t *id,
                           int *last);

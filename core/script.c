@@ -1326,6 +1326,8 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
         .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
         .reuse = c->reuse,
+        .sweep_name = c->sweep_name, .sweep_note = c->sweep_note, .sweep_tags = c->sweep_tags,
+        .sweep_tag_count = c->sweep_tag_count,
     };
     return lifecycle_new(&life);
 }

@@ -33,6 +33,10 @@ typedef struct store_sweep_info {
     uint64_t seed;
     double started_at;           /* unix time, s */
     int64_t pid;                 /* the running process, so a dead one can be spotted */
+    const char *name;            /* NULL: unnamed (checked by the caller: selector.h) */
+    const char *note;            /* NULL: none */
+    const char *const *tags;     /* tag_count tags (checked by the caller) */
+    size_t tag_count;
 } store_sweep_info;
 
 /* One finished point, ready to persist. All pointers are borrowed. */
@@ -105,7 +109,7 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
 int store_flush(store *s, char **err);
 
 /* Reading back. */
-/* Lists sweeps: id, started, script, status, sections, points ok/failed. */
+/* Lists every sweep: store_list_sweeps_matching with no filter. */
 int store_list_sweeps(store *s, table **out, char **err);
 /* One section's rows as a table (parameters then outputs, with units from the
  * stored column metadata). NaN, +inf and -inf come back as such. */
@@ -371,5 +375,46 @@ int store_sweep_command(store *s, int64_t sweep_id, const char *command, const c
 int store_artifact_list(store *s, int64_t sweep_id, int64_t point_id, table **out, char **err);
 /* The content of one stored blob: *data malloc'd (the caller frees). */
 int store_artifact_content(store *s, const char *sha256, void **data, size_t *size, char **err);
+/* --- managing sweeps (store_manage.c) -------------------------------------
+ * Which sweeps match: every field that is set must hold (NULL: any). */
+typedef struct store_sweep_filter {
+    int64_t id;                  /* 0: any */
+    const char *name;            /* sweep.name, exactly */
+    const char *script;          /* with a '/': the recorded path (a leading ./ either
+                                  * side ignored); without: its file name (jitter.lua) */
+    const char *tag;
+    const char *plugin;          /* has a section of this plugin */
+    const char *status;
+    const char *since, *until;   /* started_at >= since, < until (UTC ISO 8601 text) */
+} store_sweep_filter;
+
+/* Ids of the sweeps matching f (NULL: all), newest (highest id) first;
+ * *ids is malloc'd (caller frees). */
+int store_sweeps_matching(store *s, const store_sweep_filter *f, int64_t **ids, size_t *count,
+                          char **err);
+/* The distinct script paths of the sweeps matching f, each with its newest
+ * sweep id, newest first (to tell apart two scripts of one file name);
+ * free with store_free_strings and free. */
+int store_sweep_scripts_matching(store *s, const store_sweep_filter *f, char ***paths,
+                                 int64_t **newest, size_t *count, char **err);
+void store_free_strings(char **list, size_t count);  /* accepts NULL */
+/* The sweeps matching f as `runner sweeps` lists them: id, name, script,
+ * tags (comma-separated, sorted), status, sections, points_ok,
+ * points_failed, started_at, duration (s; NULL while running), overrides
+ * ("NAME=VALUE ..."). Oldest first. */
+int store_list_sweeps_matching(store *s, const store_sweep_filter *f, table **out, char **err);
+/* Sets or (NULL) clears a sweep's name or note. */
+int store_sweep_set_name(store *s, int64_t sweep_id, const char *name, char **err);
+int store_sweep_set_note(store *s, int64_t sweep_id, const char *note, char **err);
+/* Removes the tags drop, then adds add, in one transaction. */
+int store_sweep_retag(store *s, int64_t sweep_id, const char *const *add, size_t add_count,
+                      const char *const *drop, size_t drop_count, char **err);
+/* Deletes the sweeps and every row of them (result rows in each plugin's
+ * table, points, blocks, sections, plugins, outbox, tags) in one
+ * transaction: all or none. Checks nothing: the caller checks liveness. */
+int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err);
+/* VACUUM: the file rebuilt without its free pages; its size before and
+ * after (the WAL checkpointed first, so it does not count). */
+int store_vacuum(store *s, int64_t *bytes_before, int64_t *bytes_after, char **err);
 
 #endif

@@ -75,51 +75,7 @@ int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
 
 int store_list_sweeps(store *s, table **out, char **err)
 {
-    *out = NULL;
-    const char *what = "cannot list sweeps";
-    static const struct {
-        const char *name;
-        runner_type type;
-    } columns[] = {
-        { "id", RUNNER_INTEGER }, { "started_at", RUNNER_TEXT }, { "script", RUNNER_TEXT },
-        { "status", RUNNER_TEXT }, { "sections", RUNNER_INTEGER },
-        { "points_ok", RUNNER_INTEGER }, { "points_failed", RUNNER_INTEGER },
-    };
-    enum { NCOLS = sizeof columns / sizeof columns[0] };
-    value row[NCOLS] = { 0 };
-    sqlite3_stmt *st = NULL;
-    table *t = table_new("sweeps");
-    if (!t)
-        goto oom;
-    for (int i = 0; i < NCOLS; i++)
-        if (table_add_column(t, columns[i].name, "", columns[i].type, 0) != 0)
-            goto oom;
-    if (!(st = storei_stmt(s, STMT_LIST_SWEEPS, what, err)))
-        goto fail;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        for (int i = 0; i < NCOLS; i++)
-            if (column_value(st, i, columns[i].type, &row[i]) != 0)
-                goto oom;
-        if (table_append_row(t, row) != 0)
-            goto oom;
-    }
-    if (rc != SQLITE_DONE) {
-        storei_fail_sql(s, err, "%s", what);
-        goto fail;
-    }
-    sqlite3_reset(st);
-    *out = t;
-    return 0;
-oom:
-    util_fail(err, "%s: %s: out of memory", s->path, what);
-fail:
-    if (st)
-        sqlite3_reset(st);
-    for (int i = 0; i < NCOLS; i++)
-        value_clear(&row[i]);
-    table_free(t);
-    return -1;
+    return store_list_sweeps_matching(s, NULL, out, err);
 }
 
 /* --- a section's rows ------------------------------------------------------ */

@@ -25,18 +25,24 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_INDEX_OK_BLOCK] =
         "WITH RECURSIVE ids(id) AS (SELECT ?2 UNION ALL SELECT id + 1 FROM ids WHERE id < ?3)"
         " INSERT INTO point_index (id, block_id, status) SELECT id, ?1, 'ok' FROM ids",
-    [STMT_NEXT_POINT_ID] = "SELECT coalesce(max(last_point_id), 0) + 1 FROM point_block",
+    /* Above every id given before (id_high_water), even to a deleted row. */
+    [STMT_NEXT_POINT_ID] =
+        "SELECT max((SELECT coalesce(max(last_point_id), 0) FROM point_block),"
+        " (SELECT coalesce(max(last_id), 0) FROM id_high_water WHERE kind = 'point')) + 1",
     [STMT_INSERT_SWEEP] =
         "INSERT INTO sweep (script_path, script_text, script_sha256, options_json,"
         " overrides_json, runner_version, git_commit, host, command_line, seed, started_at,"
-        " pid, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'running')",
+        " pid, status, name, note, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+        " 'running', ?13, ?14, max((SELECT coalesce(max(id), 0) FROM sweep),"
+        " (SELECT coalesce(max(last_id), 0) FROM id_high_water WHERE kind = 'sweep')) + 1)",
     [STMT_END_SWEEP] = "UPDATE sweep SET status = ?2, ended_at = ?3 WHERE id = ?1",
     [STMT_INSERT_SWEEP_PLUGIN] =
         "INSERT INTO sweep_plugin (sweep_id, plugin, plugin_version, so_path, so_sha256)"
         " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (sweep_id, plugin) DO NOTHING",
     [STMT_INSERT_SECTION] =
-        "INSERT INTO section (sweep_id, ordinal, plugin, title, script_line, point_count)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO section (sweep_id, ordinal, plugin, title, script_line, point_count, id)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, max((SELECT coalesce(max(id), 0) FROM section),"
+        " (SELECT coalesce(max(last_id), 0) FROM id_high_water WHERE kind = 'section')) + 1)",
     [STMT_TABLE_COLUMNS] = "SELECT name FROM pragma_table_info(?1)",
     /* Moves every known column of the plugin past the current ones before
      * the upsert renumbers those, so columns an older version declared (and
@@ -52,15 +58,6 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_SECTION_COLUMNS] =
         "SELECT name, role, type, unit FROM plugin_column WHERE plugin = ?1"
         " ORDER BY role <> 'param', position, name",
-    [STMT_LIST_SWEEPS] =
-        "SELECT s.id, s.started_at, s.script_path, s.status, coalesce(sec.n, 0),"
-        " coalesce(p.ok, 0), coalesce(p.failed, 0)"
-        " FROM sweep AS s"
-        " LEFT JOIN (SELECT sweep_id, count(*) AS n FROM section GROUP BY sweep_id) AS sec"
-        "   ON sec.sweep_id = s.id"
-        " LEFT JOIN (SELECT sweep_id, sum(ok_count) AS ok, sum(point_count - ok_count) AS failed"
-        "   FROM point_block GROUP BY sweep_id) AS p ON p.sweep_id = s.id"
-        " ORDER BY s.id",
     [STMT_SWEEP_SECTIONS] = "SELECT id FROM section WHERE sweep_id = ?1 ORDER BY ordinal, id",
 };
 

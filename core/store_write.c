@@ -28,6 +28,8 @@ static const char *const catalog_names[] = {
     "point_index_failed", "point_index_crashed", "point_index_timeout", "sqlite_stat1",
     "outbox", "outbox_pending",
     "sweep_command", "artifact_blob", "artifact", "artifact_by_sweep", "artifact_by_blob",
+    "sweep_tag", "sweep_tag_by_tag", "id_high_water", "sweep_high_water",
+    "section_high_water", "point_high_water", "point_block_by_sweep",
 };
 
 /* --- names -------------------------------------------------------------- */
@@ -216,10 +218,15 @@ int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id,
         sqlite3_bind_int64(st, 12, info->pid);
     else
         sqlite3_bind_null(st, 12);
+    storei_bind_text(st, 13, info->name);
+    storei_bind_text(st, 14, info->note);
     /* Autocommit: the sweep is visible to other readers at once. */
     if (storei_step_done(s, st, what, err) != 0)
         return -1;
     *sweep_id = sqlite3_last_insert_rowid(s->db);
+    if (info->tag_count > 0 &&
+        store_sweep_retag(s, *sweep_id, info->tags, info->tag_count, NULL, 0, err) != 0)
+        return -1;
     return 0;
 }
 

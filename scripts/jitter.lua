@@ -15,13 +15,13 @@ local rows = sweep("speedup", {
 
 for _, jitter in ipairs(opt.jitters) do
   local at512 = report.find(rows, { jitter = jitter, workers = 512 })
-  printf("jitter %.2f s: ceiling T1/J = %.1fx (Amdahl base/J = %.1fx); "
+  printf("jitter %g s: ceiling T1/J = %.1fx (Amdahl base/J = %.1fx); "
          .. "512 workers deliver %.2fx at %.1f%% efficiency\n",
          jitter, at512.ceiling, at512.ceiling_amdahl, at512.speedup,
          100 * at512.efficiency)
 end
 local first, last = opt.jitters[1], opt.jitters[#opt.jitters]
-printf("shrinking the worst delay %.1f -> %.1f s raises the ceiling %.1fx -> %.1fx\n",
+printf("shrinking the worst delay %g -> %g s raises the ceiling %.1fx -> %.1fx\n",
        first, last,
        report.find(rows, { jitter = first, workers = 1 }).ceiling,
        report.find(rows, { jitter = last, workers = 1 }).ceiling)

@@ -30,7 +30,7 @@ local rows = sweep("straggler", {
   pareto_alpha = opt.alpha,
   pareto_scale_s = opt.mean * (opt.alpha - 1) / opt.alpha,
 }, {
-  title = string.format("Stragglers at k = %d, mean delay %.2f s under every law: "
+  title = string.format("Stragglers at k = %d, mean delay %g s under every law: "
                         .. "the slowest of %d, and the %d-th fastest of %d",
                         opt.workers, opt.mean, opt.workers, opt.workers,
                         opt.workers + opt.backups),

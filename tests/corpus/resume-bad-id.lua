@@ -1,3 +1,3 @@
 -- runner resume with something that is not an id.
--- command: resume last --db $DB
--- expect: runner: resume needs a SWEEP id (see 'runner sweeps'); see 'runner --help'
+-- command: resume last~x --db $DB
+-- expect: runner: resume: 'last~x' is not a sweep selector: give an id, last, last~N, a name, a script (FILE.lua or a path), tag:T or plugin:P (docs/cli.md, "Selecting sweeps"); see 'runner --help'

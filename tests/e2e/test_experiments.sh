@@ -4,7 +4,7 @@
 # jitter 2.0 -> 0.5: the ceiling goes from about 15 to about 60.
 run "$RUNNER" sweep scripts/jitter.lua --db "$DB" --quiet
 expect_status 0
-expect_stdout_contains "shrinking the worst delay 2.0 -> 0.5 s raises the ceiling 15.5x -> 60.5x"
+expect_stdout_contains "shrinking the worst delay 2 -> 0.5 s raises the ceiling 15.5x -> 60.5x"
 expect_sql "SELECT group_concat(ceiling, ' ') FROM (SELECT DISTINCT jitter, ceiling FROM speedup ORDER BY jitter DESC)" "15.5 30.5 60.5"
 
 # virtual nodes 120 -> 1: the busiest/idlest ratio jumps.

@@ -3,7 +3,7 @@
 # docs/cli.md's synopsis block says exactly what --help says.
 . tests/e2e/lib.sh
 DOC=docs/cli.md
-COMMANDS="sweep resume plugins sweeps show plot report notify migrate diff verify artifacts merge slurm serve"
+COMMANDS="sweep resume plugins sweeps show plot report notify migrate diff verify artifacts merge slurm serve tag note rename rm vacuum export"
 
 run "$RUNNER" --help
 expect_status 0
@@ -45,8 +45,9 @@ for command in $COMMANDS; do
     sed 's/^/  /' "$TMP/synopsis-$command" >"$TMP/indented"
     joined "$TMP/main-help" | grep -qaF -- "$(joined "$TMP/indented")" ||
         fail "runner --help lacks the synopsis of $command"
-    # Every option of the synopsis has a line of its own with its meaning.
-    for option in $(grep -o -- '-[-a-z]*' "$TMP/synopsis-$command" | sort -u); do
+    # Every option of the synopsis has a line of its own with its meaning (a
+    # lone "-" is no option: runner tag SWEEP +TAG|-TAG).
+    for option in $(grep -o -- '-[-a-z][-a-z]*' "$TMP/synopsis-$command" | sort -u); do
         grep -qE -- "^  $option(, --[a-z-]+)?( [^ ]+)?(  +[a-z]|$)" "$TMP/help-$command" ||
             fail "$command --help does not explain $option"
         # ... and so does the manual, in a table row or the text.

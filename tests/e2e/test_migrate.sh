@@ -217,6 +217,42 @@ expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) FROM sqlite_master WHERE name IN ('artifact', 'artifact_blob',
     'sweep_command', 'artifact_by_sweep', 'artifact_by_blob')" "5"
 expect_equal "points after adding the artifact tables" "$(sql "$POINTS")" "$points_before"
+# The step after that names sweeps (name, note, sweep_tag) and keeps id
+# high-water marks (id_high_water). A file of the version before whose
+# newest sweep was deleted by hand (its sections and points left behind) is
+# upgraded in place: the marks start above every id still referred to, so
+# the next sweep takes a new id and none of the leftover rows.
+gone=$(sql "SELECT max(id) FROM sweep")
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+BEGIN;
+DROP TRIGGER sweep_high_water;
+DROP TRIGGER section_high_water;
+DROP TRIGGER point_high_water;
+DROP TABLE id_high_water;
+DROP TABLE sweep_tag;
+DROP INDEX point_block_by_sweep;
+ALTER TABLE sweep DROP COLUMN name;
+ALTER TABLE sweep DROP COLUMN note;
+DELETE FROM sweep WHERE id = $gone;
+PRAGMA user_version = $((V - 1));
+COMMIT;"
+left_sections=$(sql "SELECT count(*) FROM section WHERE sweep_id = $gone")
+max_section=$(sql "SELECT max(id) FROM section")
+max_point=$(sql "SELECT max(id) FROM point_index")
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name IN ('name', 'note')" "2"
+expect_sql "SELECT group_concat(kind || '=' || last_id, ' ') FROM
+    (SELECT * FROM id_high_water ORDER BY kind)" \
+    "point=$max_point section=$max_section sweep=$gone"
+run "$RUNNER" sweep "$all_fail" --db "$DB" --name after_upgrade --tag migrated
+expect_status 1
+expect_sql "SELECT id, name FROM sweep WHERE id >= $gone" "$((gone + 1))|after_upgrade"
+expect_sql "SELECT count(*) FROM section WHERE sweep_id = $gone" "$left_sections"
+expect_sql "SELECT min(id) > $max_section FROM section WHERE sweep_id = $((gone + 1))" "1"
+expect_sql "SELECT min(id) > $max_point FROM point WHERE sweep_id = $((gone + 1))" "1"
+expect_sql "SELECT tag FROM sweep_tag WHERE sweep_id = $((gone + 1))" "migrated"
 
 # Version 8 records a sharded sweep's shard (sweep.shard_index and
 # shard_count): a version 7 file is upgraded in place, its sweeps unsharded.

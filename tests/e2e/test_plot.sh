@@ -44,7 +44,7 @@ expect_status 2
 expect_stderr "runner: plot needs --x COLUMN and --y COLUMN; see 'runner --help'"
 run "$RUNNER" plot --x workers --y speedup --db "$DB" -o "$TMP/a.svg"
 expect_status 2
-expect_stderr "runner: plot needs a SWEEP id (see 'runner sweeps') or 'last'; see 'runner --help'"
+expect_stderr "runner: plot needs a SWEEP: an id, last, a name, a script or tag:T (see 'runner sweeps'); see 'runner --help'"
 run "$RUNNER" plot 1 --x workers --y speedup --colour red --db "$DB" -o "$TMP/a.svg"
 expect_status 2
 expect_stderr "runner: plot: unknown option '--colour'; see 'runner --help'"
@@ -54,9 +54,9 @@ expect_stderr "runner: plot: option '--logx' takes no value; see 'runner --help'
 run "$RUNNER" plot 1 --x workers --y speedup --section 0 --db "$DB" -o "$TMP/a.svg"
 expect_status 2
 expect_stderr "runner: plot: --section 0: expected a section number (1, 2, ...); see 'runner --help'"
-run "$RUNNER" plot one --x workers --y speedup --db "$DB" -o "$TMP/a.svg"
+run "$RUNNER" plot one~two --x workers --y speedup --db "$DB" -o "$TMP/a.svg"
 expect_status 2
-expect_stderr "runner: plot one: expected a sweep id or 'last'; see 'runner --help'"
+expect_stderr "runner: plot: 'one~two' is not a sweep selector: give an id, last, last~N, a name, a script (FILE.lua or a path), tag:T or plugin:P (docs/cli.md, \"Selecting sweeps\"); see 'runner --help'"
 
 # ---- errors from the stored sweep ----
 run "$RUNNER" plot 9 --x workers --y speedup --db "$DB" -o "$TMP/a.svg"

@@ -50,7 +50,7 @@ expect_status 0
 expect_stdout_contains "$TMP/caf\\xe9.lua"
 run "$RUNNER" sweeps --db "$DB" --format csv
 expect_status 0
-expect_stdout_contains ",$TMP/$latin1.lua,ok,"
+expect_stdout_contains ",$TMP/$latin1.lua,,ok,"   # name, script, tags, status
 run "$RUNNER" sweeps --db "$DB" --format json
 expect_status 0
 expect_equal "sweeps json: one value per column" "$(json_count '$.rows[#-1]')" \

@@ -87,7 +87,7 @@ sweep 7 not verified: 12 of 12 points run again, every row identical, but not by
 # Bad input.
 run "$RUNNER" verify --db "$DB"
 expect_status 2
-expect_stderr "runner: verify needs a SWEEP id (see 'runner sweeps') or 'last'; see 'runner --help'"
+expect_stderr "runner: verify needs a SWEEP: an id, last, a name, a script or tag:T (see 'runner sweeps'); see 'runner --help'"
 run "$RUNNER" verify 99 --db "$DB"
 expect_status 2
 expect_stderr "runner: $DB: no sweep 99 with stored sections; 'runner sweeps' lists them"

@@ -118,7 +118,13 @@ static void test_resolvers(void)
     CHECK_INT_EQ(options_resolve_sweep("show", "12", 1, &id, &last), EXIT_OK);
     CHECK_INT_EQ(id, 12);
     CHECK_INT_EQ(last, 0);
-    CHECK_INT_EQ(options_resolve_sweep("resume", "last", 0, &id, &last), EXIT_USAGE);
+    /* every command takes every selector (selector.h): a name is no id */
+    CHECK_INT_EQ(options_resolve_sweep("resume", "last", 0, &id, &last), EXIT_OK);
+    CHECK_INT_EQ(last, 1);
+    CHECK_INT_EQ(options_resolve_sweep("show", "baseline", 1, &id, &last), EXIT_OK);
+    CHECK_INT_EQ(id, 0);
+    CHECK_INT_EQ(last, 0);
+    CHECK_INT_EQ(options_resolve_sweep("show", "tag:", 1, &id, &last), EXIT_USAGE);
     CHECK_INT_EQ(options_resolve_sweep("show", "0", 1, &id, &last), EXIT_USAGE);
     CHECK_INT_EQ(options_resolve_sweep("show", "+1", 1, &id, &last), EXIT_USAGE);
     CHECK_INT_EQ(options_resolve_sweep("show", NULL, 1, &id, &last), EXIT_USAGE);

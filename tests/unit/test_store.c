@@ -516,31 +516,33 @@ static void test_list_sweeps(void)
     table *t = NULL;
     CHECK_INT_EQ(report(store_list_sweeps(s, &t, &err), &err), 0);
     if (t) {
-        CHECK_INT_EQ(t->column_count, 7);
-        const char *names[] = { "id", "started_at", "script", "status", "sections", "points_ok",
-                                "points_failed" };
+        CHECK_INT_EQ(t->column_count, 11);
+        const char *names[] = { "id", "name", "script", "tags", "status", "sections",
+                                "points_ok", "points_failed", "started_at", "duration",
+                                "overrides" };
         const runner_type types[] = { RUNNER_INTEGER, RUNNER_TEXT, RUNNER_TEXT, RUNNER_TEXT,
-                                      RUNNER_INTEGER, RUNNER_INTEGER, RUNNER_INTEGER };
-        for (size_t i = 0; i < 7 && i < t->column_count; i++) {
+                                      RUNNER_TEXT, RUNNER_INTEGER, RUNNER_INTEGER,
+                                      RUNNER_INTEGER, RUNNER_TEXT, RUNNER_REAL, RUNNER_TEXT };
+        for (size_t i = 0; i < 11 && i < t->column_count; i++) {
             CHECK_STR_EQ(t->columns[i].name, names[i]);
             CHECK_INT_EQ(t->columns[i].type, types[i]);
         }
         CHECK_INT_EQ(t->row_count, 2);
         if (t->row_count == 2) {
             CHECK_INT_EQ(table_cell(t, 0, 0)->as.integer, first);
-            CHECK_STR_EQ(table_cell(t, 0, 1)->as.text, "2026-11-30T05:12:00.123Z");
+            CHECK_STR_EQ(table_cell(t, 0, 8)->as.text, "2026-11-30T05:12:00.123Z");
             CHECK_STR_EQ(table_cell(t, 0, 2)->as.text, "first.lua");
-            CHECK_STR_EQ(table_cell(t, 0, 3)->as.text, "failed");
-            CHECK_INT_EQ(table_cell(t, 0, 4)->as.integer, 2);
-            CHECK_INT_EQ(table_cell(t, 0, 5)->as.integer, 3);
-            CHECK_INT_EQ(table_cell(t, 0, 6)->as.integer, 2);
+            CHECK_STR_EQ(table_cell(t, 0, 4)->as.text, "failed");
+            CHECK_INT_EQ(table_cell(t, 0, 5)->as.integer, 2);
+            CHECK_INT_EQ(table_cell(t, 0, 6)->as.integer, 3);
+            CHECK_INT_EQ(table_cell(t, 0, 7)->as.integer, 2);
             /* newest last; a sweep without sections counts zeros, not NULLs */
             CHECK_INT_EQ(table_cell(t, 1, 0)->as.integer, second);
-            CHECK_STR_EQ(table_cell(t, 1, 3)->as.text, "running");
-            CHECK_INT_EQ(table_cell(t, 1, 4)->type, RUNNER_INTEGER);
-            CHECK_INT_EQ(table_cell(t, 1, 4)->as.integer, 0);
+            CHECK_STR_EQ(table_cell(t, 1, 4)->as.text, "running");
+            CHECK_INT_EQ(table_cell(t, 1, 5)->type, RUNNER_INTEGER);
             CHECK_INT_EQ(table_cell(t, 1, 5)->as.integer, 0);
             CHECK_INT_EQ(table_cell(t, 1, 6)->as.integer, 0);
+            CHECK_INT_EQ(table_cell(t, 1, 7)->as.integer, 0);
         }
     }
     table_free(t);
