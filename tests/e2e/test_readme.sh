@@ -28,8 +28,26 @@ cd "$TMP/work" || exit 1
 n=0
 while IFS= read -r line; do
     n=$((n + 1))
-    sh -c "$line" >"$TMP/out" 2>"$TMP/err" </dev/null
-    status=$?
+    case "$line" in
+    "build/runner serve"*)
+        # The dashboard runs until stopped: run it on a free port, wait for
+        # the line with its URL, fetch the page, then stop it with Ctrl-C.
+        command="${line%%#*}"
+        sh -c "exec $command --listen 127.0.0.1:0" >"$TMP/out" 2>"$TMP/err" </dev/null &
+        server=$!
+        wait_until "the README's runner serve" \
+            'grep -q "^runner: serving" "$TMP/out" || ! alive $server'
+        url=$(grep -o 'http://[^ ]*' "$TMP/out" | head -n 1)
+        curl -sf -o /dev/null "$url" || fail "README command $n: $url did not answer"
+        kill -INT "$server" 2>/dev/null
+        wait "$server"
+        status=$?
+        ;;
+    *)
+        sh -c "$line" >"$TMP/out" 2>"$TMP/err" </dev/null
+        status=$?
+        ;;
+    esac
     [ "$status" = 0 ] || fail "README command $n exited $status: $line
 $(cat "$TMP/err")"
 done <"$TMP/commands"
