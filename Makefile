@@ -134,7 +134,8 @@ clean:
 # cmake/lsan.supp holds the third-party leaks (Open MPI) and nothing else.
 # Two tests need other options, so they run on their own: the isolate test
 # crashes a point with SIGSEGV on purpose and checks the signal the runner
-# reports, so ASan must let it through (handle_segv=0); the MPI test needs
+# reports, so ASan must let it through (handle_segv=0); the tests that run
+# Open MPI (mpi, measured_speedup, slurm, and reuse under mpirun) need
 # the slow unwinder to attribute Open MPI's leaks (see cmake/lsan.supp).
 CHECKED_ASAN_OPTIONS = detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
 SANITIZER_ENV = ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -149,11 +150,12 @@ test-sanitize:
 	cmake -S . -B $(ASAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON \
 	  $(WERROR_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
-	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) -E '^e2e_test_(isolate|mpi)$$'
+	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) \
+	  -E '^e2e_test_(isolate|mpi|measured_speedup|slurm|reuse)$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \
 	  $(SANITIZE_CTEST) -R '^e2e_test_isolate$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):fast_unwind_on_malloc=0 \
-	  $(SANITIZE_CTEST) -R '^e2e_test_mpi$$'
+	  $(SANITIZE_CTEST) -R '^e2e_test_(mpi|measured_speedup|slurm|reuse)$$'
 
 # Memcheck of the normal build: the walk-through sweep, and a sweep whose
 # points fail (testkit fixture, two threads), which must still exit 1 (some

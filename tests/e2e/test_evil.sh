@@ -87,9 +87,12 @@ done
 # --- a point kept by the plugin and used after its run() returned ------------
 # Its thread calls emit_row while the same worker runs its next point: that
 # point fails (its slot was written to from outside), the others keep their rows.
+# The others are after_keep: they start once the point is kept, so the other
+# worker cannot run them all first and leave the keeping worker idle.
 script=$(write_script after.lua <<'LUA'
 sweep("evil", { zip { x = {1, 2, 3, 4, 5, 6, 7, 8},
-                      mode = {"emit_after_return", "ok", "ok", "ok", "ok", "ok", "ok", "ok"} } },
+                      mode = {"emit_after_return", "after_keep", "after_keep", "after_keep",
+                              "after_keep", "after_keep", "after_keep", "after_keep"} } },
       { print = false })
 LUA
 )
