@@ -91,9 +91,14 @@ function sweepsPage(query) {
     ['script', 'script', 'script'], ['status', 'status', 'status'], ['points ok', 'points_ok', null],
     ['failed', 'points_failed', null], ['started', 'started_at', 'started'],
     ['duration', 'duration_s', 'duration']];
+  // Answers may come back out of order (two quick clicks): only the newest
+  // request's answer is shown.
+  let latest = 0;
   async function load() {
+    const request = ++latest;
     try {
       const data = await api('sweeps', state);
+      if (request !== latest) return;
       if (mine !== generation) return;
       const visible = columns.filter(c => c[1] !== 'name' || data.has_names)
         .filter(c => c[1] !== 'tags' || data.has_tags);
@@ -190,9 +195,14 @@ function sectionBlock(section) {
   const numeric = section.columns.filter(c => c.type === 'integer' || c.type === 'real');
   const plotLink = numeric.length >= 2 ? el('a', { class: 'plot-link', href: `#/plot/${section.id}?x=${encodeURIComponent(numeric[0].name)}&y=${encodeURIComponent(numeric[numeric.length - 1].name)}` }, 'plot') : null;
   block.append(el('h2', {}, `${section.ordinal}. `, section.title || section.plugin, ' ', el('span', { class: 'note' }, `(${section.plugin}, ${section.points_done} of ${section.point_count} points, ${section.points_failed} failed)`), ' ', plotLink), filter, table, pager);
+  // Answers may come back out of order (two quick clicks): only the newest
+  // request's answer is shown.
+  let latest = 0;
   async function load() {
+    const request = ++latest;
     try {
       const data = await api('section/' + section.id + '/rows', state);
+      if (request !== latest) return;
       const head = el('tr', {}, data.columns.map(c => el('th', {
         class: 'sortable', 'data-column': c.name,
         on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; state.offset = 0; load(); } }
@@ -278,9 +288,14 @@ async function comparePage(query) {
   const pager = el('div', { class: 'controls' });
   main.replaceChildren(el('h1', {}, 'Compare two sweeps'), form, summary, body, pager);
   if (!state.a || !state.b) { setState('loaded'); return; }
+  // Answers may come back out of order (two quick clicks): only the newest
+  // request's answer is shown.
+  let latest = 0;
   async function load() {
+    const request = ++latest;
     try {
       const data = await api('compare', state);
+      if (request !== latest) return;
       if (mine !== generation) return;
       const c = data.counts;
       summary.textContent = `${c.rows} rows matched by parameters: ${c.differing} differ, ${c.only_a} only in sweep ${data.a}, ${c.only_b} only in sweep ${data.b}.`;
