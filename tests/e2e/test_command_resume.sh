@@ -7,7 +7,10 @@ cat >"$TMP/slow.sh" <<SH
 # Point i: waits for $TMP/go.i when it exists as a gate, else goes on.
 sleep 300 &
 echo \$! >"$TMP/child.\$1"
-# A point 0.3 s after the one before commits its batch at once (store_write.c).
+# A slow point makes its batch older than the writer's 0.2 s bound
+# (store_write.c), so the batch commits when the point is written. This is
+# not a wait for a state: a loaded machine only makes the batch older, and
+# the test then waits on the committed points themselves (wait_until).
 [ -e "$TMP/slow.\$1" ] && sleep 0.3
 [ -e "$TMP/gate.\$1" ] && while [ ! -e "$TMP/go.\$1" ]; do sleep 0.02; done
 kill \$! 2>/dev/null
