@@ -276,6 +276,24 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The store record of point f: what every stored point has; the caller adds
+ * its status, times and rows. swept (size bytes) holds its swept parameters. */
+static store_point point_record(const section_job *job, int64_t section_id,
+                                const finished_point *f, char *swept, size_t size)
+{
+    long swept_len = grid_point_swept(job->grid, f->index, swept, size);
+    return (store_point){
+        .sweep_id = job->run->sweep_id,
+        .section_id = section_id,
+        .ordinal = (int64_t)f->index,
+        .params_json = f->canonical,
+        .params_swept = swept_len >= 0 && (size_t)swept_len < size ? swept : NULL,
+        .identity = f->identity,
+        .seed = f->seed,
+        .params = f->params,
+    };
+}
+
 /* --reuse: stores point f as a copy of the stored point f->reused (its
  * rows copied in SQL), and keeps those rows if asked. */
 static int write_reused(section_job *job, int64_t section_id, finished_point *f, table *result,
@@ -283,22 +301,12 @@ static int write_reused(section_job *job, int64_t section_id, finished_point *f,
 {
     sweep_run *run = job->run;
     char swept[512];
-    long swept_len = grid_point_swept(job->grid, f->index, swept, sizeof swept);
-    store_point record = {
-        .sweep_id = run->sweep_id,
-        .section_id = section_id,
-        .ordinal = (int64_t)f->index,
-        .params_json = f->canonical,
-        .params_swept = swept_len >= 0 && (size_t)swept_len < sizeof swept ? swept : NULL,
-        .identity = f->identity,
-        .seed = f->seed,
-        .status = "ok",
-        .started_at = util_now(),
-        .params = f->params,
-        .reused_from = f->reused->point_id,
-        .reused_sweep_id = f->reused->sweep_id,
-        .reused_section_id = f->reused->section_id,
-    };
+    store_point record = point_record(job, section_id, f, swept, sizeof swept);
+    record.status = "ok";
+    record.started_at = util_now();
+    record.reused_from = f->reused->point_id;
+    record.reused_sweep_id = f->reused->sweep_id;
+    record.reused_section_id = f->reused->section_id;
     run->points_ok++;
     run->points_reused++;
     if (store_write_point(run->store, job->plugin, &record, err) != 0)
@@ -326,24 +334,14 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
         return 0;
     }
     char swept[512];
-    long swept_len = grid_point_swept(job->grid, f->index, swept, sizeof swept);
-    store_point record = {
-        .sweep_id = run->sweep_id,
-        .section_id = section_id,
-        .ordinal = (int64_t)f->index,
-        .params_json = f->canonical,
-        .params_swept = swept_len >= 0 && (size_t)swept_len < sizeof swept ? swept : NULL,
-        .identity = f->identity,
-        .seed = f->seed,
-        .status = f->status,
-        .error = f->failed ? f->error : NULL,
-        .started_at = f->started_at,
-        .duration_s = f->duration_s,
-        .params = f->params,
-        .row_count = f->failed ? 0 : f->row_count,
-        .rows = f->rows,
-        .artifacts = f->artifacts,
-    };
+    store_point record = point_record(job, section_id, f, swept, sizeof swept);
+    record.status = f->status;
+    record.error = f->failed ? f->error : NULL;
+    record.started_at = f->started_at;
+    record.duration_s = f->duration_s;
+    record.row_count = f->failed ? 0 : f->row_count;
+    record.rows = f->rows;
+    record.artifacts = f->artifacts;
     if (f->failed)
         run->points_failed++;
     else
