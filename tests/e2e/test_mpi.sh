@@ -112,6 +112,21 @@ expect_stderr_contains "runner: rank 1 on "
 expect_stderr_contains "unknown plugin 'testkit'"
 expect_stderr_contains "every rank needs the same plugins (same --plugin-dir, same build)"
 
+# 5b. Another runner build on a worker rank (a copy of the binary with one
+# byte more: the same version, another SHA-256) stops the run before any
+# point, with one line naming the rank, its host and both builds.
+cp "$RUNNER" "$TMP/runner-other"
+printf 'x' >>"$TMP/runner-other"
+run mpirun --oversubscribe -np 1 "$RUNNER" sweep "$script" --db "$TMP/builds.db" --quiet : \
+    -np 1 "$TMP/runner-other" sweep "$script" --db "$TMP/builds.db" --quiet
+expect_status 2
+version=$("$RUNNER" --version | awk '{ print $2 }')
+sha_0=$(sha256sum "$RUNNER" | cut -c1-16)
+sha_1=$(sha256sum "$TMP/runner-other" | cut -c1-16)
+host=$(hostname)
+expect_equal "the build mismatch line" "$(grep '^runner:' "$TMP/err")" "runner: rank 1 on $host runs another runner build (version $version, sha256 $sha_1...) than rank 0 on $host (version $version, sha256 $sha_0...); every rank needs the same runner (the same binary on a shared file system, or an identical install)"
+[ ! -e "$TMP/builds.db" ] || fail "the database was created although the builds differ"
+
 # 6. SIGKILL one worker mid-sweep: Open MPI tears the job down (rank 0 gets
 # SIGTERM, then SIGKILL a second later); what rank 0 wrote is committed, and
 # --resume on 2 ranks completes the sweep with the rows of an uninterrupted
