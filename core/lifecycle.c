@@ -453,6 +453,13 @@ char *lifecycle_summary_line(const lifecycle *lc)
     if (!lc->begun)
         return NULL;
     const sweep_run *run = &lc->run;
+    if (lc->ending == LIFECYCLE_STORE_FAILED && run->ranks_not_ready)
+        /* Nothing failed to store: a rank lacks the plugin, or has another
+         * build of it (the line before says which). */
+        return util_format("runner: sweep %lld stopped in %s before section %d ran: not every "
+                           "rank can run its plugin; what was committed is kept, and once every "
+                           "rank has the same plugins --resume finishes the sweep",
+                           (long long)run->sweep_id, lc->config.db_path, run->section_count);
     if (lc->ending == LIFECYCLE_STORE_FAILED)
         /* The batch that failed was rolled back: counts would overstate. */
         return util_format("runner: sweep %lld stopped in %s after a storage error; what was "

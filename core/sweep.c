@@ -454,6 +454,7 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp,
     }
     if (!not_ready)
         return 0;
+    job->run->ranks_not_ready = 1;
     char *none = NULL;
     if (collective) {
         size_t len = 0;

@@ -156,8 +156,8 @@ static int serve_section(const plugin_registry *reg, const char *registry_error,
         why = rank_message(lookup_err);
     } else if (strcmp(lp->sha256, sha256) != 0) {
         char detail[1024];
-        snprintf(detail, sizeof detail, "its %s is %s with sha256 %.16s..., rank 0's has "
-                 "sha256 %.16s...", name, lp->path, lp->sha256, sha256);
+        snprintf(detail, sizeof detail, "its plugin %s (%s, sha256 %.16s...) is another build "
+                 "than rank 0's (sha256 %.16s...)", name, lp->path, lp->sha256, sha256);
         why = rank_message(detail);
     } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
                host_point_init(&point, lp->desc, stop) != 0) {

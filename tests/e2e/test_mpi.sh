@@ -112,6 +112,27 @@ expect_stderr_contains "runner: rank 1 on "
 expect_stderr_contains "unknown plugin 'testkit'"
 expect_stderr_contains "every rank needs the same plugins (same --plugin-dir, same build)"
 
+# 5a. Another build of the plugin on a worker rank (the same file with one
+# byte more): the run stops before the section's first point, says which
+# rank and builds, and the sweep ends `error` (it stopped on an error, not
+# on storing); with the same plugins everywhere, --resume finishes it.
+mkdir "$TMP/other_build"
+cp "$RUNNER_FIXTURES/good/testkit.so" "$TMP/other_build/"
+printf 'x' >>"$TMP/other_build/testkit.so"
+run mpirun --oversubscribe -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec "$0" "$@" --plugin-dir "'"$RUNNER_FIXTURES"'/good"; else exec "$0" "$@" --plugin-dir "'"$TMP"'/other_build"; fi' \
+    "$RUNNER" sweep "$script" --db "$TMP/other.db" --quiet
+expect_status 2
+sha_0=$(sha256sum "$RUNNER_FIXTURES/good/testkit.so" | cut -c1-16)
+sha_1=$(sha256sum "$TMP/other_build/testkit.so" | cut -c1-16)
+expect_equal "the plugin mismatch lines" "$(grep '^runner:' "$TMP/err")" "runner: rank 1 on $(hostname): its plugin testkit ($TMP/other_build/testkit.so, sha256 $sha_1...) is another build than rank 0's (sha256 $sha_0...); every rank needs the same plugins (same --plugin-dir, same build)
+runner: sweep 1 stopped in $TMP/other.db before section 1 ran: not every rank can run its plugin; what was committed is kept, and once every rank has the same plugins --resume finishes the sweep"
+DB="$TMP/other.db"
+expect_sql "SELECT status, (SELECT count(*) FROM point) FROM sweep" "error|0"
+run mpi 2 sweep "$script" --db "$DB" --plugin-dir "$RUNNER_FIXTURES/good" --resume --quiet
+expect_status 1
+expect_sql "SELECT status FROM sweep" "failed"
+compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/fail1.db" "$DB" "points after the plugins agree"
+
 # 5b. Another runner build on a worker rank (a copy of the binary with one
 # byte more: the same version, another SHA-256) stops the run before any
 # point, with one line naming the rank, its host and both builds.
