@@ -193,8 +193,11 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
         *err = refusal;
         return -1;
     }
-    if (store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0 ||
-        store_sweep_claim(lc->store, sweep_id, self, err) != 0)
+    /* Claimed first: a reader never sees it 'running' with the new pid but
+     * the dead process's start time (runner_sweep_status would call that
+     * gone). */
+    if (store_sweep_claim(lc->store, sweep_id, self, err) != 0 ||
+        store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0)
         return -1;
     lc->run.sweep_id = sweep_id;
     lc->run.resume = 1;
