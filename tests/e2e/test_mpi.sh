@@ -184,6 +184,10 @@ else
     committed=$(sql "SELECT count(*) FROM point")
     [ "$committed" -ge 2 ] || fail "only $committed points committed after the kill"
     [ "$committed" -lt 80 ] || fail "all 80 points stored although a worker was killed"
+    # Rank 0 marks it on mpirun's SIGTERM; were it SIGKILLed first, readers
+    # see its process gone: 'interrupted' either way.
+    run "$RUNNER" sweeps --db "$DB" --format csv
+    expect_equal "the killed run's sweep" "$(cut -d, -f1,5 "$TMP/out" | tail -1)" "1,interrupted"
     run mpi 2 sweep "$script" --db "$DB" --resume --quiet
     expect_status 0
     expect_stderr_contains "already stored"
