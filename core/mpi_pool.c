@@ -269,7 +269,7 @@ int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, doubl
     int source = from == MPI_POOL_ANY ? MPI_ANY_SOURCE : from;
     int want = tag == MPI_POOL_ANY ? MPI_ANY_TAG : tag;
     double stop_seen = 0;
-    long sleep_ns = 1000;
+    long sleep_ns = 1000, slept_ns = 0;
     for (int polls = 0;; polls++) {
         int ready = 0;
         MPI_Status status;
@@ -304,11 +304,15 @@ int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, doubl
             else if (now - stop_seen > grace_s)
                 return 0;
         }
-        /* Spin briefly (a reply is often on its way), then back off. */
+        /* Spin briefly (a reply is often on its way), then back off: naps
+         * of at most 64 us while a peer is likely busy for a moment (a
+         * longer nap left rank 0 asleep while results waited, and workers
+         * without points), up to 1 ms once the wait has been long. */
         if (polls < 64)
             continue;
         pause_for(sleep_ns);
-        if (sleep_ns < 1000000)
+        slept_ns += sleep_ns;
+        if (sleep_ns < (slept_ns < 10000000 ? 64000 : 1000000))
             sleep_ns *= 2;
     }
 }
