@@ -1226,7 +1226,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         goto done;
     /* Armed while this process may run plugin code; disarmed once its
      * threads are joined. */
-    exit_guard_watch(mark_exited, &job);
+    exit_guard_watch(mark_exited, &job, jobs);
     if (mode == SECTION_DISTRIBUTED)
         rc = run_distributed(&job, lp, section_id, options, result, &bar, err);
     else if (mode == SECTION_COLLECTIVE)
@@ -1235,7 +1235,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         rc = run_inline(&job, section_id, options, result, &bar, err);
     else
         rc = run_threads(&job, jobs, section_id, options, result, &bar, err);
-    exit_guard_watch(NULL, NULL);
+    exit_guard_watch(NULL, NULL, 0);
     if (rc == 0)
         rc = store_flush(run->store, err);
 done:
