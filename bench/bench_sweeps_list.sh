@@ -3,18 +3,27 @@
 # One real sweep (scripts/jitter.lua: one section, 24 points) is copied by
 # SQL into SWEEPS sweeps of two sections and two point blocks each (the
 # blocks with their real points JSON, so the file is as big as real ones),
-# every tenth tagged; then hyperfine times the listing, whole and filtered.
-#   bench/bench_sweeps_list.sh [BUILD_DIR] [SWEEPS]   (defaults: build, 10000)
+# every tenth tagged, every third named; then hyperfine times the listing,
+# whole and filtered, and a name selector.
+#   bench/bench_sweeps_list.sh [BUILD_DIR] [SWEEPS] [REFERENCE_BUILD_DIR]
+# (defaults: build, 10000). With a reference build (an older runner, such
+# as main's), the database is made by the reference, a copy is upgraded by
+# BUILD_DIR's runner (`runner migrate`, timed), and both runners are timed
+# in the same hyperfine run, each on its own file: compare their ratios and
+# CPU (user + system), not wall times on a loaded machine.
 set -eu
 build=${1:-build}
 sweeps=${2:-10000}
+reference=${3:-}
 runner="$build/runner"
 command -v hyperfine >/dev/null || { echo "hyperfine is needed (BENCH_PACKAGES)" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/runner-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 db="$tmp/sweeps.db"
+maker=${reference:+$reference/runner}
+maker=${maker:-$runner}
 
-"$runner" sweep scripts/jitter.lua --db "$db" --quiet >/dev/null 2>&1
+"$maker" sweep scripts/jitter.lua --db "$db" --quiet >/dev/null 2>&1
 # Copies of sweep 1 with ids 2..N; each gets its two sections (copies of the
 # real one), their blocks (the real block's points, for both) and, every
 # tenth, the tag "nightly". One transaction; ids above id_high_water.
@@ -42,9 +51,27 @@ ANALYZE;"
 echo "database: $(sqlite3 -batch "$db" "SELECT count(*) FROM sweep") sweeps," \
      "$(sqlite3 -batch "$db" "SELECT count(*) FROM section") sections," \
      "$(du -m "$db" | cut -f1) MB"
-hyperfine --warmup 3 --runs 30 --style basic \
-    -n "sweeps (table)" "$runner sweeps --db $db > /dev/null" \
-    -n "sweeps --format csv" "$runner sweeps --db $db --format csv > /dev/null" \
-    -n "sweeps --format json" "$runner sweeps --db $db --format json > /dev/null" \
-    -n "sweeps --tag nightly" "$runner sweeps --db $db --tag nightly > /dev/null" \
-    -n "show run9999 (selector)" "$runner show run9999 --db $db > /dev/null"
+
+if [ -n "$reference" ]; then
+    cp "$db" "$tmp/reference.db"
+    start_ns=$(date +%s%N)
+    "$runner" migrate --db "$db"
+    echo "migrate: $(( ($(date +%s%N) - start_ns) / 1000000 )) ms wall"
+fi
+# hyperfine's arguments: each command for this runner, then (right after,
+# so both see the same load) for the reference.
+list="$tmp/commands"
+: >"$list"
+for args in "sweeps" "sweeps --format csv" "sweeps --format json" "sweeps --tag nightly" \
+    "show run9999"; do
+    printf '%s\t%s %s --db %s\n' "$args" "$runner" "$args" "$db" >>"$list"
+    if [ -n "$reference" ]; then
+        printf '%s (reference)\t%s/runner %s --db %s\n' "$args" "$reference" "$args" \
+            "$tmp/reference.db" >>"$list"
+    fi
+done
+set --
+while IFS='	' read -r name command; do
+    set -- "$@" -n "$name" "$command > /dev/null"
+done <"$list"
+hyperfine --warmup 3 --runs 30 --style basic "$@"

@@ -164,7 +164,8 @@ static const char list_head[] =
     " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block WHERE sweep_id = s.id),"
     " s.started_at,"
     " round((julianday(s.ended_at) - julianday(s.started_at)) * 86400.0, 3),"
-    " (SELECT group_concat(key || '=' || value, ' ') FROM json_each(s.overrides_json))";
+    " CASE WHEN s.overrides_json <> '{}' THEN"
+    "  (SELECT group_concat(key || '=' || value, ' ') FROM json_each(s.overrides_json)) END";
 
 int store_list_sweeps_matching(store *s, const store_sweep_filter *f, table **out, char **err)
 {
