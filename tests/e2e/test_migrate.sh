@@ -6,11 +6,14 @@
 # command) upgrades it in one transaction, and it shows the same points; new
 # points get new ids; resume still knows which points are done. A version 3
 # file is upgraded in place by a writing command (resume); version 5 gains
-# version 8's shard columns.
+# version 8's shard columns. The indexes `runner sweeps` reads (sweep_list,
+# sweep_by_name) name columns older versions lack, so a file turned back
+# here drops them first ($OLD_INDEXES); the step after version 9 adds them.
 . tests/e2e/lib.sh
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 # The schema version this runner writes, as it reports it.
 V=$(runner_schema)
+OLD_INDEXES="DROP INDEX IF EXISTS sweep_list; DROP INDEX IF EXISTS sweep_by_name;"
 
 script=$(write_script grid.lua <<'LUA'
 sweep("testkit", {x = {1, 2, 3}, fail = {false, true}, rows = 2}, {print = false})
@@ -28,6 +31,7 @@ sql "$POINTS" >"$TMP/before.txt"
 # without version 4's columns).
 sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
 BEGIN;
+$OLD_INDEXES
 ALTER TABLE sweep DROP COLUMN pid_host;
 ALTER TABLE sweep DROP COLUMN pid_start_ticks;
 ALTER TABLE sweep DROP COLUMN pid_boot_id;
@@ -125,6 +129,7 @@ run "$RUNNER" sweep "$all_fail" --db "$DB"
 expect_status 1
 sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
 UPDATE sweep SET status = 'running', ended_at = NULL, pid = 999999999 WHERE id = 3;
+$OLD_INDEXES
 ALTER TABLE sweep DROP COLUMN pid_host;
 ALTER TABLE sweep DROP COLUMN pid_start_ticks;
 ALTER TABLE sweep DROP COLUMN pid_boot_id;
@@ -231,10 +236,11 @@ DROP TRIGGER point_high_water;
 DROP TABLE id_high_water;
 DROP TABLE sweep_tag;
 DROP INDEX point_block_by_sweep;
+$OLD_INDEXES
 ALTER TABLE sweep DROP COLUMN name;
 ALTER TABLE sweep DROP COLUMN note;
 DELETE FROM sweep WHERE id = $gone;
-PRAGMA user_version = $((V - 1));
+PRAGMA user_version = 8;
 COMMIT;"
 left_sections=$(sql "SELECT count(*) FROM section WHERE sweep_id = $gone")
 max_section=$(sql "SELECT max(id) FROM section")
@@ -266,6 +272,53 @@ expect_status 0
 expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) = count(*) - count(shard_index), count(shard_count) FROM sweep" "1|0"
 expect_equal "points after the upgrade to 8" "$(sql "$POINTS")" "$points_before"
+
+# `runner sweeps` and name selectors read indexes, not the sweep rows (each
+# holds its script's text): sweep_list covers the list's columns, in id
+# order; sweep_by_name finds a name. A new file has them from the start.
+# A version 9 file (the last before them) is refused by readers, unchanged,
+# and upgraded in place by `runner migrate`: the same list, now read from
+# the index.
+INDEXES="SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
+    WHERE type = 'index' AND name IN ('sweep_list', 'sweep_by_name') ORDER BY name)"
+fresh_db=$DB
+DB="$TMP/fresh.db"
+run "$RUNNER" sweep "$all_fail" --db "$DB"
+expect_status 1
+expect_sql "$INDEXES" "sweep_by_name sweep_list"
+DB=$fresh_db
+run "$RUNNER" rename 4 indexed --db "$DB"
+expect_status 0
+run "$RUNNER" sweeps --db "$DB" --format csv
+expect_status 0
+cp "$TMP/out" "$TMP/list_before.csv"
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); $OLD_INDEXES PRAGMA user_version = 9;
+PRAGMA journal_mode = DELETE;" >/dev/null
+sha=$(sha256sum <"$DB")
+run "$RUNNER" sweeps --db "$DB"
+expect_status 2
+expect_stderr_contains "database schema version 9 is older than this runner's ($V)"
+expect_equal "sweeps: the version 9 file's bytes" "$(sha256sum <"$DB")" "$sha"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "$INDEXES" "sweep_by_name sweep_list"
+run "$RUNNER" sweeps --db "$DB" --format csv
+expect_status 0
+expect_equal "the list after the upgrade" "$(cat "$TMP/out")" "$(cat "$TMP/list_before.csv")"
+run "$RUNNER" show indexed --db "$DB"
+expect_status 0
+plan=$(sql "EXPLAIN QUERY PLAN SELECT id, name, script_path, status, pid, host, pid_host,
+    pid_start_ticks, pid_boot_id, started_at, ended_at, overrides_json FROM sweep ORDER BY id")
+case $plan in
+*"SCAN sweep USING COVERING INDEX sweep_list"*) ;;
+*) fail "the list's columns are not read from sweep_list: $plan" ;;
+esac
+plan=$(sql "EXPLAIN QUERY PLAN SELECT id FROM sweep WHERE name = 'indexed' ORDER BY id DESC")
+case $plan in
+*"USING COVERING INDEX sweep_by_name (name=?)"*) ;;
+*) fail "a name is not looked up in sweep_by_name: $plan" ;;
+esac
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
