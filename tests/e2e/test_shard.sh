@@ -116,6 +116,27 @@ expect_status 0
 DB="$TMP/reuse-fresh.db"
 expect_sql "SELECT count(*), count(reused_from) FROM point" "48|0"
 
+# A shipped script shards: under --shard it stores its points and prints,
+# instead of its summary (which reads rows), where the summary comes from;
+# 3 shards merged equal one process. An adaptive one stays refused.
+for i in 1 2 3; do
+    run "$RUNNER" sweep scripts/jitter.lua --shard $i/3 --db "$TMP/jitter$i.db"
+    expect_status 0
+    expect_stdout_contains "shard $i/3: the summary needs every shard's rows: 'runner merge' the shards, then 'runner show' or 'runner report' the merged sweep"
+    grep -q "workers deliver" "$TMP/out" && fail "shard $i/3 of jitter.lua printed a summary from its own rows"
+done
+run "$RUNNER" merge "$TMP/jitter.db" "$TMP/jitter1.db" "$TMP/jitter2.db" "$TMP/jitter3.db"
+expect_status 0
+"$RUNNER" sweep scripts/jitter.lua --db "$TMP/jitter-single.db" --quiet >/dev/null 2>&1
+for q in "SELECT id, section_id, ordinal, params_json, identity, seed, status FROM point ORDER BY id" \
+         "SELECT * FROM speedup ORDER BY row_id"; do
+    expect_equal "jitter.lua in 3 shards vs one process: $q" \
+        "$(sqlite3 "$TMP/jitter.db" "$q")" "$(sqlite3 "$TMP/jitter-single.db" "$q")"
+done
+run "$RUNNER" sweep scripts/knee.lua --shard 1/2 --db "$TMP/knee.db" --quiet
+expect_status 2
+expect_stderr_contains "scripts/knee.lua:26: search.bisect: an adaptive search decides from every point's rows; run it without --shard (one process, --jobs or MPI)"
+
 # Missing shards, and the points they would have held.
 run "$RUNNER" merge "$TMP/missing.db" "$TMP/n7-1.db" "$TMP/n7-3.db" "$TMP/n7-4.db" "$TMP/n7-5.db" "$TMP/n7-6.db" "$TMP/n7-7.db"
 expect_status 2
