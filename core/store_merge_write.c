@@ -488,7 +488,14 @@ static int write_point(merge_writer *w, shard_cursor *c, char **err)
     }
     /* [id, ordinal, params as a patch of the block's base, the rest as the
      * shard stored it, reused_from mapped]. */
-    strbuf_printf(&w->points, "[%" PRId64 ",%" PRId64 ",", id, c->ordinal);
+    char digits[24], *d = digits + sizeof digits;
+    for (uint64_t v = (uint64_t)id; d == digits + sizeof digits || v; v /= 10)
+        *--d = (char)('0' + v % 10);  /* ids are positive; printf cost 5% here */
+    strbuf_add(&w->points, "[", 1);
+    strbuf_add(&w->points, d, (size_t)(digits + sizeof digits - d));
+    strbuf_add(&w->points, ",", 1);
+    strbuf_add(&w->points, field[1], (size_t)(c->end[1] - field[1]));  /* the ordinal */
+    strbuf_add(&w->points, ",", 1);
     if (append_params(w, c, err) != 0)
         return -1;
     strbuf_add(&w->points, ",", 1);
