@@ -1,14 +1,14 @@
 /* store_merge.c: sharded sweeps (docs/slurm.md). Records which shard a
  * sweep runs, and merges the shards' databases into one sweep equal to a
  * single-process run: same sections, points in the same order with the
- * same values, result rows in point order. Shards are ATTACHed one at a
- * time (SQLite attaches at most ten) and copied with INSERT ... SELECT:
- * first every shard's points into temporary tables (checking that the
- * shards belong together and that none is missing), then the sweep, its
- * sections and point blocks in one transaction, then each shard's rows in
- * one transaction each, and last the sweep's status. A merge cut short
- * leaves its sweep 'running'; the next merge of the same shards deletes it
- * and starts over, and a merge that finished is not done twice. */
+ * same values, result rows in point order. The shards are ATTACHed one at
+ * a time (SQLite attaches at most ten) to check that they belong together
+ * and that no point is missing, and to gather their catalogs into
+ * temporary tables; then the sweep and its sections are written in one
+ * transaction, the points and rows by store_merge_write.c, and last the
+ * sweep's status. A merge cut short leaves its sweep 'running'; the next
+ * merge of the same shards deletes it and starts over, and a merge that
+ * finished is not done twice. */
 #include "store_merge_int.h"
 
 #include <inttypes.h>
