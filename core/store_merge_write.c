@@ -19,6 +19,7 @@
 #define ELEMENT_FIELDS 10        /* an element's fields, reused_from aside */
 #define MERGE_DIFF_KEYS 32       /* block bases differing in more keys: patches rebuilt */
 #define DIFF_UNKNOWN SIZE_MAX
+#define MERGE_MMAP_BYTES "1073741824" /* of each shard: address space, not memory */
 
 /* --- a point block's element, read in C (cheaper than SQLite's JSON) ---- */
 
@@ -715,13 +716,17 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
         util_fail(err, "out of memory");
         goto done;
     }
-    for (size_t k = 0; k < m->count; k++)
-        if (sqlite3_open_v2(m->paths[k], &w.cursors[k].db, SQLITE_OPEN_READONLY, NULL) !=
-            SQLITE_OK) {
+    /* One thread reads each shard, start to end: no mutexes, and pages
+     * mapped rather than read a syscall each. */
+    for (size_t k = 0; k < m->count; k++) {
+        if (sqlite3_open_v2(m->paths[k], &w.cursors[k].db,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
             util_fail(err, "%s: cannot open it: %s", m->paths[k],
                       w.cursors[k].db ? sqlite3_errmsg(w.cursors[k].db) : "out of memory");
             goto done;
         }
+        sqlite3_exec(w.cursors[k].db, "PRAGMA mmap_size = " MERGE_MMAP_BYTES, NULL, NULL, NULL);
+    }
     /* After the points OUT holds: a merge redone after one cut short (its
      * points deleted) numbers them as the first one did. */
     if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin storing merged points", err) != 0)
