@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "mpi_build.h"
 #include "mpi_pool.h"
 #include "provenance.h"
 #include "script.h"
@@ -93,6 +94,14 @@ static int serve_if_worker(const options_parsed *a, int *status)
     if (mpi_pool_start(&err) != 0) {
         cli_fail(err);
         mpi_pool_abandon();
+        *status = EXIT_USAGE;
+        return 1;
+    }
+    if (mpi_build_check(&err) != 0) {
+        /* Every rank knows: rank 0 says why (a differing worker has no
+         * err), and MPI still ends cleanly. */
+        if (err)
+            cli_fail(err);
         *status = EXIT_USAGE;
         return 1;
     }

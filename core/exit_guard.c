@@ -6,6 +6,7 @@
 #include "exit_guard.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,16 @@
 #include "host.h"
 #include "util.h"
 
-static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+/* A plugin may call exit() in several threads at once (every --jobs worker
+ * running a point that exits). exit() takes each registered handler off
+ * the list before running it, so a second exit() running at the same time
+ * finds the handler gone and ends the process with the plugin's status
+ * while the first is still marking the sweep. So the handler is registered
+ * once per thread that may exit, and the first call that reports claims
+ * the exit: any later one waits in its handler for the process to end. */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int guard_registered;         /* handlers registered so far */
+static atomic_int guard_claimed;     /* a handler is reporting a plugin's exit */
 static pid_t guard_pid;              /* the process that armed it, not a fork */
 static exit_guard_mark_fn guard_mark;
 static void *guard_context;
@@ -58,6 +68,9 @@ static void on_plugin_exit(int status, void *unused)
     const char *plugin = p ? p->plugin->name : host_last_plugin_name();
     if (!p && host_points_running() == 0)
         return; /* runner's own exit: no plugin code is running */
+    if (atomic_exchange(&guard_claimed, 1))
+        for (;;)
+            pause(); /* another thread's exit() reports and ends the process */
     char call[32];
     describe_exit(status, call, sizeof call);
     char *why = NULL;
@@ -89,6 +102,7 @@ static void on_plugin_exit_any(void)
 }
 #endif
 
+/* Registers the handler once more. */
 static void install(void)
 {
     guard_pid = getpid();
@@ -99,9 +113,15 @@ static void install(void)
 #endif
 }
 
-void exit_guard_watch(exit_guard_mark_fn mark, void *context)
+void exit_guard_watch(exit_guard_mark_fn mark, void *context, int threads)
 {
-    pthread_once(&guard_once, install);
+    pthread_mutex_lock(&guard_lock);
+    /* One more than the threads: a thread of the plugin's own may exit too. */
+    while (guard_registered < threads + 1) {
+        install();
+        guard_registered++;
+    }
     guard_mark = mark;
     guard_context = context;
+    pthread_mutex_unlock(&guard_lock);
 }

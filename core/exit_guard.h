@@ -14,10 +14,10 @@
  * to anyone: the process ends right after. */
 typedef int (*exit_guard_mark_fn)(void *context, char **err);
 
-/* Registers the handler (once per process) and sets how to mark the sweep
- * while points run: mark(context), or nothing when mark is NULL. Call it
- * before the threads that run plugins start and after they are joined: the
- * handler reads it without a lock. */
-void exit_guard_watch(exit_guard_mark_fn mark, void *context);
+/* Registers the handler and sets how to mark the sweep while points run:
+ * mark(context), or nothing when mark is NULL. Call it before the threads
+ * that run plugins start (threads: how many may call exit() at once) and
+ * after they are joined: the handler reads it without a lock. */
+void exit_guard_watch(exit_guard_mark_fn mark, void *context, int threads);
 
 #endif

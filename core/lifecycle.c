@@ -193,8 +193,11 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
         *err = refusal;
         return -1;
     }
-    if (store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0 ||
-        store_sweep_claim(lc->store, sweep_id, self, err) != 0)
+    /* Claimed first: a reader never sees it 'running' with the new pid but
+     * the dead process's start time (runner_sweep_status would call that
+     * gone). */
+    if (store_sweep_claim(lc->store, sweep_id, self, err) != 0 ||
+        store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0)
         return -1;
     lc->run.sweep_id = sweep_id;
     lc->run.resume = 1;
@@ -453,6 +456,13 @@ char *lifecycle_summary_line(const lifecycle *lc)
     if (!lc->begun)
         return NULL;
     const sweep_run *run = &lc->run;
+    if (lc->ending == LIFECYCLE_STORE_FAILED && run->ranks_not_ready)
+        /* Nothing failed to store: a rank lacks the plugin, or has another
+         * build of it (the line before says which). */
+        return util_format("runner: sweep %lld stopped in %s before section %d ran: not every "
+                           "rank can run its plugin; what was committed is kept, and once every "
+                           "rank has the same plugins --resume finishes the sweep",
+                           (long long)run->sweep_id, lc->config.db_path, run->section_count);
     if (lc->ending == LIFECYCLE_STORE_FAILED)
         /* The batch that failed was rolled back: counts would overstate. */
         return util_format("runner: sweep %lld stopped in %s after a storage error; what was "

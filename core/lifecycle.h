@@ -122,7 +122,8 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
 int lifecycle_end(lifecycle *lc, lifecycle_ending ending);
 
 /* The line lifecycle_end prints, without "\n": what the sweep stored where,
- * or that it stopped after a storage error. malloc'd (the caller frees);
+ * or that it stopped after a storage error, or (under MPI) because a rank
+ * could not run a section's plugin. malloc'd (the caller frees);
  * NULL when the sweep was not begun, or out of memory. */
 char *lifecycle_summary_line(const lifecycle *lc);
 

@@ -101,18 +101,16 @@ static int env_has_pmi(void)
            getenv("PMI_FD");
 }
 
-/* A message on its way: MPI owns the buffer until the request completes. */
-typedef struct pending_send {
-    MPI_Request request;
-    char *data;
-} pending_send;
-
 static struct {
     int started;
     int abandoned;
     int rank, size;
     MPI_Comm comm;          /* runner's own messages */
-    pending_send *sends;    /* not yet completed, in any order */
+    /* Sends not yet completed: MPI owns send_data[i] until send_requests[i]
+     * completes; parallel arrays so one MPI_Testsome checks them all. */
+    MPI_Request *send_requests;
+    char **send_data;
+    int *send_done;         /* MPI_Testsome's indices */
     size_t send_count, send_capacity;
 } pool = { .size = 1 };
 
@@ -162,20 +160,28 @@ int mpi_pool_start(char **err)
 /* Frees the buffers of sends that completed. Returns 0 or -1 with *err. */
 static int reap_sends(char **err)
 {
-    size_t kept = 0;
-    int rc = 0;
-    for (size_t i = 0; i < pool.send_count; i++) {
-        int done = 0;
-        int status = MPI_Test(&pool.sends[i].request, &done, MPI_STATUS_IGNORE);
-        if (status != MPI_SUCCESS && rc == 0)
-            rc = mpi_fail(err, "MPI_Test", status);
-        if (done || status != MPI_SUCCESS)
-            free(pool.sends[i].data);
-        else
-            pool.sends[kept++] = pool.sends[i];
+    if (!pool.send_count)
+        return 0;
+    int done = 0;
+    int rc = MPI_Testsome((int)pool.send_count, pool.send_requests, &done, pool.send_done,
+                          MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Testsome", rc);
+    if (done == MPI_UNDEFINED || done == 0)
+        return 0;
+    for (int i = 0; i < done; i++) {
+        free(pool.send_data[pool.send_done[i]]);
+        pool.send_data[pool.send_done[i]] = NULL;
     }
+    /* Completed requests are MPI_REQUEST_NULL now: close the gaps. */
+    size_t kept = 0;
+    for (size_t i = 0; i < pool.send_count; i++)
+        if (pool.send_requests[i] != MPI_REQUEST_NULL) {
+            pool.send_requests[kept] = pool.send_requests[i];
+            pool.send_data[kept++] = pool.send_data[i];
+        }
     pool.send_count = kept;
-    return rc;
+    return 0;
 }
 
 int mpi_pool_rank(void) { return pool.rank; }
@@ -190,12 +196,16 @@ void mpi_pool_finish(void)
         for (int r = 1; r < pool.size; r++)
             mpi_pool_send(r, MPI_POOL_TAG_EXIT, NULL, 0, NULL);
     /* Every peer is alive and receiving (or the pool was abandoned). */
-    for (size_t i = 0; i < pool.send_count; i++) {
-        MPI_Wait(&pool.sends[i].request, MPI_STATUS_IGNORE);
-        free(pool.sends[i].data);
-    }
-    free(pool.sends);
-    pool.sends = NULL;
+    if (pool.send_count)
+        MPI_Waitall((int)pool.send_count, pool.send_requests, MPI_STATUSES_IGNORE);
+    for (size_t i = 0; i < pool.send_count; i++)
+        free(pool.send_data[i]);
+    free(pool.send_requests);
+    free(pool.send_data);
+    free(pool.send_done);
+    pool.send_requests = NULL;
+    pool.send_data = NULL;
+    pool.send_done = NULL;
     pool.send_count = pool.send_capacity = 0;
     MPI_Comm_free(&pool.comm);
     MPI_Finalize();
@@ -215,10 +225,19 @@ int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
      * must not stop rank 0 from writing (or from noticing a stop). */
     if (pool.send_count == pool.send_capacity) {
         size_t cap = pool.send_capacity ? pool.send_capacity * 2 : 16;
-        pending_send *bigger = realloc(pool.sends, cap * sizeof *bigger);
-        if (!bigger)
+        if (cap > INT_MAX)
+            return util_fail(err, "too many messages to rank %d are still on their way", to);
+        MPI_Request *requests = realloc(pool.send_requests, cap * sizeof *requests);
+        if (requests)
+            pool.send_requests = requests;
+        char **data = realloc(pool.send_data, cap * sizeof *data);
+        if (data)
+            pool.send_data = data;
+        int *done = realloc(pool.send_done, cap * sizeof *done);
+        if (done)
+            pool.send_done = done;
+        if (!requests || !data || !done)
             return util_fail(err, "out of memory sending to rank %d", to);
-        pool.sends = bigger;
         pool.send_capacity = cap;
     }
     char *copy = len ? malloc(len) : NULL;
@@ -226,14 +245,13 @@ int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
         return util_fail(err, "out of memory sending %zu bytes to rank %d", len, to);
     if (len)
         memcpy(copy, data, len);
-    pending_send *slot = &pool.sends[pool.send_count];
-    int rc = MPI_Isend(copy, (int)len, MPI_BYTE, to, tag, pool.comm, &slot->request);
+    int rc = MPI_Isend(copy, (int)len, MPI_BYTE, to, tag, pool.comm,
+                       &pool.send_requests[pool.send_count]);
     if (rc != MPI_SUCCESS) {
         free(copy);
         return mpi_fail(err, "MPI_Isend", rc);
     }
-    slot->data = copy;
-    pool.send_count++;
+    pool.send_data[pool.send_count++] = copy;
     return 0;
 }
 
@@ -251,7 +269,7 @@ int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, doubl
     int source = from == MPI_POOL_ANY ? MPI_ANY_SOURCE : from;
     int want = tag == MPI_POOL_ANY ? MPI_ANY_TAG : tag;
     double stop_seen = 0;
-    long sleep_ns = 1000;
+    long sleep_ns = 1000, slept_ns = 0;
     for (int polls = 0;; polls++) {
         int ready = 0;
         MPI_Status status;
@@ -286,11 +304,15 @@ int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, doubl
             else if (now - stop_seen > grace_s)
                 return 0;
         }
-        /* Spin briefly (a reply is often on its way), then back off. */
+        /* Spin briefly (a reply is often on its way), then back off: naps
+         * of at most 64 us while a peer is likely busy for a moment (a
+         * longer nap left rank 0 asleep while results waited, and workers
+         * without points), up to 1 ms once the wait has been long. */
         if (polls < 64)
             continue;
         pause_for(sleep_ns);
-        if (sleep_ns < 1000000)
+        slept_ns += sleep_ns;
+        if (sleep_ns < (slept_ns < 10000000 ? 64000 : 1000000))
             sleep_ns *= 2;
     }
 }

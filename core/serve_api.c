@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store.h"
 #include "util.h"
 
 /* Sweeps one page lists when the client does not say. */
@@ -88,7 +89,7 @@ static const struct {
     { "id", "s.id" },
     { "started", "s.started_at" },
     { "script", "s.script_path" },
-    { "status", "s.status" },
+    { "status", STORE_SWEEP_STATUS_SQL },
     { "name", "NAME" },      /* replaced by the name expression */
     { "duration", "(julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at))" },
 };
@@ -104,7 +105,7 @@ static void append_sweep_filter(strbuf *sql, int has_name, int has_tags)
     if (has_tags)
         strbuf_str(sql, " OR EXISTS (SELECT 1 FROM sweep_tag AS t WHERE t.sweep_id = s.id"
                         " AND t.tag LIKE ?1 ESCAPE '\\')");
-    strbuf_str(sql, ") AND (?2 IS NULL OR s.status = ?2)");
+    strbuf_str(sql, ") AND (?2 IS NULL OR " STORE_SWEEP_STATUS_SQL " = ?2)");
 }
 
 /* "%text%" with LIKE's wildcards in text escaped; malloc'd. */
@@ -164,7 +165,7 @@ static char *sweeps_page_sql(int has_name, int has_tags, const char *sort_expres
     append_sweep_filter(&sql, has_name, has_tags);
     strbuf_printf(&sql, " ORDER BY sort_key%s, s.id%s LIMIT ?4 OFFSET ?5)", dir, dir);
     strbuf_printf(&sql,
-                  " SELECT s.id, s.script_path, s.status, s.started_at, s.ended_at,"
+                  " SELECT s.id, s.script_path, " STORE_SWEEP_STATUS_SQL ", s.started_at, s.ended_at,"
                   " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400,"
                   " %s, %s, %s,"
                   " (SELECT coalesce(sum(b.ok_count), 0) FROM section AS c"
@@ -381,7 +382,7 @@ static void api_progress(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
     char *err = NULL;
     sqlite3_stmt *st = servei_db_prepare(
         db,
-        "SELECT s.status, s.started_at, s.ended_at,"
+        "SELECT " STORE_SWEEP_STATUS_SQL ", s.started_at, s.ended_at,"
         " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400,"
         " (SELECT coalesce(sum(point_count), 0) FROM section WHERE sweep_id = s.id),"
         " (SELECT count(*) FROM section WHERE sweep_id = s.id),"

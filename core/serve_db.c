@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store.h"
 #include "util.h"
 
 /* A reader waits this long for a writer's checkpoint before giving up. */
@@ -43,6 +44,11 @@ sqlite3 *servei_db_open(const char *path, char **err)
         return NULL;
     }
     sqlite3_busy_timeout(db, SERVE_DB_BUSY_MS);
+    if (store_process_register_sql(db) != 0) {
+        util_fail(err, "%s: cannot open for reading: out of memory", path);
+        sqlite3_close(db);
+        return NULL;
+    }
     request_deadline_s = util_monotonic() + SERVE_DB_REQUEST_LIMIT_S;
     sqlite3_progress_handler(db, SERVE_DB_PROGRESS_STEPS, past_deadline, NULL);
     char pragmas[96];

@@ -359,6 +359,16 @@ void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
  * sweep begins or resumes); process reads it back (zeros and "" where the
  * row does not say; the sweep's host for a row older than schema 4). */
 int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+/* Registers SQL runner_sweep_status(status, pid, pid_host, pid_start_ticks,
+ * pid_boot_id) on db: the status a reader shows, 'interrupted' for a sweep
+ * left 'running' by a process this host proves gone (STORE_SWEEP_STATUS_SQL
+ * spells the call for a sweep row s). Every connection runner opens has it.
+ * Returns 0 or -1 (out of memory). */
+struct sqlite3;
+int store_process_register_sql(struct sqlite3 *db);
+#define STORE_SWEEP_STATUS_SQL \
+    "runner_sweep_status(s.status, s.pid, coalesce(s.pid_host, s.host), s.pid_start_ticks," \
+    " s.pid_boot_id)"
 
 /* --- sharded sweeps (store_merge.c, docs/slurm.md) ----------------------- */
 

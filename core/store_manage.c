@@ -63,7 +63,7 @@ static size_t filter_where(const store_sweep_filter *f, strbuf *sql, const char 
         binds[n++] = f->plugin;
     }
     if (f->status) {
-        strbuf_str(sql, " AND s.status = ?");
+        strbuf_str(sql, " AND " STORE_SWEEP_STATUS_SQL " = ?");
         binds[n++] = f->status;
     }
     if (f->since) {
@@ -158,7 +158,7 @@ static const char list_head[] =
     "SELECT s.id, s.name, s.script_path,"
     " (SELECT group_concat(tag, ',') FROM (SELECT tag FROM sweep_tag WHERE sweep_id = s.id"
     "   ORDER BY tag)),"
-    " s.status,"
+    " " STORE_SWEEP_STATUS_SQL ","
     " (SELECT count(*) FROM section WHERE sweep_id = s.id),"
     " (SELECT coalesce(sum(ok_count), 0) FROM point_block WHERE sweep_id = s.id),"
     " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block WHERE sweep_id = s.id),"

@@ -522,6 +522,11 @@ static store *store_connect(const char *path, int flags, char **err)
     }
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    if (store_process_register_sql(s->db) != 0) {
+        util_fail(err, "%s: cannot open database: out of memory", path);
+        store_close(s);
+        return NULL;
+    }
     return s;
 }
 

@@ -1,9 +1,11 @@
 /* store_process: which process runs a sweep (sweep.pid and, since schema
  * version 4, pid_host, pid_start_ticks, pid_boot_id), written when a sweep
- * begins or is resumed and read by resume's liveness check (lifecycle.c). */
+ * begins or is resumed and read by resume's liveness check (lifecycle.c),
+ * and the status readers show for a sweep whose process is gone. */
 #include "store_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err)
@@ -53,4 +55,41 @@ int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char 
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : storei_fail_sql(s, err, "%s", what);
     sqlite3_finalize(st);
     return rc;
+}
+
+/* SQL runner_sweep_status(status, pid, pid_host, pid_start_ticks,
+ * pid_boot_id): the status as stored, except that a sweep still 'running'
+ * whose process this host proves gone (killed with SIGKILL: a second
+ * Ctrl-C, the OOM killer, or srun ending an MPI job at once when a rank
+ * died) is 'interrupted'. A process on another host, or one that cannot be
+ * told apart from a live one, stays 'running'. */
+static void sql_sweep_status(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *status = sqlite3_value_text(argv[0]);
+    if (status && strcmp((const char *)status, "running") == 0 &&
+        sqlite3_value_int64(argv[1]) > 0) {
+        process_identity recorded = { .pid = sqlite3_value_int64(argv[1]),
+                                      .start_ticks = sqlite3_value_int64(argv[3]) };
+        const unsigned char *host = sqlite3_value_text(argv[2]);
+        const unsigned char *boot = sqlite3_value_text(argv[4]);
+        snprintf(recorded.host, sizeof recorded.host, "%s", host ? (const char *)host : "");
+        snprintf(recorded.boot_id, sizeof recorded.boot_id, "%s", boot ? (const char *)boot : "");
+        if (process_identity_check(&recorded, sqlite3_user_data(ctx)) == PROCESS_GONE) {
+            sqlite3_result_text(ctx, "interrupted", -1, SQLITE_STATIC);
+            return;
+        }
+    }
+    sqlite3_result_value(ctx, argv[0]);
+}
+
+int store_process_register_sql(struct sqlite3 *db)
+{
+    process_identity *self = malloc(sizeof *self);
+    if (!self)
+        return -1;
+    process_identity_self(self);
+    /* SQLite frees self with the connection (or at once if this fails). */
+    return sqlite3_create_function_v2(db, "runner_sweep_status", 5, SQLITE_UTF8, self,
+                                      sql_sweep_status, NULL, NULL, free) == SQLITE_OK ? 0 : -1;
 }

@@ -530,7 +530,7 @@ int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out,
     snprintf(what, sizeof what, "cannot read sweep %" PRId64 " for its summary", sweep_id);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT id, script_path, status, started_at, ended_at,"
+                           "SELECT id, script_path, " STORE_SWEEP_STATUS_SQL ", started_at, ended_at,"
                            " round((julianday(ended_at) - julianday(started_at)) * 86400.0, 3),"
                            " host, runner_version,"
                            /* by section: blocks are indexed on section_id */
@@ -538,7 +538,7 @@ int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out,
                            "  (SELECT id FROM section WHERE sweep_id = ?1)),"
                            " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block"
                            "  WHERE section_id IN (SELECT id FROM section WHERE sweep_id = ?1))"
-                           " FROM sweep WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+                           " FROM sweep AS s WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     int rc = sqlite3_step(st), oom = 0;

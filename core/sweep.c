@@ -391,19 +391,40 @@ typedef enum section_mode {
     SECTION_COLLECTIVE    /* each point on every rank together */
 } section_mode;
 
-#define CHUNK_MAX 32           /* points per POINTS message */
+/* Points per POINTS message: enough of a worker's time (CHUNK_TARGET_S,
+ * learnt from the durations workers report) that rank 0's naps between
+ * polls (up to 1 ms) never leave a worker idle and that a message costs
+ * little per point, but no more than a quarter of what is left per worker,
+ * so a section's end stays balanced. A section starts at one point per
+ * chunk, so slow points are never handed out in bulk before their time is
+ * known. */
+#define CHUNK_MAX 256
+#define CHUNK_TARGET_S 0.004
+/* Reorder-window slots: three chunks per worker (two out, one waiting to be
+ * written behind a slower worker's), at most this many in all (about 0.5
+ * KB each before rows), and never fewer than this per worker. */
+#define DISTRIBUTED_WINDOW_MAX 16384
+#define DISTRIBUTED_WINDOW_PER_WORKER 8
 /* After a stop request (Ctrl-C, or the launcher's SIGTERM when a rank died)
  * rank 0 commits what it wrote at once, then waits this long for points
  * still out before it gives up on them. Open MPI's mpirun sends SIGKILL 1 s
  * after SIGTERM (odls_base_sigkill_timeout), so this stays under that. */
 #define STOP_GRACE_S 0.5
 
-static size_t distributed_window(uint64_t count)
+/* Sizes job's window for a distributed section (see above). */
+static void distributed_window(section_job *job)
 {
-    uint64_t window = (uint64_t)(mpi_pool_size() - 1) * CHUNK_MAX * 4;
-    if (window > count)
-        window = count;
-    return window > 0 ? (size_t)window : 1;
+    uint64_t workers = (uint64_t)mpi_pool_size() - 1;
+    uint64_t window = workers * CHUNK_MAX * 3;
+    uint64_t floor = workers * DISTRIBUTED_WINDOW_PER_WORKER;
+    if (window > DISTRIBUTED_WINDOW_MAX)
+        window = DISTRIBUTED_WINDOW_MAX > floor ? DISTRIBUTED_WINDOW_MAX : floor;
+    if (window > job->count)
+        window = job->count;
+    if (floor > window)
+        floor = window;
+    job->window_size = window > 0 ? (size_t)window : 1;
+    job->window_floor = floor > 0 ? (size_t)floor : 1;
 }
 
 /* Tells every worker about the section and waits until each says whether it
@@ -454,6 +475,7 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp,
     }
     if (!not_ready)
         return 0;
+    job->run->ranks_not_ready = 1;
     char *none = NULL;
     if (collective) {
         size_t len = 0;
@@ -472,8 +494,69 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp,
     return -1;
 }
 
-/* Rebuilds a RESULTS message into the window slots its points occupy. */
-static int take_results(section_job *job, const mpi_pool_message *msg, char **err)
+/* Rank 0's bookkeeping for a distributed section. */
+typedef struct dispatch {
+    int workers;                /* ranks 1..workers run points */
+    uint64_t *out;              /* points out, per worker (index 1..workers) */
+    /* Workers running low (at most a chunk out), first come first served,
+     * so handing out a chunk never scans every worker. */
+    int *hungry;                /* a ring of workers+1 */
+    uint8_t *queued;            /* per worker: in hungry */
+    size_t hungry_head, hungry_count;
+    uint64_t next;              /* the next point to hand out */
+    uint64_t outstanding;       /* points out in all */
+    double point_s_sum;         /* the workers' durations of the points back */
+    uint64_t points_back;
+    int dispatching;            /* still handing out points */
+    int writing;                /* still writing results */
+    int broken;                 /* a worker is gone or stuck: no clean end */
+    double give_up_at;          /* see await_message */
+    wire_writer w;              /* the POINTS message being built */
+} dispatch;
+
+static void hungry_push(dispatch *d, int worker)
+{
+    if (d->queued[worker])
+        return;
+    d->queued[worker] = 1;
+    d->hungry[(d->hungry_head + d->hungry_count++) % ((size_t)d->workers + 1)] = worker;
+}
+
+static int hungry_pop(dispatch *d)
+{
+    if (!d->hungry_count)
+        return 0;
+    int worker = d->hungry[d->hungry_head];
+    d->hungry_head = (d->hungry_head + 1) % ((size_t)d->workers + 1);
+    d->hungry_count--;
+    d->queued[worker] = 0;
+    return worker;
+}
+
+/* The size of the next chunk (see CHUNK_MAX). */
+static uint64_t next_chunk(const section_job *job, const dispatch *d)
+{
+    uint64_t chunk = CHUNK_MAX;
+    if (d->points_back && d->point_s_sum > 0) {
+        double by_time = CHUNK_TARGET_S / (d->point_s_sum / (double)d->points_back);
+        if (by_time < (double)chunk)
+            chunk = by_time < 1 ? 1 : (uint64_t)by_time;
+    } else {
+        chunk = 1; /* nothing is known of the points' time yet */
+    }
+    uint64_t share = (job->count - d->next) / ((uint64_t)d->workers * 4);
+    if (chunk > share)
+        chunk = share;
+    uint64_t room = job->window_limit / ((size_t)d->workers * 3);
+    if (chunk > room)
+        chunk = room;
+    return chunk < 1 ? 1 : chunk;
+}
+
+/* Rebuilds a RESULTS message (one or more points) into the window slots its
+ * points occupy. Returns the number of points, or -1 with *err. */
+static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_message *msg,
+                            char **err)
 {
     wire_reader r = wire_reader_of(msg->data, msg->len);
     uint32_t n = wire_get_u32(&r);
@@ -497,26 +580,18 @@ static int take_results(section_job *job, const mpi_pool_message *msg, char **er
         if (f->failed && !f->error)
             f->error = util_strdup("failed without a message");
         f->state = SLOT_DONE;
+        if (duration_s > 0) {
+            d->point_s_sum += duration_s;
+            d->points_back++;
+        }
         if (i + 1 == n && r.pos == r.len)
-            return 0;
+            return n;
     }
     if (n == 0 && !r.failed && r.pos == r.len)
         return 0;
     mpi_pool_abandon();
     return util_fail(err, "a malformed result message from rank %d (are all ranks the same "
                      "runner build?)", msg->source);
-}
-
-/* The worker with the fewest points out, if it is running low: it then
- * has at most `chunk` points to go, so a new chunk arrives before it runs
- * dry and no worker holds more than two chunks. 0 if none is low. */
-static int pick_worker(const uint64_t *out, int workers, uint64_t chunk)
-{
-    int best = 0;
-    for (int r = 1; r <= workers; r++)
-        if (out[r] <= chunk && (best == 0 || out[r] < out[best]))
-            best = r;
-    return best;
 }
 
 /* Waits for a message with `tag` from any worker. Once *stop is set it
@@ -538,38 +613,21 @@ static int await_message(sweep_run *run, int tag, double *give_up_at, mpi_pool_m
     }
 }
 
-/* Rank 0's bookkeeping for a distributed section. */
-typedef struct dispatch {
-    int workers;                /* ranks 1..workers run points */
-    uint64_t *out;              /* points out, per worker (index 1..workers) */
-    uint64_t next;              /* the next point to hand out */
-    uint64_t outstanding;       /* points out in all */
-    int dispatching;            /* still handing out points */
-    int writing;                /* still writing results */
-    int broken;                 /* a worker is gone or stuck: no clean end */
-    double give_up_at;          /* see await_message */
-    wire_writer w;              /* the POINTS message being built */
-} dispatch;
-
-/* Hands out chunks while a worker runs low and the window has slots.
+/* Hands out chunks to the workers running low while the window has room.
  * Points an earlier run stored are marked done instead of sent. Returns 0,
  * or -1 with *err (d->broken when a send failed). */
 static int dispatch_points(section_job *job, dispatch *d, char **err)
 {
     sweep_run *run = job->run;
-    while (d->dispatching && d->next < job->count &&
-           d->next < job->written + job->window_size) {
+    while (d->dispatching && d->next < job->count && d->hungry_count &&
+           d->next < job->written + job->window_limit) {
         if (run->stop && *run->stop) {
             d->dispatching = 0;
             break;
         }
-        uint64_t chunk = (job->count - d->next) / ((uint64_t)d->workers * 4);
-        chunk = chunk < 1 ? 1 : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
-        int worker = pick_worker(d->out, d->workers, chunk);
-        if (!worker)
-            break;
-        if (chunk > job->written + job->window_size - d->next)
-            chunk = job->written + job->window_size - d->next;
+        uint64_t chunk = next_chunk(job, d);
+        if (chunk > job->written + job->window_limit - d->next)
+            chunk = job->written + job->window_limit - d->next;
         uint32_t n = 0;
         d->w.len = 0;
         wire_put_u32(&d->w, 0); /* n, filled in below */
@@ -592,12 +650,15 @@ static int dispatch_points(section_job *job, dispatch *d, char **err)
         if (n == 0)
             continue; /* every point of the chunk was stored already */
         memcpy(d->w.data, &n, sizeof n);
+        int worker = hungry_pop(d);
         if (mpi_pool_send(worker, TAG_POINTS, d->w.data, d->w.len, err) != 0) {
             d->broken = 1;
             return -1;
         }
         d->out[worker] += n;
         d->outstanding += n;
+        if (d->out[worker] <= chunk)
+            hungry_push(d, worker); /* starting up: one chunk is not enough */
     }
     return 0;
 }
@@ -618,6 +679,8 @@ static int write_finished(section_job *job, dispatch *d, int64_t section_id,
             d->writing = d->dispatching = 0;
             break;
         }
+        job->values_written += job->plugin->param_count +
+                               (uint64_t)f->row_count * job->plugin->column_count;
         int stop = write_in_turn(job, section_id, f, options, result, bar, err);
         if (stop < 0)
             return -1;
@@ -625,9 +688,32 @@ static int write_finished(section_job *job, dispatch *d, int64_t section_id,
         if (stop)
             d->writing = d->dispatching = 0;
     }
-    if (job->written != before)
+    if (job->written != before) {
+        job->window_limit = window_limit(job);
         progress_update(bar, job->written);
+    }
     return 0;
+}
+
+/* The number of points in a RESULTS message (0 when malformed). */
+static uint32_t results_count(const mpi_pool_message *msg)
+{
+    wire_reader r = wire_reader_of(msg->data, msg->len);
+    uint32_t n = wire_get_u32(&r);
+    return r.failed ? 0 : n;
+}
+
+/* Counts n points of `worker` as back, and queues it when it runs low. */
+static void points_back(const section_job *job, dispatch *d, int worker, uint64_t n)
+{
+    if (n > d->outstanding)
+        n = d->outstanding;
+    d->outstanding -= n;
+    if (worker < 1 || worker > d->workers)
+        return;
+    d->out[worker] -= n < d->out[worker] ? n : d->out[worker];
+    if (d->dispatching && d->out[worker] <= next_chunk(job, d))
+        hungry_push(d, worker);
 }
 
 /* Waits for one RESULTS message and takes it into the window. Returns 1
@@ -641,13 +727,11 @@ static int receive_results(section_job *job, dispatch *d, char **err)
         d->broken = 1;
         return got;
     }
-    if (msg.source >= 1 && msg.source <= d->workers && d->out[msg.source] > 0) {
-        d->out[msg.source]--;
-        d->outstanding--;
-    }
-    int bad = take_results(job, &msg, err);
+    int64_t n = take_results(job, d, &msg, err);
+    if (n >= 0)
+        points_back(job, d, msg.source, (uint64_t)n);
     free(msg.data);
-    if (bad) {
+    if (n < 0) {
         d->broken = 1;
         return -1;
     }
@@ -661,6 +745,7 @@ static int receive_results(section_job *job, dispatch *d, char **err)
 static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
 {
     sweep_run *run = job->run;
+    d->dispatching = 0;
     while (!d->broken && d->outstanding > 0) {
         mpi_pool_message msg;
         char *drain_err = NULL;
@@ -670,7 +755,8 @@ static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
             d->broken = 1;
             break;
         }
-        d->outstanding--;
+        uint32_t n = results_count(&msg);
+        points_back(job, d, msg.source, n ? n : 1);
         free(msg.data);
     }
     if (d->broken) {
@@ -701,12 +787,17 @@ static int run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
     sweep_run *run = job->run;
     dispatch d = { .workers = mpi_pool_size() - 1, .dispatching = 1, .writing = 1 };
     int rc = -1;
-    if (!(d.out = calloc((size_t)d.workers + 1, sizeof *d.out)))
-        return util_fail(err, "out of memory");
-    if (open_remote_section(job, lp, 0, err) != 0) {
-        free(d.out);
-        return -1;
+    d.out = calloc((size_t)d.workers + 1, sizeof *d.out);
+    d.hungry = calloc((size_t)d.workers + 1, sizeof *d.hungry);
+    d.queued = calloc((size_t)d.workers + 1, 1);
+    if (!d.out || !d.hungry || !d.queued) {
+        rc = util_fail(err, "out of memory");
+        goto freed;
     }
+    if (open_remote_section(job, lp, 0, err) != 0)
+        goto freed;
+    for (int r = 1; r <= d.workers; r++)
+        hungry_push(&d, r);
     for (;;) {
         if (dispatch_points(job, &d, err) != 0 ||
             write_finished(job, &d, section_id, options, result, bar, err) != 0)
@@ -735,7 +826,10 @@ done:
     for (size_t i = 0; i < job->window_size; i++)
         sweepi_clear_finished(&job->window[i], job->plugin);
     wire_writer_free(&d.w);
+freed:
     free(d.out);
+    free(d.hungry);
+    free(d.queued);
     return rc;
 }
 
@@ -886,8 +980,10 @@ static section_mode plan_section(section_job *job, int *jobs)
     else if (mpi_pool_size() > 1) {
         mode = plugin_flags(job->plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
                                                                     : SECTION_DISTRIBUTED;
-        job->window_size = mode == SECTION_COLLECTIVE ? 1 : distributed_window(job->count);
-        job->window_floor = job->window_size;
+        if (mode == SECTION_COLLECTIVE)
+            job->window_size = job->window_floor = 1;
+        else
+            distributed_window(job);
     }
     job->window_limit = job->window_floor;
     return mode;
@@ -1131,7 +1227,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         goto done;
     /* Armed while this process may run plugin code; disarmed once its
      * threads are joined. */
-    exit_guard_watch(mark_exited, &job);
+    exit_guard_watch(mark_exited, &job, jobs);
     if (mode == SECTION_DISTRIBUTED)
         rc = run_distributed(&job, lp, section_id, options, result, &bar, err);
     else if (mode == SECTION_COLLECTIVE)
@@ -1140,7 +1236,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
         rc = run_inline(&job, section_id, options, result, &bar, err);
     else
         rc = run_threads(&job, jobs, section_id, options, result, &bar, err);
-    exit_guard_watch(NULL, NULL);
+    exit_guard_watch(NULL, NULL, 0);
     if (rc == 0)
         rc = store_flush(run->store, err);
 done:

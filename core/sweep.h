@@ -31,6 +31,8 @@ typedef struct sweep_run {
     uint64_t points_reused;              /* of points_ok: copied, not run */
     char **recorded_plugins;             /* names already in sweep_plugin */
     size_t recorded_count;
+    int ranks_not_ready;                 /* under MPI, a rank could not run the last
+                                          * section's plugin: it stopped, not storing */
 } sweep_run;
 
 typedef struct sweep_section_options {

@@ -45,10 +45,11 @@ extern const char *const sweepi_status_names[4];
  *   SECTION  0 -> all     plugin name, its .so's sha256, collective, isolate,
  *                         point timeout
  *   READY    worker -> 0  ok, and why not ("rank 2 on node7: ...")
- *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells
- *   RESULTS  worker -> 0  one per point, as soon as it is done: 1, index,
- *                         status, interrupted, started_at, duration_s,
- *                         outcome (wire_put_outcome)
+ *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells;
+ *                         n grows with the points' measured time (sweep.c)
+ *   RESULTS  worker -> 0  n, then per point: index, status, interrupted,
+ *                         started_at, duration_s, outcome (wire_put_outcome);
+ *                         sent within about 1 ms of the first point in it
  *   END      0 -> worker  the section is over
  *   STATUS   worker -> 0  after each collective point: failed, interrupted,
  *                         error

@@ -37,15 +37,21 @@ static void clear_params(value *params, const runner_plugin *plugin)
         value_clear(&params[i]);
 }
 
-/* Runs a POINTS message, answering each point with a RESULTS message.
- * Returns 0 or -1 (*err). */
+/* Results go back in batches: at the end of each POINTS message, and
+ * whenever the first unsent one is this old, so rank 0 writes slow points
+ * as they finish while quick ones cost it one message per batch. */
+#define RESULTS_HOLD_S 0.001
+
+/* Runs a POINTS message, answering with RESULTS messages (see
+ * RESULTS_HOLD_S). Returns 0 or -1 (*err). */
 static int serve_points(const runner_plugin *plugin, runner_point *point, finished_point *f,
                         const mpi_pool_message *msg, int isolate, double timeout_s,
                         const volatile sig_atomic_t *stop, char **err)
 {
     wire_reader r = wire_reader_of(msg->data, msg->len);
     wire_writer w = { 0 };
-    uint32_t n = wire_get_u32(&r);
+    uint32_t n = wire_get_u32(&r), batched = 0;
+    double first_unsent = 0;
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         if (read_point(&r, plugin, f) != 0) {
@@ -56,9 +62,11 @@ static int serve_points(const runner_plugin *plugin, runner_point *point, finish
         uint8_t status = 0;
         while (status < 3 && strcmp(sweepi_status_names[status], f->status) != 0)
             status++;
-        /* One message per point, so rank 0 writes each as soon as it can. */
-        w.len = 0;
-        wire_put_u32(&w, 1);
+        if (batched == 0) {
+            w.len = 0;
+            wire_put_u32(&w, 0); /* the count, filled in when sent */
+            first_unsent = util_monotonic();
+        }
         wire_put_u64(&w, f->index);
         wire_put_u8(&w, status);
         wire_put_u8(&w, (uint8_t)f->interrupted);
@@ -68,8 +76,16 @@ static int serve_points(const runner_plugin *plugin, runner_point *point, finish
                          plugin->column_count);
         sweepi_clear_finished(f, plugin);
         clear_params(f->params, plugin);
-        rc = w.failed ? util_fail(err, "out of memory sending results")
-                      : mpi_pool_send(0, TAG_RESULTS, w.data, w.len, err);
+        batched++;
+        if (i + 1 < n && util_monotonic() - first_unsent < RESULTS_HOLD_S)
+            continue;
+        if (w.failed) {
+            rc = util_fail(err, "out of memory sending results");
+            break;
+        }
+        memcpy(w.data, &batched, sizeof batched);
+        rc = mpi_pool_send(0, TAG_RESULTS, w.data, w.len, err);
+        batched = 0;
     }
     wire_writer_free(&w);
     return rc;
@@ -156,8 +172,8 @@ static int serve_section(const plugin_registry *reg, const char *registry_error,
         why = rank_message(lookup_err);
     } else if (strcmp(lp->sha256, sha256) != 0) {
         char detail[1024];
-        snprintf(detail, sizeof detail, "its %s is %s with sha256 %.16s..., rank 0's has "
-                 "sha256 %.16s...", name, lp->path, lp->sha256, sha256);
+        snprintf(detail, sizeof detail, "its plugin %s (%s, sha256 %.16s...) is another build "
+                 "than rank 0's (sha256 %.16s...)", name, lp->path, lp->sha256, sha256);
         why = rank_message(detail);
     } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
                host_point_init(&point, lp->desc, stop) != 0) {

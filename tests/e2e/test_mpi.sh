@@ -112,6 +112,42 @@ expect_stderr_contains "runner: rank 1 on "
 expect_stderr_contains "unknown plugin 'testkit'"
 expect_stderr_contains "every rank needs the same plugins (same --plugin-dir, same build)"
 
+# 5a. Another build of the plugin on a worker rank (the same file with one
+# byte more): the run stops before the section's first point, says which
+# rank and builds, and the sweep ends `error` (it stopped on an error, not
+# on storing); with the same plugins everywhere, --resume finishes it.
+mkdir "$TMP/other_build"
+cp "$RUNNER_FIXTURES/good/testkit.so" "$TMP/other_build/"
+printf 'x' >>"$TMP/other_build/testkit.so"
+run mpirun --oversubscribe -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec "$0" "$@" --plugin-dir "'"$RUNNER_FIXTURES"'/good"; else exec "$0" "$@" --plugin-dir "'"$TMP"'/other_build"; fi' \
+    "$RUNNER" sweep "$script" --db "$TMP/other.db" --quiet
+expect_status 2
+sha_0=$(sha256sum "$RUNNER_FIXTURES/good/testkit.so" | cut -c1-16)
+sha_1=$(sha256sum "$TMP/other_build/testkit.so" | cut -c1-16)
+expect_equal "the plugin mismatch lines" "$(grep '^runner:' "$TMP/err")" "runner: rank 1 on $(hostname): its plugin testkit ($TMP/other_build/testkit.so, sha256 $sha_1...) is another build than rank 0's (sha256 $sha_0...); every rank needs the same plugins (same --plugin-dir, same build)
+runner: sweep 1 stopped in $TMP/other.db before section 1 ran: not every rank can run its plugin; what was committed is kept, and once every rank has the same plugins --resume finishes the sweep"
+DB="$TMP/other.db"
+expect_sql "SELECT status, (SELECT count(*) FROM point) FROM sweep" "error|0"
+run mpi 2 sweep "$script" --db "$DB" --plugin-dir "$RUNNER_FIXTURES/good" --resume --quiet
+expect_status 1
+expect_sql "SELECT status FROM sweep" "failed"
+compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/fail1.db" "$DB" "points after the plugins agree"
+
+# 5b. Another runner build on a worker rank (a copy of the binary with one
+# byte more: the same version, another SHA-256) stops the run before any
+# point, with one line naming the rank, its host and both builds.
+cp "$RUNNER" "$TMP/runner-other"
+printf 'x' >>"$TMP/runner-other"
+run mpirun --oversubscribe -np 1 "$RUNNER" sweep "$script" --db "$TMP/builds.db" --quiet : \
+    -np 1 "$TMP/runner-other" sweep "$script" --db "$TMP/builds.db" --quiet
+expect_status 2
+version=$("$RUNNER" --version | awk '{ print $2 }')
+sha_0=$(sha256sum "$RUNNER" | cut -c1-16)
+sha_1=$(sha256sum "$TMP/runner-other" | cut -c1-16)
+host=$(hostname)
+expect_equal "the build mismatch line" "$(grep '^runner:' "$TMP/err")" "runner: rank 1 on $host runs another runner build (version $version, sha256 $sha_1...) than rank 0 on $host (version $version, sha256 $sha_0...); every rank needs the same runner (the same binary on a shared file system, or an identical install)"
+[ ! -e "$TMP/builds.db" ] || fail "the database was created although the builds differ"
+
 # 6. SIGKILL one worker mid-sweep: Open MPI tears the job down (rank 0 gets
 # SIGTERM, then SIGKILL a second later); what rank 0 wrote is committed, and
 # --resume on 2 ranks completes the sweep with the rows of an uninterrupted
@@ -148,6 +184,10 @@ else
     committed=$(sql "SELECT count(*) FROM point")
     [ "$committed" -ge 2 ] || fail "only $committed points committed after the kill"
     [ "$committed" -lt 80 ] || fail "all 80 points stored although a worker was killed"
+    # Rank 0 marks it on mpirun's SIGTERM; were it SIGKILLed first, readers
+    # see its process gone: 'interrupted' either way.
+    run "$RUNNER" sweeps --db "$DB" --format csv
+    expect_equal "the killed run's sweep" "$(cut -d, -f1,5 "$TMP/out" | tail -1)" "1,interrupted"
     run mpi 2 sweep "$script" --db "$DB" --resume --quiet
     expect_status 0
     expect_stderr_contains "already stored"

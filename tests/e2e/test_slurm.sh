@@ -3,7 +3,8 @@
 # the recipe `runner slurm` writes: a job array of 4 shards and the merge
 # job that waits for it (afterok), which equals one process; `srun
 # --mpi=pmix -n 2` equals one process; a shard task killed mid-way and run
-# again resumes. Every daemon is stopped by its PID at the end. Needs root
+# again resumes; an srun step whose worker rank is killed shows as
+# 'interrupted' and resumes. Every daemon is stopped by its PID at the end. Needs root
 # (slurmd runs jobs as their users); skipped otherwise, a failure under
 # make test (RUNNER_TEST_REQUIRE_TOOLS).
 . tests/e2e/lib.sh
@@ -187,4 +188,41 @@ expect_status 0
 "$RUNNER" sweep "$slow" --db "$TMP/slow.db" --quiet --jobs 1 2>/dev/null || fail "the single-process slow run failed"
 q="SELECT p.ordinal, p.params_json, p.identity, p.seed, p.status, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id ORDER BY p.ordinal, r.row_id"
 expect_equal "the resumed array" "$(sqlite3 "$TMP/kill.db" "$q" | sha256sum)" "$(sqlite3 "$TMP/slow.db" "$q" | sha256sum)"
+
+# 4. srun --mpi=pmix -n 2 with its worker rank killed (kill -9) mid-way.
+# Slurm's PMIx plugin then kills the whole step with SIGKILL at once, no
+# SIGTERM, no KillWait (measured: rank 0 dies about 1 s later, told nothing
+# by MPI), so rank 0 cannot mark the sweep: the row stays 'running', and
+# runner's readers, which see its process gone, show it 'interrupted'. An
+# srun --resume then finishes it with the rows of one process.
+DB="$TMP/srun_kill.db"
+srun --mpi=$mpi -n 2 --overcommit "$RUNNER" sweep "$slow" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err" &
+step=$!
+WAIT_LIMIT_S=60 wait_until "the srun step's first committed points" \
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 3 ] || ! alive $step'
+worker=""
+for pid in $(pgrep -f "sweep $slow --db $DB"); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_PROCID=1" && worker=$pid
+done
+[ -n "$worker" ] || fail "no worker rank to kill: $(cat "$TMP/err")"
+kill -9 $worker
+wait $step
+status=$?
+[ "$status" != 0 ] || fail "srun exited 0 after its worker was killed"
+expect_stderr_contains "srun: error: localhost: task 1: Killed"
+expect_stderr_contains "srun: error: localhost: task 0: Killed"
+killed=$(sql "SELECT count(*) FROM point")
+[ "$killed" -lt 200 ] || fail "all 200 points stored although the worker was killed"
+expect_sql "SELECT status FROM sweep" "running"  # rank 0 was SIGKILLed: no chance to write
+run "$RUNNER" sweeps --db "$DB" --format csv
+expect_status 0
+expect_equal "the killed step's sweep" "$(cut -d, -f1,5 "$TMP/out" | tail -1)" "1,interrupted"
+run "$RUNNER" sweeps --db "$DB" --status running
+expect_equal "sweeps --status running" "$(tail -n +3 "$TMP/out")" ""
+run srun --mpi=$mpi -n 2 --overcommit "$RUNNER" sweep "$slow" --db "$DB" --resume --quiet
+expect_status 0
+expect_stderr_contains "runner: sweep 1 resumed in $DB: "
+expect_stderr_contains " already stored"
+expect_sql "SELECT status FROM sweep" "ok"
+expect_equal "the resumed srun step" "$(sqlite3 "$DB" "$q" | sha256sum)" "$(sqlite3 "$TMP/slow.db" "$q" | sha256sum)"
 finish

@@ -1236,6 +1236,52 @@ static void test_sweep_process(void)
     store_close(s);
 }
 
+/* runner_sweep_status(status, pid, host, start_ticks, boot_id) on sql. */
+static void check_status_sql(sqlite3 *db, const char *sql, const char *want)
+{
+    sqlite3_stmt *st = NULL;
+    CHECK_INT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    CHECK_INT_EQ(sqlite3_step(st), SQLITE_ROW);
+    const char *got = (const char *)sqlite3_column_text(st, 0);
+    CHECK_STR_EQ(got ? got : "(null)", want);
+    sqlite3_finalize(st);
+}
+
+/* What readers show: a 'running' row whose process this host proves gone
+ * is 'interrupted'; a live one, one elsewhere, or any other status is
+ * shown as stored. */
+static void test_sweep_status_sql(void)
+{
+    process_identity self;
+    process_identity_self(&self);
+    if (!self.start_ticks || !self.boot_id[0]) {
+        printf("test_sweep_status_sql: skipped (no /proc)\n");
+        return;
+    }
+    sqlite3 *db = NULL;
+    CHECK_INT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+    CHECK_INT_EQ(store_process_register_sql(db), 0);
+    char sql[512];
+    const char *form = "SELECT runner_sweep_status('%s', %lld, '%s', %lld, '%s')";
+    snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
+             (long long)self.start_ticks, self.boot_id);
+    check_status_sql(db, sql, "running");
+    snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
+             (long long)self.start_ticks + 1, self.boot_id);  /* the pid was reused */
+    check_status_sql(db, sql, "interrupted");
+    snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
+             (long long)self.start_ticks, "another-boot");
+    check_status_sql(db, sql, "interrupted");
+    snprintf(sql, sizeof sql, form, "running", (long long)self.pid + 1000000, "elsewhere",
+             (long long)self.start_ticks, self.boot_id);  /* cannot be checked here */
+    check_status_sql(db, sql, "running");
+    snprintf(sql, sizeof sql, form, "ok", (long long)self.pid + 1, self.host, 1LL, "b");
+    check_status_sql(db, sql, "ok");
+    check_status_sql(db, "SELECT runner_sweep_status('running', NULL, NULL, NULL, NULL)",
+                     "running");  /* no pid recorded: nothing to judge */
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     const char *tmp = getenv("RUNNER_TEST_TMP");
@@ -1264,5 +1310,6 @@ int main(void)
     test_readers_never_migrate();
     test_not_a_regular_file();
     test_sweep_process();
+    test_sweep_status_sql();
     return check_done("test_store");
 }
