@@ -96,7 +96,8 @@ static const char names_and_high_water_sql[] =
  * list never reads the sweep rows (each holds its script's text: 20 MB for
  * 10^4 sweeps): sweep_list covers every column the list shows or filters on
  * (the status's process columns too), in id order; sweep_by_name finds a
- * name. Both name `name`, so they cannot be in schema.sql (see above). */
+ * name. Both name `name`, which an older catalog gets only from step 9,
+ * after schema.sql has run: so they are here, not in schema.sql. */
 static const char sweep_list_index_sql[] =
     "CREATE INDEX IF NOT EXISTS sweep_list ON sweep(id, name, script_path, started_at, ended_at,"
     " status, pid, host, pid_host, pid_start_ticks, pid_boot_id, overrides_json);"
