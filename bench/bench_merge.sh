@@ -21,7 +21,8 @@ timed() {
     /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
         [ $? -eq 1 ] || { cat "$tmp/err" >&2; exit 1; }
     }
-    awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time"
+    # The last line: time writes "Command exited with non-zero status 1" first.
+    awk 'END { printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time"
 }
 best_single_wall=0 best_single_cpu=0 best_merge_wall=0 best_merge_cpu=0
 rate() { awk -v n="$rows" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }

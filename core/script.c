@@ -541,6 +541,20 @@ static void push_runner_table(lua_State *L, const script_config *c)
     lua_setfield(L, -2, "db");
     lua_pushinteger(L, (lua_Integer)c->seed);
     lua_setfield(L, -2, "seed");
+    /* Under --shard, {index, count, note}: a script skips reading its rows
+     * and prints the note instead (docs/slurm.md). */
+    if (c->shard.count) {
+        lua_createtable(L, 0, 3);
+        lua_pushinteger(L, c->shard.index);
+        lua_setfield(L, -2, "index");
+        lua_pushinteger(L, c->shard.count);
+        lua_setfield(L, -2, "count");
+        lua_pushfstring(L, "shard %d/%d: the summary needs every shard's rows: 'runner merge' "
+                        "the shards, then 'runner show' or 'runner report' the merged sweep",
+                        (int)c->shard.index, (int)c->shard.count);
+        lua_setfield(L, -2, "note");
+        lua_setfield(L, -2, "shard");
+    }
     /* The programs runner ships (dp_logreg): a command's argv names them by
      * path where another program starts them (mpirun). */
     char *libexec = install_layout_libexec_dir();

@@ -26,6 +26,9 @@ local rows = sweep("comm", {
   reduce_bytes_per_s = opt.reduce, schemes = "all",
 }, { title = "All-reduce schemes across message sizes", print = false })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 local schemes = { "ps", "ring", "recursive_doubling", "halving_doubling", "binary_tree",
                   "double_binary_tree" }
 local short = { ps = "ps", ring = "ring", recursive_doubling = "rec_dbl",

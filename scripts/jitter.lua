@@ -13,6 +13,9 @@ local rows = sweep("speedup", {
   workers = { 1, 2, 4, 8, 16, 64, 256, 512 },
 }, { title = "Speedup vs workers, per jitter (exact expected waits)" })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 for _, jitter in ipairs(opt.jitters) do
   local at512 = report.find(rows, { jitter = jitter, workers = 512 })
   printf("jitter %g s: ceiling T1/J = %.1fx (Amdahl base/J = %.1fx); "

@@ -67,6 +67,9 @@ local measured = sweep("dp_logreg", {
                  "wait_s", "delay_s", "model_round_s" } })
 local model = sweep("speedup", grid, { title = "speedup model, same base and J", print = false })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 local function gap(measured_value, predicted)
   return report.percent((measured_value - predicted) / predicted)
 end

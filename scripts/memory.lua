@@ -31,15 +31,19 @@ local rows = sweep("memory", {
               "total_gb", "total_gib", "fits", "reduction_vs_ddp", "comm_vs_ddp" },
 })
 
+-- Under --shard the rows are this shard's only: the summaries wait for the merge.
+local whole = not runner.shard
 local parts = {}
-for _, stage in ipairs(stages) do
-  local row = report.find(rows, { stage = stage })
-  parts[#parts + 1] = string.format("%s %s (%s)%s", label[stage], report.gb(row.total_bytes),
-                                    report.gib(row.total_bytes), row.fits and "" or ", does not fit")
+if whole then
+  for _, stage in ipairs(stages) do
+    local row = report.find(rows, { stage = stage })
+    parts[#parts + 1] = string.format("%s %s (%s)%s", label[stage], report.gb(row.total_bytes),
+                                      report.gib(row.total_bytes), row.fits and "" or ", does not fit")
+  end
+  local zero3 = report.find(rows, { stage = "zero3" })
+  printf("=> per GPU (%s each): %s; ZeRO-3 holds %.0fx less than DDP for %.1fx its traffic\n\n",
+         report.gb(opt.gpu), table.concat(parts, "; "), zero3.reduction_vs_ddp, zero3.comm_vs_ddp)
 end
-local zero3 = report.find(rows, { stage = "zero3" })
-printf("=> per GPU (%s each): %s; ZeRO-3 holds %.0fx less than DDP for %.1fx its traffic\n\n",
-       report.gb(opt.gpu), table.concat(parts, "; "), zero3.reduction_vs_ddp, zero3.comm_vs_ddp)
 
 -- 2. The largest model per stage as the cluster grows (model_params is not
 -- used by max_params_that_fit; it keeps its default).
@@ -49,6 +53,7 @@ local scale = sweep("memory", { workers = opt.scale, gpu_memory_bytes = opt.gpu 
   columns = { "workers", "stage", "max_params_that_fit" },
 })
 
+if not whole then return printf("%s\n", runner.shard.note) end
 local few, many = opt.scale[1], opt.scale[#opt.scale]
 parts = {}
 for _, stage in ipairs(stages) do

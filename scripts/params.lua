@@ -15,6 +15,9 @@ local rows = sweep("comm", {
              "mib_per_round", "gib_per_round"},
 })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 local small, large = opt.params[1], opt.params[#opt.params]
 for _, k in ipairs(opt.workers) do
   local ps = report.find(rows, { model_params = large, workers = k, scheme = "ps" })

@@ -17,8 +17,10 @@ local function picture(name)
 end
 
 -- plot() returns the path, or nil and a message (gnuplot missing, file not
--- writable): say so and carry on, the rows are stored either way.
+-- writable): say so and carry on, the rows are stored either way. Under
+-- --shard the rows are this shard's only: draw them after the merge.
 local function draw(rows, spec)
+  if runner.shard then return end
   local path, err = plot(rows, spec)
   if path then
     printf("wrote %s\n", path)
@@ -68,3 +70,4 @@ draw(comm, {
   title = "Bytes per round: parameter server (at the server) vs ring (per worker)",
   output = picture("bytes_per_round"),
 })
+if runner.shard then printf("%s\n", runner.shard.note) end

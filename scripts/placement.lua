@@ -19,6 +19,9 @@ local rows = sweep("sharding", {
   epsilon = opt.epsilon, measure_lookup = opt.measure,
 }, { title = "Placement schemes: moves, balance and lookup cost", print = false })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 local function pct(x) return report.percent(x, 2) end
 
 printf("Placement schemes on the same %d keys (%s): %d -> %d nodes and back\n",

@@ -21,6 +21,9 @@ local rows = sweep("speedup", {
   design.sobol(opt.points, space, { stream = "combined" }),
 }, { title = "Sobol design over the combined model", print = false })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 -- T_k = base/k + 2(k-1) alpha + n (k-1)/k (2 beta + gamma) + J k/(k+1);
 -- T_1 = base + J/2 (one worker exchanges nothing); S = T_1 / T_k.
 local function closed_form(r)

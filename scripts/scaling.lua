@@ -33,17 +33,21 @@ for _, case in ipairs(cases) do
     workers = { 1, 8, 64, case.workers }, model_params = case.params, bytes_per_param = 4,
     latency_s = opt.latency, bandwidth_bytes_per_s = case.gbps * 1e9 / 8,
   }, { title = case.name .. ": combined model, weak scaling", print = false })
-  local at = report.find(rows, { workers = case.workers })
-  local ref = report.find(rows, { workers = case.reference })
-  -- Efficiency relative to the reference: T_ref / T_k under weak scaling.
-  local model = ref.round_s / at.round_s
-  -- Solve E = (c + comm_ref + wait_ref) / (c + comm_k + wait_k) for the
-  -- compute c (at one worker comm is 0 and the round is T1).
-  local serial_k = at.comm_s + at.wait_s
-  local serial_ref = ref.comm_s + ref.wait_s
-  local implied = (case.published * serial_k - serial_ref) / (1 - case.published)
-  results[#results + 1] = { case = case, at = at, model = model, implied = implied }
+  -- Under --shard the rows are this shard's only: read them after the merge.
+  if not runner.shard then
+    local at = report.find(rows, { workers = case.workers })
+    local ref = report.find(rows, { workers = case.reference })
+    -- Efficiency relative to the reference: T_ref / T_k under weak scaling.
+    local model = ref.round_s / at.round_s
+    -- Solve E = (c + comm_ref + wait_ref) / (c + comm_k + wait_k) for the
+    -- compute c (at one worker comm is 0 and the round is T1).
+    local serial_k = at.comm_s + at.wait_s
+    local serial_ref = ref.comm_s + ref.wait_s
+    local implied = (case.published * serial_k - serial_ref) / (1 - case.published)
+    results[#results + 1] = { case = case, at = at, model = model, implied = implied }
+  end
 end
+if runner.shard then return printf("%s\n", runner.shard.note) end
 
 printf("Scaling efficiency, published vs the combined model: weak scaling, ring all-reduce\n"
        .. "after the backward pass, alpha %g s, J %g s; step_s is an assumption\n\n",

@@ -38,6 +38,9 @@ local rows = sweep("straggler", {
               "order_stat_exact_s", "order_stat_sample_stderr_s", "wait_share" },
 })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 local backup_workers = opt.backups == 1 and "1 backup" or string.format("%d backups", opt.backups)
 
 -- NaN (log-normal: no closed form) prints as "n/a".

@@ -16,6 +16,9 @@ local rows = sweep("sharding", {
              "moved_ring", "moved_ideal"},
 })
 
+-- Under --shard the rows are this shard's only: the summary waits for the merge.
+if runner.shard then return printf("%s\n", runner.shard.note) end
+
 local many = report.find(rows, { vnodes = opt.vnodes[1] })
 local few = report.find(rows, { vnodes = opt.vnodes[#opt.vnodes] })
 printf("busiest/idlest: %.2f at %d points per node, %.2f at %d; "

@@ -87,6 +87,56 @@ DB="$TMP/both.db"
 expect_sql "SELECT count(*) FROM (SELECT testkit.x, testkit.y, testkit.row_index, p.ordinal FROM testkit JOIN point AS p ON p.id = testkit.point_id WHERE testkit.sweep_id = 2 EXCEPT SELECT testkit.x, testkit.y, testkit.row_index, p.ordinal FROM testkit JOIN point AS p ON p.id = testkit.point_id WHERE testkit.sweep_id = 1)" "0"
 expect_sql "SELECT min(id) FROM point WHERE sweep_id = 2" "915"
 
+# --reuse in shards: a point's reused_from names a point of the shard's own
+# file. The merge maps it to the point OUT holds with the same identity and
+# seed (here from the merge of the shards' first sweep), which is what one
+# process running both sweeps records; where OUT holds none, NULL.
+reuse=$(write_script reuse.lua <<'LUA'
+sweep("speedup", { workers = {1, 2, 4, 8}, jitter = {0.5, 2}, trials = 200 }, { print = false })
+sweep("testkit", { x = linspace(0, 1, 20), rows = {0, 2} }, { print = false })
+LUA
+)
+for flag in "" --reuse; do
+    for i in 1 2 3; do
+        "$RUNNER" sweep "$reuse" --shard $i/3 --db "$TMP/reuse$i.db" --quiet $flag 2>/dev/null
+    done
+    "$RUNNER" merge "$TMP/reused.db" "$TMP/reuse1.db" "$TMP/reuse2.db" "$TMP/reuse3.db" 2>/dev/null ||
+        fail "merging the shards ${flag:-without --reuse} failed"
+    "$RUNNER" sweep "$reuse" --db "$TMP/reuse-single.db" --quiet $flag 2>/dev/null
+done
+for q in "SELECT id, section_id, ordinal, params_json, identity, seed, reused_from, row_count FROM point WHERE sweep_id = 2 ORDER BY id" \
+         "SELECT * FROM testkit WHERE sweep_id = 2 ORDER BY row_id"; do
+    expect_equal "merged --reuse shards vs one process: $q" \
+        "$(sqlite3 "$TMP/reused.db" "$q")" "$(sqlite3 "$TMP/reuse-single.db" "$q")"
+done
+DB="$TMP/reused.db"
+expect_sql "SELECT count(*) FROM point AS p JOIN point AS q ON q.id = p.reused_from WHERE p.sweep_id = 2 AND q.sweep_id = 1 AND q.identity = p.identity AND q.seed = p.seed" 48
+run "$RUNNER" merge "$TMP/reuse-fresh.db" "$TMP/reuse1.db" "$TMP/reuse2.db" "$TMP/reuse3.db"
+expect_status 0
+DB="$TMP/reuse-fresh.db"
+expect_sql "SELECT count(*), count(reused_from) FROM point" "48|0"
+
+# A shipped script shards: under --shard it stores its points and prints,
+# instead of its summary (which reads rows), where the summary comes from;
+# 3 shards merged equal one process. An adaptive one stays refused.
+for i in 1 2 3; do
+    run "$RUNNER" sweep scripts/jitter.lua --shard $i/3 --db "$TMP/jitter$i.db"
+    expect_status 0
+    expect_stdout_contains "shard $i/3: the summary needs every shard's rows: 'runner merge' the shards, then 'runner show' or 'runner report' the merged sweep"
+    grep -q "workers deliver" "$TMP/out" && fail "shard $i/3 of jitter.lua printed a summary from its own rows"
+done
+run "$RUNNER" merge "$TMP/jitter.db" "$TMP/jitter1.db" "$TMP/jitter2.db" "$TMP/jitter3.db"
+expect_status 0
+"$RUNNER" sweep scripts/jitter.lua --db "$TMP/jitter-single.db" --quiet >/dev/null 2>&1
+for q in "SELECT id, section_id, ordinal, params_json, identity, seed, status FROM point ORDER BY id" \
+         "SELECT * FROM speedup ORDER BY row_id"; do
+    expect_equal "jitter.lua in 3 shards vs one process: $q" \
+        "$(sqlite3 "$TMP/jitter.db" "$q")" "$(sqlite3 "$TMP/jitter-single.db" "$q")"
+done
+run "$RUNNER" sweep scripts/knee.lua --shard 1/2 --db "$TMP/knee.db" --quiet
+expect_status 2
+expect_stderr_contains "scripts/knee.lua:26: search.bisect: an adaptive search decides from every point's rows; run it without --shard (one process, --jobs or MPI)"
+
 # Missing shards, and the points they would have held.
 run "$RUNNER" merge "$TMP/missing.db" "$TMP/n7-1.db" "$TMP/n7-3.db" "$TMP/n7-4.db" "$TMP/n7-5.db" "$TMP/n7-6.db" "$TMP/n7-7.db"
 expect_status 2
