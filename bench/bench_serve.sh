@@ -27,7 +27,8 @@ runner=$(cd "$build" && pwd)/runner
 fixtures=$(cd "$build/fixtures/good" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/runner-bench-serve.XXXXXX")
 pid= base_pid=
-[ -n "$keep" ] || trap 'kill $pid $base_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+# (kill fails once the servers have stopped: set -e must not skip the rm)
+[ -n "$keep" ] || trap 'kill $pid $base_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 db="$tmp/bench.db"
 
 # Sweep 1: one section of 10^6 rows (1000 points of 1000 rows).
