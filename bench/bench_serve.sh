@@ -5,13 +5,30 @@
 # total time on loopback) and the server's peak RSS afterwards. Targets:
 # the sweeps page and a page of rows each under 100 ms.
 #
-# usage: bench/bench_serve.sh [BUILD_DIR] [--keep]
+# With --baseline OTHER_RUNNER, that runner serves the same file too, and
+# each page is timed on both servers in turn, in the same run (a second
+# column): the ratio holds on a loaded machine where the figures do not.
+#
+# usage: bench/bench_serve.sh [BUILD_DIR] [--keep] [--baseline OTHER_RUNNER]
 set -eu
 build=${1:-build}
+[ $# -gt 0 ] && shift
+keep= baseline=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --keep) keep=1 ;;
+        --baseline) baseline=$2; shift ;;
+        *) echo "usage: bench/bench_serve.sh [BUILD_DIR] [--keep] [--baseline OTHER_RUNNER]" >&2
+           exit 2 ;;
+    esac
+    shift
+done
 runner=$(cd "$build" && pwd)/runner
 fixtures=$(cd "$build/fixtures/good" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/runner-bench-serve.XXXXXX")
-[ "${2:-}" = --keep ] || trap 'kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+pid= base_pid=
+# (kill fails once the servers have stopped: set -e must not skip the rm)
+[ -n "$keep" ] || trap 'kill $pid $base_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 db="$tmp/bench.db"
 
 # Sweep 1: one section of 10^6 rows (1000 points of 1000 rows).
@@ -44,21 +61,43 @@ SQL
 echo "database: $(sqlite3 "$db" "SELECT count(*) FROM sweep") sweeps," \
      "$(sqlite3 "$db" "SELECT count(*) FROM testkit") rows, $(du -m "$db" | cut -f1) MB"
 
-"$runner" serve --db "$db" --listen 127.0.0.1:0 --rate 100000 >"$tmp/serve.out" 2>&1 &
-pid=$!
-while ! grep -q "^runner: serving" "$tmp/serve.out"; do
-    kill -0 "$pid" || { cat "$tmp/serve.out"; exit 1; }
-    sleep 0.05
-done
-base=$(grep -o 'http://[^ ]*' "$tmp/serve.out")
-
-# time_page LABEL PATH: the median of 7 requests, in ms.
-time_page() {
-    curl -s -o /dev/null "$base$2"   # first request: pages the file in
-    for i in 1 2 3 4 5 6 7; do
-        curl -s -o /dev/null -w '%{time_total}\n' "$base$2"
-    done | sort -n | sed -n 4p | awk -v label="$1" '{ printf "%-48s %7.1f ms\n", label, $1 * 1000 }'
+# serve RUNNER OUT: starts RUNNER serve on the file; its URL in $url.
+serve() {
+    "$1" serve --db "$db" --listen 127.0.0.1:0 --rate 100000 >"$2" 2>&1 &
+    served=$!
+    while ! grep -q "^runner: serving" "$2"; do
+        kill -0 "$served" || { cat "$2"; exit 1; }
+        sleep 0.05
+    done
+    url=$(grep -o 'http://[^ ]*' "$2")
 }
+serve "$runner" "$tmp/serve.out"
+pid=$served base=$url
+if [ -n "$baseline" ]; then
+    serve "$baseline" "$tmp/baseline.out"
+    base_pid=$served baseline_url=$url
+    printf '%-52s %10s %10s\n' "" "this" "baseline"
+fi
+
+# median URL: the median of 7 requests' times, in ms, after one that pages
+# the file in.
+median() {
+    curl -s -o /dev/null "$1"
+    for i in 1 2 3 4 5 6 7; do
+        curl -s -o /dev/null -w '%{time_total}\n' "$1"
+    done | sort -n | sed -n 4p | awk '{ printf "%7.1f ms", $1 * 1000 }'
+}
+
+# time_page LABEL PATH: its median on this server (and on the baseline).
+time_page() {
+    printf '%-52s %s' "$1" "$(median "$base$2")"
+    [ -z "$baseline" ] || printf ' %s' "$(median "$baseline_url$2")"
+    echo
+}
+
+# The key of the row at offset 500000, for a keyset page from there.
+middle=$(curl -s "${base}api/section/1/rows?offset=499999&limit=1" |
+         python3 -c 'import json,sys; print(json.load(sys.stdin)["next"])')
 
 time_page "page (HTML)" ""
 time_page "sweeps page (newest 50 of 10^4)" "api/sweeps"
@@ -69,10 +108,11 @@ time_page "one sweep (provenance, sections)" "api/sweep/1"
 time_page "progress" "api/sweep/1/progress"
 time_page "rows: first page of 100 (10^6 rows)" "api/section/1/rows"
 time_page "rows: page at offset 500000" "api/section/1/rows?offset=500000"
+time_page "rows: next page after row 500000 (after=)" "api/section/1/rows?offset=500000&after=$middle"
 time_page "rows: filtered x >= 900" "api/section/1/rows?col=x&op=ge&value=900"
 time_page "rows: sorted by random (full sort)" "api/section/1/rows?sort=random&order=desc"
 time_page "plot of 10^6 points (x, random by row_index)" "api/section/1/plot?x=x&y=random&by=row_index"
 time_page "compare two 100-point sweeps" "api/compare?a=2&b=3"
 echo "server peak RSS: $(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$pid/status")"
-kill -TERM "$pid"
-wait "$pid" || true
+kill -TERM $pid $base_pid
+wait $pid || true

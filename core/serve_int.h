@@ -81,6 +81,14 @@ void servei_plot(sqlite3 *db, struct MHD_Connection *connection, int64_t section
                  servei_reply *reply);
 void servei_compare(sqlite3 *db, struct MHD_Connection *connection, servei_reply *reply);
 
+/* serve_count.c: the number of a section's rows a filter matches, into
+ * *total. key names the section and filter; count is the bound count(*)
+ * statement, stepped only when the cache has no total for key with the
+ * section's rows as they are now (a process-wide cache, fixed size). 0, or
+ * -1 with *err. */
+int servei_count_rows(sqlite3 *db, int64_t section_id, const char *key, sqlite3_stmt *count,
+                      int64_t *total, char **err);
+
 /* serve_db.c: a read-only connection to the database for one request
  * (WAL: sweeps keep writing); closed with sqlite3_close. NULL with *err.
  * Its statements are interrupted after a time limit, or once

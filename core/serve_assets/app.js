@@ -183,7 +183,11 @@ function headerCell(column) {
 
 // A section's rows: a page at a time, sorted and filtered by the server.
 function sectionBlock(section) {
-  const state = { sort: '', order: 'asc', offset: 0, limit: 25, col: '', op: 'eq', value: '' };
+  const state = { sort: '', order: 'asc', offset: 0, limit: 25, col: '', op: 'eq', value: '', after: '' };
+  // Keyset paging in the default order: the server's `next` says where the
+  // following page starts; the cursors of the pages before it go back.
+  const cursors = [];
+  const restart = () => { state.offset = 0; state.after = ''; cursors.length = 0; };
   const block = el('section', { class: 'section', 'data-section': section.id });
   const table = el('div', {});
   const pager = el('div', { class: 'controls' });
@@ -191,7 +195,7 @@ function sectionBlock(section) {
   const op = el('select', { class: 'filter-op' }, ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'contains'].map(o => el('option', { value: o }, o)));
   const value = el('input', { class: 'filter-value', size: 10 });
   const filter = el('form', { class: 'controls filter' }, col, op, value, el('button', { type: 'submit' }, 'filter'));
-  filter.addEventListener('submit', ev => { ev.preventDefault(); Object.assign(state, { col: col.value, op: op.value, value: value.value, offset: 0 }); load(); });
+  filter.addEventListener('submit', ev => { ev.preventDefault(); Object.assign(state, { col: col.value, op: op.value, value: value.value }); restart(); load(); });
   const numeric = section.columns.filter(c => c.type === 'integer' || c.type === 'real');
   const plotLink = numeric.length >= 2 ? el('a', { class: 'plot-link', href: `#/plot/${section.id}?x=${encodeURIComponent(numeric[0].name)}&y=${encodeURIComponent(numeric[numeric.length - 1].name)}` }, 'plot') : null;
   block.append(el('h2', {}, `${section.ordinal}. `, section.title || section.plugin, ' ', el('span', { class: 'note' }, `(${section.plugin}, ${section.points_done} of ${section.point_count} points, ${section.points_failed} failed)`), ' ', plotLink), filter, table, pager);
@@ -205,15 +209,15 @@ function sectionBlock(section) {
       if (request !== latest) return;
       const head = el('tr', {}, data.columns.map(c => el('th', {
         class: 'sortable', 'data-column': c.name,
-        on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; state.offset = 0; load(); } }
+        on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; restart(); load(); } }
       }, headerCell(c), state.sort === c.name ? (state.order === 'desc' ? ' ▼' : ' ▲') : '')));
       const rows = data.rows.map(r => el('tr', {}, r.slice(1).map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v)))));
       table.replaceChildren(el('table', { class: 'rows' }, el('thead', {}, head), el('tbody', {}, rows)));
       const last = state.offset + data.rows.length;
       pager.replaceChildren(
-        el('button', { class: 'prev', disabled: state.offset === 0, on: { click: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } } }, '←'),
+        el('button', { class: 'prev', disabled: state.offset === 0, on: { click: () => { state.offset = Math.max(0, state.offset - state.limit); state.after = cursors.pop() || ''; load(); } } }, '←'),
         el('span', { class: 'count' }, `rows ${data.total ? state.offset + 1 : 0}–${last} of ${data.total}`),
-        el('button', { class: 'next', disabled: last >= data.total, on: { click: () => { state.offset += state.limit; load(); } } }, '→'));
+        el('button', { class: 'next', disabled: last >= data.total, on: { click: () => { state.offset += state.limit; if (data.next) { cursors.push(state.after); state.after = data.next; } load(); } } }, '→'));
     } catch (e) { showError(table, e); }
   }
   load();

@@ -192,6 +192,24 @@ def main():
                "document.querySelector('table.rows th[data-column=x]').textContent.includes('▼') &&"
                " document.querySelector('table.rows tbody td').textContent === '3'")
         check("a section sorted by the server", True)
+        paged = os.environ.get("SERVE_PAGED_SWEEP")
+        if paged:
+            # Paging through 60 rows, 25 a page: forward by the server's
+            # next key (after=), back by the keys kept on the page.
+            b.go(base + "#/sweep/" + paged)
+            count = "document.querySelector('section.section .count').textContent"
+            b.wait("the first page", count + " === 'rows 1–25 of 60'")
+            for text in ("rows 26–50 of 60", "rows 51–60 of 60"):
+                b.js("document.querySelector('section.section button.next').click()")
+                b.wait(text, "%s === '%s'" % (count, text))
+            check("the last page has 10 rows",
+                  b.js("document.querySelectorAll('table.rows tbody tr').length") == 10)
+            check("pages after the first were asked for by key", b.js(
+                "performance.getEntriesByType('resource').some(e => /rows\\?.*after=/.test(e.name))"))
+            b.js("document.querySelector('section.section button.prev').click()")
+            b.wait("back to the second page", count + " === 'rows 26–50 of 60'")
+            first_x = "document.querySelector('table.rows tbody td').textContent"
+            check("the second page starts at x = 13 (rows 26, 27)", b.js(first_x) == "13")
         if shots:
             b.screenshot(os.path.join(shots, "serve-sweep.png"))
         # A plot: dygraphs' canvas, one series per line, a toggle.

@@ -74,6 +74,30 @@ expect_code "api/section/1/rows?sort=nope" 400
 expect_code "api/section/1/rows?col=nope&value=1" 400
 expect_code "api/section/1/rows?col=x&op=like&value=1" 400
 expect_code "api/section/999/rows" 404
+# Keyset paging in the default order: each page's next starts the following
+# one; the pages walked by after= are the pages walked by offset=, both ways.
+python3 - "$BASE" >"$TMP/keyset.out" <<'PY' || fail "keyset paging: $(cat "$TMP/keyset.out")"
+import json, sys, urllib.request
+get = lambda q: json.load(urllib.request.urlopen(sys.argv[1] + "api/section/1/rows?limit=2" + q))
+for order in ("", "&order=desc"):
+    by_offset = [r for k in range(3) for r in get(order + "&offset=%d" % (2 * k))["rows"]]
+    by_key, after = [], ""
+    for _ in range(3):
+        page = get(order + after)
+        by_key += page["rows"]
+        after = "&after=" + page["next"]
+    end = get(order + after)
+    if by_key != by_offset or len(by_key) != 6 or end["rows"] or end["next"] is not None:
+        print(order, "after=", by_key, "offset=", by_offset, "end", end); sys.exit(1)
+if get("&sort=x")["next"] is not None:
+    print("a sorted page has a next cursor"); sys.exit(1)
+PY
+expect_code "api/section/1/rows?after=1:1&sort=x" 400
+expect_equal "after with a sort" "$(cat "$TMP/body")" '{"error":"after: only in the default order (no sort)"}'
+for bad in "1" "1:" ":1" "1:2x" "1;DROP%20TABLE%20sweep:1" "1:1%20OR%201=1"; do
+    expect_code "api/section/1/rows?after=$bad" 400
+    expect_equal "after=$bad" "$(cat "$TMP/body")" '{"error":"after: expected POINT:ROW, a page'"'"'s next"}'
+done
 expect_code "api/section/1/plot?x=x&y=y" 200
 expect_equal "plot" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["labels"], d["rows"], d["points_total"])' "$TMP/body")" \
     "['x', 'y'] [[1.0, 2.0], [1.0, 2.0], [2.0, 4.0], [2.0, 4.0], [3.0, 6.0], [3.0, 6.0]] 6"
@@ -207,4 +231,34 @@ expect_status 0
 
 # The server wrote nothing: the file is byte for byte what it was.
 expect_equal "database unchanged" "$(sha256sum "$DB" | cut -d' ' -f1)" "$db_sum"
+
+# --- a live sweep: the total the server keeps for a section still grows ---------
+# (the count is cached per section and filter, checked against the section's
+# point blocks, which each commit of its rows changes; docs/serve.md).
+live=$(write_script live.lua <<'LUA'
+sweep("straggler", { workers = 500, trials = 1000000, seed = range(1, 5000) }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$live" --db "$DB" --jobs 1 --quiet >"$TMP/live.out" 2>"$TMP/live.err" &
+sweep_pid=$!
+wait_until "the live sweep's first point" \
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = 3")" -ge 1 ] || ! alive $sweep_pid'
+live_section=$(sql "SELECT id FROM section WHERE sweep_id = 3")
+start_serve
+live_total() {
+    curl -s "${BASE}api/section/$live_section/rows?$1" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])'
+}
+first=$(live_total "")
+first_filtered=$(live_total "col=workers&op=eq&value=500")
+wait_until "the live section's total grows" '[ "$(live_total "")" -gt "$first" ]'
+wait_until "its filtered total grows" \
+    '[ "$(live_total "col=workers&op=eq&value=500")" -gt "$first_filtered" ]'
+alive $sweep_pid || fail "the live sweep ended before its total grew; make it longer"
+kill -INT $sweep_pid
+wait $sweep_pid
+expect_equal "the total once stopped" "$(live_total "")" \
+    "$(sql "SELECT count(*) FROM straggler WHERE section_id = $live_section")"
+stop_serve
+expect_status 0
 finish

@@ -11,6 +11,13 @@ skip_without chromium "chromium not installed; the dashboard was not rendered"
 skip_without python3 "python3 drives the browser"
 
 make_serve_sweeps
+# Sweep 3: 60 rows, three pages of 25, to page through by key.
+paged=$(write_script paged.lua <<'LUA'
+sweep("testkit", { x = range(1, 30), rows = 2 }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$paged" --db "$DB" --quiet --plugin-dir "$(cd "$RUNNER_FIXTURES/good" && pwd)"
+expect_status 0
 
 # A sweep that runs while the browser watches: thousands of points of about
 # half a second, one at a time; stopped (Ctrl-C) once the checks are done.
@@ -21,10 +28,10 @@ LUA
 "$RUNNER" sweep "$slow" --db "$DB" --jobs 1 --quiet >"$TMP/slow.out" 2>"$TMP/slow.err" &
 sweep_pid=$!
 wait_until "the running sweep's first point" \
-    '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = 3")" -ge 1 ] || ! alive $sweep_pid'
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = 4")" -ge 1 ] || ! alive $sweep_pid'
 
 start_serve
-python3 tests/e2e/serve_browser.py "$BASE" 1 2 3 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+SERVE_PAGED_SWEEP=3 python3 tests/e2e/serve_browser.py "$BASE" 1 2 4 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"
