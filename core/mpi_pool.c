@@ -304,15 +304,17 @@ int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, doubl
             else if (now - stop_seen > grace_s)
                 return 0;
         }
-        /* Spin briefly (a reply is often on its way), then back off: naps
-         * of at most 64 us while a peer is likely busy for a moment (a
-         * longer nap left rank 0 asleep while results waited, and workers
-         * without points), up to 1 ms once the wait has been long. */
+        /* Spin briefly (a reply is often on its way), then back off. Rank 0
+         * naps at most 64 us at first (a longer nap left it asleep while
+         * results waited, and its workers without points), up to 1 ms once
+         * the wait has been long; a worker, which holds its next chunk
+         * before it needs it, backs off to 1 ms at once and so leaves its
+         * core to others (rank 0's writes, on a full machine). */
         if (polls < 64)
             continue;
         pause_for(sleep_ns);
         slept_ns += sleep_ns;
-        if (sleep_ns < (slept_ns < 10000000 ? 64000 : 1000000))
+        if (sleep_ns < (pool.rank == 0 && slept_ns < 10000000 ? 64000 : 1000000))
             sleep_ns *= 2;
     }
 }
