@@ -111,6 +111,21 @@ db_count() {
     echo "${n:-0}"
 }
 
+# start_slow_sweep NAME SWEEP_ID: starts, in the background on $DB, a sweep
+# of thousands of points of about half a second each (straggler's Monte
+# Carlo, one at a time), sets sweep_pid, and waits until its first point
+# (of sweep SWEEP_ID) is stored. Stop it with kill -INT $sweep_pid.
+start_slow_sweep() {
+    slow=$(write_script "$1.lua" <<'LUA'
+sweep("straggler", { workers = 500, trials = 1000000, seed = range(1, 5000) }, { print = false })
+LUA
+)
+    "$RUNNER" sweep "$slow" --db "$DB" --jobs 1 --quiet >"$TMP/$1.out" 2>"$TMP/$1.err" &
+    sweep_pid=$!
+    wait_until "sweep $2's first point" \
+        '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = '"$2"'")" -ge 1 ] || ! alive $sweep_pid'
+}
+
 # write_script NAME <<EOF ... : a Lua script in the temp dir; prints its path.
 write_script() {
     cat >"$TMP/$1"

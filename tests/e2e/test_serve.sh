@@ -235,14 +235,7 @@ expect_equal "database unchanged" "$(sha256sum "$DB" | cut -d' ' -f1)" "$db_sum"
 # --- a live sweep: the total the server keeps for a section still grows ---------
 # (the count is cached per section and filter, checked against the section's
 # point blocks, which each commit of its rows changes; docs/serve.md).
-live=$(write_script live.lua <<'LUA'
-sweep("straggler", { workers = 500, trials = 1000000, seed = range(1, 5000) }, { print = false })
-LUA
-)
-"$RUNNER" sweep "$live" --db "$DB" --jobs 1 --quiet >"$TMP/live.out" 2>"$TMP/live.err" &
-sweep_pid=$!
-wait_until "the live sweep's first point" \
-    '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = 3")" -ge 1 ] || ! alive $sweep_pid'
+start_slow_sweep live 3
 live_section=$(sql "SELECT id FROM section WHERE sweep_id = 3")
 start_serve
 live_total() {

@@ -21,14 +21,7 @@ expect_status 0
 
 # A sweep that runs while the browser watches: thousands of points of about
 # half a second, one at a time; stopped (Ctrl-C) once the checks are done.
-slow=$(write_script slow.lua <<'LUA'
-sweep("straggler", { workers = 500, trials = 1000000, seed = range(1, 5000) }, { print = false })
-LUA
-)
-"$RUNNER" sweep "$slow" --db "$DB" --jobs 1 --quiet >"$TMP/slow.out" 2>"$TMP/slow.err" &
-sweep_pid=$!
-wait_until "the running sweep's first point" \
-    '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = 4")" -ge 1 ] || ! alive $sweep_pid'
+start_slow_sweep slow 4
 
 start_serve
 SERVE_PAGED_SWEEP=3 python3 tests/e2e/serve_browser.py "$BASE" 1 2 4 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
