@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact.h"
 #include "exec_parse.h"
 #include "plugin_loader.h"
 
@@ -56,6 +57,12 @@ int exec_command_finish(exec_command *c, char **err);
 /* The finished command as the loader would have it: desc, path (the
  * executable) and sha256 (its SHA-256). Borrowed from c. */
 const loaded_plugin *exec_command_plugin(const exec_command *c);
+
+/* Drops from *list (a command's point's artifacts, index its point) those
+ * past the sweep's artifact_sweep_max_bytes, saying so on stderr. The
+ * writer calls it in point order, so which files a capped sweep keeps does
+ * not depend on --jobs. plugin must be a command's. */
+void exec_keep_within_sweep_cap(const runner_plugin *plugin, uint64_t index, artifact **list);
 
 /* 1 when plugin is a command's descriptor. */
 int exec_is_command(const runner_plugin *plugin);

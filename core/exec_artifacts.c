@@ -23,25 +23,18 @@ void artifact_list_free(artifact *list)
     }
 }
 
-/* Adds name's bytes (taken: data is freed on failure too) unless a cap
- * says no. Returns 0, or -1 when it was left out. */
+/* Adds name's bytes (taken: data is freed on failure too) unless the
+ * point's cap says no (the sweep's is applied in point order by the writer:
+ * exec_keep_within_sweep_cap). Returns 0, or -1 when it was left out. */
 static int keep(exec_command *c, const runner_host *host, runner_point *point, artifact ***tail,
                 uint64_t *point_bytes, const char *name, unsigned char *data, size_t size)
 {
     const exec_settings *s = &c->settings;
     const char *why = NULL;
-    int counted = 0;  /* the sweep's count holds size */
-    if (*point_bytes + size > s->artifact_point_max_bytes) {
+    if (*point_bytes + size > s->artifact_point_max_bytes)
         why = "the point's artifacts would pass artifact_point_max_bytes";
-    } else {
-        counted = 1;
-        if (atomic_fetch_add(&c->sweep_artifact_bytes, size) + size > s->artifact_sweep_max_bytes)
-            why = "the sweep's artifacts would pass artifact_sweep_max_bytes";
-    }
     artifact *a = why ? NULL : calloc(1, sizeof *a);
     if (!a || !(a->name = util_strdup(name)) || digest_sha256_hex(data, size, a->sha256) != 0) {
-        if (counted)
-            atomic_fetch_sub(&c->sweep_artifact_bytes, size);
         host->log(point, RUNNER_LOG_WARNING, "point %llu: artifact '%s' (%zu bytes) not kept: %s",
                   (unsigned long long)point->index, name, size, why ? why : "out of memory");
         if (a)
@@ -111,4 +104,26 @@ artifact *execi_collect_artifacts(exec_command *c, const runner_host *host, runn
         free(path);
     }
     return list;
+}
+
+void exec_keep_within_sweep_cap(const runner_plugin *plugin, uint64_t index, artifact **list)
+{
+    exec_command *c = (exec_command *)plugin;
+    uint64_t cap = c->settings.artifact_sweep_max_bytes;
+    uint64_t kept = atomic_load(&c->sweep_artifact_bytes);
+    for (artifact **at = list; *at;) {
+        artifact *a = *at;
+        if (kept + a->size <= cap) {
+            kept += a->size;
+            at = &a->next;
+            continue;
+        }
+        fprintf(stderr, "runner: %s: warning: point %llu: artifact '%s' (%zu bytes) not kept: "
+                "the sweep's artifacts would pass artifact_sweep_max_bytes\n", plugin->name,
+                (unsigned long long)index, a->name, a->size);
+        *at = a->next;
+        a->next = NULL;
+        artifact_list_free(a);
+    }
+    atomic_store(&c->sweep_artifact_bytes, kept);
 }

@@ -341,6 +341,8 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
     record.duration_s = f->duration_s;
     record.row_count = f->failed ? 0 : f->row_count;
     record.rows = f->rows;
+    if (f->artifacts && exec_is_command(plugin))
+        exec_keep_within_sweep_cap(plugin, f->index, &f->artifacts);
     record.artifacts = f->artifacts;
     if (f->failed)
         run->points_failed++;

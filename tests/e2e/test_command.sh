@@ -110,6 +110,8 @@ expect_sql "SELECT unit FROM plugin_column WHERE plugin = 'timed' AND name = 'wa
 
 # The caps: a point's artifacts past artifact_point_max_bytes, or a
 # sweep's past artifact_sweep_max_bytes, are not kept, and a warning says so.
+# The sweep's cap is applied in point order whatever --jobs (it was applied
+# as points finished, so with 3 at once which point lost its file varied).
 script=$(write_script caps.lua <<'LUA'
 command "capped" { argv = { "sh", "-c", "echo '{{\"v\": {i}}}'; echo 0123456789 >&2" },
   params = { i = { type = "integer", min = 0, max = 9 } },
@@ -118,12 +120,14 @@ command "capped" { argv = { "sh", "-c", "echo '{{\"v\": {i}}}'; echo 0123456789 
 sweep("capped", { i = { 1, 2, 3 } }, { print = false })
 LUA
 )
-run "$RUNNER" sweep "$script" --db "$TMP/caps.db" --quiet
+run "$RUNNER" sweep "$script" --db "$TMP/caps.db" --quiet --jobs 3
 expect_status 0
 expect_stderr_contains "runner: capped: warning: point 0: artifact 'stderr' (11 bytes) not kept: the point's artifacts would pass artifact_point_max_bytes"
 expect_stderr_contains "runner: capped: warning: point 2: artifact 'stdout' (9 bytes) not kept: the sweep's artifacts would pass artifact_sweep_max_bytes"
 DB="$TMP/caps.db"
 expect_sql "SELECT group_concat(name || ':' || bytes) FROM artifact" "stdout:9,stdout:9"
+expect_sql "SELECT group_concat(json_extract(p.params_json, '\$.i'))
+            FROM artifact AS a JOIN point AS p ON p.id = a.point_id ORDER BY a.point_id" "1,2"
 
 # --jobs 2: two commands at once (each waits until the other has started).
 cat >"$TMP/pair.sh" <<SH
