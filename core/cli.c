@@ -119,7 +119,13 @@ void cli_install_signal_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    /* Each blocks the other while it runs: a SIGINT arriving inside the
+     * SIGTERM handler, before it set the flag, would find it unset too, and
+     * neither would leave at once (a hung isolated point then kept runner
+     * waiting after TERM and INT: test_isolate hung in CI). */
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }
