@@ -49,9 +49,9 @@ typedef struct mpi_pool_message {
  * in the background (mpi_pool_receive and mpi_pool_finish see to it). */
 int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err);
 /* Waits for a message from rank `from` with `tag` (either MPI_POOL_ANY). It
- * polls, sleeping a little longer each time nothing came (up to 64 us, then
- * up to 1 ms once nothing came for 10 ms), so an
- * idle rank leaves its core to busy ones and a stop request is seen: once
+ * polls, sleeping a little longer each time nothing came (up to 1 ms; on
+ * rank 0 up to 64 us until nothing came for 10 ms), so an idle rank leaves
+ * its core to busy ones and a stop request is seen: once
  * *stop is set, it gives up after grace_s seconds more. stop may be NULL
  * (wait as long as it takes). Returns 1 with *msg (free msg->data), 0 when
  * it gave up, -1 with *err. */
