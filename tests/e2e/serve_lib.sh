@@ -6,6 +6,10 @@
 # ?token=... when one is required) and BASE (scheme, host and port with the
 # host replaced by 127.0.0.1, ending in /).
 start_serve() {
+    # The background shell truncates serve.out only when it gets to run:
+    # until then the last server's line is still there, and the wait below
+    # could take it (then read the file just emptied: BASE was empty).
+    rm -f "$TMP/serve.out" "$TMP/serve.err"
     case " $* " in
         *" --listen "*) "$RUNNER" serve --db "$DB" "$@" >"$TMP/serve.out" 2>"$TMP/serve.err" & ;;
         *) "$RUNNER" serve --db "$DB" --listen 127.0.0.1:0 "$@" \
