@@ -45,7 +45,7 @@
 #define JITTER_LAST 2.0
 
 /* runner's table for the speedup plugin: fixed columns, then the parameters
- * and the columns in declaration order (core/store.c, plugins/speedup). */
+ * and the columns in declaration order (core/store/, plugins/speedup). */
 static const char speedup_table_sql[] =
     "CREATE TABLE speedup (row_id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
     " section_id INTEGER NOT NULL, point_id INTEGER NOT NULL, base REAL, jitter REAL,"
@@ -64,7 +64,7 @@ static const char speedup_insert_sql[] =
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
     " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
 /* schema.sql's point_block table and indexes, without its foreign keys (no
- * sweep table here), and runner's block size (core/store.c). */
+ * sweep table here), and runner's block size (core/store/). */
 static const char point_table_sql[] =
     "CREATE TABLE point_block (id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL,"
     " section_id INTEGER NOT NULL, first_point_id INTEGER NOT NULL,"
@@ -241,7 +241,7 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
                 goto done;
             }
             if (insert_point && !v->relational) {
-                /* A point's element, built as core/store.c builds it: the
+                /* A point's element, built as core/store/ builds it: the
                  * swept parameters' text made once per axis value. */
                 char identity[65];
                 for (int w = 0; w < 4; w++)

@@ -37,7 +37,7 @@ RESULT_COLUMNS = ("wait_s", "round_s", "speedup", "efficiency", "ceiling", "ceil
 
 
 def linspace(first, last, count):
-    """runner's linspace (core/script.c), value for value."""
+    """runner's linspace (core/script/script.c), value for value."""
     values = []
     for i in range(count):
         x = first if count == 1 else first + (last - first) * i / (count - 1)

@@ -3,7 +3,7 @@
 # package (cmake/runner/runnerConfig.cmake, find_package(runner)). Both find
 # their prefix relative to themselves, so `cmake --install --prefix DIR`
 # gives working files wherever DIR is; both name the same plugin directory,
-# the one an installed runner searches (core/install_layout.c).
+# the one an installed runner searches (core/base/install_layout.c).
 include(CMakePackageConfigHelpers)
 
 file(STRINGS core/include/runner/plugin.h RUNNER_PLUGIN_ABI_LINE

@@ -1,5 +1,5 @@
 /* runner's entry point: everything lives in cli.c. */
-#include "cli.h"
+#include "cli/cli.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 # --help and --version answer on stdout with status 0; every command has its
-# own --help, made from the option table (core/options.def), and
+# own --help, made from the option table (core/cli/options.def), and
 # docs/cli.md's synopsis block says exactly what --help says.
 . tests/e2e/lib.sh
 DOC=docs/cli.md

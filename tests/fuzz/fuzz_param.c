@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
-#include "param.h"
-#include "plugin_loader.h"
+#include "plugin/grid.h"
+#include "plugin/param.h"
+#include "plugin/plugin_loader.h"
 
 #define SETTINGS_MAX 12
 #define VALUES_MAX 8

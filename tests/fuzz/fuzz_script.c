@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "exit_status.h"
-#include "script.h"
+#include "cli/cli.h"
+#include "base/exit_status.h"
+#include "script/script.h"
 
 /* Per input: at most this many points in a section, this much Lua heap and
  * script time, and this much wall time in all (then the input is stopped as
@@ -36,7 +36,7 @@
 static char work_dir[4096];
 static char db_path[4200];
 /* The harness is not the build tree's runner, so it names the built plugins
- * (core/install_layout.c would look beside the harness). */
+ * (core/base/install_layout.c would look beside the harness). */
 static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, RUNNER_BUILD_PLUGIN_DIR, NULL };
 static volatile sig_atomic_t stop_requested;
 static timer_t budget_timer;

@@ -1,5 +1,5 @@
 /* plugin_harness.h: runs a plugin's descriptor through the real host
- * (core/host.c) in a plugin's unit test. Parameters start at the declared
+ * (core/plugin/host.c) in a plugin's unit test. Parameters start at the declared
  * defaults; overrides are checked by param_check() as a sweep checks them;
  * one point at a time; rows and error are read back from the runner_point.
  * Header-only, on check.h; link the test with runner_core.
@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "host.h"
-#include "param.h"
-#include "plugin_loader.h"
-#include "value.h"
+#include "plugin/host.h"
+#include "plugin/param.h"
+#include "plugin/plugin_loader.h"
+#include "base/value.h"
 
 /* Defined by RUNNER_PLUGIN_DEFINE in the plugin.c linked into the test. */
 const runner_plugin *runner_plugin_entry(void);

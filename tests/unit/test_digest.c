@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "digest.h"
+#include "base/digest.h"
 
 static char tmp_dir[512];
 

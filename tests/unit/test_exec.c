@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "exec.h"
+#include "exec/exec.h"
 
 static const runner_param params[] = {
     RUNNER_PARAM_INTEGER("workers", "", "", 1, 1, 64),

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "exec_parse.h"
+#include "exec/exec_parse.h"
 
 static const runner_column columns[] = {
     { "step", RUNNER_INTEGER, "", "" },

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec_spawn.h"
+#include "exec/exec_spawn.h"
 
 static char *no_env[] = { NULL };
 

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "grid.h"
+#include "plugin/grid.h"
 
 enum { P_A, P_B, P_C, P_D };
 static const runner_param demo_params[] = {

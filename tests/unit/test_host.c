@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "host.h"
+#include "plugin/host.h"
 
 enum { P_COUNT, P_SCALE, P_LABEL, P_FLAG };
 static const runner_param demo_params[] = {

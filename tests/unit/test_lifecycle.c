@@ -14,10 +14,10 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "exit_status.h"
-#include "lifecycle.h"
-#include "param.h"
-#include "webhook.h"
+#include "base/exit_status.h"
+#include "run/lifecycle.h"
+#include "plugin/param.h"
+#include "notify/webhook.h"
 
 static volatile sig_atomic_t stop_flag;
 static int runs;            /* points the plugin computed */

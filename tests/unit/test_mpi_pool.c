@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "mpi_pool.h"
+#include "mpi/mpi_pool.h"
 
 static const char *const launcher_env[] = {
     "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMI_FD", "PMIX_RANK",

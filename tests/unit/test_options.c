@@ -1,8 +1,8 @@
-/* The option table (core/options.def) is consistent, and the parser and the
+/* The option table (core/cli/options.def) is consistent, and the parser and the
  * resolvers read values the way docs/cli.md says. */
 #include "check.h"
-#include "exit_status.h"
-#include "options.h"
+#include "base/exit_status.h"
+#include "cli/options.h"
 
 #include <stdlib.h>
 

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "output.h"
-#include "table.h"
+#include "render/output.h"
+#include "base/table.h"
 
 typedef void (*printer)(FILE *out, const table *t);
 

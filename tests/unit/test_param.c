@@ -10,9 +10,9 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "digest.h"
-#include "param.h"
-#include "util.h"
+#include "base/digest.h"
+#include "plugin/param.h"
+#include "base/util.h"
 
 static const char *const hash_choices[] = { "xxh64", "md5", NULL };
 

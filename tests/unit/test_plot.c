@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "plot.h"
+#include "render/plot.h"
 
 static void test_format_from_path(void)
 {

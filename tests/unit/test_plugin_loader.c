@@ -12,10 +12,10 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "digest.h"
-#include "install_layout.h"
-#include "plugin_loader.h"
-#include "util.h"
+#include "base/digest.h"
+#include "base/install_layout.h"
+#include "plugin/plugin_loader.h"
+#include "base/util.h"
 
 static char fixtures[512];
 static char tmp_dir[512];

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "process_identity.h"
+#include "base/process_identity.h"
 
 static void test_self(void)
 {

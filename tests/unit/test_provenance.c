@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "provenance.h"
-#include "util.h"
+#include "base/provenance.h"
+#include "base/util.h"
 
 static char tmp_dir[512];
 

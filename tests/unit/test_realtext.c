@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "realtext.h"
+#include "base/realtext.h"
 
 static int mismatches;
 

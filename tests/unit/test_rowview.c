@@ -14,8 +14,8 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "lifecycle.h"
-#include "rowview.h"
+#include "run/lifecycle.h"
+#include "script/rowview.h"
 
 #define POINTS 1000
 

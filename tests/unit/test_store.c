@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "store.h"
+#include "store/store.h"
 
 /* --- the test plugin: every parameter type and every column type ---------- */
 

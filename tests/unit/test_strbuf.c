@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 static void test_append(void)
 {

@@ -12,9 +12,9 @@
 
 #include "check.h"
 #include "demo_plugin.h"
-#include "store.h"
-#include "summary.h"
-#include "util.h"
+#include "store/store.h"
+#include "notify/summary.h"
+#include "base/util.h"
 
 static const runner_param demo_params[] = {
     RUNNER_PARAM_INTEGER("workers", "", "number of workers", 4, 1, 1024),

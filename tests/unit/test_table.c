@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "table.h"
+#include "base/table.h"
 
 static void test_columns(void)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "units.h"
+#include "base/units.h"
 
 static char msg[400];
 

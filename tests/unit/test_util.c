@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "util.h"
+#include "base/util.h"
 
 static char tmp_dir[512];
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "util.h"
-#include "value.h"
+#include "base/util.h"
+#include "base/value.h"
 
 static const char *formatted(value v, int digits)
 {

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "store.h"
-#include "util.h"
-#include "webhook.h"
+#include "store/store.h"
+#include "base/util.h"
+#include "notify/webhook.h"
 
 static void test_signature(void)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "wire.h"
+#include "base/wire.h"
 
 static void test_numbers_and_text(void)
 {

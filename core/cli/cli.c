@@ -1,0 +1,258 @@
+/* cli: the commands, `runner --help`, and what the commands share. Exit
+ * statuses are a documented contract (exit_status.h, docs/cli.md); the
+ * options come from options.def. */
+#include "base/exit_status.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/table.h"
+#include "mpi/mpi_pool.h"
+#include "selector.h"
+
+volatile sig_atomic_t cli_stop_requested = 0;
+
+/* The commands in the order help lists them. */
+static const options_command cli_commands[] = {
+    { "sweep", CMD_SWEEP, "SCRIPT", "run a sweep script and store its rows", cli_run_sweep },
+    { "resume", CMD_RESUME, "SWEEP",
+      "finish an interrupted sweep: run only the points it has not stored, with its own "
+      "script, --set values and seed", cli_run_resume },
+    { "plugins", CMD_PLUGINS, "[NAME]", "list plugins, or one plugin's parameters and columns",
+      cli_show_plugins },
+    { "sweeps", CMD_SWEEPS, NULL, "list the sweeps the database holds", cli_show_sweeps },
+    { "show", CMD_SHOW, "SWEEP", "print a stored sweep's rows ('last' = newest)",
+      cli_show_rows },
+    { "plot", CMD_PLOT, "SWEEP", "draw a section's columns with gnuplot (docs/plots.md)",
+      cli_show_plot },
+    { "report", CMD_REPORT, "SWEEP",
+      "write one self-contained HTML page: provenance, tables, plots (docs/plots.md)",
+      cli_show_report },
+    { "notify", CMD_NOTIFY, NULL,
+      "deliver the webhook summaries still in the outbox (docs/webhooks.md)", cli_run_notify },
+    { "migrate", CMD_MIGRATE, NULL,
+      "upgrade a database an older runner wrote (reading commands never do)",
+      cli_run_migrate },
+    { "merge", CMD_MERGE, "OUT.db SHARD.db...",
+      "merge the databases of a sweep's shards (--shard) into one sweep (docs/slurm.md)",
+      cli_merge },
+    { "slurm", CMD_SLURM, "SCRIPT",
+      "write (or --submit) a Slurm job array running the script's shards, and its merge job",
+      cli_slurm },
+    { "diff", CMD_DIFF, "A B",
+      "compare two sweeps' rows, point by point (matched by parameters); exit 1 when they "
+      "differ", cli_diff },
+    { "verify", CMD_VERIFY, "SWEEP",
+      "run a stored sweep's points again and check its rows bit for bit; exit 1 when not "
+      "reproduced", cli_verify },
+    { "artifacts", CMD_ARTIFACTS, "SWEEP",
+      "list or extract the files a command sweep kept (docs/command-experiments.md)",
+      cli_artifacts },
+    { "serve", CMD_SERVE, NULL,
+      "a live dashboard of the database in the browser, read-only (docs/serve.md)",
+      cli_serve },
+    { "tag", CMD_TAG, "SWEEP +TAG|-TAG...",
+      "add (+TAG) and remove (-TAG) tags of a sweep; with none, print its tags",
+      cli_manage_tag },
+    { "note", CMD_NOTE, "SWEEP TEXT", "set a sweep's note ('' clears it)",
+      cli_manage_note },
+    { "rename", CMD_RENAME, "SWEEP NAME|''", "name a sweep ('' removes its name)",
+      cli_manage_rename },
+    { "rm", CMD_RM, "[SWEEP...]",
+      "remove sweeps and every row of them in one transaction: the SWEEPs given, or every "
+      "sweep the filters match (as 'runner sweeps' lists them)", cli_manage_rm },
+    { "vacuum", CMD_VACUUM, NULL, "give the space of removed sweeps back to the file system",
+      cli_manage_vacuum },
+    { "export", CMD_EXPORT, "SWEEP",
+      "write a sweep's sections to files, one per section, each headed by sweep, section, "
+      "plugin and units", cli_export_sweep },
+};
+#define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
+
+static const char usage_intro[] =
+    "usage: runner COMMAND [OPTIONS]\n"
+    "\n"
+    "runner runs the parameter sweeps that Lua scripts describe, with experiments\n"
+    "loaded as plugins, and stores every result row in SQLite.\n"
+    "\n"
+    "commands:\n";
+
+static const char usage_outro[] =
+    "  runner --help | --version\n"
+    "  runner COMMAND --help\n"
+    "      each option of COMMAND with its meaning and default\n"
+    "\n"
+    "The database is ./results.db unless --db or RUNNER_DB says otherwise.\n"
+    "Plugins are searched in --plugin-dir, then RUNNER_PLUGIN_PATH (colon-separated),\n"
+    "then runner's own plugin directory: build/plugins for the build tree's runner,\n"
+    "<prefix>/lib/runner/plugins for an installed one (found from its own path).\n"
+    "The webhook URL comes from --webhook or RUNNER_WEBHOOK_URL and is never stored;\n"
+    "RUNNER_WEBHOOK_SECRET signs each summary (docs/webhooks.md).\n"
+    "\n"
+    "exit status: 0 ok, 1 some points failed, 2 bad input or usage (or a failure\n"
+    "that stopped the run), 3 webhook summary not delivered (--webhook-strict,\n"
+    "notify), 130 interrupted.\n";
+
+static void print_usage(FILE *out)
+{
+    fputs(usage_intro, out);
+    options_print_commands(out, cli_commands, CLI_COMMAND_COUNT);
+    fputs(usage_outro, out);
+}
+
+/* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
+ * at once; SQLite's journal keeps the database consistent. */
+static void on_signal(int signo)
+{
+    (void)signo;
+    if (cli_stop_requested)
+        _exit(EXIT_INTERRUPTED);
+    cli_stop_requested = 1;
+}
+
+void cli_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    /* Each blocks the other while it runs: a SIGINT arriving inside the
+     * SIGTERM handler, before it set the flag, would find it unset too, and
+     * neither would leave at once (a hung isolated point then kept runner
+     * waiting after TERM and INT: test_isolate hung in CI). */
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_fail(char *err)
+{
+    fprintf(stderr, "runner: %s\n", err ? err : "out of memory");
+    free(err);
+    return EXIT_USAGE;
+}
+
+int cli_open_existing(const char *path, store **s, int for_writing)
+{
+    struct stat st;
+    char *err = NULL;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "runner: %s: no such database (run 'runner sweep' first, or pass --db)\n",
+                path);
+        return EXIT_USAGE;
+    }
+    if ((for_writing ? store_open(path, s, &err) : store_open_read(path, s, &err)) != 0)
+        return cli_fail(err);
+    return EXIT_OK;
+}
+
+int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id)
+{
+    sweep_selector sel;
+    char *err = NULL;
+    int rc = selector_parse(arg, &sel, &err);
+    if (rc == 0)
+        rc = selector_resolve(s, &sel, arg, sweep_id, &err);
+    selector_clear(&sel);
+    return rc == 0 ? EXIT_OK : cli_fail(err);
+}
+
+int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
+                   size_t *count)
+{
+    char *err = NULL;
+    int last = 0;
+    *s = NULL;
+    *ids = NULL;
+    *count = 0;
+    int status = options_resolve_sweep(args->command, args->positional, 1, sweep_id, &last);
+    if (status != EXIT_OK || (status = cli_open_existing(args->db_path, s, 0)) != EXIT_OK)
+        return status;
+    if ((status = cli_resolve_sweep(*s, args->positional, sweep_id)) != EXIT_OK)
+        goto done;
+    if (store_sweep_sections(*s, *sweep_id, ids, count, &err) != 0)
+        goto fail;
+    if (*count > 0)
+        return EXIT_OK;
+    fprintf(stderr, "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
+            args->db_path, args->positional);
+    status = EXIT_USAGE;
+    goto done;
+fail:
+    status = cli_fail(err);
+done:
+    free(*ids);
+    *ids = NULL;
+    store_close(*s);
+    *s = NULL;
+    return status;
+}
+
+static const options_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < CLI_COMMAND_COUNT; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
+/* runner --help [COMMAND], also -h and help. */
+static int command_help(int argc, char **argv)
+{
+    if (argc > 3) {
+        fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n", argv[1],
+                argv[3]);
+        return EXIT_USAGE;
+    }
+    if (argc == 2) {
+        print_usage(stdout);
+        return EXIT_OK;
+    }
+    const options_command *command = find_command(argv[2]);
+    if (!command)
+        return options_usage_error("unknown command '%s'", argv[2]);
+    options_print_command_help(stdout, command);
+    return EXIT_OK;
+}
+
+static int command_version(int argc, char **argv)
+{
+    if (argc > 2) {
+        fprintf(stderr, "runner: --version: unexpected argument '%s'; see 'runner --help'\n",
+                argv[2]);
+        return EXIT_USAGE;
+    }
+    printf("runner %s (plugin ABI %d, schema %d)\n", RUNNER_VERSION, RUNNER_PLUGIN_ABI,
+           store_schema_version());
+    return EXIT_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *word = argv[1];
+    if (strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0 || strcmp(word, "help") == 0)
+        return command_help(argc, argv);
+    if (strcmp(word, "--version") == 0)
+        return command_version(argc, argv);
+    const options_command *command = find_command(word);
+    if (!command)
+        return options_usage_error("unknown command '%s'", word);
+    options_parsed args;
+    int status = options_parse(command, argc, argv, &args);
+    if (status == EXIT_OK && args.help)
+        options_print_command_help(stdout, command);
+    else if (status == EXIT_OK)
+        status = command->run(&args);
+    options_free(&args);
+    mpi_pool_finish();
+    return status;
+}

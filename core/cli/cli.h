@@ -1,0 +1,80 @@
+/* cli: runs one command line. cli.c dispatches to the commands (cli_run.c:
+ * sweep, resume, notify; cli_show.c: plugins, sweeps, show, plot, report)
+ * and holds what they share: the Ctrl-C flag and opening a stored sweep.
+ * Options and their usage text come from one table (options.def). */
+#ifndef RUNNER_CLI_H
+#define RUNNER_CLI_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "render/render.h"
+#include "store/store.h"
+
+/* Parses the command line and runs one command. Returns the process exit
+ * status (exit_status.h, docs/cli.md). */
+int cli_main(int argc, char **argv);
+
+/* Set by the first SIGINT or SIGTERM once cli_install_signal_handlers ran:
+ * the running point finishes, then the sweep stops (exit 130). */
+extern volatile sig_atomic_t cli_stop_requested;
+void cli_install_signal_handlers(void);
+
+/* Prints "runner: <err>" and frees err. Returns EXIT_USAGE. */
+int cli_fail(char *err);
+
+/* Opens an existing database; never creates one. Reading commands open it
+ * read-only (store_open_read). Prints the error and returns EXIT_USAGE. */
+int cli_open_existing(const char *path, store **s, int for_writing);
+
+/* The one sweep the selector arg (selector.h) means in s; an id is
+ * returned as given (the command says when it does not exist). Prints the
+ * error (no match, ambiguous, malformed) and returns EXIT_USAGE. */
+int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id);
+
+/* The command's SWEEP argument (any selector) in the database, read-only:
+ * on success *s (store_close it), *sweep_id and its *ids (free them), at
+ * least one. Otherwise prints the error and returns EXIT_USAGE. */
+int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
+                   size_t *count);
+
+/* The filters of `runner sweeps` and `runner rm` (--name, --script, --tag,
+ * --status, --plugin, --since, --until) into f; since and until hold the
+ * times' text. Prints the error and returns EXIT_USAGE for a bad time. */
+int cli_sweep_filter(const options_parsed *args, store_sweep_filter *f, char since[32],
+                     char until[32]);
+/* 1 when some filter is set. */
+int cli_sweep_filter_given(const store_sweep_filter *f);
+
+/* One section's rows, streamed to out in format (what `runner show` prints
+ * for it; `runner export` writes the same after its header). */
+int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out,
+                     char **err);
+
+/* The commands (options_command.run). */
+int cli_run_sweep(const options_parsed *args);
+int cli_run_resume(const options_parsed *args);
+int cli_run_notify(const options_parsed *args);
+int cli_run_migrate(const options_parsed *args);
+int cli_show_plugins(const options_parsed *args);
+int cli_show_sweeps(const options_parsed *args);
+int cli_show_rows(const options_parsed *args);
+int cli_show_plot(const options_parsed *args);
+int cli_show_report(const options_parsed *args);
+int cli_merge(const options_parsed *args);       /* cli_merge.c */
+int cli_slurm(const options_parsed *args);       /* cli_slurm.c */
+int cli_manage_tag(const options_parsed *args);
+int cli_manage_note(const options_parsed *args);
+int cli_manage_rename(const options_parsed *args);
+int cli_manage_rm(const options_parsed *args);
+int cli_manage_vacuum(const options_parsed *args);
+int cli_export_sweep(const options_parsed *args);
+int cli_diff(const options_parsed *args);      /* cli_diff.c */
+int cli_verify(const options_parsed *args);    /* cli_verify.c */
+int cli_artifacts(const options_parsed *args);  /* cli_artifacts.c */
+int cli_serve(const options_parsed *args);
+
+#endif

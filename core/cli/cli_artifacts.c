@@ -1,0 +1,91 @@
+/* cli_artifacts: `runner artifacts SWEEP [--point ID] [--extract DIR]`:
+ * the files a command sweep kept (docs/command-experiments.md), listed or
+ * written out as DIR/<point id>/<name>. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/exit_status.h"
+#include "base/table.h"
+#include "base/util.h"
+#include "cli.h"
+#include "render/render.h"
+
+static int make_dir(const char *path)
+{
+    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* Writes each listed artifact under dir. Returns 0, or -1 with *err. */
+static int extract(store *s, const table *t, const char *dir, char **err)
+{
+    if (make_dir(dir) != 0)
+        return util_fail(err, "%s: cannot make the directory: %s", dir, strerror(errno));
+    for (size_t r = 0; r < t->row_count; r++) {
+        long long point = (long long)table_cell(t, r, 0)->as.integer;
+        const char *name = table_cell(t, r, 1)->as.text;
+        const char *sha = table_cell(t, r, 3)->as.text;
+        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            return util_fail(err, "artifact name '%s' of point %lld is not a plain file name; "
+                             "not extracted", name, point);
+        char *point_dir = util_format("%s/%lld", dir, point);
+        char *path = util_format("%s/%lld/%s", dir, point, name);
+        void *data = NULL;
+        size_t size = 0;
+        int rc = -1;
+        if (!point_dir || !path)
+            util_fail(err, "out of memory");
+        else if (make_dir(point_dir) != 0)
+            util_fail(err, "%s: cannot make the directory: %s", point_dir, strerror(errno));
+        else if (store_artifact_content(s, sha, &data, &size, err) == 0)
+            rc = util_replace_file(path, data, size, err);
+        free(data);
+        free(point_dir);
+        free(path);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int cli_artifacts(const options_parsed *a)
+{
+    store *s = NULL;
+    int64_t sweep_id = 0, *ids = NULL;
+    size_t count = 0;
+    int status = cli_open_sweep(a, &s, &sweep_id, &ids, &count);
+    if (status != EXIT_OK)
+        return status;
+    free(ids);
+    const option_value *point = &a->values[OPTION_ARTIFACT_POINT];
+    const char *dir = a->values[OPTION_ARTIFACT_EXTRACT].text;
+    table *t = NULL;
+    char *err = NULL;
+    if (store_artifact_list(s, sweep_id, point->given ? (int64_t)point->integer : 0, &t,
+                            &err) != 0) {
+        status = cli_fail(err);
+    } else if (t->row_count == 0) {
+        status = cli_fail(point->given
+            ? util_format("sweep %lld has no artifacts for point %llu", (long long)sweep_id,
+                          (unsigned long long)point->integer)
+            : util_format("sweep %lld has no artifacts (only command experiments keep them)",
+                          (long long)sweep_id));
+    } else if (dir) {
+        if (extract(s, t, dir, &err) != 0)
+            status = cli_fail(err);
+        else
+            fprintf(stderr, "runner: %zu artifacts of sweep %lld written to %s\n", t->row_count,
+                    (long long)sweep_id, dir);
+    } else {
+        output_format format = OUTPUT_TABLE;
+        output_parse_format(a->values[OPTION_FORMAT].text, &format);
+        if (output_table(stdout, t, format) != 0)
+            status = cli_fail(util_format("cannot print the artifacts: out of memory or "
+                                          "output closed"));
+    }
+    table_free(t);
+    store_close(s);
+    return status;
+}

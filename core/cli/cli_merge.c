@@ -1,0 +1,81 @@
+/* cli_merge: `runner merge OUT.db SHARD.db...`: the shards of a sweep run
+ * with --shard, merged into one sweep of OUT.db (store_merge.c; docs/slurm.md). */
+#include "base/exit_status.h"
+#include "cli.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/provenance.h"
+#include "store/store.h"
+
+/* 1 when the two paths name the same file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Every shard must be a runner database of this version: store_open_read
+ * says why not, before anything is written. */
+static int check_shards(const char *out, const char *const *shards, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct stat st;
+        if (stat(shards[i], &st) != 0) {
+            fprintf(stderr, "runner: merge: %s: no such database\n", shards[i]);
+            return EXIT_USAGE;
+        }
+        if (same_file(out, shards[i])) {
+            fprintf(stderr, "runner: merge: %s is a shard: write the merge to another file\n",
+                    out);
+            return EXIT_USAGE;
+        }
+        store *s = NULL;
+        char *err = NULL;
+        if (store_open_read(shards[i], &s, &err) != 0) {
+            fprintf(stderr, "runner: merge: %s\n", err ? err : "out of memory");
+            free(err);
+            return EXIT_USAGE;
+        }
+        store_close(s);
+    }
+    return EXIT_OK;
+}
+
+int cli_merge(const options_parsed *a)
+{
+    if (a->positional_count < 2)
+        return options_usage_error("%s", "merge needs OUT.db and the shards' databases (e.g. "
+                                   "runner merge results.db shard-*.db)");
+    const char *out = a->positionals[0];
+    const char *const *shards = a->positionals + 1;
+    size_t count = a->positional_count - 1;
+    int status = check_shards(out, shards, count);
+    if (status != EXIT_OK)
+        return status;
+    store *s = NULL;
+    char *err = NULL;
+    if (store_open(out, &s, &err) != 0)
+        return cli_fail(err);
+    char *command_line = provenance_command_line(a->argc, a->argv);
+    store_merge_result result;
+    int rc = store_merge(s, shards, count, command_line ? command_line : "runner merge", &result,
+                         &err);
+    free(command_line);
+    store_close(s);
+    if (rc != 0)
+        return cli_fail(err);
+    if (result.already)
+        fprintf(stderr, "runner: merge: sweep %lld in %s already holds these %zu shards; "
+                "nothing to do\n", (long long)result.sweep_id, out, count);
+    else
+        fprintf(stderr, "runner: merged %zu shards into sweep %lld in %s: %lld points, %lld "
+                "rows\n", count, (long long)result.sweep_id, out, (long long)result.points,
+                (long long)result.rows);
+    return result.failed ? EXIT_POINTS_FAILED : EXIT_OK;
+}

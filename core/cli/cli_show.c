@@ -1,0 +1,476 @@
+/* cli_show: the commands that read what is stored or installed — `runner
+ * plugins`, `sweeps`, `show`, `plot` and `report`. Drawing and the HTML
+ * page are plot.c's and report.c's; this file finds what to draw and where
+ * to write it. */
+#include "base/exit_status.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/table.h"
+#include "base/util.h"
+#include "base/value.h"
+#include "plugin/plugin.h"
+#include "render/render.h"
+#include "store/store.h"
+
+static const char *type_label(runner_type t)
+{
+    return value_type_name(t);
+}
+
+static int describe_plugin(const loaded_plugin *lp)
+{
+    const runner_plugin *p = lp->desc;
+    printf("%s %s: %s\n  file: %s\n  sha256: %s\n", p->name, p->version, p->summary, lp->path,
+           lp->sha256);
+    if (plugin_flags(p) & RUNNER_PLUGIN_COLLECTIVE)
+        printf("  collective: under MPI every rank runs each point together (docs/mpi.md)\n");
+    printf("\n");
+    int width = 8;
+    for (uint32_t i = 0; i < p->param_count; i++)
+        if ((int)strlen(p->params[i].name) > width)
+            width = (int)strlen(p->params[i].name);
+    for (uint32_t i = 0; i < p->column_count; i++)
+        if ((int)strlen(p->columns[i].name) > width)
+            width = (int)strlen(p->columns[i].name);
+    printf("parameters:\n");
+    for (uint32_t i = 0; i < p->param_count; i++) {
+        const runner_param *q = &p->params[i];
+        char def[128], range[128] = "";
+        value d = param_default(q);
+        value_format(&d, 15, def, sizeof def);
+        value_clear(&d);
+        if (q->type == RUNNER_INTEGER || q->type == RUNNER_REAL) {
+            param_describe_range(q, range, sizeof range);
+        } else if (q->type == RUNNER_TEXT && q->choices) {
+            size_t used = 0;
+            for (const char *const *c = q->choices; *c && used < sizeof range - 2; c++) {
+                int n = snprintf(range + used, sizeof range - used, "%s%s", used ? "|" : "", *c);
+                if (n > 0)
+                    used += (size_t)n;
+            }
+        }
+        printf("  %-*s  %-8s %-12s default %-10s %-22s %s\n", width, q->name,
+               type_label(q->type), *q->unit ? q->unit : "-", def, range, q->doc);
+    }
+    printf("\ncolumns:\n");
+    for (uint32_t i = 0; i < p->column_count; i++) {
+        const runner_column *c = &p->columns[i];
+        printf("  %-*s  %-8s %-12s %s\n", width, c->name, type_label(c->type),
+               *c->unit ? c->unit : "-", c->doc);
+    }
+    return EXIT_OK;
+}
+
+int cli_show_plugins(const options_parsed *a)
+{
+    plugin_registry *reg = NULL;
+    char *err = NULL;
+    if (plugin_registry_open(a->values[OPTION_PLUGIN_DIR].list, &reg, &err) != 0)
+        return cli_fail(err);
+    int status = EXIT_OK;
+    if (a->positional) {
+        const loaded_plugin *lp = plugin_registry_get(reg, a->positional, &err);
+        status = lp ? describe_plugin(lp) : cli_fail(err);
+    } else {
+        for (size_t i = 0; i < plugin_registry_count(reg); i++) {
+            const loaded_plugin *lp = plugin_registry_at(reg, i);
+            printf("%-14s %-8s %s\n%-14s file: %s\n", lp->desc->name, lp->desc->version,
+                   lp->desc->summary, "", lp->path);
+        }
+        for (size_t i = 0; i < plugin_registry_error_count(reg); i++)
+            fprintf(stderr, "runner: %s\n", plugin_registry_error(reg, i));
+        if (plugin_registry_error_count(reg) > 0)
+            status = EXIT_USAGE;
+        else if (plugin_registry_count(reg) == 0) {
+            fprintf(stderr, "runner: no plugins found; searched %s\n",
+                    plugin_registry_search_path(reg));
+            status = EXIT_USAGE;
+        }
+    }
+    plugin_registry_free(reg);
+    return status;
+}
+
+static output_format format_option(const options_parsed *a)
+{
+    output_format format = OUTPUT_TABLE;
+    output_parse_format(a->values[OPTION_FORMAT].text, &format);
+    return format;
+}
+
+/* runner sweeps [filters]: one line per sweep, oldest first. */
+int cli_show_sweeps(const options_parsed *a)
+{
+    store *s = NULL;
+    table *t = NULL;
+    char *err = NULL, since[32], until[32];
+    store_sweep_filter filter;
+    int status = cli_sweep_filter(a, &filter, since, until);
+    if (status != EXIT_OK || (status = cli_open_existing(a->db_path, &s, 0)) != EXIT_OK)
+        return status;
+    if (store_list_sweeps_matching(s, &filter, &t, &err) != 0)
+        status = cli_fail(err);
+    else if (output_table(stdout, t, format_option(a)) != 0)
+        status = cli_fail(util_format("cannot print the sweeps: out of memory or output closed"));
+    table_free(t);
+    store_close(s);
+    return status;
+}
+
+/* Streams the rows of cursor to out in format, `cols` describing them:
+ * CSV and JSON in one pass; the aligned table in two, the first for the
+ * column widths and the parameters that are the same on every row. Memory
+ * stays the same whatever the row count, and the bytes are what
+ * output_table prints for a table holding every row. */
+static int stream_rows(FILE *out, store_cursor *cursor, const table *cols,
+                       output_format format, value *row, char **err)
+{
+    output_text_layout layout;
+    size_t count = 0;
+    int rc = 0;
+    if (format == OUTPUT_TABLE) {
+        if (output_text_layout_init(&layout, cols) != 0)
+            return util_fail(err, "out of memory");
+        while ((rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
+            output_text_layout_note(&layout, row);
+            output_text_layout_widen(&layout, row);
+            for (size_t c = 0; c < cols->column_count; c++)
+                value_clear(&row[c]);
+        }
+        if (rc == 0)
+            output_text_layout_print_head(out, &layout);
+    } else if (format == OUTPUT_CSV) {
+        output_csv_header(out, cols);
+    } else if (output_json_begin(out, cols) != 0) {
+        return util_fail(err, "out of memory");
+    }
+    rc = rc < 0 ? -1 : 0;
+    while (rc == 0 && (rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
+        if (format == OUTPUT_TABLE)
+            output_text_layout_print_row(out, &layout, row);
+        else if (format == OUTPUT_CSV)
+            output_csv_row(out, cols, row);
+        else if (output_json_row(out, cols, row, count) != 0)
+            rc = util_fail(err, "out of memory");
+        count++;
+        for (size_t c = 0; c < cols->column_count; c++)
+            value_clear(&row[c]);
+        rc = rc < 0 ? rc : 0;
+    }
+    if (format == OUTPUT_TABLE)
+        output_text_layout_clear(&layout);
+    else if (format == OUTPUT_JSON && rc == 0)
+        output_json_end(out, count);
+    return rc;
+}
+
+int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out, char **err)
+{
+    table *cols = NULL;
+    char *plugin = NULL;
+    store_cursor *cursor = NULL;
+    value *row = NULL;
+    if (store_section_columns(s, section_id, &cols, &plugin, err) != 0)
+        return -1;
+    int rc = 0;
+    if (cols->column_count == 0)  /* nothing recorded for the plugin: no rows to show */
+        output_table(out, cols, format);
+    else if (!(row = calloc(cols->column_count, sizeof *row)))
+        rc = util_fail(err, "out of memory");
+    else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor,
+                                     err)) == 0)
+        rc = stream_rows(out, cursor, cols, format, row, err);
+    store_cursor_close(cursor);
+    free(row);
+    free(plugin);
+    table_free(cols);
+    return rc;
+}
+
+/* runner show SWEEP [--section N]: each section's table, one after another.
+ * One CSV holds one table: several sections as CSV are refused with where
+ * to go instead (--section, runner export). */
+int cli_show_rows(const options_parsed *a)
+{
+    store *s = NULL;
+    int64_t sweep_id = 0, *ids = NULL;
+    size_t count = 0, first = 0;
+    int status = cli_open_sweep(a, &s, &sweep_id, &ids, &count);
+    if (status != EXIT_OK)
+        return status;
+    output_format format = format_option(a);
+    const option_value *section = &a->values[OPTION_SHOW_SECTION];
+    if (section->given && section->integer > count) {
+        fprintf(stderr, "runner: show: sweep %lld has %zu section%s; --section %llu is out of "
+                "range\n", (long long)sweep_id, count, count == 1 ? "" : "s",
+                (unsigned long long)section->integer);
+        status = EXIT_USAGE;
+    } else if (section->given) {
+        first = (size_t)section->integer - 1;
+        count = first + 1;
+    } else if (format == OUTPUT_CSV && count > 1) {
+        fprintf(stderr, "runner: show %s --format csv: sweep %lld has %zu sections and one CSV "
+                "holds one table; choose one with --section N, or write a file per section "
+                "with 'runner export %lld'\n", a->positional, (long long)sweep_id, count,
+                (long long)sweep_id);
+        status = EXIT_USAGE;
+    }
+    /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
+     * 4 kB: a write(2) every 15 rows). Nothing is on stdout yet. */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (format == OUTPUT_JSON && status == EXIT_OK)
+        printf("[\n");
+    for (size_t i = first; i < count && status == EXIT_OK; i++) {
+        char *err = NULL;
+        if (format == OUTPUT_JSON && i > first)
+            printf(",\n");
+        if (cli_show_section(s, ids[i], format, stdout, &err) != 0) {
+            fflush(stdout);
+            status = cli_fail(err);
+            break;
+        }
+        if (format == OUTPUT_TABLE && i + 1 < count)
+            printf("\n");
+    }
+    if (format == OUTPUT_JSON && status == EXIT_OK)
+        printf("]\n");
+    free(ids);
+    store_close(s);
+    return status;
+}
+
+/* Why no section of the sweep can be drawn: a column no section has (with
+ * every column the sweep has), a section with the columns but wrong types,
+ * or no section with them together. Printed on stderr. */
+static void explain_no_section(table *const *tables, size_t first, size_t last,
+                               int64_t sweep_id, const plot_spec *spec)
+{
+    char *err = NULL;
+    const char *names[3] = { spec->x, spec->y, spec->by };
+    for (int n = 0; n < 3; n++) {
+        if (!names[n])
+            continue;
+        size_t i = first;
+        while (i < last && table_find_column(tables[i], names[n]) < 0)
+            i++;
+        if (i < last)
+            continue;
+        table *all = table_new(NULL);
+        for (size_t k = first; all && k < last; k++)
+            for (size_t c = 0; c < tables[k]->column_count; c++)
+                if (table_find_column(all, tables[k]->columns[c].name) < 0)
+                    table_add_column(all, tables[k]->columns[c].name, "", RUNNER_REAL, 0);
+        plot_spec missing = { .x = names[n], .y = names[n] };
+        if (all)
+            plot_check_spec(all, &missing, &err);
+        fprintf(stderr, "runner: sweep %lld has %s\n", (long long)sweep_id,
+                err ? err : "missing columns");
+        table_free(all);
+        free(err);
+        return;
+    }
+    for (size_t i = first; i < last; i++) {
+        if (table_find_column(tables[i], spec->x) >= 0 && table_find_column(tables[i], spec->y) >= 0 &&
+            (!spec->by || table_find_column(tables[i], spec->by) >= 0)) {
+            plot_check_spec(tables[i], spec, &err);
+            fprintf(stderr, "runner: sweep %lld, section %zu (%s): %s\n", (long long)sweep_id,
+                    i + 1, tables[i]->title ? tables[i]->title : "", err ? err : "");
+            free(err);
+            return;
+        }
+    }
+    fprintf(stderr, "runner: no section of sweep %lld has all of %s, %s%s%s; 'runner show %lld' "
+            "prints each section's columns\n", (long long)sweep_id, spec->x, spec->y,
+            spec->by ? ", " : "", spec->by ? spec->by : "", (long long)sweep_id);
+}
+
+/* *out: the columns x, y and by of every row of the section. */
+static int load_plotted(store *s, int64_t section_id, const table *cols, const plot_spec *spec,
+                        table **out)
+{
+    char *plugin = NULL, *err = NULL;
+    table *again = NULL;
+    const char *names[3] = { spec->x, spec->y, spec->by };
+    int rc = store_section_columns(s, section_id, &again, &plugin, &err);
+    if (rc == 0)
+        rc = section_columns_load(s, section_id, plugin, cols, names, 3, out, &err);
+    table_free(again);
+    free(plugin);
+    return rc == 0 ? EXIT_OK : cli_fail(err);
+}
+
+/* Picks the section to draw: --section N, or the first whose table has the
+ * columns. On success *out is that table (caller frees). */
+static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t count,
+                        uint64_t section, const plot_spec *spec, table **out, size_t *ordinal)
+{
+    *out = NULL;
+    table **tables = calloc(count, sizeof *tables);
+    char *err = NULL;
+    int status = EXIT_USAGE;
+    if (!tables)
+        return cli_fail(NULL);
+    size_t first = 0, last = count;
+    if (section > 0) {
+        if (section > count) {
+            fprintf(stderr, "runner: plot: sweep %lld has %zu section%s; --section %llu is out of "
+                    "range\n", (long long)sweep_id, count, count == 1 ? "" : "s",
+                    (unsigned long long)section);
+            goto done;
+        }
+        first = (size_t)section - 1;
+        last = first + 1;
+    }
+    /* The columns first; the rows (of the plotted columns only) once the
+     * section is known. */
+    for (size_t i = first; i < last; i++) {
+        char *plugin = NULL;
+        int rc = store_section_columns(s, ids[i], &tables[i], &plugin, &err);
+        free(plugin);
+        if (rc != 0) {
+            fprintf(stderr, "runner: %s\n", err);
+            goto done;
+        }
+    }
+    /* The first section with every column, and x and y numeric. */
+    for (size_t i = first; i < last; i++) {
+        if (plot_check_spec(tables[i], spec, NULL) == 0) {
+            status = load_plotted(s, ids[i], tables[i], spec, out);
+            *ordinal = i + 1;
+            goto done;
+        }
+    }
+    if (section > 0) {
+        plot_check_spec(tables[first], spec, &err);
+        fprintf(stderr, "runner: sweep %lld, section %llu (%s): %s\n", (long long)sweep_id,
+                (unsigned long long)section, tables[first]->title ? tables[first]->title : "",
+                err ? err : "");
+        goto done;
+    }
+    explain_no_section(tables, first, last, sweep_id, spec);
+done:
+    for (size_t i = 0; i < count; i++)
+        table_free(tables[i]);
+    free(tables);
+    free(err);
+    return status;
+}
+
+static int write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "runner: %s: cannot write: %s\n", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    size_t put = fwrite(data, 1, size, f);
+    if (fclose(f) != 0 || put != size) {
+        fprintf(stderr, "runner: %s: cannot write: %s\n", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* Draws t to the file output, noting on stderr the rows left out. */
+static int draw(const table *t, const plot_spec *spec, plot_format format, const char *output)
+{
+    plot_image image;
+    char *err = NULL;
+    if (plot_render(t, spec, format, &image, &err) != 0) {
+        plot_image_free(&image);
+        return cli_fail(err ? err : util_strdup("plot failed"));
+    }
+    char *note = plot_skip_note(spec, &image);
+    if (note)
+        fprintf(stderr, "runner: plot: %s\n", note);
+    free(note);
+    note = plot_reduce_note(&image.reduced, spec->by);
+    if (note)
+        fprintf(stderr, "runner: plot: %s\n", note);
+    free(note);
+    int status = write_file(output, image.data, image.size);
+    plot_image_free(&image);
+    return status;
+}
+
+/* The sweep argument is checked first, so its message comes before any
+ * other; the sweep is found later, once the rest is known to be right. */
+static int check_sweep_argument(const options_parsed *a)
+{
+    int64_t id;
+    int last;
+    return options_resolve_sweep(a->command, a->positional, 1, &id, &last);
+}
+
+int cli_show_plot(const options_parsed *a)
+{
+    const option_value *v = a->values;
+    const char *output = v[OPTION_PLOT_OUTPUT].text;
+    plot_spec spec = { .x = v[OPTION_X].text, .y = v[OPTION_Y].text, .by = v[OPTION_BY].text,
+                       .logx = v[OPTION_LOGX].given, .logy = v[OPTION_LOGY].given };
+    int status = check_sweep_argument(a);
+    if (status != EXIT_OK)
+        return status;
+    if (!spec.x || !spec.y)
+        return options_usage_error("%s", "plot needs --x COLUMN and --y COLUMN");
+    plot_format format;
+    if (!output)
+        return options_usage_error("%s", "plot needs -o FILE.svg or -o FILE.png");
+    if (plot_format_from_path(output, &format) != 0)
+        return options_usage_error("plot: -o %s: expected a file name ending in .svg or .png",
+                                   output);
+    store *s = NULL;
+    int64_t sweep_id = 0, *ids = NULL;
+    size_t count = 0, ordinal = 0;
+    table *t = NULL;
+    if ((status = cli_open_sweep(a, &s, &sweep_id, &ids, &count)) != EXIT_OK)
+        return status;
+    uint64_t section = v[OPTION_SECTION].given ? v[OPTION_SECTION].integer : 0;
+    status = pick_section(s, sweep_id, ids, count, section, &spec, &t, &ordinal);
+    free(ids);
+    store_close(s);
+    if (status != EXIT_OK)
+        return status;
+    char *default_title = util_format("%s\n(sweep %lld, section %zu)", t->title ? t->title : "",
+                                      (long long)sweep_id, ordinal);
+    spec.title = v[OPTION_TITLE].text ? v[OPTION_TITLE].text : default_title;
+    status = draw(t, &spec, format, output);
+    free(default_title);
+    table_free(t);
+    return status;
+}
+
+int cli_show_report(const options_parsed *a)
+{
+    const char *output = a->values[OPTION_REPORT_OUTPUT].text;
+    int status = check_sweep_argument(a);
+    if (status != EXIT_OK)
+        return status;
+    if (!output)
+        return options_usage_error("%s", "report needs -o FILE.html");
+    store *s = NULL;
+    int64_t sweep_id = 0, *ids = NULL;
+    size_t count = 0, html_size = 0;
+    char *html = NULL, *err = NULL;
+    int gnuplot_missing = 0;
+    if ((status = cli_open_sweep(a, &s, &sweep_id, &ids, &count)) != EXIT_OK)
+        return status;
+    if (report_render(s, a->db_path, sweep_id, ids, count, &html, &html_size, &gnuplot_missing,
+                      &err) != 0)
+        status = cli_fail(err);
+    else
+        status = write_file(output, html, html_size);
+    if (status == EXIT_OK && gnuplot_missing)
+        fprintf(stderr, "runner: %s; %s has no plots\n", PLOT_NO_GNUPLOT_MESSAGE, output);
+    free(html);
+    free(ids);
+    store_close(s);
+    return status;
+}

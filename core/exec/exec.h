@@ -1,0 +1,84 @@
+/* exec: command experiments (docs/command-experiments.md). A script's
+ * `command` declaration becomes a runner_plugin built at run time, whose
+ * run() spawns the program once per point (plus repeats and warmup) and
+ * turns its output into rows; everything after that (validation, storage,
+ * --jobs, resume, isolation, provenance) is the plugin path unchanged.
+ *
+ * Build one with exec_command_new, the add/set calls, then
+ * exec_command_finish, which checks the declaration, resolves and hashes
+ * the executable and appends the measured columns. */
+#ifndef RUNNER_EXEC_H
+#define RUNNER_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/artifact.h"
+#include "exec_parse.h"
+#include "plugin/plugin.h"
+
+#define EXEC_OUTPUT_MAX_BYTES (16u << 20)          /* per stream and run */
+#define EXEC_ARTIFACT_POINT_MAX_BYTES (64u << 20)  /* a point's artifacts */
+#define EXEC_ARTIFACT_SWEEP_MAX_BYTES (1ull << 30) /* a sweep's, in this run */
+
+typedef struct exec_command exec_command;
+
+/* What a declaration sets besides its lists; exec_command_settings gives
+ * the command's own copy, filled with defaults, to change before finish. */
+typedef struct exec_settings {
+    exec_output_kind output;        /* EXEC_OUTPUT_JSONL by default */
+    int repeats, warmup;            /* 1 and 0 */
+    double timeout_s;               /* 0: none */
+    int shell;                      /* argv is one string run by /bin/sh -c */
+    uint64_t output_max_bytes;      /* per stream */
+    uint64_t artifact_point_max_bytes, artifact_sweep_max_bytes;
+    int script_line;                /* where it was declared, for messages */
+} exec_settings;
+
+/* NULL when out of memory. name is copied. */
+exec_command *exec_command_new(const char *name);
+void exec_command_free(exec_command *c);  /* accepts NULL; removes its work directory */
+exec_settings *exec_command_settings(exec_command *c);
+/* Each copies what it is given. Return 0, or -1 (no memory). */
+int exec_command_add_param(exec_command *c, const runner_param *param);
+int exec_command_add_column(exec_command *c, const runner_column *column);
+int exec_command_add_argv(exec_command *c, const char *element);
+int exec_command_add_artifact(exec_command *c, const char *file_name);
+/* output = { column = "pattern" }: the pattern for a declared column. */
+int exec_command_set_pattern(exec_command *c, const char *column, const char *pattern);
+
+/* Checks the declaration (names, types, defaults, the argv template's
+ * {names}, patterns), finds the executable (a bare name: runner's libexec
+ * directory, then PATH) and hashes it, appends the measured columns and
+ * makes the command's work directory. Returns 0, or -1 with *err (the
+ * caller frees) saying what to fix. */
+int exec_command_finish(exec_command *c, char **err);
+
+/* The finished command as the loader would have it: desc, path (the
+ * executable) and sha256 (its SHA-256). Borrowed from c. */
+const loaded_plugin *exec_command_plugin(const exec_command *c);
+
+/* Drops from *list (a command's point's artifacts, index its point) those
+ * past the sweep's artifact_sweep_max_bytes, saying so on stderr. The
+ * writer calls it in point order, so which files a capped sweep keeps does
+ * not depend on --jobs. plugin must be a command's. */
+void exec_keep_within_sweep_cap(const runner_plugin *plugin, uint64_t index, artifact **list);
+
+/* 1 when plugin is a command's descriptor. */
+int exec_is_command(const runner_plugin *plugin);
+/* For provenance: the argv template as a JSON array (malloc'd; NULL when
+ * out of memory) and whether it runs through /bin/sh. plugin must be a
+ * command's. */
+char *exec_argv_json(const runner_plugin *plugin);
+int exec_uses_shell(const runner_plugin *plugin);
+
+/* The text {name} becomes in argv: integers in full, reals in the
+ * shortest form that reads back the same, booleans true/false, text as it
+ * is. Writes into buf; returns buf. */
+const char *exec_value_text(const value *v, char *buf, size_t size);
+/* template with {name}, {seed} and {{ replaced (exec.c); shell: values
+ * single-quoted for /bin/sh. malloc'd, or NULL with *err. */
+char *exec_substitute(const char *template_text, const runner_plugin *plugin,
+                      const value *params, uint64_t seed, int shell, char **err);
+
+#endif

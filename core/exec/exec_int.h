@@ -1,0 +1,51 @@
+/* exec_int.h: what exec.c (the declaration), exec_point.c (running a
+ * point) and exec_artifacts.c (keeping its files) share. Private to them;
+ * exec.h is the public header. Shared functions are execi_*. */
+#ifndef RUNNER_EXEC_INT_H
+#define RUNNER_EXEC_INT_H
+
+#include <stdatomic.h>
+
+#include "base/artifact.h"
+#include "base/strbuf.h"
+#include "exec.h"
+#include "exec_spawn.h"
+#include "plugin/plugin.h"
+
+struct exec_command {
+    runner_plugin desc;            /* first: run() gets it as point->plugin */
+    loaded_plugin lp;              /* desc, the executable's path and SHA-256 */
+    char *name, *summary;
+    exec_settings settings;
+    runner_param *params;          /* owned copies */
+    size_t param_count;
+    runner_column *columns;        /* declared, then the measured ones */
+    size_t declared_columns, column_count;
+    char **argv;                   /* the template */
+    size_t argc;
+    char **artifact_files;
+    size_t artifact_count;
+    char **pattern_columns, **pattern_texts;
+    size_t pattern_count;
+    exec_parser *parser;
+    char *path;                    /* the executable, resolved */
+    char *argv_json;               /* the template, for provenance */
+    char *work_root;               /* per-point directories live here */
+    atomic_ullong sweep_artifact_bytes;  /* kept by this process so far */
+    atomic_ullong next_dir;
+};
+
+/* The descriptor's run(): one point, all its runs (exec_point.c). */
+int execi_run(const runner_host *host, runner_point *point);
+
+/* Removes dir and everything under it (exec.c). */
+void execi_remove_tree(const char *dir);
+
+/* The point's artifacts: the last run's stdout and stderr (when not empty)
+ * and each declared file found in dir, within the per-point and per-sweep
+ * caps (what is left out is said on stderr). Returns the list (NULL: none
+ * or no memory). (exec_artifacts.c) */
+artifact *execi_collect_artifacts(exec_command *c, const runner_host *host, runner_point *point,
+                                  const char *dir, const exec_spawn_result *last);
+
+#endif

@@ -1,0 +1,354 @@
+/* exec_point: one point of a command experiment: its working directory,
+ * argv and environment, warmup and measured runs, failures in words, rows
+ * from stdout with the measured columns, artifacts. */
+#define _GNU_SOURCE  /* sigabbrev_np */
+#include "exec_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/util.h"
+
+extern char **environ;
+
+#define STDERR_TAIL_LINES 5
+#define STDERR_TAIL_LINE_MAX 200
+#define OUTLIER_Z 3.5        /* modified z-score (Iglewicz and Hoaglin) */
+#define OUTLIER_MIN_RUNS 5   /* fewer runs say nothing about outliers */
+
+typedef struct point_job {
+    const exec_command *c;
+    const runner_host *host;
+    runner_point *point;
+    char *dir;
+    char **argv, **envp;
+    size_t argc, envc;
+} point_job;
+
+static void free_strings(char **list, size_t count)
+{
+    for (size_t i = 0; list && i < count; i++)
+        free(list[i]);
+    free(list);
+}
+
+static void point_job_free(point_job *j)
+{
+    free_strings(j->argv, j->argc);
+    free_strings(j->envp, j->envc);
+    if (j->dir) {
+        execi_remove_tree(j->dir);
+        free(j->dir);
+    }
+}
+
+static int build_argv(point_job *j, char **err)
+{
+    const exec_command *c = j->c;
+    size_t n = c->settings.shell ? 3 : c->argc;
+    j->argv = calloc(n + 1, sizeof *j->argv);
+    if (!j->argv)
+        return util_fail(err, "out of memory");
+    j->argc = n;
+    if (c->settings.shell) {
+        j->argv[0] = util_strdup("sh");
+        j->argv[1] = util_strdup("-c");
+        j->argv[2] = exec_substitute(c->argv[0], &c->desc, j->point->params, j->point->seed, 1,
+                                     err);
+        return j->argv[0] && j->argv[1] && j->argv[2] ? 0 : -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(j->argv[i] = exec_substitute(c->argv[i], &c->desc, j->point->params,
+                                           j->point->seed, 0, err)))
+            return -1;
+    return 0;
+}
+
+static int ours(const char *entry)
+{
+    return strncmp(entry, "RUNNER_PARAM_", 13) == 0 || strncmp(entry, "RUNNER_SEED=", 12) == 0 ||
+           strncmp(entry, "RUNNER_POINT_DIR=", 17) == 0;
+}
+
+/* runner's environment, less what it sets, plus RUNNER_PARAM_<NAME>,
+ * RUNNER_SEED and RUNNER_POINT_DIR. */
+static int build_env(point_job *j, char **err)
+{
+    const exec_command *c = j->c;
+    size_t inherited = 0;
+    while (environ[inherited])
+        inherited++;
+    j->envp = calloc(inherited + c->param_count + 3, sizeof *j->envp);
+    if (!j->envp)
+        return util_fail(err, "out of memory");
+    for (size_t i = 0; i < inherited; i++)
+        if (!ours(environ[i]) && !(j->envp[j->envc++] = util_strdup(environ[i])))
+            return util_fail(err, "out of memory");
+    for (size_t i = 0; i < c->param_count; i++) {
+        char text[4096];
+        const value *v = &j->point->params[i];
+        const char *shown = v->type == RUNNER_TEXT ? v->as.text
+                                                   : exec_value_text(v, text, sizeof text);
+        char upper[64];
+        size_t k = 0;
+        for (; c->params[i].name[k] && k < sizeof upper - 1; k++)
+            upper[k] = (char)(c->params[i].name[k] >= 'a' && c->params[i].name[k] <= 'z'
+                                  ? c->params[i].name[k] - 'a' + 'A' : c->params[i].name[k]);
+        upper[k] = '\0';
+        if (!(j->envp[j->envc++] = util_format("RUNNER_PARAM_%s=%s", upper, shown)))
+            return util_fail(err, "out of memory");
+    }
+    j->envp[j->envc++] = util_format("RUNNER_SEED=%llu", (unsigned long long)j->point->seed);
+    j->envp[j->envc++] = util_format("RUNNER_POINT_DIR=%s", j->dir);
+    return j->envp[j->envc - 1] && j->envp[j->envc - 2] ? 0 : util_fail(err, "out of memory");
+}
+
+/* The last lines of stderr, joined with " | ", each cut. */
+static void stderr_tail(const exec_spawn_result *r, char *out, size_t size)
+{
+    const char *end = r->err + r->err_len;
+    while (end > r->err && (end[-1] == '\n' || end[-1] == '\r'))
+        end--;
+    const char *start = end;
+    for (int lines = 0; start > r->err && lines < STDERR_TAIL_LINES;) {
+        start--;
+        if (*start == '\n' && ++lines == STDERR_TAIL_LINES) {
+            start++;
+            break;
+        }
+    }
+    size_t used = 0;
+    out[0] = '\0';
+    while (start < end && used + 1 < size) {
+        size_t len = strcspn(start, "\n");
+        if (start + len > end)
+            len = (size_t)(end - start);
+        int cut = len > STDERR_TAIL_LINE_MAX;
+        int n = snprintf(out + used, size - used, "%s%.*s%s", used ? " | " : "",
+                         (int)(cut ? STDERR_TAIL_LINE_MAX : len), start, cut ? "..." : "");
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+        start += len + 1;
+    }
+}
+
+/* Fails the point for a run that did not exit 0; 0 when it did. */
+static int judge_run(point_job *j, const exec_spawn_result *r)
+{
+    const runner_host *h = j->host;
+    char tail[1200];
+    stderr_tail(r, tail, sizeof tail);
+    const char *sep = *tail ? "; stderr: " : "";
+    if (r->timed_out) {
+        j->point->timed_out = 1;
+        return h->fail(j->point, "timed out after %g s; its process group was killed%s%s",
+                       j->c->settings.timeout_s, sep, tail);
+    }
+    if (r->stopped)
+        return h->fail(j->point, "stopped by a stop request");
+    if (r->signal) {
+        const char *abbrev = sigabbrev_np(r->signal);
+        return h->fail(j->point, "killed by signal %d (SIG%s: %s)%s%s", r->signal,
+                       abbrev ? abbrev : "?", strsignal(r->signal), sep, tail);
+    }
+    if (r->exit_status != 0)
+        return h->fail(j->point, "exited with status %d%s%s", r->exit_status, sep, tail);
+    return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct run_stats {
+    double wall_mean, wall_sd, wall_min, wall_median, wall_max, user_mean, sys_mean;
+    long max_rss_kib;
+    int outliers;
+} run_stats;
+
+static double median_of_sorted(const double *x, size_t n)
+{
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* Mean, sample standard deviation, min, median, max of the wall times, and
+ * how many runs lie far from the median (modified z-score over the median
+ * absolute deviation). */
+static void summarize(double *wall, size_t n, run_stats *s)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += wall[i];
+    s->wall_mean = sum / (double)n;
+    double squares = 0;
+    for (size_t i = 0; i < n; i++)
+        squares += (wall[i] - s->wall_mean) * (wall[i] - s->wall_mean);
+    s->wall_sd = n > 1 ? sqrt(squares / (double)(n - 1)) : 0;
+    qsort(wall, n, sizeof *wall, compare_doubles);
+    s->wall_min = wall[0];
+    s->wall_max = wall[n - 1];
+    s->wall_median = median_of_sorted(wall, n);
+    double *dev = malloc(n * sizeof *dev);
+    s->outliers = 0;
+    if (!dev)
+        return;
+    for (size_t i = 0; i < n; i++)
+        dev[i] = fabs(wall[i] - s->wall_median);
+    qsort(dev, n, sizeof *dev, compare_doubles);
+    double mad = median_of_sorted(dev, n);
+    for (size_t i = 0; mad > 0 && n >= OUTLIER_MIN_RUNS && i < n; i++)
+        s->outliers += 0.6745 * fabs(wall[i] - s->wall_median) / mad > OUTLIER_Z;
+    free(dev);
+}
+
+/* Warmup and measured runs; *last keeps the last run's output. */
+static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
+{
+    const exec_settings *s = &j->c->settings;
+    exec_spawn_request req = {
+        .path = j->c->path, .argv = j->argv, .envp = j->envp, .cwd = j->dir,
+        .timeout_s = s->timeout_s, .output_cap_bytes = s->output_max_bytes,
+        .stop = j->point->stop,
+    };
+    int total = s->warmup + s->repeats;
+    double *wall = calloc((size_t)s->repeats, sizeof *wall);
+    if (!wall)
+        return j->host->fail(j->point, "out of memory");
+    double user = 0, sys = 0;
+    stats->max_rss_kib = 0;
+    for (int run = 0; run < total; run++) {
+        exec_spawn_result_free(last);
+        char *err = NULL;
+        if (exec_spawn_run(&req, last, &err) != 0) {
+            j->host->fail(j->point, "%s", err ? err : "out of memory");
+            free(err);
+            free(wall);
+            return RUNNER_ERROR;
+        }
+        if (judge_run(j, last) != 0) {
+            free(wall);
+            return RUNNER_ERROR;
+        }
+        if (run < s->warmup)
+            continue;
+        wall[run - s->warmup] = last->wall_s;
+        user += last->user_s;
+        sys += last->sys_s;
+        if (last->max_rss_kib > stats->max_rss_kib)
+            stats->max_rss_kib = last->max_rss_kib;
+    }
+    summarize(wall, (size_t)s->repeats, stats);
+    stats->user_mean = user / s->repeats;
+    stats->sys_mean = sys / s->repeats;
+    free(wall);
+    return RUNNER_OK;
+}
+
+static int set_cell(const runner_host *h, runner_point *p, size_t col, const value *v)
+{
+    switch (v->type) {
+    case RUNNER_INTEGER: return h->set_integer(p, col, v->as.integer);
+    case RUNNER_REAL: return h->set_real(p, col, v->as.real);
+    case RUNNER_BOOLEAN: return h->set_boolean(p, col, v->as.boolean);
+    case RUNNER_TEXT: return h->set_text(p, col, v->as.text);
+    }
+    return RUNNER_OK;
+}
+
+static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
+{
+    const exec_command *c = j->c;
+    const runner_host *h = j->host;
+    value *rows = NULL;
+    size_t count = 0;
+    char *err = NULL;
+    if (last->out_cut) {  /* the cut may fall inside a line: drop that part */
+        char *end = strrchr(last->out, '\n');
+        *(end ? end + 1 : last->out) = '\0';
+    }
+    if (exec_parse(c->parser, last->out, &rows, &count, &err) != 0) {
+        h->fail(j->point, "%s%s", err ? err : "out of memory",
+                last->out_cut ? " (stdout was cut at output_max_bytes)" : "");
+        free(err);
+        return RUNNER_ERROR;
+    }
+    if (count == 0 && c->declared_columns > 0)
+        return h->fail(j->point, "printed no result row on stdout (output = %s)",
+                       c->settings.output == EXEC_OUTPUT_JSONL ? "\"jsonl\", one JSON object a line"
+                       : c->settings.output == EXEC_OUTPUT_KEYVALUE ? "\"keyvalue\", name=value lines"
+                       : "patterns");
+    size_t m = c->declared_columns;
+    int rc = RUNNER_OK;
+    for (size_t r = 0; r < (count ? count : 1) && rc == RUNNER_OK; r++) {
+        for (size_t i = 0; i < m && rc == RUNNER_OK; i++)
+            rc = set_cell(h, j->point, i, &rows[r * m + i]);
+        h->set_real(j->point, m, st->wall_mean);
+        h->set_real(j->point, m + 1, st->user_mean);
+        h->set_real(j->point, m + 2, st->sys_mean);
+        h->set_integer(j->point, m + 3, st->max_rss_kib);
+        h->set_integer(j->point, m + 4, last->exit_status);
+        if (c->settings.repeats > 1) {
+            h->set_real(j->point, m + 5, st->wall_sd);
+            h->set_real(j->point, m + 6, st->wall_min);
+            h->set_real(j->point, m + 7, st->wall_median);
+            h->set_real(j->point, m + 8, st->wall_max);
+        }
+        if (rc == RUNNER_OK)
+            rc = h->emit_row(j->point);
+    }
+    for (size_t i = 0; i < count * m; i++)
+        value_clear(&rows[i]);
+    free(rows);
+    return rc;
+}
+
+int execi_run(const runner_host *host, runner_point *point)
+{
+    exec_command *c = (exec_command *)point->plugin;
+    point_job j = { .c = c, .host = host, .point = point };
+    exec_spawn_result last = { 0 };
+    char *err = NULL;
+    unsigned long long n = atomic_fetch_add(&c->next_dir, 1);
+    j.dir = util_format("%s/p%llu-%llu", c->work_root, (unsigned long long)point->index, n);
+    int rc = RUNNER_ERROR;
+    if (!j.dir || mkdir(j.dir, 0700) != 0) {
+        host->fail(point, "cannot make the point's directory %s: %s", j.dir ? j.dir : "",
+                   j.dir ? strerror(errno) : "out of memory");
+        free(j.dir);
+        j.dir = NULL;
+        goto done;
+    }
+    if (build_argv(&j, &err) != 0 || build_env(&j, &err) != 0) {
+        host->fail(point, "%s", err ? err : "out of memory");
+        goto done;
+    }
+    run_stats stats = { 0 };
+    if (run_all(&j, &stats, &last) != RUNNER_OK)
+        goto done;
+    if (last.out_cut || last.err_cut)
+        host->log(point, RUNNER_LOG_WARNING, "point %llu: %s%s%s cut at %llu bytes "
+                  "(output_max_bytes)", (unsigned long long)point->index,
+                  last.out_cut ? "stdout" : "", last.out_cut && last.err_cut ? " and " : "",
+                  last.err_cut ? "stderr" : "", (unsigned long long)c->settings.output_max_bytes);
+    if (stats.outliers > 0)
+        host->log(point, RUNNER_LOG_WARNING, "point %llu: %d of %d wall times lie far from "
+                  "the median (%.3g s; min %.3g s, max %.3g s): something else ran on the "
+                  "machine, or the first runs warmed caches (try warmup)",
+                  (unsigned long long)point->index, stats.outliers, c->settings.repeats,
+                  stats.wall_median, stats.wall_min, stats.wall_max);
+    rc = emit_rows(&j, &stats, &last);
+done:
+    if (j.dir && (last.out || last.err))
+        point->artifacts = execi_collect_artifacts(c, host, point, j.dir, &last);
+    free(err);
+    exec_spawn_result_free(&last);
+    point_job_free(&j);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* host: runner's side of the plugin ABI. One runner_point per running point
+ * holds its parameter values, its random stream, the rows it emitted and its
+ * error; host_table() is the function table handed to every plugin. */
+#ifndef RUNNER_HOST_H
+#define RUNNER_HOST_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include "base/artifact.h"
+#include "base/value.h"
+#include "runner/plugin.h"
+
+struct runner_point {
+    const runner_plugin *plugin;
+    const value *params;      /* borrowed, plugin->param_count values */
+    uint64_t seed;
+    runner_rng rng;
+    value *current;           /* the row being filled, column_count values */
+    value *rows;              /* emitted rows, row-major */
+    size_t row_count, row_capacity;
+    char *error;              /* set by fail() or by a wrong set_* call */
+    const volatile sig_atomic_t *stop;  /* non-zero: the user asked to stop */
+    int rank, size;           /* the ranks running this point together: 0 and 1
+                                 unless it is a collective point under MPI */
+    uint64_t index;           /* for messages: the point's index in its section */
+    const char *canonical;    /* for messages: its parameters as JSON; may be NULL */
+    atomic_int in_run;        /* 1 while run() runs (read by any thread) */
+    atomic_int misuse;        /* the first host call refused from a thread not
+                                 running the point; written by any thread */
+    /* Command experiments (exec.c): set by the command's run(). */
+    int timed_out;            /* the failure was its time limit: status 'timeout' */
+    artifact *artifacts;      /* files to store with the point, owned */
+};
+
+const runner_host *host_table(void);
+
+/* Prepares p for running plugin on params with the given seed, as rank 0 of
+ * 1. Returns 0 or -1 (no memory). Reuse with host_point_reset; release with
+ * host_point_free. A collective point under MPI sets p->rank and p->size to
+ * the world's (mpi_pool.h): allreduce_sum then goes through MPI. */
+int host_point_init(runner_point *p, const runner_plugin *plugin,
+                    const volatile sig_atomic_t *stop);
+void host_point_reset(runner_point *p, const value *params, uint64_t seed);
+void host_point_free(runner_point *p);
+/* Runs the plugin on the point. Returns 0 when the point succeeded, -1 when
+ * it failed (p->error holds the message; emitted rows are discarded). A host
+ * call that uses the point from a thread other than the one running run()
+ * (docs/plugin-abi.md) is refused without touching the point, and fails it
+ * with a message naming the call; so does one that arrives between two runs
+ * on the same runner_point, failing the next. */
+int host_run_point(runner_point *p);
+
+/* For exit_guard, which runs inside exit() in whatever thread called it:
+ * the point this thread is running (NULL outside run()), how many points
+ * this process is running now, and the plugin that entered run() last. */
+const runner_point *host_running_point(void);
+int host_points_running(void);
+const char *host_last_plugin_name(void);
+
+#endif

@@ -1,0 +1,157 @@
+/* diff: the merge of two sweeps' point streams (diff.h says how points
+ * meet) and the per-column figures. */
+#include "diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+/* One side: its stream and the row at its head. */
+typedef struct diff_side {
+    store_point_stream *stream;
+    store_stream_row head;
+    int more;                    /* head holds a row */
+} diff_side;
+
+static int side_next(diff_side *side, char **err)
+{
+    side->more = store_point_stream_next(side->stream, &side->head, err);
+    return side->more < 0 ? -1 : 0;
+}
+
+/* Skips the rest of the head's point; counts it as unmatched. */
+static int skip_point(diff_side *side, uint64_t *points, char **example, char **err)
+{
+    int64_t point = side->head.point_id;
+    (*points)++;
+    if (!*example && !(*example = util_strdup(side->head.params_json)))
+        return util_fail(err, "out of memory");
+    while (side->more && side->head.point_id == point)
+        if (side_next(side, err) != 0)
+            return -1;
+    return 0;
+}
+
+static int is_number(const value *v)
+{
+    return v->type == RUNNER_INTEGER || v->type == RUNNER_REAL;
+}
+
+/* Compares two cells into column c; returns 1 when they are unequal. */
+static int compare_cells(const value *a, const value *b, const diff_tolerance *t, diff_column *c)
+{
+    if (!is_number(a) || !is_number(b))
+        return !value_equal(a, b);
+    if (a->type == RUNNER_INTEGER && b->type == RUNNER_INTEGER && a->as.integer == b->as.integer)
+        return 0;
+    double x = value_number(a), y = value_number(b);
+    if (isnan(x) || isnan(y))
+        return !(isnan(x) && isnan(y));
+    if (x == y)
+        return 0;  /* equal infinities too */
+    double change = fabs(x - y), scale = fmax(fabs(x), fabs(y));
+    double relative = isinf(change) ? INFINITY : change / scale;
+    if (change > c->max_abs)
+        c->max_abs = change;
+    if (relative > c->max_rel)
+        c->max_rel = relative;
+    return !(change <= t->absolute || relative <= t->relative);
+}
+
+/* Both heads start a point with the same parameters: compare its rows in
+ * order while both last, then count the rows one side has beyond. */
+static int match_point(diff_side *a, diff_side *b, size_t width, const diff_tolerance *t,
+                       diff_plugin *out, char **err)
+{
+    int64_t pa = a->head.point_id, pb = b->head.point_id;
+    out->both++;
+    if (strcmp(a->head.status, b->head.status) != 0)
+        out->status_changed++;
+    int in_a = 1, in_b = 1;
+    for (;;) {
+        in_a = a->more && a->head.point_id == pa;
+        in_b = b->more && b->head.point_id == pb;
+        if (!in_a || !in_b)
+            break;
+        if (a->head.has_row && b->head.has_row) {
+            for (size_t i = 0; i < width; i++) {
+                out->columns[i].rows++;
+                out->columns[i].changed +=
+                    compare_cells(&a->head.cells[i], &b->head.cells[i], t, &out->columns[i]);
+            }
+        } else if (a->head.has_row || b->head.has_row) {
+            *(a->head.has_row ? &out->rows_only_a : &out->rows_only_b) += 1;
+        }
+        if (side_next(a, err) != 0 || side_next(b, err) != 0)
+            return -1;
+    }
+    for (; in_a; in_a = a->more && a->head.point_id == pa) {
+        out->rows_only_a += a->head.has_row;
+        if (side_next(a, err) != 0)
+            return -1;
+    }
+    for (; in_b; in_b = b->more && b->head.point_id == pb) {
+        out->rows_only_b += b->head.has_row;
+        if (side_next(b, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int diff_plugin_run(store *s, int64_t a, int64_t b, const char *plugin, const table *columns,
+                    const diff_tolerance *tolerance, diff_plugin *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    diff_side side_a = { 0 }, side_b = { 0 };
+    int rc = -1;
+    if (!(out->columns = calloc(columns->column_count + 1, sizeof *out->columns))) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (store_point_stream_open(s, a, plugin, columns, STORE_ORDER_PARAMS, &side_a.stream,
+                                err) != 0 ||
+        store_point_stream_open(s, b, plugin, columns, STORE_ORDER_PARAMS, &side_b.stream,
+                                err) != 0 ||
+        side_next(&side_a, err) != 0 || side_next(&side_b, err) != 0)
+        goto done;
+    while (side_a.more || side_b.more) {
+        /* byte order, as SQLite's ORDER BY sorted the text */
+        int order = !side_b.more ? -1 : !side_a.more ? 1
+                  : strcmp(side_a.head.params_json, side_b.head.params_json);
+        int step = order < 0   ? skip_point(&side_a, &out->only_a, &out->example_a, err)
+                   : order > 0 ? skip_point(&side_b, &out->only_b, &out->example_b, err)
+                               : match_point(&side_a, &side_b, columns->column_count,
+                                             tolerance, out, err);
+        if (step != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    store_point_stream_close(side_a.stream);
+    store_point_stream_close(side_b.stream);
+    return rc;
+}
+
+int diff_plugin_differs(const diff_plugin *d, size_t column_count, int common_only)
+{
+    if (d->status_changed || d->rows_only_a || d->rows_only_b)
+        return 1;
+    if (!common_only && (d->only_a || d->only_b))
+        return 1;
+    for (size_t i = 0; i < column_count; i++)
+        if (d->columns[i].changed)
+            return 1;
+    return 0;
+}
+
+void diff_plugin_clear(diff_plugin *d)
+{
+    if (!d)
+        return;
+    free(d->example_a);
+    free(d->example_b);
+    free(d->columns);
+    memset(d, 0, sizeof *d);
+}

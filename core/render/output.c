@@ -1,0 +1,344 @@
+/* output: text, CSV and JSON renderings of a table. */
+#include "output.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/realtext.h"
+#include "base/util.h"
+
+int output_parse_format(const char *name, output_format *format)
+{
+    if (strcmp(name, "table") == 0)
+        *format = OUTPUT_TABLE;
+    else if (strcmp(name, "csv") == 0)
+        *format = OUTPUT_CSV;
+    else if (strcmp(name, "json") == 0)
+        *format = OUTPUT_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+/* A cell as the text table shows it: text escaped for the terminal
+ * (util_printable: a newline, an escape code or a byte that is not UTF-8
+ * never breaks the layout or reaches the terminal raw). */
+static void format_cell(const value *v, char *cell, size_t size)
+{
+    if (v->type != RUNNER_TEXT) {
+        value_format(v, 6, cell, size);
+        return;
+    }
+    util_printable(v->as.text, cell, size);
+}
+
+/* "name [unit]"; the unit is left out when it only repeats the name
+ * ("workers [workers]"). */
+static void column_header(const table_column *c, char *buf, size_t size)
+{
+    char name[64], unit[64];
+    util_printable(c->name, name, sizeof name);
+    util_printable(c->unit, unit, sizeof unit);
+    if (*c->unit && strcmp(c->unit, c->name) != 0)
+        snprintf(buf, size, "%s [%s]", name, unit);
+    else
+        snprintf(buf, size, "%s", name);
+}
+
+void output_table_text(FILE *out, const table *t)
+{
+    output_table_text_head(out, t, (size_t)-1);
+}
+
+void output_table_text_head(FILE *out, const table *t, size_t max_rows)
+{
+    size_t shown_rows = t->row_count < max_rows ? t->row_count : max_rows;
+    output_text_layout layout;
+    if (output_text_layout_init(&layout, t) != 0)
+        return;
+    for (size_t r = 0; r < t->row_count; r++)
+        output_text_layout_note(&layout, table_cell(t, r, 0));
+    for (size_t r = 0; r < shown_rows; r++)
+        output_text_layout_widen(&layout, table_cell(t, r, 0));
+    output_text_layout_print_head(out, &layout);
+    for (size_t r = 0; r < shown_rows; r++)
+        output_text_layout_print_row(out, &layout, table_cell(t, r, 0));
+    if (shown_rows < t->row_count)
+        output_text_more_rows(out, t->row_count - shown_rows);
+    output_text_layout_clear(&layout);
+}
+
+/* --- aligned text, a row at a time ---------------------------------------- */
+
+int output_text_layout_init(output_text_layout *l, const table *columns)
+{
+    size_t n = columns->column_count ? columns->column_count : 1;
+    *l = (output_text_layout){ .columns = columns };
+    l->first = calloc(n, sizeof *l->first);
+    l->varies = calloc(n, sizeof *l->varies);
+    l->shown = calloc(n, sizeof *l->shown);
+    l->width = calloc(n, sizeof *l->width);
+    if (l->first && l->varies && l->shown && l->width)
+        return 0;
+    output_text_layout_clear(l);
+    return -1;
+}
+
+void output_text_layout_clear(output_text_layout *l)
+{
+    for (size_t c = 0; l->first && c < l->columns->column_count; c++)
+        value_clear(&l->first[c]);
+    free(l->first);
+    free(l->varies);
+    free(l->shown);
+    free(l->width);
+    *l = (output_text_layout){ 0 };
+}
+
+void output_text_layout_note(output_text_layout *l, const value *row)
+{
+    for (size_t c = 0; c < l->columns->column_count; c++) {
+        if (l->row_count == 0)
+            value_copy(&l->first[c], &row[c]);
+        else if (!l->varies[c] && !value_equal(&row[c], &l->first[c]))
+            l->varies[c] = 1;
+    }
+    l->row_count++;
+}
+
+void output_text_layout_widen(output_text_layout *l, const value *row)
+{
+    char cell[64];
+    for (size_t c = 0; c < l->columns->column_count; c++) {
+        format_cell(&row[c], cell, sizeof cell);
+        if (strlen(cell) > l->width[c])
+            l->width[c] = strlen(cell);
+    }
+}
+
+void output_text_layout_print_head(FILE *out, output_text_layout *l)
+{
+    const table *t = l->columns;
+    size_t n = t->column_count;
+    char cell[64], header[160], title[256], name[64], unit[64];
+    if (t->title)
+        fprintf(out, "%s\n", util_printable(t->title, title, sizeof title));
+    /* Parameters fixed for the whole section go on one line, not in columns. */
+    int fixed_printed = 0;
+    for (size_t c = 0; c < n; c++) {
+        l->shown[c] = !(t->columns[c].is_param && l->row_count > 1 && !l->varies[c]);
+        if (!l->shown[c]) {
+            format_cell(&l->first[c], cell, sizeof cell);
+            fprintf(out, "%s%s = %s%s%s", fixed_printed ? ", " : "  ",
+                    util_printable(t->columns[c].name, name, sizeof name), cell,
+                    *t->columns[c].unit ? " " : "",
+                    util_printable(t->columns[c].unit, unit, sizeof unit));
+            fixed_printed = 1;
+        }
+    }
+    if (fixed_printed)
+        fputc('\n', out);
+    const char *sep = "";
+    for (size_t c = 0; c < n; c++) {
+        if (!l->shown[c])
+            continue;
+        column_header(&t->columns[c], header, sizeof header);
+        if (strlen(header) > l->width[c])
+            l->width[c] = strlen(header);
+        /* Quantities right-aligned, words (text, true/false) left-aligned. */
+        fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+                (int)l->width[c], header);
+        sep = "  ";
+    }
+    fputc('\n', out);
+}
+
+void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row)
+{
+    const table *t = l->columns;
+    char cell[64];
+    const char *sep = "";
+    for (size_t c = 0; c < t->column_count; c++) {
+        if (!l->shown[c])
+            continue;
+        format_cell(&row[c], cell, sizeof cell);
+        fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+                (int)l->width[c], cell);
+        sep = "  ";
+    }
+    fputc('\n', out);
+}
+
+void output_text_more_rows(FILE *out, size_t more)
+{
+    fprintf(out, "... %zu more rows (all are stored: runner show prints them)\n", more);
+}
+
+static void csv_field(FILE *out, const char *text)
+{
+    if (strpbrk(text, ",\"\n\r") == NULL) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void output_table_csv(FILE *out, const table *t)
+{
+    output_csv_header(out, t);
+    for (size_t r = 0; r < t->row_count; r++)
+        output_csv_row(out, t, table_cell(t, r, 0));
+}
+
+void output_csv_header(FILE *out, const table *columns)
+{
+    for (size_t c = 0; c < columns->column_count; c++) {
+        if (c)
+            fputc(',', out);
+        csv_field(out, columns->columns[c].name);
+    }
+    fputc('\n', out);
+}
+
+/* A row is put together in line[] and written once; reals go through
+ * realtext (value_format's "%.17g" bytes, several times faster): `runner
+ * show` spends most of its time here. */
+void output_csv_row(FILE *out, const table *columns, const value *row)
+{
+    char line[2048];
+    size_t len = 0;
+    for (size_t c = 0; c < columns->column_count; c++) {
+        const value *v = &row[c];
+        if (len + REALTEXT_SIZE + 2 > sizeof line) {
+            fwrite(line, 1, len, out);
+            len = 0;
+        }
+        if (c)
+            line[len++] = ',';
+        if (v->type == RUNNER_TEXT) {
+            size_t n = strlen(v->as.text);
+            if (len + n < sizeof line - 1 && !strpbrk(v->as.text, ",\"\n\r")) {
+                memcpy(line + len, v->as.text, n);
+                len += n;
+                continue;
+            }
+            fwrite(line, 1, len, out);
+            len = 0;
+            csv_field(out, v->as.text);
+        } else if (v->type == RUNNER_INTEGER) {
+            len += realtext_int64(v->as.integer, line + len);
+        } else if (v->type == RUNNER_REAL && isfinite(v->as.real)) {
+            len += realtext_g17(v->as.real, line + len);
+        } else {
+            value_format(v, 17, line + len, REALTEXT_SIZE);
+            len += strlen(line + len);
+        }
+    }
+    line[len++] = '\n';
+    fwrite(line, 1, len, out);
+}
+
+int output_table_json(FILE *out, const table *t)
+{
+    json_t *doc = json_object(), *columns = json_array(), *rows = json_array();
+    int ok = doc && columns && rows;
+    for (size_t c = 0; ok && c < t->column_count; c++) {
+        json_t *col = json_object();
+        if (col) {
+            value_json_put(col, "name", value_json_text(t->columns[c].name), &ok);
+            value_json_put(col, "unit", value_json_text(t->columns[c].unit), &ok);
+            value_json_put(col, "type", json_string(value_type_name(t->columns[c].type)), &ok);
+            value_json_put(col, "role", json_string(t->columns[c].is_param ? "param" : "output"),
+                           &ok);
+        }
+        value_json_push(columns, col, &ok);
+    }
+    for (size_t r = 0; ok && r < t->row_count; r++) {
+        json_t *row = json_array();
+        for (size_t c = 0; row && c < t->column_count; c++)
+            value_json_push(row, value_to_json_shown(table_cell(t, r, c)), &ok);
+        value_json_push(rows, row, &ok);
+    }
+    if (ok) {
+        value_json_put(doc, "title", value_json_text(t->title), &ok);
+        value_json_put(doc, "columns", columns, &ok);
+        value_json_put(doc, "rows", rows, &ok);
+        columns = rows = NULL;
+    }
+    int rc = -1;
+    /* All or nothing: a document missing a member would misplace values. */
+    if (ok && json_dumpf(doc, out, JSON_PRESERVE_ORDER | JSON_INDENT(2) |
+                                       JSON_REAL_PRECISION(17)) == 0) {
+        fputc('\n', out);
+        rc = 0;
+    }
+    json_decref(doc);
+    json_decref(columns);
+    json_decref(rows);
+    return rc;
+}
+
+/* --- JSON, a row at a time ------------------------------------------------ */
+
+/* output_table_json's document for a table without rows ends in "[]" (the
+ * rows), "\n}" and "\n": the head is everything before the "[]", so the
+ * columns are encoded exactly as output_table_json encodes them. */
+int output_json_begin(FILE *out, const table *columns)
+{
+    char *doc = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&doc, &size);
+    if (!mem)
+        return -1;
+    table empty = *columns;
+    empty.row_count = 0;
+    int rc = output_table_json(mem, &empty);
+    if (fclose(mem) != 0 || rc != 0 || size < 5 || strcmp(doc + size - 5, "[]\n}\n") != 0) {
+        free(doc);
+        return -1;
+    }
+    fwrite(doc, 1, size - 5, out);
+    fputc('[', out);
+    free(doc);
+    return 0;
+}
+
+/* A row as json_dumpf indents it two levels down, each cell encoded alone. */
+int output_json_row(FILE *out, const table *columns, const value *row, size_t index)
+{
+    fputs(index ? ",\n    [" : "\n    [", out);
+    for (size_t c = 0; c < columns->column_count; c++) {
+        json_t *cell = value_to_json_shown(&row[c]);
+        char *text = cell ? json_dumps(cell, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
+        json_decref(cell);
+        if (!text)
+            return -1;
+        fprintf(out, "%s\n      %s", c ? "," : "", text);
+        free(text);
+    }
+    fputs(columns->column_count ? "\n    ]" : "]", out);
+    return 0;
+}
+
+void output_json_end(FILE *out, size_t rows_written)
+{
+    fputs(rows_written ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+int output_table(FILE *out, const table *t, output_format format)
+{
+    switch (format) {
+    case OUTPUT_TABLE: output_table_text(out, t); break;
+    case OUTPUT_CSV: output_table_csv(out, t); break;
+    case OUTPUT_JSON: return output_table_json(out, t);
+    }
+    return 0;
+}

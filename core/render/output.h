@@ -1,0 +1,69 @@
+/* output: prints tables for people (aligned text with units), for tools
+ * (CSV, RFC 4180) and for programs (JSON through jansson). */
+#ifndef RUNNER_OUTPUT_H
+#define RUNNER_OUTPUT_H
+
+#include <stdio.h>
+#include "base/table.h"
+
+typedef enum output_format { OUTPUT_TABLE, OUTPUT_CSV, OUTPUT_JSON } output_format;
+
+/* Parses "table", "csv" or "json"; returns 0 or -1. */
+int output_parse_format(const char *name, output_format *format);
+/* Aligned text: the title, parameters that are the same on every row on one
+ * line ("base = 30 s, trials = 0"), then a header "name [unit]" and the rows.
+ * Reals are shown with 6 significant digits; integers exactly. Text (title,
+ * names, cells) is escaped for the terminal by util_printable: control
+ * characters and bytes that are not UTF-8 as \n, \xNN. */
+void output_table_text(FILE *out, const table *t);
+/* The same, printing at most max_rows rows and a line saying how many more
+ * there are. */
+void output_table_text_head(FILE *out, const table *t, size_t max_rows);
+/* CSV with a header row of column names; reals with 17 significant digits
+ * so the numbers round-trip; NaN, inf, -inf spelled out; text byte for byte
+ * as stored (also when it is not UTF-8). */
+void output_table_csv(FILE *out, const table *t);
+/* A JSON object {"title", "columns": [{name, unit, type, role}], "rows": [[...]]};
+ * NaN and infinities, which JSON lacks, as the strings "NaN", "inf", "-inf";
+ * text through value_json_text (bytes that are not UTF-8 as U+FFFD, never
+ * dropped). Prints the whole document or nothing: returns 0, or -1 (out of
+ * memory, or the write failed). */
+int output_table_json(FILE *out, const table *t);
+/* One of the three by format; returns what output_table_json returns, or 0. */
+int output_table(FILE *out, const table *t, output_format format);
+
+/* The same renderings a row at a time, for tables too big to hold (runner
+ * show, a section's printed head). `columns` is a table whose columns (and
+ * title) describe the rows; its rows are not read. */
+
+/* Aligned text needs every row twice: first noted (which parameters are the
+ * same on every row) and widened (column widths), then printed after the
+ * head. A layout keeps per-column state only. */
+typedef struct output_text_layout {
+    const table *columns;   /* borrowed */
+    size_t row_count;       /* rows noted */
+    value *first;           /* per column: the first noted row's value */
+    int *varies;            /* per column: a noted row differs from the first */
+    int *shown;             /* per column: printed as a column (set by print_head) */
+    size_t *width;          /* per column: the widest cell widened so far */
+} output_text_layout;
+int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */
+void output_text_layout_clear(output_text_layout *l);
+void output_text_layout_note(output_text_layout *l, const value *row);
+void output_text_layout_widen(output_text_layout *l, const value *row);
+/* The title, the line of fixed parameters and the header. */
+void output_text_layout_print_head(FILE *out, output_text_layout *l);
+void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row);
+/* "... N more rows (all are stored: runner show prints them)" */
+void output_text_more_rows(FILE *out, size_t more);
+
+void output_csv_header(FILE *out, const table *columns);
+void output_csv_row(FILE *out, const table *columns, const value *row);
+
+/* output_table_json's document a row at a time: begin, each row (index 0,
+ * 1, ...), end. Returns 0, or -1 when out of memory. */
+int output_json_begin(FILE *out, const table *columns);
+int output_json_row(FILE *out, const table *columns, const value *row, size_t index);
+void output_json_end(FILE *out, size_t rows_written);
+
+#endif

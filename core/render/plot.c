@@ -1,0 +1,1097 @@
+/* plot: draws a table's columns as lines through a gnuplot child process
+ * (fork/exec, no shell): the rows go to a temporary data file, the commands
+ * to gnuplot's stdin, and the image comes back on its stdout. */
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/strbuf.h"
+#include "base/util.h"
+
+#define DEFAULT_WIDTH 800
+#define DEFAULT_HEIGHT 500
+/* gnuplot draws a few hundred points in milliseconds; a minute means hung. */
+#define GNUPLOT_TIMEOUT_S 60
+/* More groups than this and a legend stops being readable. */
+#define DEFAULT_BY_MAX_GROUPS 12
+
+/* ---- small helpers ---- */
+
+void plot_image_free(plot_image *image)
+{
+    if (!image)
+        return;
+    free(image->data);
+    memset(image, 0, sizeof *image);
+}
+
+static int ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    if (n < m)
+        return 0;
+    for (size_t i = 0; i < m; i++) {
+        char c = s[n - m + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != suffix[i])
+            return 0;
+    }
+    return 1;
+}
+
+int plot_format_from_path(const char *path, plot_format *format)
+{
+    if (ends_with_ci(path, ".svg") && strlen(path) > 4) {
+        *format = PLOT_SVG;
+        return 0;
+    }
+    if (ends_with_ci(path, ".png") && strlen(path) > 4) {
+        *format = PLOT_PNG;
+        return 0;
+    }
+    return -1;
+}
+
+static int unit_shown(const table_column *c)
+{
+    return c->unit && *c->unit && strcmp(c->unit, c->name) != 0;
+}
+
+char *plot_axis_label(const table_column *c)
+{
+    return unit_shown(c) ? util_format("%s [%s]", c->name, c->unit) : util_strdup(c->name);
+}
+
+/* What an axis or a sorted group can be: a quantity, or a boolean drawn as
+ * 0 and 1 (docs/plots.md). Wider than value_type_is_numeric() on purpose. */
+static int is_drawable_type(runner_type type)
+{
+    return value_type_is_numeric(type) || type == RUNNER_BOOLEAN;
+}
+
+/* "a, b, c": the table's column names. malloc'd. */
+static char *column_list(const table *t)
+{
+    strbuf b = { 0 };
+    for (size_t i = 0; i < t->column_count; i++) {
+        if (i)
+            strbuf_add(&b, ", ", 2);
+        strbuf_add(&b, t->columns[i].name, strlen(t->columns[i].name));
+    }
+    strbuf_add(&b, "", 0);
+    if (b.oom) {
+        free(b.data);
+        return NULL;
+    }
+    return b.data;
+}
+
+static const char *closest_column(const table *t, const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 3; /* suggest only near misses */
+    for (size_t i = 0; i < t->column_count; i++) {
+        size_t d = util_edit_distance(name, t->columns[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = t->columns[i].name;
+        }
+    }
+    return best;
+}
+
+static int check_column(const table *t, const char *name, int numeric, char **err)
+{
+    long c = table_find_column(t, name);
+    if (c < 0) {
+        char *list = column_list(t);
+        const char *near = closest_column(t, name);
+        char hint[160] = "";
+        if (near)
+            snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+        util_fail(err, "no column '%s'%s; its columns: %s", name, hint, list ? list : "");
+        free(list);
+        return -1;
+    }
+    if (numeric && !is_drawable_type(t->columns[c].type))
+        return util_fail(err, "column '%s' is %s; x and y need numbers (a text column can be "
+                         "the 'by' column)", name, value_type_name(t->columns[c].type));
+    return 0;
+}
+
+int plot_check_spec(const table *t, const plot_spec *spec, char **err)
+{
+    if (check_column(t, spec->x, 1, err) != 0 || check_column(t, spec->y, 1, err) != 0)
+        return -1;
+    if (spec->by && check_column(t, spec->by, 0, err) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- the series: rows grouped by the by column, sorted by x ---- */
+
+typedef struct series {
+    value *groups;          /* distinct by values, in drawing order */
+    size_t group_count;
+    plot_point *points;
+    size_t count;
+    unsigned char *repeats; /* per group: x repeats within the line (draw points only) */
+} series;
+
+static void series_free(series *s)
+{
+    for (size_t i = 0; i < s->group_count; i++)
+        value_clear(&s->groups[i]);
+    free(s->groups);
+    free(s->points);
+    free(s->repeats);
+    memset(s, 0, sizeof *s);
+}
+
+static const value *sort_groups_base;
+
+static int compare_group_index(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    double x = value_number(&sort_groups_base[i]), y = value_number(&sort_groups_base[j]);
+    if (x < y)
+        return -1;
+    if (x > y)
+        return 1;
+    return i < j ? -1 : i > j;
+}
+
+static int compare_points(const void *a, const void *b)
+{
+    const plot_point *p = a, *q = b;
+    if (p->group != q->group)
+        return p->group < q->group ? -1 : 1;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->order < q->order ? -1 : p->order > q->order;
+}
+
+/* Keeps the lines plot_reduce_lines chose, notes which repeat x, then
+ * downsamples the points (plot_reduce.h). Returns 0 or -1 (no memory). */
+static int reduce_series(const plot_spec *spec, series *s, plot_image *image)
+{
+    size_t kept[PLOT_MAX_LINES];
+    plot_reduce_lines(s->points, &s->count, s->group_count, kept, &image->reduced);
+    size_t drawn = image->reduced.lines_drawn;
+    for (size_t g = 0, k = 0; g < s->group_count; g++) {
+        if (k < drawn && kept[k] == g)
+            s->groups[k++] = s->groups[g];
+        else
+            value_clear(&s->groups[g]);
+    }
+    s->group_count = drawn;
+    if (!(s->repeats = calloc(drawn ? drawn : 1, 1)))
+        return -1;
+    /* Before downsampling: a column's low and high may share an x. */
+    for (size_t i = 1; i < s->count; i++)
+        if (s->points[i].group == s->points[i - 1].group && s->points[i].x == s->points[i - 1].x)
+            s->repeats[s->points[i].group] = 1;
+    int width = spec->width > 0 ? spec->width : DEFAULT_WIDTH;
+    plot_reduce_points(s->points, &s->count, spec->logx, width, &image->reduced);
+    return 0;
+}
+
+/* Builds the series and counts what it leaves out. Returns 0 or -1 (no memory). */
+static int build_series(const table *t, const plot_spec *spec, series *s, plot_image *image)
+{
+    memset(s, 0, sizeof *s);
+    long xc = table_find_column(t, spec->x), yc = table_find_column(t, spec->y);
+    long bc = spec->by ? table_find_column(t, spec->by) : -1;
+    size_t *rank = NULL, *order = NULL, last_group = 0;
+    image->rows = t->row_count;
+    s->points = calloc(t->row_count ? t->row_count : 1, sizeof *s->points);
+    s->groups = calloc(t->row_count ? t->row_count : 1, sizeof *s->groups);
+    if (!s->points || !s->groups)
+        goto oom;
+    for (size_t r = 0; r < t->row_count; r++) {
+        double x = value_number(table_cell(t, r, (size_t)xc));
+        double y = value_number(table_cell(t, r, (size_t)yc));
+        if (!isfinite(x) || !isfinite(y)) {
+            image->skipped_nonfinite++;
+            continue;
+        }
+        if ((spec->logx && x <= 0) || (spec->logy && y <= 0)) {
+            image->skipped_nonpositive++;
+            continue;
+        }
+        size_t g = 0;
+        if (bc >= 0) {
+            const value *key = table_cell(t, r, (size_t)bc);
+            /* Grid rows come in runs of one group: try the last one first,
+             * or a million rows in a thousand groups take minutes. */
+            if (last_group < s->group_count && value_equal(&s->groups[last_group], key))
+                g = last_group;
+            while (g < s->group_count && !value_equal(&s->groups[g], key))
+                g++;
+            if (g == s->group_count && value_copy(&s->groups[s->group_count++], key) != 0)
+                goto oom;
+            last_group = g;
+        } else if (s->group_count == 0) {
+            s->group_count = 1;
+        }
+        s->points[s->count++] = (plot_point){ .group = g, .order = r, .x = x, .y = y };
+    }
+    /* Numeric groups are drawn in ascending order, others as they come. */
+    int numeric = bc >= 0 && is_drawable_type(t->columns[bc].type);
+    if (numeric && s->group_count > 1) {
+        rank = malloc(s->group_count * sizeof *rank);
+        order = malloc(s->group_count * sizeof *order);
+        value *sorted = malloc(s->group_count * sizeof *sorted);
+        if (!rank || !order || !sorted) {
+            free(sorted);
+            goto oom;
+        }
+        for (size_t i = 0; i < s->group_count; i++)
+            order[i] = i;
+        sort_groups_base = s->groups;
+        qsort(order, s->group_count, sizeof *order, compare_group_index);
+        for (size_t i = 0; i < s->group_count; i++) {
+            rank[order[i]] = i;
+            sorted[i] = s->groups[order[i]];
+        }
+        memcpy(s->groups, sorted, s->group_count * sizeof *sorted);
+        free(sorted);
+        for (size_t i = 0; i < s->count; i++)
+            s->points[i].group = rank[s->points[i].group];
+    }
+    qsort(s->points, s->count, sizeof *s->points, compare_points);
+    free(rank);
+    free(order);
+    rank = order = NULL;
+    if (reduce_series(spec, s, image) != 0)
+        goto oom;
+    image->plotted = s->count;
+    image->lines = s->group_count;
+    return 0;
+oom:
+    free(rank);
+    free(order);
+    series_free(s);
+    return -1;
+}
+
+/* ---- the gnuplot script ---- */
+
+/* A gnuplot single-quoted string: '' stands for a quote; control characters
+ * become spaces (a newline would end the command). */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("''", f);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* A gnuplot double-quoted string broken into lines of at most width
+ * characters at spaces (and at newlines), so a long title is not clipped. */
+static void put_wrapped(FILE *f, const char *s, size_t width)
+{
+    fputc('"', f);
+    size_t column = 0;
+    while (*s) {
+        if (*s == '\n') {
+            fputs("\\n", f);
+            column = 0;
+            s++;
+            continue;
+        }
+        size_t word = strcspn(s, " \n");
+        if (column > 0 && column + 1 + word > width) {
+            fputs("\\n", f);
+            column = 0;
+        } else if (column > 0) {
+            fputc(' ', f);
+            column++;
+        }
+        for (size_t i = 0; i < word; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (c == '"' || c == '\\')
+                fputc('\\', f);
+            fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
+        }
+        column += word;
+        s += word;
+        while (*s == ' ')
+            s++;
+    }
+    fputc('"', f);
+}
+
+/* 1 when every x is a positive power of two: then a base-2 log axis puts a
+ * tic at each of them (1, 2, 4, ... workers). */
+static int all_powers_of_two(const series *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        double x = s->points[i].x;
+        int e;
+        if (!(x >= 1) || frexp(x, &e) != 0.5)
+            return 0;
+    }
+    return s->count > 0;
+}
+
+static char *line_title(const table *t, const plot_spec *spec, const series *s, size_t g)
+{
+    if (!spec->by) /* short: the axis already says the unit */
+        return util_strdup(spec->y);
+    const table_column *c = &t->columns[table_find_column(t, spec->by)];
+    char text[256];
+    value_format(&s->groups[g], 6, text, sizeof text);
+    if (unit_shown(c))
+        return util_format("%s = %s %s", c->name, text, c->unit);
+    return util_format("%s = %s", c->name, text);
+}
+
+static char *build_script(const table *t, const plot_spec *spec, plot_format format,
+                          const char *data_path, const series *s, const plot_reduction *reduced)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    int width = spec->width > 0 ? spec->width : DEFAULT_WIDTH;
+    int height = spec->height > 0 ? spec->height : DEFAULT_HEIGHT;
+    fputs("set encoding utf8\n", f);
+    if (format == PLOT_SVG) {
+        fprintf(f, "set terminal svg size %d,%d noenhanced font 'sans,12' background '#ffffff'\n",
+                width, height);
+    } else {
+        /* gnuplot-nox has pngcairo (anti-aliased); plain png (libgd) is the fallback. */
+        fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                   "  set terminal pngcairo size %d,%d noenhanced font 'sans,11' background '#ffffff'\n"
+                   "} else {\n"
+                   "  set terminal png size %d,%d noenhanced background '#ffffff'\n"
+                   "}\n", width, height, width, height);
+    }
+    char *xlabel = spec->xlabel ? util_strdup(spec->xlabel)
+                                : plot_axis_label(&t->columns[table_find_column(t, spec->x)]);
+    char *ylabel = spec->ylabel ? util_strdup(spec->ylabel)
+                                : plot_axis_label(&t->columns[table_find_column(t, spec->y)]);
+    const char *title = spec->title ? spec->title : t->title;
+    if (title) {
+        fputs("set title ", f);
+        put_wrapped(f, title, (size_t)width / 11);
+        fputc('\n', f);
+    }
+    fputs("set xlabel ", f);
+    put_quoted(f, xlabel ? xlabel : spec->x);
+    fputs("\nset ylabel ", f);
+    put_quoted(f, ylabel ? ylabel : spec->y);
+    fputc('\n', f);
+    free(xlabel);
+    free(ylabel);
+    fputs("set key outside right top box opaque Left reverse\nset grid\nset border 3\nset tics nomirror\n", f);
+    if (spec->logx)
+        fprintf(f, "set logscale x %d\n", all_powers_of_two(s) ? 2 : 10);
+    if (spec->logy)
+        fputs("set logscale y 10\n", f);
+    char *note = plot_reduce_note(reduced, spec->by);
+    if (note) { /* on the picture itself, so a copy of it says so too */
+        fputs("set bmargin 6\nset label 1 ", f);
+        put_wrapped(f, note, (size_t)width / 7);
+        fputs(" at screen 0.01, screen 0.045 left font ',9' textcolor '#555555'\n", f);
+        free(note);
+    }
+    fputs("plot ", f);
+    for (size_t g = 0; g < s->group_count; g++) {
+        /* Repeated x within a line (another parameter varies too): points
+         * only; downsampled lines without markers, which would be a smear. */
+        const char *with = s->repeats[g] ? "points" : reduced->columns ? "lines" : "linespoints";
+        char *lt = line_title(t, spec, s, g);
+        if (g == 0)
+            put_quoted(f, data_path);
+        else
+            fputs(", \\\n     ''", f);
+        fprintf(f, " index %zu using 1:2 with %s pointtype 7 pointsize 0.7 linewidth 1.5 title ",
+                g, with);
+        put_quoted(f, lt ? lt : "");
+        free(lt);
+    }
+    if (reduced->lines_drawn < reduced->lines_total)
+        fprintf(f, ", \\\n     keyentry with points pointtype -1 title '... and %zu more'",
+                reduced->lines_total - reduced->lines_drawn);
+    fputc('\n', f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static int write_data(FILE *f, const series *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        if (i > 0 && s->points[i].group != s->points[i - 1].group)
+            fputs("\n\n", f); /* two blank lines: the next gnuplot "index" */
+        fprintf(f, "%.17g\t%.17g\n", s->points[i].x, s->points[i].y);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- running gnuplot ---- */
+
+/* The gnuplot executable on PATH, malloc'd; NULL when there is none. */
+static char *find_gnuplot(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (1) {
+        size_t n = strcspn(path, ":");
+        char *candidate = util_format("%.*s/gnuplot", (int)n, n ? path : ".");
+        struct stat st;
+        if (candidate && stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(candidate, X_OK) == 0)
+            return candidate;
+        free(candidate);
+        if (!path[n])
+            return NULL;
+        path += n + 1;
+    }
+}
+
+static void close_pair(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0) {
+            close(fds[i]);
+            fds[i] = -1;
+        }
+}
+
+static int cloexec_pipe(int fds[2])
+{
+    if (pipe(fds) != 0) {
+        fds[0] = fds[1] = -1;
+        return -1;
+    }
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+/* The last non-empty line of gnuplot's stderr: where it says what failed. */
+static char *last_line(const strbuf *b)
+{
+    if (!b->data)
+        return util_strdup("no message");
+    size_t end = b->len;
+    while (end > 0 && (b->data[end - 1] == '\n' || b->data[end - 1] == ' '))
+        end--;
+    size_t start = end;
+    while (start > 0 && b->data[start - 1] != '\n')
+        start--;
+    while (start < end && b->data[start] == ' ')
+        start++;
+    return util_format("%.*s", (int)(end - start), b->data + start);
+}
+
+/* Runs exe with script on stdin; *out gets stdout. Returns 0, or -1 with *err. */
+/* The child: gnuplot with its stdin, stdout and stderr on the pipes. */
+static void exec_gnuplot(const char *exe, const int in[2], const int o[2], const int e[2])
+{
+    dup2(in[0], 0);
+    dup2(o[1], 1);
+    dup2(e[1], 2);
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    if (max_fd < 0 || max_fd > 4096)
+        max_fd = 4096;
+    for (int fd = 3; fd < max_fd; fd++)
+        close(fd);
+    char *const argv[] = { "gnuplot", NULL };
+    execv(exe, argv);
+    dprintf(2, "cannot run %s: %s\n", exe, strerror(errno));
+    _exit(127);
+}
+
+/* Writes script to gnuplot's stdin (in[1]) while reading its stdout (o[0])
+ * into out and its stderr (e[0]) into errbuf, until both close or the time
+ * is up. Closes what it finishes with (-1). Returns 0, or -1 with *err
+ * (gnuplot killed). */
+static int exchange_with_gnuplot(pid_t pid, const char *script, int in[2], int o[2], int e[2],
+                                 strbuf *out, strbuf *errbuf, char **err)
+{
+    size_t script_len = strlen(script), written = 0;
+    double deadline = util_monotonic() + GNUPLOT_TIMEOUT_S;
+    while (o[0] >= 0 || e[0] >= 0) {
+        struct pollfd fds[3];
+        int n = 0, in_at = -1, out_at = -1, err_at = -1;
+        if (in[1] >= 0) {
+            in_at = n;
+            fds[n++] = (struct pollfd){ .fd = in[1], .events = POLLOUT };
+        }
+        if (o[0] >= 0) {
+            out_at = n;
+            fds[n++] = (struct pollfd){ .fd = o[0], .events = POLLIN };
+        }
+        if (e[0] >= 0) {
+            err_at = n;
+            fds[n++] = (struct pollfd){ .fd = e[0], .events = POLLIN };
+        }
+        double left = deadline - util_monotonic();
+        if (left <= 0) {
+            kill(pid, SIGKILL);
+            return util_fail(err, "gnuplot did not finish within %d s", GNUPLOT_TIMEOUT_S);
+        }
+        int ready = poll(fds, (nfds_t)n, (int)(left * 1000) + 1);
+        if (ready < 0) {
+            if (errno == EINTR)
+                continue;
+            kill(pid, SIGKILL);
+            return util_fail(err, "gnuplot: poll: %s", strerror(errno));
+        }
+        if (in_at >= 0 && fds[in_at].revents) {
+            ssize_t w = write(in[1], script + written, script_len - written);
+            if (w > 0)
+                written += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == script_len) {
+                close(in[1]);
+                in[1] = -1;
+            }
+        }
+        int *readers[2] = { &o[0], &e[0] };
+        int at[2] = { out_at, err_at };
+        strbuf *sinks[2] = { out, errbuf };
+        for (int k = 0; k < 2; k++) {
+            if (at[k] < 0 || !fds[at[k]].revents)
+                continue;
+            char chunk[65536];
+            ssize_t r = read(*readers[k], chunk, sizeof chunk);
+            if (r > 0)
+                strbuf_add(sinks[k], chunk, (size_t)r);
+            else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+                close(*readers[k]);
+                *readers[k] = -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* gnuplot's exit status and output as one verdict: 0, or -1 with *err
+ * naming the last line gnuplot wrote on stderr. */
+static int gnuplot_verdict(int status, const strbuf *out, const strbuf *errbuf, char **err)
+{
+    if (out->oom || errbuf->oom)
+        return util_fail(err, "gnuplot: out of memory");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && out->len > 0)
+        return 0;
+    char *line = last_line(errbuf);
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        util_fail(err, "gnuplot failed (exit status %d): %s", WEXITSTATUS(status),
+                  line ? line : "");
+    else if (!WIFEXITED(status))
+        util_fail(err, "gnuplot was killed by signal %d", WTERMSIG(status));
+    else
+        util_fail(err, "gnuplot produced no image: %s", line ? line : "");
+    free(line);
+    return -1;
+}
+
+static int run_gnuplot(const char *exe, const char *script, strbuf *out, char **err)
+{
+    int in[2] = { -1, -1 }, o[2] = { -1, -1 }, e[2] = { -1, -1 };
+    strbuf errbuf = { 0 };
+    struct sigaction ignore, old_pipe;
+    int restore_pipe = 0, rc = -1;
+
+    if (cloexec_pipe(in) || cloexec_pipe(o) || cloexec_pipe(e)) {
+        util_fail(err, "cannot start gnuplot: pipe: %s", strerror(errno));
+        goto done;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        util_fail(err, "cannot start gnuplot: fork: %s", strerror(errno));
+        goto done;
+    }
+    if (pid == 0)
+        exec_gnuplot(exe, in, o, e);
+    close(in[0]);
+    close(o[1]);
+    close(e[1]);
+    in[0] = o[1] = e[1] = -1;
+    /* gnuplot may exit before reading everything: EPIPE, not SIGPIPE. */
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    restore_pipe = sigaction(SIGPIPE, &ignore, &old_pipe) == 0;
+    fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+    rc = exchange_with_gnuplot(pid, script, in, o, e, out, &errbuf, err);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (rc == 0)
+        rc = gnuplot_verdict(status, out, &errbuf, err);
+done:
+    if (restore_pipe)
+        sigaction(SIGPIPE, &old_pipe, NULL);
+    close_pair(in);
+    close_pair(o);
+    close_pair(e);
+    free(errbuf.data);
+    return rc;
+}
+
+int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_image *image,
+                char **err)
+{
+    memset(image, 0, sizeof *image);
+    if (plot_check_spec(t, spec, err) != 0)
+        return -1;
+    char *exe = find_gnuplot();
+    if (!exe) {
+        util_fail(err, "%s", PLOT_NO_GNUPLOT_MESSAGE);
+        return PLOT_NO_GNUPLOT;
+    }
+    series s;
+    char *data_path = NULL, *script = NULL;
+    strbuf out = { 0 };
+    int fd = -1, rc = -1;
+    FILE *f = NULL;
+    if (build_series(t, spec, &s, image) != 0) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (s.count == 0) {
+        util_fail(err, "nothing to plot: none of the %zu rows has a finite %s and %s%s",
+                  t->row_count, spec->x, spec->y,
+                  spec->logx || spec->logy ? " (positive on a log axis)" : "");
+        goto done;
+    }
+    const char *tmp = getenv("TMPDIR");
+    data_path = util_format("%s/runner-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!data_path || (fd = mkstemp(data_path)) < 0) {
+        util_fail(err, "cannot create a temporary file for gnuplot's data in %s: %s",
+                  tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        free(data_path);
+        data_path = NULL;
+        goto done;
+    }
+    if (!(f = fdopen(fd, "w"))) {
+        util_fail(err, "%s: %s", data_path, strerror(errno));
+        close(fd);
+        goto done;
+    }
+    int bad = write_data(f, &s);
+    if (fclose(f) != 0 || bad) {
+        util_fail(err, "%s: cannot write gnuplot's data: %s", data_path, strerror(errno));
+        goto done;
+    }
+    if (!(script = build_script(t, spec, format, data_path, &s, &image->reduced))) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (run_gnuplot(exe, script, &out, err) != 0)
+        goto done;
+    image->data = out.data;
+    image->size = out.len;
+    out.data = NULL;
+    rc = 0;
+done:
+    if (data_path)
+        unlink(data_path);
+    free(data_path);
+    free(script);
+    free(out.data);
+    free(exe);
+    series_free(&s);
+    return rc;
+}
+
+char *plot_skip_note(const plot_spec *spec, const plot_image *image)
+{
+    if (image->skipped_nonfinite == 0 && image->skipped_nonpositive == 0)
+        return NULL;
+    char finite[256] = "", positive[256] = "";
+    if (image->skipped_nonfinite)
+        snprintf(finite, sizeof finite, "%zu where %s or %s is NaN or infinite",
+                 image->skipped_nonfinite, spec->x, spec->y);
+    if (image->skipped_nonpositive) {
+        const char *axis = spec->logx && spec->logy ? "x or y"
+                         : spec->logx ? spec->x : spec->y;
+        snprintf(positive, sizeof positive, "%zu where %s is not positive (log scale)",
+                 image->skipped_nonpositive, axis);
+    }
+    return util_format("skipped %zu of %zu rows: %s%s%s",
+                       image->skipped_nonfinite + image->skipped_nonpositive, image->rows,
+                       finite, *finite && *positive ? ", " : "", positive);
+}
+
+/* ---- the report's default axes ---- */
+
+/* A numeric column with at least two different finite values. */
+static int varies_finite(const column_facts *c)
+{
+    return c->finite > 0 && c->min != c->max;
+}
+
+/* 1 when every finite value is positive and max/min >= ratio. */
+static int wide_positive_range(const column_facts *c, double ratio)
+{
+    return c->finite > 0 && !c->nonpositive && c->max / c->min >= ratio;
+}
+
+int plot_default_spec(const table *t, const table_facts *facts, const char *plugin,
+                      plot_spec *spec, char *why, size_t why_size)
+{
+    const column_facts *f = facts->columns;
+    long x = -1, y = -1, by = -1;
+    for (int pass = 0; pass < 2 && x < 0; pass++) {
+        runner_type wanted = pass == 0 ? RUNNER_INTEGER : RUNNER_REAL;
+        for (size_t c = 0; c < t->column_count && x < 0; c++)
+            if (t->columns[c].is_param && t->columns[c].type == wanted && varies_finite(&f[c]))
+                x = (long)c;
+    }
+    if (x < 0) {
+        snprintf(why, why_size, "no numeric parameter varies across the rows");
+        return -1;
+    }
+    if (plugin) {
+        long named = table_find_column(t, plugin);
+        if (named >= 0 && !t->columns[named].is_param &&
+            is_drawable_type(t->columns[named].type) && varies_finite(&f[named]))
+            y = named;
+    }
+    for (size_t c = 0; c < t->column_count && y < 0; c++)
+        if (!t->columns[c].is_param && value_type_is_numeric(t->columns[c].type) &&
+            varies_finite(&f[c]))
+            y = (long)c;
+    if (y < 0) {
+        snprintf(why, why_size, "no numeric output varies across the rows");
+        return -1;
+    }
+    for (int pass = 0; pass < 2 && by < 0; pass++) {
+        for (size_t c = 0; c < t->column_count && by < 0; c++) {
+            const table_column *col = &t->columns[c];
+            if ((long)c == x || (long)c == y)
+                continue;
+            if (pass == 0 ? !col->is_param
+                          : col->is_param || (col->type != RUNNER_TEXT &&
+                                              col->type != RUNNER_BOOLEAN))
+                continue;
+            size_t n = f[c].distinct;
+            if (n >= 2 && n <= DEFAULT_BY_MAX_GROUPS)
+                by = (long)c;
+        }
+    }
+    spec->x = t->columns[x].name;
+    spec->y = t->columns[y].name;
+    spec->by = by >= 0 ? t->columns[by].name : NULL;
+    spec->logx = wide_positive_range(&f[x], 100);
+    spec->logy = wide_positive_range(&f[y], 1000);
+    return 0;
+}
+
+/* ---- Lua: plot(rows, {...}) ---- */
+
+int plot_check_output_path(const char *path, char *why, size_t why_size)
+{
+    plot_format format;
+    if (!*path) {
+        snprintf(why, why_size, "the path is empty");
+        return -1;
+    }
+    if (path[0] == '/') {
+        snprintf(why, why_size, "must be a relative path under the current directory");
+        return -1;
+    }
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+            snprintf(why, why_size, "must not contain empty, '.' or '..' components");
+            return -1;
+        }
+        p += n;
+        if (*p == '/')
+            p++;
+        else
+            break;
+    }
+    if (path[strlen(path) - 1] == '/' || plot_format_from_path(path, &format) != 0) {
+        snprintf(why, why_size, "must end in .svg or .png");
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes data to a path checked by plot_check_output_path, creating its
+ * directories. No component may be a symbolic link, and the file itself is
+ * replaced, not written into: with a relative path and no "..", that keeps
+ * every byte under the current directory. */
+static int write_inside_cwd(const char *path, const void *data, size_t size, char **err)
+{
+    char *dir = util_strdup(path);
+    if (!dir)
+        return util_fail(err, "out of memory");
+    for (char *slash = strchr(dir, '/'); slash; slash = strchr(slash + 1, '/')) {
+        struct stat st;
+        *slash = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            util_fail(err, "%s: cannot create the directory: %s", dir, strerror(errno));
+            free(dir);
+            return -1;
+        }
+        int found = lstat(dir, &st) == 0;
+        if (!found || !S_ISDIR(st.st_mode)) {
+            util_fail(err, "%s: %s", dir, found && S_ISLNK(st.st_mode)
+                      ? "is a symbolic link; plots are written only below the current directory"
+                      : "is not a directory");
+            free(dir);
+            return -1;
+        }
+        *slash = '/';
+    }
+    free(dir);
+    struct stat target;
+    if (lstat(path, &target) == 0 && S_ISLNK(target.st_mode))
+        return util_fail(err, "%s: cannot write: it is a symbolic link", path);
+    /* A new file renamed over the target: a hard link to a file elsewhere
+     * is replaced, never written through. */
+    return util_replace_file(path, data, size, err);
+}
+
+#define PLOT_BOX "runner.plot_table"
+
+/* The table being built lives in a userdata box, so a Lua error raised
+ * while reading the rows cannot leak it: the box's __gc frees it. */
+static int box_gc(lua_State *L)
+{
+    table **box = luaL_checkudata(L, 1, PLOT_BOX);
+    table_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+static const char *const lua_option_names[] = {
+    "x", "y", "by", "title", "xlabel", "ylabel", "output", "logx", "logy", "units", NULL,
+};
+
+/* Raises "plot: rows[i] has no field 'name'; its fields: a, b, ..." */
+static int missing_field(lua_State *L, int row_idx, lua_Integer i, const char *name)
+{
+    lua_pushliteral(L, "");
+    int list = lua_gettop(L);
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, row_idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            continue;
+        lua_pushvalue(L, list);
+        lua_pushstring(L, n++ ? ", " : "");
+        lua_pushvalue(L, -3);
+        lua_concat(L, 3);
+        lua_replace(L, list);
+    }
+    return luaL_error(L, "plot: rows[%d] has no field '%s'; its fields: %s", (int)i, name,
+                      lua_tostring(L, list));
+}
+
+/* Reads plot's options table (index 2) into strings (x, y, by, title,
+ * xlabel, ylabel, output; kept alive by the table) and flags (logx, logy);
+ * raises on an unknown or mistyped one. */
+static void read_lua_options(lua_State *L, const char *strings[7], int flags[2])
+{
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        int k = 0;
+        while (lua_option_names[k] && strcmp(lua_option_names[k], key) != 0)
+            k++;
+        if (!lua_option_names[k])
+            luaL_error(L, "plot: unknown option '%s' (expected x, y, by, logx, logy, "
+                       "title, xlabel, ylabel, units, output)", key);
+        if (k == 9) {
+            if (lua_type(L, -1) != LUA_TTABLE)
+                luaL_error(L, "plot: option 'units' must be a table such as "
+                           "{ wait_s = \"s\" }, got a %s", luaL_typename(L, -1));
+        } else if (k < 7) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                luaL_error(L, "plot: option '%s' must be a string, got a %s", key,
+                           luaL_typename(L, -1));
+            strings[k] = lua_tostring(L, -1);
+        } else {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                luaL_error(L, "plot: option '%s' must be true or false, got a %s", key,
+                           luaL_typename(L, -1));
+            flags[k - 7] = lua_toboolean(L, -1);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Cell c of row i (the row table at row_idx) as a value; raises on a
+ * missing field or a wrong type. */
+static value lua_row_cell(lua_State *L, int row_idx, lua_Integer i, const char *name, int c)
+{
+    value v = VALUE_NULL;
+    int type = lua_getfield(L, row_idx, name);
+    if (type == LUA_TNIL)
+        missing_field(L, row_idx, i, name);
+    if (c < 2 && type != LUA_TNUMBER)
+        luaL_error(L, "plot: rows[%d].%s is a %s; x and y must be numbers", (int)i, name,
+                   luaL_typename(L, -1));
+    if (type == LUA_TNUMBER)
+        v = c < 2 || !lua_isinteger(L, -1) ? value_real(lua_tonumber(L, -1))
+                                           : value_integer(lua_tointeger(L, -1));
+    else if (type == LUA_TBOOLEAN)
+        v = value_boolean(lua_toboolean(L, -1));
+    else if (type == LUA_TSTRING)
+        v = value_text(lua_tostring(L, -1)); /* the last Lua call for this row */
+    else
+        luaL_error(L, "plot: rows[%d].%s is a %s; by needs numbers, strings or booleans", (int)i,
+                   name, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Copies x, y (and by) of rows[1 .. n] (index 1) into the table in box;
+ * the by column is added at the first row, typed after its value. */
+static void fill_lua_rows(lua_State *L, table **box, lua_Integer n, const char *const names[3],
+                          const char *by_unit)
+{
+    int columns = names[2] ? 3 : 2;
+    for (lua_Integer i = 1; i <= n; i++) {
+        value row[3] = { VALUE_NULL, VALUE_NULL, VALUE_NULL };
+        if (lua_geti(L, 1, i) != LUA_TTABLE)
+            luaL_error(L, "plot: rows[%d] is a %s; rows must be tables such as sweep "
+                       "returns", (int)i, luaL_typename(L, -1));
+        int row_idx = lua_gettop(L);
+        for (int c = 0; c < columns; c++)
+            row[c] = lua_row_cell(L, row_idx, i, names[c], c);
+        if (names[2] && (*box)->column_count == 2 &&
+            table_add_column(*box, names[2], by_unit, row[2].type ? row[2].type : RUNNER_TEXT,
+                             1) != 0) {
+            value_clear(&row[2]);
+            luaL_error(L, "plot: out of memory");
+        }
+        if (table_append_row(*box, row) != 0) {
+            value_clear(&row[2]);
+            luaL_error(L, "plot: out of memory");
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Draws the table in box to output and frees it; pushes the results:
+ * output, or nil and the message. Notes go to stderr with the caller's line. */
+static int draw_lua_rows(lua_State *L, table **box, const plot_spec *spec, plot_format format,
+                         const char *output)
+{
+    /* From here on no Lua call until the results are pushed. */
+    plot_image image;
+    char *err = NULL;
+    int rc = plot_render(*box, spec, format, &image, &err);
+    if (rc == 0 && write_inside_cwd(output, image.data, image.size, &err) != 0)
+        rc = -1;
+    char *notes[2] = { rc == 0 ? plot_skip_note(spec, &image) : NULL,
+                       rc == 0 ? plot_reduce_note(&image.reduced, spec->by) : NULL };
+    plot_image_free(&image);
+    table_free(*box);
+    *box = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        if (notes[i]) {
+            luaL_where(L, 1);
+            fprintf(stderr, "runner: %splot: %s\n", lua_tostring(L, -1), notes[i]);
+            lua_pop(L, 1);
+            free(notes[i]);
+        }
+    }
+    if (rc != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "plot: %s", err ? err : "failed");
+        free(err);
+        return 2;
+    }
+    lua_pushstring(L, output);
+    return 1;
+}
+
+static int l_plot(lua_State *L)
+{
+    /* rows: a list of row tables, or the view sweep() returns (rowview.c). */
+    if (!lua_istable(L, 1) && !lua_isuserdata(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    const char *strings[7] = { NULL }; /* x, y, by, title, xlabel, ylabel, output */
+    int flags[2] = { 0, 0 };           /* logx, logy */
+    read_lua_options(L, strings, flags);
+    const char *x = strings[0], *y = strings[1], *by = strings[2], *output = strings[6];
+    if (!x || !y || !output)
+        return luaL_error(L, "plot: needs x = \"column\", y = \"column\" and output = "
+                          "\"plots/name.svg\"");
+    char why[160];
+    if (plot_check_output_path(output, why, sizeof why) != 0)
+        return luaL_error(L, "plot: output '%s' %s", output, why);
+    plot_format format;
+    plot_format_from_path(output, &format);
+    lua_Integer n = luaL_len(L, 1);
+    if (n == 0)
+        return luaL_error(L, "plot: no rows to plot (rows must be a list of row tables, as "
+                          "sweep returns)");
+
+    table **box = lua_newuserdatauv(L, sizeof *box, 0); /* index 3 */
+    *box = NULL;
+    if (luaL_newmetatable(L, PLOT_BOX)) {
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    const char *default_title = NULL;
+    if (!strings[3])
+        default_title = lua_pushfstring(L, "%s vs %s", y, x); /* index 4 */
+    const char *names[3] = { x, y, by };
+    const char *units[3] = { "", "", "" };
+    if (lua_getfield(L, 2, "units") == LUA_TTABLE) {
+        for (int c = 0; c < (by ? 3 : 2); c++) {
+            if (lua_getfield(L, -1, names[c]) == LUA_TSTRING)
+                units[c] = lua_tostring(L, -1); /* kept alive by the units table */
+            else if (!lua_isnil(L, -1))
+                return luaL_error(L, "plot: units.%s must be a string", names[c]);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    *box = table_new(strings[3] ? strings[3] : default_title);
+    if (!*box || table_add_column(*box, x, units[0], RUNNER_REAL, 1) != 0 ||
+        table_add_column(*box, y, units[1], RUNNER_REAL, 0) != 0)
+        return luaL_error(L, "plot: out of memory");
+    fill_lua_rows(L, box, n, names, units[2]);
+    plot_spec spec = {
+        .x = x, .y = y, .by = by, .logx = flags[0], .logy = flags[1],
+        .xlabel = strings[4], .ylabel = strings[5],
+    };
+    return draw_lua_rows(L, box, &spec, format, output);
+}
+
+void plot_register_lua(lua_State *L)
+{
+    lua_register(L, "plot", l_plot);
+}

@@ -1,0 +1,753 @@
+/* report: renders one stored sweep as a single HTML page. Section rows come
+ * through store cursors: read once as a stream (table_facts, the first
+ * rows), and again for the plotted columns only; the provenance the store has no
+ * reader for (sweep, sweep_plugin, point errors, column docs) is read here
+ * over a second, read-only SQLite connection. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/table.h"
+#include "base/util.h"
+#include "plot.h"
+#include "section_columns.h"
+#include "store/store.h"
+#include "table_facts.h"
+
+#define REPORT_MAX_FAILED 20       /* failed points listed per section */
+#define REPORT_FAILED_BY_INDEX 200 /* up to this many, found through point_index */
+#define REPORT_PLOT_WIDTH 900
+#define REPORT_PLOT_HEIGHT 480
+
+static const char report_css[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+    "margin:0 auto;max-width:1150px;padding:1.5em;color:#1b1b1b;background:#fff;"
+    "line-height:1.4}\n"
+    "h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.3em;margin-top:2em;"
+    "border-bottom:2px solid #d8dee4;padding-bottom:.2em}h3{font-size:1.05em;margin-top:1.4em}\n"
+    "code,pre,.mono{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.9em}\n"
+    "pre{background:#f6f8fa;border:1px solid #d8dee4;padding:.8em;overflow-x:auto}\n"
+    "table{border-collapse:collapse;margin:.5em 0}\n"
+    "th,td{border:1px solid #d8dee4;padding:.25em .6em;vertical-align:top}\n"
+    "th{background:#f6f8fa;text-align:left;font-weight:600}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table.kv th{width:11em}\n"
+    ".unit{font-weight:400;color:#57606a;font-size:.85em}\n"
+    ".scroll{overflow-x:auto;max-width:100%}\n"
+    ".note{color:#57606a;font-size:.9em}\n"
+    ".status{display:inline-block;padding:0 .5em;border-radius:.3em;font-weight:600}\n"
+    ".status-ok{background:#dafbe1;color:#116329}\n"
+    ".status-failed,.status-error{background:#ffebe9;color:#a40e26}\n"
+    ".status-interrupted,.status-running{background:#fff8c5;color:#7d4e00}\n"
+    "figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #d8dee4}\n"
+    "figcaption{color:#57606a;font-size:.9em}\n"
+    "nav ul{columns:2}\n";
+
+typedef struct report_ctx {
+    const char *db_path;
+    sqlite3 *db;            /* read-only: provenance, errors, column docs */
+    store *store;           /* section tables */
+    int64_t sweep_id;
+    FILE *out;
+    int gnuplot_missing;
+    int plot_failures;
+    char *error;            /* first SQL error, reported once */
+} report_ctx;
+
+/* ---- HTML output ---- */
+
+void report_escape_html(FILE *out, const char *text)
+{
+    if (!text)
+        return;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        case '\n':
+        case '\t': fputc(*p, out); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                fputs("&#xFFFD;", out);
+            else
+                fputc(*p, out);
+        }
+    }
+}
+
+#define H(text) report_escape_html(r->out, (text))
+
+static void put_value(report_ctx *r, const value *v)
+{
+    char text[512];
+    value_format(v, 6, text, sizeof text);
+    H(text);
+}
+
+/* "name = value unit" for a parameter. */
+static void put_setting(report_ctx *r, const table_column *c, const value *v)
+{
+    H(c->name);
+    fputs(" = ", r->out);
+    put_value(r, v);
+    if (*c->unit && strcmp(c->unit, c->name) != 0) {
+        fputc(' ', r->out);
+        H(c->unit);
+    }
+}
+
+/* ---- the read-only connection ---- */
+
+static sqlite3_stmt *prepare(report_ctx *r, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        if (!r->error)
+            r->error = util_format("%s: cannot read the sweep's provenance: %s", r->db_path,
+                                   sqlite3_errmsg(r->db));
+        return NULL;
+    }
+    return st;
+}
+
+static const char *column_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+static int step_done(report_ctx *r, sqlite3_stmt *st, int rc)
+{
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW && !r->error)
+        r->error = util_format("%s: cannot read the sweep's provenance: %s", r->db_path,
+                               sqlite3_errmsg(r->db));
+    sqlite3_finalize(st);
+    return r->error ? -1 : 0;
+}
+
+/* ---- provenance ---- */
+
+static void kv_row(report_ctx *r, const char *key, const char *text, int mono)
+{
+    fputs("<tr><th>", r->out);
+    H(key);
+    fputs(mono ? "</th><td class=\"mono\">" : "</th><td>", r->out);
+    H(text);
+    fputs("</td></tr>\n", r->out);
+}
+
+static void status_badge(report_ctx *r, const char *status)
+{
+    fputs("<span class=\"status status-", r->out);
+    H(status);
+    fputs("\">", r->out);
+    H(status);
+    fputs("</span>", r->out);
+}
+
+/* <head>, the title and the one-line summary: points over the whole sweep. */
+static int write_title(report_ctx *r, sqlite3_stmt *st, size_t section_count)
+{
+    const char *script = column_text(st, 0);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+          r->out);
+    fprintf(r->out, "runner report: sweep %" PRId64 " (", r->sweep_id);
+    H(script);
+    fprintf(r->out, ")</title>\n<style>\n%s</style>\n</head>\n<body>\n", report_css);
+    fprintf(r->out, "<header>\n<h1>Sweep %" PRId64 ": ", r->sweep_id);
+    H(script);
+    fputs("</h1>\n<p>", r->out);
+    status_badge(r, column_text(st, 11));
+    sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(ok_count), 0),"
+                                  " coalesce(sum(point_count - ok_count), 0) FROM point_block"
+                                  " WHERE section_id IN"
+                                  "  (SELECT id FROM section WHERE sweep_id = ?1)");
+    if (!pt)
+        return -1;
+    sqlite3_bind_int64(pt, 1, r->sweep_id);
+    int rc = sqlite3_step(pt);
+    if (rc == SQLITE_ROW)
+        fprintf(r->out, " %zu section%s, %lld points ok, %lld failed", section_count,
+                section_count == 1 ? "" : "s", (long long)sqlite3_column_int64(pt, 0),
+                (long long)sqlite3_column_int64(pt, 1));
+    if (step_done(r, pt, rc) != 0)
+        return -1;
+    fputs("; started ", r->out);
+    H(column_text(st, 9));
+    if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+        fprintf(r->out, ", took %.3g s", sqlite3_column_double(st, 13));
+    fputs(".</p>\n</header>\n", r->out);
+    return 0;
+}
+
+static void write_contents(report_ctx *r, size_t section_count, const int64_t *ids)
+{
+    fputs("<nav>\n<ul>\n<li><a href=\"#provenance\">Provenance</a></li>\n", r->out);
+    for (size_t i = 0; i < section_count; i++) {
+        sqlite3_stmt *sec = prepare(r, "SELECT coalesce(title, plugin) FROM section WHERE id = ?1");
+        if (!sec)
+            break;
+        sqlite3_bind_int64(sec, 1, ids[i]);
+        int rc = sqlite3_step(sec);
+        if (rc == SQLITE_ROW) {
+            fprintf(r->out, "<li><a href=\"#section-%zu\">", i + 1);
+            H(column_text(sec, 0));
+            fputs("</a></li>\n", r->out);
+        }
+        if (step_done(r, sec, rc) != 0)
+            break;
+    }
+    fputs("</ul>\n</nav>\n", r->out);
+}
+
+/* The sweep row as a key-value table. */
+static void write_provenance(report_ctx *r, sqlite3_stmt *st)
+{
+    char number[64];
+    fputs("<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"kv\">\n", r->out);
+    kv_row(r, "script", column_text(st, 0), 1);
+    kv_row(r, "script sha256", column_text(st, 1), 1);
+    kv_row(r, "command line", column_text(st, 7), 1);
+    kv_row(r, "options used", column_text(st, 2), 1);
+    kv_row(r, "--set overrides", column_text(st, 3), 1);
+    snprintf(number, sizeof number, "%" PRIu64, (uint64_t)sqlite3_column_int64(st, 8));
+    kv_row(r, "seed", number, 1);
+    kv_row(r, "runner version", column_text(st, 4), 1);
+    kv_row(r, "git commit", sqlite3_column_type(st, 5) == SQLITE_NULL
+                                ? "(none: the script is not in a git work tree)"
+                                : column_text(st, 5), sqlite3_column_type(st, 5) != SQLITE_NULL);
+    kv_row(r, "host", column_text(st, 6), 1);
+    kv_row(r, "started (UTC)", column_text(st, 9), 1);
+    kv_row(r, "ended (UTC)", sqlite3_column_type(st, 10) == SQLITE_NULL ? "(not recorded)"
+                                                                       : column_text(st, 10), 1);
+    fputs("<tr><th>status</th><td>", r->out);
+    status_badge(r, column_text(st, 11));
+    fputs("</td></tr>\n", r->out);
+    kv_row(r, "database", r->db_path, 1);
+    fputs("</table>\n", r->out);
+}
+
+/* The exact shared objects. */
+static int write_plugins(report_ctx *r)
+{
+    sqlite3_stmt *pl = prepare(r, "SELECT plugin, plugin_version, so_path, so_sha256"
+                                  " FROM sweep_plugin WHERE sweep_id = ?1 ORDER BY rowid");
+    if (!pl)
+        return -1;
+    sqlite3_bind_int64(pl, 1, r->sweep_id);
+    fputs("<h3>Plugins</h3>\n<div class=\"scroll\"><table>\n<tr><th>plugin</th><th>version</th>"
+          "<th>shared object</th><th>sha256</th></tr>\n", r->out);
+    int rc;
+    while ((rc = sqlite3_step(pl)) == SQLITE_ROW) {
+        fputs("<tr><td>", r->out);
+        H(column_text(pl, 0));
+        fputs("</td><td class=\"mono\">", r->out);
+        H(column_text(pl, 1));
+        fputs("</td><td class=\"mono\">", r->out);
+        H(column_text(pl, 2));
+        fputs("</td><td class=\"mono\">", r->out);
+        H(column_text(pl, 3));
+        fputs("</td></tr>\n", r->out);
+    }
+    fputs("</table></div>\n", r->out);
+    return step_done(r, pl, rc);
+}
+
+static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
+{
+    sqlite3_stmt *st = prepare(r,
+        "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
+        " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
+        " (julianday(ended_at) - julianday(started_at)) * 86400.0"
+        " FROM sweep WHERE id = ?1");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->sweep_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE && !r->error)
+        r->error = util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id);
+    if (rc != SQLITE_ROW)
+        return step_done(r, st, rc);
+    if (write_title(r, st, section_count) != 0) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    write_contents(r, section_count, ids);
+    write_provenance(r, st);
+    if (write_plugins(r) != 0) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    /* The script itself, folded: it is long and stored verbatim. */
+    const char *text = column_text(st, 12);
+    size_t lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    fprintf(r->out, "<details>\n<summary>Script text (%zu lines, as run)</summary>\n<pre>",
+            lines);
+    H(text);
+    fputs("</pre>\n</details>\n</section>\n", r->out);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* ---- one section ---- */
+
+/* A section as the report reads it: the facts of every row (one streaming
+ * pass), its first REPORT_MAX_ROWS rows, and a cursor to come back to the
+ * rows where a headline figure is reached. Nothing grows with the section. */
+typedef struct section_read {
+    table *head;            /* the columns and the first rows */
+    char *plugin;           /* the result table */
+    table_facts facts;
+    store_cursor *cursor;
+    value *row;             /* one row, for the cursor */
+} section_read;
+
+static void section_read_clear(section_read *sr)
+{
+    if (sr->row && sr->head)
+        for (size_t c = 0; c < sr->head->column_count; c++)
+            value_clear(&sr->row[c]);
+    free(sr->row);
+    store_cursor_close(sr->cursor);
+    table_facts_clear(&sr->facts);
+    table_free(sr->head);
+    free(sr->plugin);
+    memset(sr, 0, sizeof *sr);
+}
+
+static int section_read_open(store *s, int64_t section_id, section_read *sr, char **err)
+{
+    memset(sr, 0, sizeof *sr);
+    if (store_section_columns(s, section_id, &sr->head, &sr->plugin, err) != 0)
+        return -1;
+    size_t n = sr->head->column_count;
+    if (table_facts_init(&sr->facts, n) != 0 || !(sr->row = calloc(n ? n : 1, sizeof *sr->row)))
+        return util_fail(err, "out of memory");
+    if (n == 0)  /* nothing recorded for the plugin: no rows */
+        return 0;
+    if (store_cursor_open(s, section_id, sr->plugin, sr->head, NULL, NULL, 0, &sr->cursor,
+                          err) != 0)
+        return -1;
+    store_row_key key;
+    int rc;
+    while ((rc = store_cursor_next(sr->cursor, sr->row, &key, err)) == 1) {
+        if (table_facts_add(&sr->facts, sr->row, (facts_where){ key.point_id, key.row_id }) != 0)
+            return util_fail(err, "out of memory");
+        if (sr->head->row_count < REPORT_MAX_ROWS) {
+            if (table_append_row(sr->head, sr->row) != 0)
+                return util_fail(err, "out of memory");
+        } else {
+            for (size_t c = 0; c < n; c++)
+                value_clear(&sr->row[c]);
+        }
+    }
+    store_cursor_rewind(sr->cursor);
+    return rc;
+}
+
+/* The row at where into sr->row (cleared by the next call or the clear). */
+static const value *section_read_row(section_read *sr, facts_where where)
+{
+    for (size_t c = 0; c < sr->head->column_count; c++)
+        value_clear(&sr->row[c]);
+    char *err = NULL;
+    store_row_key key = { where.point_id, where.row_id };
+    int rc = store_cursor_seek(sr->cursor, key, &err) == 0
+                 ? store_cursor_next(sr->cursor, sr->row, NULL, &err) : -1;
+    store_cursor_rewind(sr->cursor);
+    free(err);
+    return rc == 1 ? sr->row : NULL;
+}
+
+/* The row's varying parameters; when none varies (a plugin that emits
+ * several rows per point), its varying text and boolean outputs. */
+static void put_where(report_ctx *r, const section_read *sr, const value *row)
+{
+    const table *t = sr->head;
+    int n = 0;
+    for (int pass = 0; pass < 2 && n == 0; pass++) {
+        for (size_t c = 0; c < t->column_count; c++) {
+            const table_column *col = &t->columns[c];
+            int wanted = pass == 0 ? col->is_param
+                                   : !col->is_param && (col->type == RUNNER_TEXT ||
+                                                        col->type == RUNNER_BOOLEAN);
+            if (!wanted || !sr->facts.columns[c].varies)
+                continue;
+            if (n++)
+                fputs(", ", r->out);
+            put_setting(r, col, &row[c]);
+        }
+    }
+}
+
+static void write_constants(report_ctx *r, const section_read *sr)
+{
+    int n = 0;
+    for (size_t c = 0; c < sr->head->column_count; c++) {
+        const column_facts *f = &sr->facts.columns[c];
+        if (!sr->head->columns[c].is_param || sr->facts.rows == 0 || f->varies)
+            continue;
+        fputs(n++ ? ", " : "<p>Same on every row: ", r->out);
+        put_setting(r, &sr->head->columns[c], &f->first);
+    }
+    if (n)
+        fputs(".</p>\n", r->out);
+}
+
+static void put_column_name(report_ctx *r, const table_column *col)
+{
+    H(col->name);
+    if (*col->unit && strcmp(col->unit, col->name) != 0) {
+        fputs(" <span class=\"unit\">[", r->out);
+        H(col->unit);
+        fputs("]</span>", r->out);
+    }
+}
+
+/* One headline cell pair: the value, and where it is reached. */
+static void put_extreme(report_ctx *r, section_read *sr, size_t c, facts_where at,
+                        int constant)
+{
+    const value *row = section_read_row(sr, at);
+    if (!row) {
+        fputs("<td class=\"n\"></td><td></td>", r->out);
+        return;
+    }
+    fputs("<td class=\"n\">", r->out);
+    put_value(r, &row[c]);
+    fputs("</td><td>", r->out);
+    if (constant)
+        fputs(sr->facts.columns[c].nonfinite ? "every finite row" : "every row", r->out);
+    else
+        put_where(r, sr, row);
+    fputs("</td>", r->out);
+}
+
+/* Min and max of every numeric output, and where each was found. */
+static void write_headlines(report_ctx *r, section_read *sr)
+{
+    if (sr->facts.rows < 2)
+        return;
+    fputs("<h3>Headline figures</h3>\n<div class=\"scroll\"><table>\n<tr><th>column</th>"
+          "<th>min</th><th>at</th><th>max</th><th>at</th><th>NaN or inf</th></tr>\n", r->out);
+    for (size_t c = 0; c < sr->head->column_count; c++) {
+        const table_column *col = &sr->head->columns[c];
+        const column_facts *f = &sr->facts.columns[c];
+        if (col->is_param || (col->type != RUNNER_INTEGER && col->type != RUNNER_REAL))
+            continue;
+        fputs("<tr><td>", r->out);
+        put_column_name(r, col);
+        fputs("</td>", r->out);
+        if (f->finite == 0) {
+            fputs("<td class=\"n\"></td><td></td><td class=\"n\"></td><td></td>", r->out);
+        } else {
+            put_extreme(r, sr, c, f->min_at, f->min == f->max);
+            put_extreme(r, sr, c, f->max_at, f->min == f->max);
+        }
+        fprintf(r->out, "<td class=\"n\">%zu</td></tr>\n", f->nonfinite);
+    }
+    fputs("</table></div>\n", r->out);
+}
+
+/* Column docs of a plugin, looked up per header. */
+static void put_doc_attribute(report_ctx *r, sqlite3_stmt *docs, const char *name)
+{
+    if (!docs)
+        return;
+    sqlite3_bind_text(docs, 2, name, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(docs) == SQLITE_ROW && *column_text(docs, 0)) {
+        fputs(" title=\"", r->out);
+        H(column_text(docs, 0));
+        fputc('"', r->out);
+    }
+    sqlite3_reset(docs);
+}
+
+/* The first REPORT_MAX_ROWS rows (sr->head), and the count of the rest. */
+static void write_rows(report_ctx *r, const section_read *sr, const char *plugin,
+                       int64_t sweep_id)
+{
+    const table *t = sr->head;
+    size_t total = sr->facts.rows;
+    sqlite3_stmt *docs = prepare(r, "SELECT doc FROM plugin_column WHERE plugin = ?1 AND name = ?2");
+    if (docs)
+        sqlite3_bind_text(docs, 1, plugin, -1, SQLITE_TRANSIENT);
+    fprintf(r->out, "<h3>Rows (%zu)</h3>\n<div class=\"scroll\"><table class=\"rows\">\n<tr>",
+            total);
+    for (size_t c = 0; c < t->column_count; c++) {
+        fputs("<th", r->out);
+        put_doc_attribute(r, docs, t->columns[c].name);
+        fputc('>', r->out);
+        H(t->columns[c].name);
+        if (*t->columns[c].unit && strcmp(t->columns[c].unit, t->columns[c].name) != 0) {
+            fputs("<br><span class=\"unit\">[", r->out);
+            H(t->columns[c].unit);
+            fputs("]</span>", r->out);
+        }
+        fputs("</th>", r->out);
+    }
+    fputs("</tr>\n", r->out);
+    sqlite3_finalize(docs);
+    size_t shown = t->row_count;
+    for (size_t row = 0; row < shown; row++) {
+        fputs("<tr>", r->out);
+        for (size_t c = 0; c < t->column_count; c++) {
+            const value *v = table_cell(t, row, c);
+            fputs(v->type == RUNNER_TEXT || v->type == 0 ? "<td>" : "<td class=\"n\">", r->out);
+            put_value(r, v);
+            fputs("</td>", r->out);
+        }
+        fputs("</tr>\n", r->out);
+    }
+    fputs("</table></div>\n", r->out);
+    if (shown < total)
+        fprintf(r->out, "<p class=\"note\">Showing the first %zu of %zu rows; %zu rows are left "
+                "out. <code>runner show %" PRId64 " --format csv</code> prints them all.</p>\n",
+                shown, total, total - shown, sweep_id);
+    fprintf(r->out, "<p class=\"note\">Reals are shown to 6 significant digits; the database "
+            "keeps them exact (<code>runner show %" PRId64 " --format csv</code>).</p>\n",
+            sweep_id);
+}
+
+/* Writes gnuplot's SVG inline, without the XML prolog, with its ids made
+ * unique per plot (several SVGs share one HTML document). */
+static void put_svg(report_ctx *r, const char *svg, size_t ordinal)
+{
+    const char *start = strstr(svg, "<svg");
+    if (!start)
+        return;
+    static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%zu-", ordinal);
+    for (const char *p = start; *p;) {
+        size_t k = 0, n = 0;
+        for (; k < sizeof refs / sizeof refs[0]; k++) {
+            n = strlen(refs[k]);
+            if (strncmp(p, refs[k], n) == 0)
+                break;
+        }
+        if (k < sizeof refs / sizeof refs[0]) {
+            fwrite(p, 1, n, r->out);
+            fputs(prefix, r->out);
+            p += n;
+        } else {
+            fputc(*p++, r->out);
+        }
+    }
+}
+
+static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id,
+                       const char *plugin, size_t ordinal)
+{
+    plot_spec spec = { .width = REPORT_PLOT_WIDTH, .height = REPORT_PLOT_HEIGHT };
+    char why[160];
+    if (plot_default_spec(sr->head, &sr->facts, plugin, &spec, why, sizeof why) != 0) {
+        fprintf(r->out, "<p class=\"note\">No plot: %s.</p>\n", why);
+        return;
+    }
+    if (r->gnuplot_missing) {
+        fputs("<p class=\"note\">No plot: gnuplot is not installed (sudo apt-get install "
+              "gnuplot-nox).</p>\n", r->out);
+        return;
+    }
+    spec.title = sr->head->title;
+    plot_image image = { 0 };
+    char *err = NULL;
+    /* Only the plotted columns of every row: a million rows of three values. */
+    const char *names[3] = { spec.x, spec.y, spec.by };
+    table *t = NULL;
+    int rc = section_columns_load(r->store, section_id, sr->plugin, sr->head, names, 3, &t, &err);
+    if (rc == 0)
+        rc = plot_render(t, &spec, PLOT_SVG, &image, &err);
+    if (rc == PLOT_NO_GNUPLOT) {
+        r->gnuplot_missing = 1;
+        fputs("<p class=\"note\">No plot: gnuplot is not installed (sudo apt-get install "
+              "gnuplot-nox).</p>\n", r->out);
+    } else if (rc != 0) {
+        r->plot_failures++;
+        fprintf(stderr, "runner: report: section %zu: %s\n", ordinal, err ? err : "plot failed");
+        fputs("<p class=\"note\">No plot: ", r->out);
+        H(err);
+        fputs("</p>\n", r->out);
+    } else {
+        fputs("<figure>\n", r->out);
+        put_svg(r, image.data, ordinal);
+        fputs("\n<figcaption>", r->out);
+        H(spec.y);
+        fputs(" against ", r->out);
+        H(spec.x);
+        if (spec.by) {
+            fputs(", one line per ", r->out);
+            H(spec.by);
+        }
+        if (spec.logx || spec.logy)
+            fprintf(r->out, " (log %s)", spec.logx && spec.logy ? "x and y" : spec.logx ? "x" : "y");
+        char *notes[2] = { plot_skip_note(&spec, &image), plot_reduce_note(&image.reduced, spec.by) };
+        for (size_t i = 0; i < 2; i++) {
+            if (notes[i]) {
+                fputs("; ", r->out);
+                H(notes[i]);
+                free(notes[i]);
+            }
+        }
+        fprintf(r->out, ". Redraw or change it with <code>runner plot %" PRId64 " --section %zu "
+                "--x ", r->sweep_id, ordinal);
+        H(spec.x);
+        fputs(" --y ", r->out);
+        H(spec.y);
+        if (spec.by) {
+            fputs(" --by ", r->out);
+            H(spec.by);
+        }
+        fprintf(r->out, "%s%s -o plot.svg</code>.</figcaption>\n</figure>\n",
+                spec.logx ? " --logx" : "", spec.logy ? " --logy" : "");
+    }
+    plot_image_free(&image);
+    table_free(t);
+    free(err);
+}
+
+static void write_failures(report_ctx *r, int64_t section_id, int64_t failed)
+{
+    if (failed <= 0)
+        return;
+    /* A few failures: through point_index, one block each. Many: '+' keeps
+     * SQLite off that index, so each of the section's blocks is read once. */
+    sqlite3_stmt *st = prepare(r, failed <= REPORT_FAILED_BY_INDEX
+        ? "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
+          " WHERE section_id = ?1 AND status <> 'ok' ORDER BY ordinal LIMIT ?2"
+        : "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
+          " WHERE section_id = ?1 AND +status <> 'ok' ORDER BY ordinal LIMIT ?2");
+    if (!st)
+        return;
+    sqlite3_bind_int64(st, 1, section_id);
+    sqlite3_bind_int(st, 2, REPORT_MAX_FAILED);
+    fprintf(r->out, "<h3>Failed points (%lld)</h3>\n<div class=\"scroll\"><table>\n<tr><th>point"
+            "</th><th>status</th><th>parameters</th><th>error</th></tr>\n", (long long)failed);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fprintf(r->out, "<tr><td class=\"n\">%lld</td><td>",
+                (long long)sqlite3_column_int64(st, 0));
+        H(column_text(st, 1));
+        fputs("</td><td class=\"mono\">", r->out);
+        H(column_text(st, 2));
+        fputs("</td><td>", r->out);
+        H(column_text(st, 3));
+        fputs("</td></tr>\n", r->out);
+    }
+    fputs("</table></div>\n", r->out);
+    if (failed > REPORT_MAX_FAILED)
+        fprintf(r->out, "<p class=\"note\">The first %d of %lld failed points.</p>\n",
+                REPORT_MAX_FAILED, (long long)failed);
+    step_done(r, st, rc);
+}
+
+static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
+{
+    sqlite3_stmt *st = prepare(r,
+        "SELECT plugin, coalesce(title, plugin), script_line, point_count,"
+        " (SELECT coalesce(sum(ok_count), 0) FROM point_block AS b WHERE b.section_id = s.id),"
+        " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block AS b"
+        "  WHERE b.section_id = s.id)"
+        " FROM section AS s WHERE id = ?1");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, section_id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW)
+        return step_done(r, st, rc);
+    char *plugin = util_strdup(column_text(st, 0));
+    char *title = util_strdup(column_text(st, 1));
+    int line = sqlite3_column_int(st, 2);
+    int64_t planned = sqlite3_column_int64(st, 3), ok = sqlite3_column_int64(st, 4);
+    int64_t failed = sqlite3_column_int64(st, 5);
+    sqlite3_finalize(st);
+
+    section_read sr;
+    char *err = NULL;
+    if (section_read_open(r->store, section_id, &sr, &err) != 0) {
+        if (!r->error)
+            r->error = err;
+        else
+            free(err);
+        section_read_clear(&sr);
+        free(plugin);
+        free(title);
+        return -1;
+    }
+    fprintf(r->out, "<section id=\"section-%zu\">\n<h2>", ordinal);
+    H(title);
+    fputs("</h2>\n<p class=\"note\">Plugin <code>", r->out);
+    H(plugin);
+    fprintf(r->out, "</code>, script line %d; %lld of %lld points ok, %lld failed.</p>\n", line,
+            (long long)ok, (long long)planned, (long long)failed);
+    write_constants(r, &sr);
+    write_plot(r, &sr, section_id, plugin, ordinal);
+    write_headlines(r, &sr);
+    write_failures(r, section_id, failed);
+    write_rows(r, &sr, plugin, r->sweep_id);
+    fputs("</section>\n", r->out);
+    section_read_clear(&sr);
+    free(plugin);
+    free(title);
+    return r->error ? -1 : 0;
+}
+
+/* ---- the page ---- */
+
+int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t *ids,
+                  size_t count, char **html, size_t *html_size, int *gnuplot_missing, char **err)
+{
+    report_ctx r = { .db_path = db_path, .store = s, .sweep_id = sweep_id };
+    *html = NULL;
+    *html_size = 0;
+    *gnuplot_missing = 0;
+    if (sqlite3_open_v2(db_path, &r.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        util_fail(err, "%s: cannot open the database for reading: %s", db_path,
+                  r.db ? sqlite3_errmsg(r.db) : "out of memory");
+        sqlite3_close(r.db);
+        return -1;
+    }
+    sqlite3_busy_timeout(r.db, 10000);
+    if (!(r.out = open_memstream(html, html_size))) {
+        sqlite3_close(r.db);
+        return util_fail(err, "out of memory");
+    }
+    int bad = write_head(&r, count, ids);
+    for (size_t i = 0; i < count && !bad; i++)
+        bad = write_section(&r, ids[i], i + 1);
+    time_t now = time(NULL);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(r.out, "<footer><p class=\"note\">Written by runner %s at %s from ", RUNNER_VERSION,
+            stamp);
+    report_escape_html(r.out, r.db_path);
+    fputs(".</p></footer>\n</body>\n</html>\n", r.out);
+    int closed = fclose(r.out);
+    sqlite3_close(r.db);
+    if (closed != 0 || bad) {
+        if (closed != 0)
+            util_fail(err, "out of memory");
+        else
+            util_fail(err, "%s", r.error ? r.error : "cannot read the sweep");
+        free(r.error);
+        free(*html);
+        *html = NULL;
+        return -1;
+    }
+    *gnuplot_missing = r.gnuplot_missing;
+    return 0;
+}

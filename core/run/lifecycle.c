@@ -1,0 +1,539 @@
+/* lifecycle: one sweep from its first section to its delivered summary. The
+ * sweep row is begun lazily so that a script rejected up front leaves the
+ * database untouched; see lifecycle.h. */
+#include "lifecycle.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/digest.h"
+#include "base/exit_status.h"
+#include "base/provenance.h"
+#include "base/util.h"
+#include "notify/notify.h"
+#include "render/render.h"
+#include "store/store.h"
+#include "sweep.h"
+
+struct lifecycle {
+    lifecycle_config config;
+    char script_sha256[DIGEST_HEX_SIZE];
+    store *store;
+    sweep_run run;
+    int begun;
+    int ended;                 /* lifecycle_end ran: nothing more is written */
+    lifecycle_ending ending;
+};
+
+lifecycle *lifecycle_new(const lifecycle_config *config)
+{
+    lifecycle *lc = calloc(1, sizeof *lc);
+    if (!lc)
+        return NULL;
+    lc->config = *config;
+    const char *text = config->script_text ? config->script_text : "";
+    if (digest_sha256_hex(text, config->script_text ? config->script_text_len : 0,
+                          lc->script_sha256) != 0) {
+        free(lc);
+        return NULL;
+    }
+    return lc;
+}
+
+void lifecycle_free(lifecycle *lc)
+{
+    if (!lc)
+        return;
+    sweep_run_free(&lc->run);
+    store_close(lc->store);
+    free(lc);
+}
+
+int lifecycle_begun(const lifecycle *lc)
+{
+    return lc->begun;
+}
+
+int lifecycle_check_open(const lifecycle *lc, char **err)
+{
+    if (!lc->ended)
+        return 0;
+    if (lc->begun)
+        *err = util_format("sweep %lld is closed", (long long)lc->run.sweep_id);
+    else
+        *err = util_strdup("the script has ended");
+    return -1;
+}
+
+int64_t lifecycle_sweep_id(const lifecycle *lc)
+{
+    return lc->begun ? lc->run.sweep_id : 0;
+}
+
+static void start_run(lifecycle *lc, uint64_t seed)
+{
+    const lifecycle_config *c = &lc->config;
+    lc->run.store = lc->store;
+    lc->run.seed = seed;
+    lc->run.stop = c->stop;
+    lc->run.quiet = c->quiet;
+    lc->run.jobs = c->jobs;
+    lc->run.isolate = c->isolate;
+    lc->run.point_timeout_s = c->point_timeout_s;
+    lc->run.shard = c->shard;
+    lc->run.reuse = c->reuse;
+    lc->begun = 1;
+}
+
+/* Why the process recorded in sweep id may still be running it, or NULL
+ * when it is not (or when --force settles a doubt). A process we can prove
+ * is alive is never overridden. */
+static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_identity *recorded,
+                              const process_identity *self)
+{
+    const char *db = lc->config.db_path;
+    long long sweep = (long long)id, pid = (long long)recorded->pid;
+    switch (process_identity_check(recorded, self)) {
+    case PROCESS_GONE:
+        return NULL;
+    case PROCESS_ALIVE:
+        return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
+                           "it or stop it first", db, sweep, pid);
+    case PROCESS_OTHER_HOST:
+        if (lc->config.force)
+            return NULL;
+        return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
+                           "by a process that died; if it is not running, 'runner resume %lld "
+                           "--force'", db, sweep, recorded->host, pid, sweep);
+    case PROCESS_UNSURE:
+        break;
+    }
+    if (lc->config.force)
+        return NULL;
+    return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive, "
+                       "but the sweep does not record which process started it); if it is not "
+                       "running, 'runner resume %lld --force'", db, sweep, pid, sweep);
+}
+
+/* Why a resume with c->shard cannot continue record, which ran another
+ * shard (or none). */
+static char *shard_refusal(const lifecycle_config *c, const store_sweep_record *record)
+{
+    long long id = (long long)record->id;
+    if (!record->shard_count)
+        return util_format("%s: sweep %lld is not sharded; resume it without --shard", c->db_path,
+                           id);
+    if (!c->shard.count)
+        return util_format("%s: sweep %lld ran shard %u/%u; resume it with --shard %u/%u (or "
+                           "'runner resume %lld')", c->db_path, id, record->shard_index,
+                           record->shard_count, record->shard_index, record->shard_count, id);
+    return util_format("%s: sweep %lld ran shard %u/%u, not %u/%u; each shard resumes in its own "
+                       "database", c->db_path, id, record->shard_index, record->shard_count,
+                       c->shard.index, c->shard.count);
+}
+
+/* Why record cannot be resumed by this process, or NULL when it can. */
+static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
+                            const process_identity *self, char **err)
+{
+    const lifecycle_config *c = &lc->config;
+    if (record->id == 0) {
+        if (c->resume_sweep_id)
+            return util_format("%s: no sweep %lld to resume; 'runner sweeps' lists them",
+                               c->db_path, (long long)c->resume_sweep_id);
+        return util_format("%s: no earlier sweep of %s to resume; run it without --resume",
+                           c->db_path, c->script_path);
+    }
+    if (strcmp(record->status, "running") == 0 && record->pid != self->pid) {
+        process_identity recorded;
+        if (store_sweep_process(lc->store, record->id, &recorded, err) != 0)
+            return NULL;
+        char *refusal = liveness_refusal(lc, record->id, &recorded, self);
+        if (refusal)
+            return refusal;
+    }
+    if (record->shard_index != c->shard.index || record->shard_count != c->shard.count)
+        /* A shard's database holds that shard's points only. */
+        return shard_refusal(c, record);
+    if (strcmp(record->script_sha256, lc->script_sha256) != 0)
+        /* Points of two different scripts must not merge into one sweep. */
+        return util_format("%s: sweep %lld ran another version of %s (the text changed "
+                           "since); 'runner resume %lld' finishes it with its own text, or "
+                           "drop --resume to start a new sweep", c->db_path,
+                           (long long)record->id, c->script_path, (long long)record->id);
+    return NULL;
+}
+
+/* --resume: continue the sweep the config names (or the newest one of this
+ * script) with its own seed. Points it stored are read back, not rerun. */
+static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
+{
+    store_sweep_record record;
+    if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path,
+                         &record, err) != 0)
+        return -1;
+    char *read_err = NULL;
+    char *refusal = resume_refusal(lc, &record, self, &read_err);
+    int64_t sweep_id = record.id;
+    uint64_t seed = record.seed;
+    store_sweep_record_clear(&record);
+    if (read_err) {
+        free(refusal);
+        *err = read_err;
+        return -1;
+    }
+    if (refusal) {
+        *err = refusal;
+        return -1;
+    }
+    /* Claimed first: a reader never sees it 'running' with the new pid but
+     * the dead process's start time (runner_sweep_status would call that
+     * gone). */
+    if (store_sweep_claim(lc->store, sweep_id, self, err) != 0 ||
+        store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0)
+        return -1;
+    lc->run.sweep_id = sweep_id;
+    lc->run.resume = 1;
+    start_run(lc, seed);
+    return 0;
+}
+
+int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrides_json,
+                    char **err)
+{
+    if (lifecycle_check_open(lc, err) != 0)
+        return -1;
+    if (lc->begun)
+        return 0;
+    const lifecycle_config *c = &lc->config;
+    if (!lc->store && store_open(c->db_path, &lc->store, err) != 0) {
+        if (!*err)
+            *err = util_strdup("cannot open the database");
+        return -1;
+    }
+    process_identity self;
+    process_identity_self(&self);
+    if (c->resume)
+        return reopen_sweep(lc, &self, err);
+    char *git = provenance_git_commit(c->script_path);
+    store_sweep_info info = {
+        .script_path = c->script_path,
+        .script_text = c->script_text,
+        .script_sha256 = lc->script_sha256,
+        .options_json = options_json ? options_json : "{}",
+        .overrides_json = overrides_json ? overrides_json : "{}",
+        .runner_version = RUNNER_VERSION,
+        .git_commit = git,
+        .host = self.host,
+        .command_line = c->command_line ? c->command_line : "",
+        .seed = c->seed,
+        .started_at = util_now(),
+        .pid = self.pid,
+        .name = c->sweep_name,
+        .note = c->sweep_note,
+        .tags = c->sweep_tags,
+        .tag_count = c->sweep_tag_count,
+    };
+    int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
+    if (rc == 0)
+        rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, err);
+    if (rc == 0 && c->shard.count)
+        rc = store_sweep_shard(lc->store, lc->run.sweep_id, c->shard.index, c->shard.count, err);
+    free(git);
+    if (rc != 0) {
+        if (!*err)
+            *err = util_strdup("cannot begin the sweep");
+        return -1;
+    }
+    start_run(lc, c->seed);
+    return 0;
+}
+
+/* A copy of t with only the named columns, in that order; NULL on no memory. */
+static table *select_columns(const table *t, const char *const *names, size_t n)
+{
+    table *out = table_new(t->title);
+    long *from = calloc(n, sizeof *from);
+    value *row = calloc(n, sizeof *row);
+    if (!out || !from || !row)
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        from[i] = table_find_column(t, names[i]);
+        if (from[i] < 0)
+            goto fail;
+        const table_column *c = &t->columns[from[i]];
+        if (table_add_column(out, c->name, c->unit, c->type, c->is_param) != 0)
+            goto fail;
+    }
+    for (size_t r = 0; r < t->row_count; r++) {
+        for (size_t i = 0; i < n; i++)
+            if (value_copy(&row[i], table_cell(t, r, (size_t)from[i])) != 0)
+                goto fail;
+        if (table_append_row(out, row) != 0)
+            goto fail;
+    }
+    free(from);
+    free(row);
+    return out;
+fail:
+    free(from);
+    free(row);
+    table_free(out);
+    return NULL;
+}
+
+/* 1 if the parameter named is one the grid sweeps (an axis), read from
+ * the swept JSON of its first point; the others hold one value on every
+ * row, so only these need reading back to know if they vary. */
+static int param_is_swept(const json_t *swept, const char *name)
+{
+    return !swept || json_object_get(swept, name) != NULL;
+}
+
+/* Which of cols's parameters vary over the section's rows: the head's rows
+ * say for most; an axis the head does not show varying is checked in SQL. */
+static int find_varying(lifecycle *lc, const lifecycle_section *section, int64_t section_id,
+                        output_text_layout *layout, char **err)
+{
+    json_t *swept = NULL;
+    char buf[4096];
+    long len = grid_point_count(section->grid) ? grid_point_swept(section->grid, 0, buf, sizeof buf)
+                                               : -1;
+    if (len >= 0 && (size_t)len < sizeof buf)
+        swept = json_loads(buf, 0, NULL);
+    const table *cols = layout->columns;
+    int rc = 0;
+    for (size_t c = 0; c < cols->column_count && rc == 0; c++)
+        if (cols->columns[c].is_param && !layout->varies[c] && cols->row_count > 0 &&
+            param_is_swept(swept, cols->columns[c].name))
+            rc = store_section_column_varies(lc->store, section_id, section->plugin->desc->name,
+                                             cols->columns[c].name, &layout->first[c],
+                                             &layout->varies[c], err);
+    json_decref(swept);
+    return rc;
+}
+
+/* Reads up to LIFECYCLE_PRINTED_ROWS_MAX rows of the section into cols. */
+static int read_head(lifecycle *lc, const char *plugin, int64_t section_id, table *cols,
+                     char **err)
+{
+    store_cursor *cursor = NULL;
+    value *row = calloc(cols->column_count ? cols->column_count : 1, sizeof *row);
+    if (!row)
+        return util_fail(err, "out of memory");
+    int rc = store_cursor_open(lc->store, section_id, plugin, cols, NULL, NULL, 0, &cursor, err);
+    while (rc == 0 && cols->row_count < LIFECYCLE_PRINTED_ROWS_MAX) {
+        int step = store_cursor_next(cursor, row, NULL, err);
+        if (step <= 0) {
+            rc = step;
+            break;
+        }
+        if (table_append_row(cols, row) != 0)
+            rc = util_fail(err, "out of memory");
+    }
+    for (size_t c = 0; c < cols->column_count; c++)
+        value_clear(&row[c]);
+    free(row);
+    store_cursor_close(cursor);
+    return rc;
+}
+
+/* Prints the section's first rows as output_table_text_head prints a table
+ * holding them all, reading them back from the store: the head, the count
+ * and which parameters vary are all the printing needs. */
+static int print_rows(lifecycle *lc, const lifecycle_section *section, char **err)
+{
+    const runner_plugin *plugin = section->plugin->desc;
+    int64_t section_id = 0, count = 0;
+    table *all = store_plugin_columns(plugin, section->title);
+    table *cols = all && section->shown_count
+                      ? select_columns(all, section->shown, section->shown_count) : all;
+    output_text_layout layout = { 0 };
+    int rc = -1;
+    if (!cols || output_text_layout_init(&layout, cols) != 0) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    if (store_section_find(lc->store, lc->run.sweep_id, lc->run.section_count, &section_id,
+                           err) != 0 ||
+        read_head(lc, plugin->name, section_id, cols, err) != 0 ||
+        store_section_row_count(lc->store, section_id, plugin->name, &count, err) != 0)
+        goto done;
+    for (size_t r = 0; r < cols->row_count; r++) {
+        output_text_layout_note(&layout, table_cell(cols, r, 0));
+        output_text_layout_widen(&layout, table_cell(cols, r, 0));
+    }
+    layout.row_count = (size_t)count;
+    if (count > (int64_t)cols->row_count && find_varying(lc, section, section_id, &layout, err) != 0)
+        goto done;
+    output_text_layout_print_head(stdout, &layout);
+    for (size_t r = 0; r < cols->row_count; r++)
+        output_text_layout_print_row(stdout, &layout, table_cell(cols, r, 0));
+    if ((int64_t)cols->row_count < count)
+        output_text_more_rows(stdout, (size_t)count - cols->row_count);
+    fputc('\n', stdout);
+    fflush(stdout);
+    rc = 0;
+done:
+    output_text_layout_clear(&layout);
+    if (cols != all)
+        table_free(cols);
+    table_free(all);
+    return rc;
+}
+
+int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
+                          lifecycle_section_result *result, char **err)
+{
+    *result = (lifecycle_section_result){ 0 };
+    if (rows)
+        *rows = NULL;
+    if (lifecycle_check_open(lc, err) != 0)
+        return -1;
+    if (!lc->begun)
+        return util_fail(err, "the sweep was not begun");
+    sweep_section_options options = {
+        .title = section->title, .script_line = section->script_line,
+        .fail_fast = lc->config.fail_fast,
+    };
+    uint64_t failed_before = lc->run.points_failed;
+    /* Rows are kept only when the caller asks: printing and the script's
+     * view read them back from the store, so a sweep of millions of points
+     * streams straight to the database. */
+    table *kept = NULL;
+    if (sweep_run_section(&lc->run, section->plugin, section->grid, &options,
+                          rows ? &kept : NULL, err) != 0) {
+        if (!*err)
+            *err = util_strdup("storing failed");
+        return -1;
+    }
+    if (lc->run.interrupted) {
+        table_free(kept);
+        result->interrupted = 1;
+        return 0;
+    }
+    if (section->print_rows && print_rows(lc, section, err) != 0) {
+        table_free(kept);
+        return -1;
+    }
+    result->points_failed = lc->run.points_failed - failed_before;
+    result->section_ordinal = lc->run.section_count;
+    if (rows)
+        *rows = kept;
+    return 0;
+}
+
+static int exit_status_of(const lifecycle *lc, lifecycle_ending ending)
+{
+    switch (ending) {
+    case LIFECYCLE_FINISHED:
+        return lc->run.points_failed > 0 ? EXIT_POINTS_FAILED : EXIT_OK;
+    case LIFECYCLE_FAILED_FAST:
+        return EXIT_POINTS_FAILED;
+    case LIFECYCLE_INTERRUPTED:
+        return EXIT_INTERRUPTED;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+static const char *sweep_status_of(int exit_status)
+{
+    return exit_status == EXIT_OK ? "ok"
+         : exit_status == EXIT_POINTS_FAILED ? "failed"
+         : exit_status == EXIT_INTERRUPTED ? "interrupted" : "error";
+}
+
+char *lifecycle_summary_line(const lifecycle *lc)
+{
+    if (!lc->begun)
+        return NULL;
+    const sweep_run *run = &lc->run;
+    if (lc->ending == LIFECYCLE_STORE_FAILED && run->ranks_not_ready)
+        /* Nothing failed to store: a rank lacks the plugin, or has another
+         * build of it (the line before says which). */
+        return util_format("runner: sweep %lld stopped in %s before section %d ran: not every "
+                           "rank can run its plugin; what was committed is kept, and once every "
+                           "rank has the same plugins --resume finishes the sweep",
+                           (long long)run->sweep_id, lc->config.db_path, run->section_count);
+    if (lc->ending == LIFECYCLE_STORE_FAILED)
+        /* The batch that failed was rolled back: counts would overstate. */
+        return util_format("runner: sweep %lld stopped in %s after a storage error; what was "
+                           "committed is kept, and --resume finishes the sweep",
+                           (long long)run->sweep_id, lc->config.db_path);
+    char *line;
+    if (run->points_skipped)
+        line = util_format("runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
+                           "%llu already stored", (long long)run->sweep_id, lc->config.db_path,
+                           (unsigned long long)run->points_ok,
+                           (unsigned long long)run->points_failed,
+                           (unsigned long long)run->points_skipped);
+    else
+        line = util_format("runner: sweep %lld stored in %s: %llu points ok, %llu failed",
+                           (long long)run->sweep_id, lc->config.db_path,
+                           (unsigned long long)run->points_ok,
+                           (unsigned long long)run->points_failed);
+    if (line && lc->config.reuse) {
+        /* --reuse: how many of the ok points were copied, not run */
+        char *with = util_format("%s, %llu reused", line, (unsigned long long)run->points_reused);
+        free(line);
+        line = with;
+    }
+    return line;
+}
+
+/* Sends the summary queued in outbox (or says why there is none). Returns 1
+ * when it was delivered. */
+static int deliver_summary(lifecycle *lc, store_outbox_request *outbox)
+{
+    if (outbox->error) {
+        fprintf(stderr, "runner: warning: no webhook summary for sweep %lld: %s\n",
+                (long long)lc->run.sweep_id, outbox->error);
+        return 0;
+    }
+    if (!outbox->id)
+        return 0;
+    return webhook_send_summary(lc->store, outbox->id, lc->run.sweep_id, lc->config.db_path,
+                                lc->config.webhook) == WEBHOOK_DELIVERED;
+}
+
+int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
+{
+    const lifecycle_config *c = &lc->config;
+    int status = exit_status_of(lc, ending);
+    lc->ending = ending;
+    lc->ended = 1;
+    fflush(stdout); /* the script's own lines come before the summary on a terminal */
+    if (!lc->begun)
+        return status;
+    /* A webhook's summary is queued in the transaction that closes the
+     * sweep, and sent once it is committed. */
+    summary_options summary = { .format = (summary_format)c->webhook_format,
+                                .db_path = c->db_path };
+    store_outbox_request outbox = { .format = summary_format_name(summary.format),
+                                    .build = summary_build, .ctx = &summary };
+    char *err = NULL;
+    if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status),
+                                    util_now(), c->webhook ? &outbox : NULL, &err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        free(err);
+        status = EXIT_USAGE;
+    }
+    char *line = lifecycle_summary_line(lc);
+    if (line)
+        fprintf(stderr, "%s\n", line);
+    free(line);
+    if (c->webhook) {
+        int delivered = deliver_summary(lc, &outbox);
+        free(outbox.error);
+        if (!delivered && c->webhook_strict && status == EXIT_OK)
+            status = EXIT_NOT_DELIVERED;
+    }
+    return status;
+}

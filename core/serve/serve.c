@@ -1,0 +1,153 @@
+/* serve: starts `runner serve`: checks the database once, binds the address
+ * (loopback unless the user allows another, and then with an access token),
+ * runs libmicrohttpd's thread pool with its connection, memory and time
+ * limits, and stops cleanly on SIGINT or SIGTERM (docs/serve.md). */
+#include "serve_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "base/util.h"
+#include "store/store.h"
+
+/* Threads answering requests: each opens its own read-only connection. */
+#define SERVE_THREADS 4
+/* Bytes a connection may use for its request (headers, URL): a request
+ * larger than this is refused by libmicrohttpd. */
+#define SERVE_REQUEST_MEMORY_BYTES (32 * 1024)
+/* An idle or slow connection is closed after this long. */
+#define SERVE_CONNECTION_TIMEOUT_S 30
+
+/* "ADDR:PORT" into addr; 0, or -1 with *err. */
+static int parse_listen(const char *listen, struct sockaddr_in *addr, char **err)
+{
+    memset(addr, 0, sizeof *addr);
+    addr->sin_family = AF_INET;
+    const char *colon = strrchr(listen, ':');
+    char host[64];
+    char *end = NULL;
+    unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+    if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof host || !colon[1] ||
+        *end || port > 65535)
+        return util_fail(err, "--listen %s: expected ADDR:PORT, like 127.0.0.1:8765 (port 0: "
+                         "any free port)", listen);
+    memcpy(host, listen, (size_t)(colon - listen));
+    host[colon - listen] = '\0';
+    if (strcmp(host, "localhost") == 0)
+        snprintf(host, sizeof host, "127.0.0.1");
+    if (inet_pton(AF_INET, host, &addr->sin_addr) != 1)
+        return util_fail(err, "--listen %s: %s is not an IPv4 address", listen, host);
+    addr->sin_port = htons((uint16_t)port);
+    return 0;
+}
+
+/* 64 hex digits from the kernel's random source. */
+static int make_token(char token[65], char **err)
+{
+    unsigned char bytes[32];
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0 && errno != EINTR)
+            return util_fail(err, "cannot make an access token: %s", strerror(errno));
+        got += n > 0 ? (size_t)n : 0;
+    }
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(token + 2 * i, 3, "%02x", bytes[i]);
+    return 0;
+}
+
+/* The file must be a runner database this runner reads (store_open_read
+ * refuses other files, newer ones and ones that need `runner migrate`). */
+static int check_database(const char *path, char **err)
+{
+    store *s = NULL;
+    if (store_open_read(path, &s, err) != 0)
+        return -1;
+    store_close(s);
+    return 0;
+}
+
+/* MHD_USE_ITC: a stop wakes every pool thread, even one at its share of the
+ * connection limit (which no longer watches the listening socket). */
+static struct MHD_Daemon *start_daemon(const serve_config *config, servei_server *server,
+                                       struct sockaddr_in *addr)
+{
+    unsigned limit = config->max_connections;
+    /* libmicrohttpd splits the connection limit between the pool's threads. */
+    unsigned threads = limit < SERVE_THREADS ? limit : SERVE_THREADS;
+    return MHD_start_daemon(
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC, 0, NULL, NULL, servei_handle, server,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)addr,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_REQUEST_MEMORY_BYTES,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_CONNECTION_TIMEOUT_S,
+        MHD_OPTION_END);
+}
+
+int serve_run(const serve_config *config, FILE *announce, char **err)
+{
+    struct sockaddr_in addr;
+    if (parse_listen(config->listen, &addr, err) != 0)
+        return -1;
+    int loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
+    if (!loopback && !config->allow_remote)
+        return util_fail(err, "--listen %s: not a loopback address; add --allow-remote to let "
+                         "other machines in (each then needs the access token printed at start)",
+                         config->listen);
+    if (check_database(config->db_path, err) != 0)
+        return -1;
+    servei_server *server = calloc(1, sizeof *server);
+    if (!server)
+        return util_fail(err, "out of memory");
+    server->db_path = config->db_path;
+    server->rate_per_s = config->rate_per_s;
+    pthread_mutex_init(&server->rate_lock, NULL);
+    if (!loopback && make_token(server->token, err) != 0)
+        goto fail;
+    /* Signals go to sigwait below, never to a server thread (they inherit
+     * this mask). */
+    sigset_t stop_signals, old_mask;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
+    struct MHD_Daemon *daemon = start_daemon(config, server, &addr);
+    if (!daemon) {
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        util_fail(err, "--listen %s: cannot listen there (address in use or not this "
+                  "machine's?)", config->listen);
+        goto fail;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    char host[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
+    unsigned port = info ? info->port : ntohs(addr.sin_port);
+    if (server->token[0])
+        fprintf(announce, "runner: serving %s at http://%s:%u/?token=%s (the token is shown "
+                "only now)\n", config->db_path, host, port, server->token);
+    else
+        fprintf(announce, "runner: serving %s at http://%s:%u/\n", config->db_path, host, port);
+    fflush(announce);
+    int signo = 0;
+    sigwait(&stop_signals, &signo);
+    servei_db_stopping = 1;     /* a long query gives up instead of holding the stop */
+    MHD_stop_daemon(daemon);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    fprintf(announce, "runner: stopped serving (%s)\n", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    fflush(announce);
+    pthread_mutex_destroy(&server->rate_lock);
+    free(server);
+    return 0;
+fail:
+    pthread_mutex_destroy(&server->rate_lock);
+    free(server);
+    return -1;
+}

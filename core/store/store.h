@@ -1,0 +1,450 @@
+/* store: the SQLite database. The catalog (sweep, sweep_plugin, section,
+ * point, plugin_column) comes from schema.sql, compiled into the binary; each
+ * plugin gets a result table named after it whose columns are the plugin's
+ * parameters and outputs, created (and widened) from its metadata.
+ *
+ * Errors: every function returns 0 on success or -1, and on -1 sets *err to a
+ * malloc'd one-line message that the caller frees. Messages name the
+ * database file and what was being done ("results.db: cannot store point: ..."). */
+#ifndef RUNNER_STORE_H
+#define RUNNER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/process_identity.h"
+#include "base/table.h"
+#include "base/value.h"
+#include "runner/plugin.h"
+
+/* A store is used by one thread at a time (its connection has no mutex). */
+typedef struct store store;
+
+/* Provenance of one `runner sweep` run. All strings are borrowed. */
+typedef struct store_sweep_info {
+    const char *script_path;
+    const char *script_text;
+    const char *script_sha256;   /* hex */
+    const char *options_json;    /* option values used, JSON object */
+    const char *overrides_json;  /* --set NAME=VALUE given, JSON object */
+    const char *runner_version;
+    const char *git_commit;      /* NULL when the script is not in a git repo */
+    const char *host;
+    const char *command_line;
+    uint64_t seed;
+    double started_at;           /* unix time, s */
+    int64_t pid;                 /* the running process, so a dead one can be spotted */
+    const char *name;            /* NULL: unnamed (checked by the caller: selector.h) */
+    const char *note;            /* NULL: none */
+    const char *const *tags;     /* tag_count tags (checked by the caller) */
+    size_t tag_count;
+} store_sweep_info;
+
+/* One finished point, ready to persist. All pointers are borrowed. */
+typedef struct store_point {
+    int64_t sweep_id;
+    int64_t section_id;
+    int64_t ordinal;             /* index of the point within its section */
+    const char *params_json;     /* canonical parameters */
+    const char *params_swept;    /* JSON object of the parameters that vary within
+                                  * the section, the others being the same for
+                                  * all its points; NULL if unknown */
+    const char *identity;        /* hex SHA-256 of plugin, version, params, seed */
+    uint64_t seed;
+    const char *status;          /* "ok", "failed", "crashed" or "timeout" */
+    const char *error;           /* NULL when ok */
+    double started_at;           /* unix time, s */
+    double duration_s;
+    const value *params;         /* plugin->param_count values */
+    size_t row_count;
+    const value *rows;           /* row_count * plugin->column_count values */
+    /* --reuse: the stored point whose rows are copied instead of rows
+     * (0: none). The copy is done in SQL, value for value; row_count is
+     * then what was copied. */
+    int64_t reused_from, reused_sweep_id, reused_section_id;
+    const struct artifact *artifacts; /* stored with the point (store_artifact.c); may be NULL */
+} store_point;
+
+/* Opens (creating if needed) the database at path: WAL, busy timeout,
+ * foreign keys. Migrates an older schema; refuses a newer one. Both opens
+ * refuse, before writing anything, a path that is not a regular file and a
+ * file whose catalog is not runner's (docs/schema.md). */
+int store_open(const char *path, store **out, char **err);
+/* Opens an existing database for reading only (sweeps, show, plot,
+ * report): never writes, never migrates, never changes the journal mode;
+ * works on a read-only file. Refuses newer and non-runner files like
+ * store_open, and an older runner database too (store_open upgrades it). */
+int store_open_read(const char *path, store **out, char **err);
+/* Commits any pending batch and closes. Accepts NULL. */
+void store_close(store *s);
+const char *store_path(const store *s);
+/* The schema version this runner writes (PRAGMA user_version). */
+int store_schema_version(void);
+/* 1 if name cannot be a plugin (table) or column name: a catalog table or
+ * index (sweep, sweep_plugin, section, point, plugin_column, ...), anything
+ * starting with "sqlite_", or a fixed result column (row_id, sweep_id,
+ * section_id, point_id). Case-insensitive, like SQLite's names. */
+int store_reserved_name(const char *name);
+
+/* Begins a sweep row (status 'running'); returns its id. */
+int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id, char **err);
+/* Records one plugin used by the sweep (once per plugin per sweep). */
+int store_sweep_plugin(store *s, int64_t sweep_id, const char *name, const char *version,
+                       const char *so_path, const char *so_sha256, char **err);
+/* Commits pending points and closes the sweep: status 'ok', 'failed'
+ * (some points failed), 'interrupted' or 'error'. */
+int store_sweep_end(store *s, int64_t sweep_id, const char *status, double ended_at, char **err);
+
+/* Creates the plugin's result table if missing, adds columns a newer plugin
+ * version declares, and records column metadata (units, docs). */
+int store_prepare_plugin(store *s, const runner_plugin *plugin, char **err);
+/* Begins a section: one `sweep` call of the script. */
+int store_section_begin(store *s, int64_t sweep_id, int ordinal, const char *plugin,
+                        const char *title, int script_line, int64_t point_count,
+                        int64_t *section_id, char **err);
+
+/* Stores one point and its rows atomically. Points are grouped into
+ * transactions; a batch commits every few hundred points or milliseconds,
+ * and at store_flush / store_sweep_end / store_close. */
+int store_write_point(store *s, const runner_plugin *plugin, const store_point *point, char **err);
+int store_flush(store *s, char **err);
+
+/* Reading back. */
+/* Lists every sweep: store_list_sweeps_matching with no filter. */
+int store_list_sweeps(store *s, table **out, char **err);
+/* One section's rows as a table (parameters then outputs, with units from the
+ * stored column metadata). NaN, +inf and -inf come back as such. */
+int store_section_table(store *s, int64_t section_id, table **out, char **err);
+/* Section ids of a sweep, in order; *ids is malloc'd (caller frees). */
+int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *count, char **err);
+
+/* --- streaming a section's rows (store_cursor.c) -------------------------
+ * A cursor reads one section's rows in stored order (by point, then as the
+ * point emitted them) straight from a statement: memory does not grow with
+ * the section. Rows are keyed by (point_id, row_id), which grows in that
+ * order, so a reader can come back to a row in one index seek. */
+typedef struct store_row_key {
+    int64_t point_id;
+    int64_t row_id;
+} store_row_key;
+typedef struct store_cursor store_cursor;
+
+/* The section with this ordinal (1, 2, ...) in the sweep; *section_id is 0
+ * when there is none. */
+int store_section_find(store *s, int64_t sweep_id, int ordinal, int64_t *section_id,
+                       char **err);
+/* An empty table (title, no rows) with plugin's result columns: its
+ * parameters, then its outputs, with their types and units. NULL when out of
+ * memory. The caller frees it. */
+table *store_plugin_columns(const runner_plugin *plugin, const char *title);
+/* An empty table with the section's recorded columns (what `runner show`
+ * prints), titled after the section; *plugin is its result table's name
+ * (malloc'd, the caller frees). */
+int store_section_columns(store *s, int64_t section_id, table **out, char **plugin, char **err);
+/* How many rows the section stored in plugin's result table. */
+int store_section_row_count(store *s, int64_t section_id, const char *plugin, int64_t *count,
+                            char **err);
+/* *varies is 1 when some row of the section has another value than v in
+ * the column (IS NOT: numbers compare as numbers), else 0. Stops at the
+ * first such row. */
+int store_section_column_varies(store *s, int64_t section_id, const char *plugin,
+                                const char *column, const value *v, int *varies, char **err);
+
+/* Opens a cursor over the rows of section_id in plugin's result table,
+ * reading the columns of `columns` (borrowed: it must outlive the cursor;
+ * NULL: the keys only). where_count equality conditions (column names in
+ * where_columns, values in where_values, both borrowed until the close)
+ * select rows as SQL `=` does. Starts before the first row; *out is closed
+ * with store_cursor_close. */
+int store_cursor_open(store *s, int64_t section_id, const char *plugin, const table *columns,
+                      const char *const *where_columns, const value *where_values,
+                      size_t where_count, store_cursor **out, char **err);
+/* Moves before the first row whose key is not below `from`. */
+int store_cursor_seek(store_cursor *c, store_row_key from, char **err);
+/* Reads the next row: its columns' values into row (the caller clears
+ * them; NULL with a keys-only cursor) and its key into *key (may be NULL).
+ * Returns 1, 0 at the end, or -1 with *err. */
+int store_cursor_next(store_cursor *c, value *row, store_row_key *key, char **err);
+/* Ends the read (the cursor holds no read transaction afterwards); the
+ * next store_cursor_next starts from the beginning or the last seek. */
+void store_cursor_rewind(store_cursor *c);
+void store_cursor_close(store_cursor *c);  /* accepts NULL */
+
+/* Resuming. A sweep record found for resuming; strings owned (clear it). */
+typedef struct store_sweep_record {
+    int64_t id;                  /* 0: none found */
+    char *script_path;
+    char *script_text;
+    char *overrides_json;
+    uint64_t seed;
+    char *status;
+    int64_t pid;                 /* 0 when unknown */
+    char *host;
+    char script_sha256[65];
+    uint32_t shard_index, shard_count;  /* --shard I/N it ran; 0, 0: not sharded */
+} store_sweep_record;
+
+/* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.
+ * out->id is 0 when there is none. */
+int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
+                     store_sweep_record *out, char **err);
+void store_sweep_record_clear(store_sweep_record *r);
+/* Marks the sweep running again under this process. */
+int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err);
+
+/* Identities of a section's finished points, sorted for lookup; a grid may
+ * hold one point several times, so an identity may appear more than once. */
+typedef struct store_identity {
+    char id[65];                 /* first, so the entries sort by it */
+    int64_t point_id;            /* the stored point's row */
+} store_identity;
+typedef struct store_identity_set {
+    store_identity *entries;
+    unsigned char *taken;        /* per entry: claimed by store_identity_set_take */
+    size_t count;
+} store_identity_set;
+/* Claims one unclaimed occurrence of identity; 1 (and its point id in
+ * *point_id) if there was one. */
+int store_identity_set_take(store_identity_set *set, const char *identity, int64_t *point_id);
+void store_identity_set_free(store_identity_set *set);  /* accepts NULL */
+
+/* Finds section `ordinal` of the sweep (same plugin) or begins it. For an
+ * existing one, deletes its points that did not succeed (they run again) and
+ * returns the identities of those that did in *done (caller frees). */
+int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *plugin,
+                         const char *title, int script_line, int64_t point_count,
+                         int64_t *section_id, store_identity_set **done, char **err);
+/* Appends the stored rows of one point of the section to out, laid out as
+ * parameters then outputs of plugin. */
+int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
+                     int64_t point_id, table *out, char **err);
+
+/* --- reuse (store_reuse.c, `runner sweep --reuse`) ----------------------
+ * A point stored ok by another sweep with the same plugin file, identity
+ * and seed: its rows can be copied instead of computed. */
+typedef struct store_reuse_entry {
+    char identity[65];
+    uint64_t seed;
+    int64_t point_id, sweep_id, section_id;
+} store_reuse_entry;
+typedef struct store_reuse_set {
+    store_reuse_entry *entries;  /* one per identity and seed */
+    size_t count;
+    size_t *slots;               /* a hash table of entries (store_reuse.c) */
+    size_t slot_count;
+} store_reuse_set;
+/* The points of plugin, stored ok by sweeps other than exclude_sweep_id
+ * whose sweep_plugin row has so_sha256. *out: free with
+ * store_reuse_set_free. Commits a pending batch first. */
+int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
+                     int64_t exclude_sweep_id, store_reuse_set **out, char **err);
+/* The stored point with this identity and seed, or NULL. Read-only: any
+ * thread may look up while nobody frees the set. */
+const store_reuse_entry *store_reuse_lookup(const store_reuse_set *set, const char *identity,
+                                            uint64_t seed);
+void store_reuse_set_free(store_reuse_set *set);  /* accepts NULL */
+
+/* --- a sweep's points with their rows (store_points.c: diff, verify) ----- */
+typedef enum store_point_order {
+    STORE_ORDER_PARAMS,          /* by canonical parameters, then section and point */
+    STORE_ORDER_STORED,          /* by section, point, row: as stored */
+} store_point_order;
+typedef struct store_point_stream store_point_stream;
+/* One result row with its point (a point without rows comes once, has_row
+ * 0). Strings and cells are the stream's, valid until the next call. */
+typedef struct store_stream_row {
+    const char *params_json, *status, *error, *identity;
+    int64_t point_id, section_id;
+    int section_ordinal;
+    uint64_t seed;
+    int has_row;
+    const value *cells;          /* the stream's columns, in their order */
+} store_stream_row;
+/* Opens a stream of the rows of every point plugin's sections of the sweep
+ * hold, reading the columns `columns` names (borrowed: it outlives the
+ * stream; their types say how to read NaN). */
+int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin,
+                            const table *columns, store_point_order order,
+                            store_point_stream **out, char **err);
+/* 1 with *row, 0 at the end, -1 with *err. */
+int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char **err);
+void store_point_stream_close(store_point_stream *ps);  /* accepts NULL */
+/* The version and .so SHA-256 the sweep recorded for plugin (malloc'd; NULL
+ * when it recorded none). */
+int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char **version,
+                            char **so_sha256, char **err);
+
+/* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
+
+/* Makes the body of a sweep's summary by reading the sweep back through s,
+ * inside the transaction that closes it, so the body describes exactly what
+ * is committed with it. Returns 0 with *body malloc'd (the store frees it),
+ * or -1 with *err. */
+typedef int (*store_outbox_build_fn)(store *s, int64_t sweep_id, void *ctx, char **body,
+                                     char **err);
+
+/* A summary to queue in the outbox while closing a sweep. */
+typedef struct store_outbox_request {
+    const char *format;            /* "generic" or "slack", kept with the row */
+    store_outbox_build_fn build;
+    void *ctx;                     /* handed to build */
+    int64_t id;                    /* out: the outbox row written; 0 when none */
+    char *error;                   /* out: why none was written (malloc'd; caller frees) */
+} store_outbox_request;
+
+/* store_sweep_end, and in the same transaction an outbox row holding the
+ * body request->build makes (request may be NULL: no row). The summary never
+ * costs the sweep: when it cannot be built or stored, the sweep is closed all
+ * the same, request->id stays 0 and request->error says why. Returns -1 with
+ * *err only when the sweep itself could not be closed. */
+int store_sweep_end_with_outbox(store *s, int64_t sweep_id, const char *status, double ended_at,
+                                store_outbox_request *request, char **err);
+
+/* One outbox row; strings owned (clear it). */
+typedef struct store_outbox_row {
+    int64_t id;                    /* 0: no such row */
+    int64_t sweep_id;
+    char *format;
+    char *body;
+    char *idempotency_key;
+    int64_t attempts;
+    char *delivered_at;            /* NULL while pending */
+    char *next_attempt_at;         /* not before (a receiver's Retry-After); NULL: any time */
+    int due;                       /* pending, and next_attempt_at is NULL or has passed */
+} store_outbox_row;
+int store_outbox_read(store *s, int64_t id, store_outbox_row *out, char **err);
+void store_outbox_row_clear(store_outbox_row *row);  /* accepts NULL */
+/* Ids of the undelivered rows, oldest first; *ids is malloc'd (caller frees). */
+int store_outbox_pending(store *s, int64_t **ids, size_t *count, char **err);
+/* Records one delivery attempt: attempts + 1; last_status = http_status (0:
+ * no HTTP answer, stored NULL); last_error = error (NULL when delivered);
+ * delivered_at = now when delivered; next_attempt_at = not_before (unix s;
+ * 0 stores NULL). error must never hold the webhook URL. */
+int store_outbox_attempt(store *s, int64_t id, int http_status, const char *error, int delivered,
+                         double not_before, char **err);
+
+/* A sweep as its summary describes it, read back; strings owned (clear it). */
+typedef struct store_sweep_digest {
+    int64_t id;
+    char *script_path;
+    char *status;
+    char *started_at;
+    char *ended_at;                /* NULL while running */
+    double duration_s;             /* ended_at - started_at, to the ms; NaN while running */
+    char *host;
+    char *runner_version;
+    int64_t points_ok;
+    int64_t points_failed;         /* every point not ok: failed, crashed, timeout */
+} store_sweep_digest;
+int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out, char **err);
+void store_sweep_digest_clear(store_sweep_digest *d);  /* accepts NULL */
+
+/* One section as its summary describes it; owned (clear it). */
+typedef struct store_section_digest {
+    int64_t id;
+    int ordinal;
+    char *plugin;
+    char *title;                   /* NULL without one */
+    int64_t points_ok, points_failed;
+    int64_t row_count;             /* rows stored for the section */
+    table *head;                   /* its first rows (at most max_rows): parameters, then outputs */
+    value *min, *max;              /* per column of head, over all the section's numbers (NaN
+                                    * excluded); a NULL value for other types or no numbers */
+    int64_t *nan_count;            /* per column of head: cells holding NaN */
+} store_section_digest;
+int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
+                              store_section_digest *out, char **err);
+void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
+
+/* Which process runs a sweep (store_process.c): claim records who (when a
+ * sweep begins or resumes); process reads it back (zeros and "" where the
+ * row does not say; the sweep's host for a row older than schema 4). */
+int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+/* Registers SQL runner_sweep_status(status, pid, pid_host, pid_start_ticks,
+ * pid_boot_id) on db: the status a reader shows, 'interrupted' for a sweep
+ * left 'running' by a process this host proves gone (STORE_SWEEP_STATUS_SQL
+ * spells the call for a sweep row s). Every connection runner opens has it.
+ * Returns 0 or -1 (out of memory). */
+struct sqlite3;
+int store_process_register_sql(struct sqlite3 *db);
+#define STORE_SWEEP_STATUS_SQL \
+    "runner_sweep_status(s.status, s.pid, coalesce(s.pid_host, s.host), s.pid_start_ticks," \
+    " s.pid_boot_id)"
+
+/* --- sharded sweeps (store_merge.c, docs/slurm.md) ----------------------- */
+
+/* Records that the sweep runs shard index of count (--shard I/N). */
+int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count, char **err);
+int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
+
+/* Command experiments (store_artifact.c, docs/command-experiments.md). */
+/* Records what a command of the sweep ran (once per command per sweep). */
+int store_sweep_command(store *s, int64_t sweep_id, const char *command, const char *argv_json,
+                        int shell, const char *executable, const char *sha256, char **err);
+/* A sweep's artifacts (of one point when point_id > 0), ordered by point
+ * and name: point_id, name, bytes, sha256. */
+int store_artifact_list(store *s, int64_t sweep_id, int64_t point_id, table **out, char **err);
+/* The content of one stored blob: *data malloc'd (the caller frees). */
+int store_artifact_content(store *s, const char *sha256, void **data, size_t *size, char **err);
+/* --- managing sweeps (store_manage.c) -------------------------------------
+ * Which sweeps match: every field that is set must hold (NULL: any). */
+typedef struct store_sweep_filter {
+    int64_t id;                  /* 0: any */
+    const char *name;            /* sweep.name, exactly */
+    const char *script;          /* with a '/': the recorded path (a leading ./ either
+                                  * side ignored); without: its file name (jitter.lua) */
+    const char *tag;
+    const char *plugin;          /* has a section of this plugin */
+    const char *status;
+    const char *since, *until;   /* started_at >= since, < until (UTC ISO 8601 text) */
+} store_sweep_filter;
+
+/* Ids of the sweeps matching f (NULL: all), newest (highest id) first;
+ * *ids is malloc'd (caller frees). */
+int store_sweeps_matching(store *s, const store_sweep_filter *f, int64_t **ids, size_t *count,
+                          char **err);
+/* The distinct script paths of the sweeps matching f, each with its newest
+ * sweep id, newest first (to tell apart two scripts of one file name);
+ * free with store_free_strings and free. */
+int store_sweep_scripts_matching(store *s, const store_sweep_filter *f, char ***paths,
+                                 int64_t **newest, size_t *count, char **err);
+void store_free_strings(char **list, size_t count);  /* accepts NULL */
+/* The sweeps matching f as `runner sweeps` lists them: id, name, script,
+ * tags (comma-separated, sorted), status, sections, points_ok,
+ * points_failed, started_at, duration (s; NULL while running), overrides
+ * ("NAME=VALUE ..."). Oldest first. */
+int store_list_sweeps_matching(store *s, const store_sweep_filter *f, table **out, char **err);
+/* Sets or (NULL) clears a sweep's name or note. */
+int store_sweep_set_name(store *s, int64_t sweep_id, const char *name, char **err);
+int store_sweep_set_note(store *s, int64_t sweep_id, const char *note, char **err);
+/* Removes the tags drop, then adds add, in one transaction. */
+int store_sweep_retag(store *s, int64_t sweep_id, const char *const *add, size_t add_count,
+                      const char *const *drop, size_t drop_count, char **err);
+/* Deletes the sweeps and every row of them (result rows in each plugin's
+ * table, points, blocks, sections, plugins, outbox, tags) in one
+ * transaction: all or none. Checks nothing: the caller checks liveness. */
+int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err);
+/* VACUUM: the file rebuilt without its free pages; its size before and
+ * after (the WAL checkpointed first, so it does not count). */
+int store_vacuum(store *s, int64_t *bytes_before, int64_t *bytes_after, char **err);
+
+/* store_merge: merging the databases of a sharded sweep's shards (`runner
+ * merge`, docs/slurm.md) into one sweep equal to a single-process run. */
+
+typedef struct store_merge_result {
+    int64_t sweep_id;            /* the merged sweep in the output database */
+    int already;                 /* it was there from an earlier merge: nothing written */
+    int failed;                  /* some points failed (status 'failed') */
+    int64_t points, rows;
+} store_merge_result;
+
+/* Merges the newest sharded sweep of each of the count databases at paths
+ * into one new sweep of s, recorded with command_line. Refuses (-1, *err
+ * naming the field) shards that do not belong together: shard count,
+ * script SHA-256, sweep seed, overrides, runner and schema version,
+ * plugins' .so SHA-256, sections; a shard index given twice; and, naming
+ * them and the points they lack, shards missing or not finished. Nothing is
+ * written then. A merge already in s is not done again (result->already). */
+int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
+                store_merge_result *result, char **err);
+
+#endif

@@ -1,0 +1,195 @@
+/* store_int.h: the store's private header, shared by its files and by no
+ * other module (store.h is the public one). The store is split by concern,
+ * like SQLite's sqliteInt.h with build.c, insert.c and select.c:
+ *   store_sql.c     the fixed statements, errors, binding, small SQL helpers
+ *   store_open.c    connection, which files are runner's, pragmas, migration,
+ *                   the WAL checkpointer, close
+ *   store_write.c   sweeps, sections, result tables, points and point blocks
+ *   store_read.c    reading back: sweeps, sections, resuming, digests
+ *   store_outbox.c  closing a sweep with its webhook summary, the outbox
+ *   store_process.c which process runs a sweep (for resume's liveness check)
+ *
+ * Naming: public functions are store_* (store.h); functions shared between
+ * the store's files are storei_* ("store internal") and declared here;
+ * everything else is static in the one file that uses it. */
+#ifndef RUNNER_STORE_INT_H
+#define RUNNER_STORE_INT_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "store.h"
+
+/* Fixed statements, prepared on first use (storei_stmt) and kept until
+ * store_close; their SQL is in store_sql.c. */
+enum storei_stmt_id {
+    STMT_BEGIN,
+    STMT_COMMIT,
+    STMT_ROLLBACK,
+    STMT_INSERT_BLOCK,
+    STMT_INDEX_BLOCK,
+    STMT_INDEX_OK_BLOCK,
+    STMT_NEXT_POINT_ID,
+    STMT_INSERT_SWEEP,
+    STMT_END_SWEEP,
+    STMT_INSERT_SWEEP_PLUGIN,
+    STMT_INSERT_SECTION,
+    STMT_TABLE_COLUMNS,
+    STMT_SHIFT_COLUMNS,
+    STMT_UPSERT_COLUMN,
+    STMT_SECTION,
+    STMT_SECTION_COLUMNS,
+    STMT_SWEEP_SECTIONS,
+    STMT_COUNT
+};
+
+/* The background checkpointer: its own connection to the file, woken by
+ * the writer's WAL hook. Owned by store_open.c, which starts it on first
+ * need and stops it in store_close; no other file touches it. */
+typedef struct storei_checkpointer {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_cond_t idle;          /* signalled when a checkpoint ends */
+    int started;                  /* thread, lock and conditions exist */
+    int pending;                  /* the WAL grew past the checkpoint threshold */
+    int running;                  /* the thread is checkpointing */
+    int quit;
+    char *path;                   /* owned */
+} storei_checkpointer;
+
+/* A plugin's result table and its cached INSERT, made by
+ * store_prepare_plugin (store_write.c), finalized by store_close. */
+typedef struct storei_plugin_entry {
+    const runner_plugin *plugin;  /* the descriptor last prepared (borrowed) */
+    char *name;                   /* owned */
+    uint32_t param_count;
+    uint32_t column_count;
+    sqlite3_stmt *insert;         /* params bound once per point, outputs per row */
+    sqlite3_stmt *copy;           /* --reuse: a stored point's rows copied (store_reuse.c);
+                                   * prepared on first use */
+} storei_plugin_entry;
+
+/* One open database, used by one thread at a time. Who owns what:
+ *   db, path, stmts      store_open.c opens and closes them; every file
+ *                        uses them (the fixed statements through storei_stmt)
+ *   plugins              store_write.c fills them; store_close frees them
+ *   the batch and the    store_write.c alone (in_batch .. block_ok); every
+ *   open point block     other write commits them first (storei_batch_commit),
+ *                        and store_close commits and frees them
+ *   checkpoints          store_open.c alone: a thread with its own
+ *                        connection, woken by the writer's WAL hook */
+struct store {
+    sqlite3 *db;
+    char *path;
+    sqlite3_stmt *stmts[STMT_COUNT];
+    storei_plugin_entry *plugins;
+    size_t plugin_count;
+    size_t last_plugin;           /* index of the last plugin written, for a fast lookup */
+    int in_batch;                 /* 1 while our batch transaction is open */
+    int read_only;                /* opened by store_open_read */
+    int64_t batch_points;
+    double batch_started;         /* monotonic s */
+    double last_point_at;         /* monotonic s of the previous store_write_point */
+    int64_t next_point_id;        /* the id the next point gets; read at batch begin */
+    /* The open block: this batch's points of one section so far, a JSON
+     * array without its closing bracket, written at the batch's commit or
+     * when the section changes. */
+    strbuf block;
+    char *block_params_base;      /* the first point's parameters (owned) */
+    int64_t block_sweep_id, block_section_id;
+    int64_t block_first_id, block_points, block_ok;
+    storei_checkpointer checkpoints;
+};
+
+/* --- store_sql.c: errors ------------------------------------------------ */
+
+/* Sets *err to "<path>: <what>: <sqlite message>" and returns -1. Call it
+ * before anything else touches the connection, or the message is lost. */
+int storei_fail_sql(store *s, char **err, const char *fmt, ...) RUNNER_PRINTF(3, 4);
+/* Appends note to *err, when there is one. */
+void storei_append_note(char **err, const char *note);
+
+/* --- store_sql.c: statements -------------------------------------------- */
+
+/* The cached statement id, prepared on first use; NULL with *err set. */
+sqlite3_stmt *storei_stmt(store *s, enum storei_stmt_id id, const char *what, char **err);
+/* Runs a statement that returns no rows and leaves it reset. */
+int storei_step_done(store *s, sqlite3_stmt *st, const char *what, char **err);
+/* storei_stmt then storei_step_done. */
+int storei_run_stmt(store *s, enum storei_stmt_id id, const char *what, char **err);
+/* Rolls back the open transaction, if there is one. */
+void storei_rollback(store *s);
+/* Runs SQL with no parameters (savepoints, transactions); 0 or -1. */
+int storei_exec(store *s, const char *sql, const char *what, char **err);
+/* Steps a prepared, bound statement and collects column 0 of every row
+ * into a malloc'd array (caller frees). The caller resets or finalizes. */
+int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids,
+                       size_t *count, char **err);
+
+/* Binds text, or NULL when text is NULL. SQLITE_STATIC: callers keep the
+ * text alive until the statement has been stepped. */
+static inline int storei_bind_text(sqlite3_stmt *st, int index, const char *text)
+{
+    return text ? sqlite3_bind_text(st, index, text, -1, SQLITE_STATIC)
+                : sqlite3_bind_null(st, index);
+}
+
+/* Copies column i as text, NULL for SQL NULL; sets *oom when a copy fails. */
+char *storei_column_strdup(sqlite3_stmt *st, int i, int *oom);
+
+/* --- store_sql.c: building SQL and values -------------------------------- */
+
+/* Appends name as a double-quoted SQL identifier. */
+void storei_append_ident(strbuf *b, const char *name);
+/* Formats unix seconds as UTC ISO 8601 with milliseconds,
+ * "2026-11-30T05:12:00.123Z", into out. */
+void storei_format_utc(double unix_s, char out[32]);
+
+/* A plugin's columns as the result table holds them: parameters first
+ * (i < param_count), then outputs. */
+static inline const char *storei_column_name(const runner_plugin *p, uint32_t i)
+{
+    return i < p->param_count ? p->params[i].name : p->columns[i - p->param_count].name;
+}
+
+static inline runner_type storei_column_type(const runner_plugin *p, uint32_t i)
+{
+    return i < p->param_count ? p->params[i].type : p->columns[i - p->param_count].type;
+}
+
+/* --- store_read.c: values ------------------------------------------------ */
+
+/* Reads column i of st's current row as the declared type (NaN stored as
+ * the text 'NaN' comes back as NaN). 0, or -1 when out of memory. */
+int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *out);
+
+/* --- store_write.c ------------------------------------------------------- */
+
+/* Commits the open batch, if any. On failure the batch is rolled back (its
+ * points are lost) and the message says so. Every write that must not land
+ * inside a batch calls it first. */
+int storei_batch_commit(store *s, char **err);
+/* Appends to b (when not NULL) the members of the flat JSON object params
+ * whose values differ from base's, as an object: what json_patch(base, it)
+ * turns into params. -1, appending nothing, when the two do not have the
+ * same keys in the same order. */
+int storei_params_diff(strbuf *b, const char *base, const char *params);
+
+/* --- store_reuse.c -------------------------------------------------------- */
+
+/* Copies the rows of point->reused_from into e's table as point point_id of
+ * point's sweep and section, in their stored order; *copied says how many.
+ * Runs inside the open batch. 0, or -1 with *err. */
+int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
+                     int64_t point_id, size_t *copied, char **err);
+/* Inserts a point's artifacts (blobs deduplicated by SHA-256) inside the
+ * open batch, before the point joins its block (store_artifact.c). */
+struct artifact;
+int storei_write_artifacts(store *s, int64_t sweep_id, int64_t point_id,
+                           const struct artifact *list, char **err);
+
+#endif
