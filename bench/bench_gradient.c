@@ -136,8 +136,8 @@ int main(int argc, char **argv)
     double two_pass = 2.0 * (double)x_bytes / gradient_s, one_pass = (double)x_bytes / gradient_s;
     double copy_rate = (double)x_bytes / copy_s, read_rate = (double)x_bytes / read_s;
     printf("bench_gradient: X is %lld x %lld doubles = %.1f MB (generated in %.2f s), "
-           "best of %d\n", samples, (long long)data->columns, (double)x_bytes / 1e6,
-           generate_s, REPEATS);
+           "best of %d\n",
+           samples, (long long)data->columns, (double)x_bytes / 1e6, generate_s, REPEATS);
     printf("  gradient:                 %.4f s = %.2f gradients/s\n", gradient_s, 1.0 / gradient_s);
     printf("  gradient X bytes read/s:  %.2f GB/s (two passes)\n", two_pass / 1e9);
     printf("  gradient X bytes/s, one pass: %.2f GB/s\n", one_pass / 1e9);

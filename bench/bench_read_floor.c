@@ -38,12 +38,8 @@ static void write_cell(sqlite3_stmt *st, int i)
             snprintf(cell, sizeof cell, "%.17g", x);
         break;
     }
-    case SQLITE_NULL:
-        cell[0] = '\0';
-        break;
-    default:
-        fputs((const char *)sqlite3_column_text(st, i), stdout);
-        return;
+    case SQLITE_NULL: cell[0] = '\0'; break;
+    default: fputs((const char *)sqlite3_column_text(st, i), stdout); return;
     }
     fputs(cell, stdout);
 }
@@ -58,8 +54,10 @@ int main(int argc, char **argv)
     sqlite3_stmt *st = NULL;
     char sql[512];
     /* Every column after the four fixed ones, in the index's order. */
-    snprintf(sql, sizeof sql, "SELECT * FROM \"%s\" ORDER BY sweep_id, section_id, point_id, "
-             "row_id", argv[2]);
+    snprintf(sql, sizeof sql,
+             "SELECT * FROM \"%s\" ORDER BY sweep_id, section_id, point_id, "
+             "row_id",
+             argv[2]);
     double start = now_s();
     if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {

@@ -28,9 +28,9 @@ static double now_s(void)
 typedef struct bench_scheme {
     const char *label;
     shard_scheme scheme;
-    uint64_t keys;            /* keys timed: fewer for the slow schemes */
-    shard_hasher *hasher;     /* xxh64/md5 as asked; md5 for ketama */
-    const shard_ring *ring;   /* ring, bounded, ketama */
+    uint64_t keys;          /* keys timed: fewer for the slow schemes */
+    shard_hasher *hasher;   /* xxh64/md5 as asked; md5 for ketama */
+    const shard_ring *ring; /* ring, bounded, ketama */
     const uint64_t *node_hashes;
     const shard_maglev *table;
     shard_bounded *bounded;
@@ -54,27 +54,15 @@ static double time_place(const bench_scheme *b, uint64_t *sum)
     for (uint64_t i = 0; i < b->keys; i++) {
         uint64_t h = shard_key_hash(b->hasher, i);
         switch (b->scheme) {
-        case SHARD_SCHEME_MOD:
-            acc += shard_mod_node(h, b->nodes);
-            break;
-        case SHARD_SCHEME_RING:
-            acc += shard_ring_node(b->ring, h);
-            break;
-        case SHARD_SCHEME_JUMP:
-            acc += shard_jump_bucket(h, b->nodes);
-            break;
+        case SHARD_SCHEME_MOD: acc += shard_mod_node(h, b->nodes); break;
+        case SHARD_SCHEME_RING: acc += shard_ring_node(b->ring, h); break;
+        case SHARD_SCHEME_JUMP: acc += shard_jump_bucket(h, b->nodes); break;
         case SHARD_SCHEME_RENDEZVOUS:
             acc += shard_rendezvous_node(b->node_hashes, b->nodes, h);
             break;
-        case SHARD_SCHEME_MAGLEV:
-            acc += shard_maglev_node(b->table, h);
-            break;
-        case SHARD_SCHEME_KETAMA:
-            acc += shard_ketama_find(b->ring, (uint32_t)h)->node;
-            break;
-        case SHARD_SCHEME_BOUNDED:
-            acc += shard_bounded_place(b->bounded, h, &probes);
-            break;
+        case SHARD_SCHEME_MAGLEV: acc += shard_maglev_node(b->table, h); break;
+        case SHARD_SCHEME_KETAMA: acc += shard_ketama_find(b->ring, (uint32_t)h)->node; break;
+        case SHARD_SCHEME_BOUNDED: acc += shard_bounded_place(b->bounded, h, &probes); break;
         }
     }
     double s = now_s() - t0;
@@ -95,7 +83,8 @@ int main(int argc, char **argv)
     }
 
     shard_hasher hasher, md5;
-    if (shard_hasher_init(&hasher, kind, 0) != 0 || shard_hasher_init(&md5, SHARD_HASH_MD5, 0) != 0) {
+    if (shard_hasher_init(&hasher, kind, 0) != 0 ||
+        shard_hasher_init(&md5, SHARD_HASH_MD5, 0) != 0) {
         fprintf(stderr, "bench_sharding: OpenSSL libcrypto could not provide MD5\n");
         return 1;
     }
@@ -135,13 +124,13 @@ int main(int argc, char **argv)
 
     double hash_rate = (double)keys / hash_s, place_rate = (double)keys / place_s;
     printf("bench_sharding: %s, %" PRIu64 " keys, ring of %u nodes x %u points "
-           "(built in %.3f s)\n", shard_hash_name(kind), keys, nodes, vnodes, build_s);
-    printf("  hash only:       %8.2f M keys/s  (%.1f ns/key)\n",
-           hash_rate / 1e6, 1e9 / hash_rate);
-    printf("  ring placement:  %8.2f M keys/s  (%.1f ns/key)\n",
-           place_rate / 1e6, 1e9 / place_rate);
-    printf("  placement / hash speed: %.2f  (lookup costs %.1f ns/key)\n",
-           place_rate / hash_rate, 1e9 / place_rate - 1e9 / hash_rate);
+           "(built in %.3f s)\n",
+           shard_hash_name(kind), keys, nodes, vnodes, build_s);
+    printf("  hash only:       %8.2f M keys/s  (%.1f ns/key)\n", hash_rate / 1e6, 1e9 / hash_rate);
+    printf("  ring placement:  %8.2f M keys/s  (%.1f ns/key)\n", place_rate / 1e6,
+           1e9 / place_rate);
+    printf("  placement / hash speed: %.2f  (lookup costs %.1f ns/key)\n", place_rate / hash_rate,
+           1e9 / place_rate - 1e9 / hash_rate);
     printf("  placement / target 10 M keys/s: %.2f  %s\n", place_rate / TARGET_KEYS_PER_S,
            place_rate >= TARGET_KEYS_PER_S ? "(meets target)" : "(BELOW target)");
 
@@ -170,9 +159,10 @@ int main(int argc, char **argv)
         free(servers);
         free(names);
     }
-    if (!node_hashes || table_rc != 0 || !continuum
-        || shard_bounded_init(&bounded, ring, nodes,
-                              shard_bounded_capacity(keys / 10 ? keys / 10 : 1, nodes, epsilon)) != 0) {
+    if (!node_hashes || table_rc != 0 || !continuum ||
+        shard_bounded_init(&bounded, ring, nodes,
+                           shard_bounded_capacity(keys / 10 ? keys / 10 : 1, nodes, epsilon)) !=
+            0) {
         fprintf(stderr, "bench_sharding: out of memory building the schemes\n");
         return 1;
     }
@@ -183,10 +173,14 @@ int main(int argc, char **argv)
         { "mod", SHARD_SCHEME_MOD, tenth, &hasher, NULL, NULL, NULL, NULL, nodes },
         { "ring (v=120)", SHARD_SCHEME_RING, tenth, &hasher, ring, NULL, NULL, NULL, nodes },
         { "jump", SHARD_SCHEME_JUMP, tenth, &hasher, NULL, NULL, NULL, NULL, nodes },
-        { "rendezvous", SHARD_SCHEME_RENDEZVOUS, few, &hasher, NULL, node_hashes, NULL, NULL, nodes },
-        { "maglev (M=65537)", SHARD_SCHEME_MAGLEV, tenth, &hasher, NULL, NULL, &table, NULL, nodes },
-        { "ketama (md5 keys)", SHARD_SCHEME_KETAMA, tenth, &md5, continuum, NULL, NULL, NULL, nodes },
-        { "bounded (eps=0.25)", SHARD_SCHEME_BOUNDED, tenth, &hasher, ring, NULL, NULL, &bounded, nodes },
+        { "rendezvous", SHARD_SCHEME_RENDEZVOUS, few, &hasher, NULL, node_hashes, NULL, NULL,
+          nodes },
+        { "maglev (M=65537)", SHARD_SCHEME_MAGLEV, tenth, &hasher, NULL, NULL, &table, NULL,
+          nodes },
+        { "ketama (md5 keys)", SHARD_SCHEME_KETAMA, tenth, &md5, continuum, NULL, NULL, NULL,
+          nodes },
+        { "bounded (eps=0.25)", SHARD_SCHEME_BOUNDED, tenth, &hasher, ring, NULL, NULL, &bounded,
+          nodes },
     };
     printf("  all schemes at %u nodes (maglev table built in %.3f s):\n", nodes, table_s);
     printf("    %-20s %10s %12s %12s\n", "scheme", "keys", "M keys/s", "lookup ns");

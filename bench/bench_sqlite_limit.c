@@ -95,7 +95,7 @@ static const char narrow_insert_sql[] =
 
 typedef struct variant {
     const char *name;
-    const char *file;   /* also the --only name */
+    const char *file; /* also the --only name */
     int indexes;
     int point_rows;
     int narrow;
@@ -129,8 +129,7 @@ static double unix_s(void)
 /* The relational variant's point row: canonical parameters made with
  * snprintf for every point, as a plain program would. */
 static int insert_point_row(sqlite3_stmt *st, int64_t point_id, const char *jitter_text,
-                            int64_t workers, uint64_t seed, double started_at,
-                            double duration_s)
+                            int64_t workers, uint64_t seed, double started_at, double duration_s)
 {
     char params[512];
     int n = snprintf(params, sizeof params,
@@ -220,11 +219,10 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
     size_t block_len = 0;
     for (int64_t j = 0; j < jitters; j++) {
         /* linspace as runner's script.c computes it. */
-        double jitter = jitters == 1 ? JITTER_FIRST
-                        : j == jitters - 1
-                            ? JITTER_LAST
-                            : JITTER_FIRST + (JITTER_LAST - JITTER_FIRST) * (double)j /
-                                                 (double)(jitters - 1);
+        double jitter = jitters == 1       ? JITTER_FIRST
+                        : j == jitters - 1 ? JITTER_LAST
+                                           : JITTER_FIRST + (JITTER_LAST - JITTER_FIRST) *
+                                                                (double)j / (double)(jitters - 1);
         snprintf(jitter_text, sizeof jitter_text, "%.17g", jitter);
         for (int64_t k = 1; k <= workers; k++) {
             point_id++;
@@ -233,10 +231,9 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
             speedup_row_fill(&row, BASE_S, jitter, k, straggler_max_delay_exact(jitter, 1),
                              straggler_max_delay_exact(jitter, k));
             *checksum += row.speedup;
-            if (v->relational &&
-                insert_point_row(insert_point, point_id, jitter_text, k,
-                                 runner_splitmix64(&identity_state), started_at,
-                                 now_s() - clock0) != 0) {
+            if (v->relational && insert_point_row(insert_point, point_id, jitter_text, k,
+                                                  runner_splitmix64(&identity_state), started_at,
+                                                  now_s() - clock0) != 0) {
                 fprintf(stderr, "bench_sqlite_limit: insert point: %s\n", sqlite3_errmsg(db));
                 goto done;
             }
@@ -245,7 +242,8 @@ static double run_variant(const variant *v, const char *path, int64_t workers, i
                  * swept parameters' text made once per axis value. */
                 char identity[65];
                 for (int w = 0; w < 4; w++)
-                    snprintf(identity + 16 * w, 17, "%016" PRIx64, runner_splitmix64(&identity_state));
+                    snprintf(identity + 16 * w, 17, "%016" PRIx64,
+                             runner_splitmix64(&identity_state));
                 if (block_points == 0) {
                     snprintf(base, sizeof base,
                              "{\"base\":%.17g,\"jitter\":%s,\"workers\":%" PRId64 ",\"trials\":0,"
@@ -363,7 +361,8 @@ int main(int argc, char **argv)
     int keep = 0;
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
-        if (strcmp(argv[i], "--workers") == 0 && has_value && parse_count(argv[i + 1], &workers) == 0)
+        if (strcmp(argv[i], "--workers") == 0 && has_value &&
+            parse_count(argv[i + 1], &workers) == 0)
             i++;
         else if (strcmp(argv[i], "--jitters") == 0 && has_value &&
                  parse_count(argv[i + 1], &jitters) == 0)
@@ -381,10 +380,8 @@ int main(int argc, char **argv)
         dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 
     static const variant variants[] = {
-        { "rows:", "rows", 1, 0, 0, 0 },
-        { "rows, no index:", "no-index", 0, 0, 0, 0 },
-        { "rows + points:", "point", 1, 1, 0, 0 },
-        { "relational:", "relational", 1, 0, 0, 1 },
+        { "rows:", "rows", 1, 0, 0, 0 },           { "rows, no index:", "no-index", 0, 0, 0, 0 },
+        { "rows + points:", "point", 1, 1, 0, 0 }, { "relational:", "relational", 1, 0, 0, 1 },
         { "narrow:", "narrow", 0, 0, 1, 0 },
     };
     size_t variant_count = sizeof variants / sizeof variants[0];

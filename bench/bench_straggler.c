@@ -52,9 +52,10 @@ static double plugin_rate(straggler_delay delay, int64_t workers, int64_t backup
     double start = now_seconds(), elapsed;
     do {
         straggler_mc mc;
-        int status = staleness > 0
-            ? straggler_ssp_mc(&rng, &delay, 0.5, workers, staleness, rounds, NULL, NULL, &mc)
-            : straggler_sync_mc(&rng, &delay, workers, backups, rounds, NULL, NULL, &mc);
+        int status =
+            staleness > 0
+                ? straggler_ssp_mc(&rng, &delay, 0.5, workers, staleness, rounds, NULL, NULL, &mc)
+                : straggler_sync_mc(&rng, &delay, workers, backups, rounds, NULL, NULL, &mc);
         if (status != 0)
             return 0.0;
         *sink += mc.order_stat.mean;

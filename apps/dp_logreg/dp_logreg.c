@@ -27,22 +27,22 @@
 #define DP_POLL_NS 50000L
 
 typedef struct {
-    double base_s;     /* CPU seconds of one round's arithmetic on one rank */
-    double jitter_s;   /* J: each rank sleeps U(0, J) per round */
+    double base_s;   /* CPU seconds of one round's arithmetic on one rank */
+    double jitter_s; /* J: each rank sleeps U(0, J) per round */
     long rounds;
     unsigned long long seed;
-    long samples;      /* N, the whole dataset */
-    long features;     /* D, with the bias column */
-    long passes;       /* -1: calibrate from base_s */
-    int per_round;     /* 1: a line per round; 0: one summary line */
+    long samples;  /* N, the whole dataset */
+    long features; /* D, with the bias column */
+    long passes;   /* -1: calibrate from base_s */
+    int per_round; /* 1: a line per round; 0: one summary line */
 } dp_options;
 
 typedef struct {
-    double round_s;    /* the round, compute to the end of the allreduce (slowest rank) */
-    double compute_s;  /* the slowest rank's arithmetic, wall clock */
+    double round_s;       /* the round, compute to the end of the allreduce (slowest rank) */
+    double compute_s;     /* the slowest rank's arithmetic, wall clock */
     double compute_cpu_s; /* the most CPU time a rank's arithmetic took */
-    double delay_s;    /* the largest injected delay */
-    double grad_norm;  /* |mean gradient| after the allreduce */
+    double delay_s;       /* the largest injected delay */
+    double grad_norm;     /* |mean gradient| after the allreduce */
 } dp_round_figures;
 
 static const char dp_usage[] =
@@ -71,11 +71,11 @@ static int dp_number(const char *text, double min, double max, double *value)
 static int dp_parse(int argc, char **argv, dp_options *opt, char *err, size_t err_size)
 {
     static const struct option longs[] = {
-        { "base", required_argument, NULL, 'b' },   { "jitter", required_argument, NULL, 'j' },
-        { "rounds", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
+        { "base", required_argument, NULL, 'b' },    { "jitter", required_argument, NULL, 'j' },
+        { "rounds", required_argument, NULL, 'r' },  { "seed", required_argument, NULL, 's' },
         { "samples", required_argument, NULL, 'n' }, { "features", required_argument, NULL, 'd' },
-        { "passes", required_argument, NULL, 'p' }, { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "passes", required_argument, NULL, 'p' },  { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
     *opt = (dp_options){ 1.0, 0.0, 5, 1, 8000, 16, -1, 0 };
     opterr = 0;
@@ -86,11 +86,26 @@ static int dp_parse(int argc, char **argv, dp_options *opt, char *err, size_t er
         switch (c) {
         case 'b': bad = dp_number(optarg, 0, 1e6, &opt->base_s); break;
         case 'j': bad = dp_number(optarg, 0, 1e6, &opt->jitter_s); break;
-        case 'r': bad = dp_number(optarg, 1, 1e9, &v); opt->rounds = (long)v; break;
-        case 's': bad = dp_number(optarg, 0, 1.8e19, &v); opt->seed = (unsigned long long)v; break;
-        case 'n': bad = dp_number(optarg, 1, 1e9, &v); opt->samples = (long)v; break;
-        case 'd': bad = dp_number(optarg, 2, 4096, &v); opt->features = (long)v; break;
-        case 'p': bad = dp_number(optarg, 0, 1e12, &v); opt->passes = (long)v; break;
+        case 'r':
+            bad = dp_number(optarg, 1, 1e9, &v);
+            opt->rounds = (long)v;
+            break;
+        case 's':
+            bad = dp_number(optarg, 0, 1.8e19, &v);
+            opt->seed = (unsigned long long)v;
+            break;
+        case 'n':
+            bad = dp_number(optarg, 1, 1e9, &v);
+            opt->samples = (long)v;
+            break;
+        case 'd':
+            bad = dp_number(optarg, 2, 4096, &v);
+            opt->features = (long)v;
+            break;
+        case 'p':
+            bad = dp_number(optarg, 0, 1e12, &v);
+            opt->passes = (long)v;
+            break;
         case 'o':
             bad = strcmp(optarg, "summary") != 0 && strcmp(optarg, "rounds") != 0;
             opt->per_round = strcmp(optarg, "rounds") == 0;
@@ -167,8 +182,8 @@ static dp_round_figures dp_round(const dp_options *opt, const shard *mine, int r
     shard_gradient(mine, w, passes, grad);
     double computed = shard_wall_s();
     f.compute_cpu_s = shard_cpu_s() - cpu_start;
-    f.delay_s = opt->jitter_s * shard_uniform(opt->seed ^ UINT64_C(0x5eed), (uint64_t)rank,
-                                              (uint64_t)round);
+    f.delay_s = opt->jitter_s *
+                shard_uniform(opt->seed ^ UINT64_C(0x5eed), (uint64_t)rank, (uint64_t)round);
     dp_sleep_s(f.delay_s);
     MPI_Request request;
     MPI_Ibarrier(MPI_COMM_WORLD, &request);
@@ -204,8 +219,8 @@ static void dp_print_round(int workers, long round, dp_round_figures f)
 /* The summary: means over the rounds, beside what the model predicts for
  * them (base/k + J k/(k+1)), so one line can be read on its own. */
 static void dp_print_summary(const dp_options *opt, int workers, long passes, double pass_s,
-                             double calibrate_s, const double *round_s,
-                             const dp_round_figures *sum, double last_norm)
+                             double calibrate_s, const double *round_s, const dp_round_figures *sum,
+                             double last_norm)
 {
     double n = (double)opt->rounds, mean = sum->round_s / n, sq = 0.0;
     double lo = round_s[0], hi = round_s[0];
@@ -251,8 +266,8 @@ int main(int argc, char **argv)
     /* Contiguous shards, sizes differing by at most one sample. */
     long first = opt.samples * rank / workers, last = opt.samples * (rank + 1) / workers;
     shard mine = { 0 };
-    if (!w || !grad || !total || !round_s
-        || shard_make(&mine, opt.seed, first, last - first, opt.features) != 0) {
+    if (!w || !grad || !total || !round_s ||
+        shard_make(&mine, opt.seed, first, last - first, opt.features) != 0) {
         fprintf(stderr, "dp_logreg: out of memory (rank %d)\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }

@@ -94,15 +94,9 @@ static double shard_clock_s(clockid_t clock)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-double shard_cpu_s(void)
-{
-    return shard_clock_s(CLOCK_THREAD_CPUTIME_ID);
-}
+double shard_cpu_s(void) { return shard_clock_s(CLOCK_THREAD_CPUTIME_ID); }
 
-double shard_wall_s(void)
-{
-    return shard_clock_s(CLOCK_MONOTONIC);
-}
+double shard_wall_s(void) { return shard_clock_s(CLOCK_MONOTONIC); }
 
 double shard_pass_cpu_s(const shard *s, const double *w, double min_cpu_s)
 {

@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 typedef struct {
-    int64_t first;     /* index of the shard's first sample in the dataset */
-    int64_t samples;   /* samples in this shard */
-    int64_t features;  /* columns of x, the last one the constant 1 (bias) */
-    double *x;         /* samples x features, row-major */
-    double *y;         /* labels, 0 or 1 */
+    int64_t first;    /* index of the shard's first sample in the dataset */
+    int64_t samples;  /* samples in this shard */
+    int64_t features; /* columns of x, the last one the constant 1 (bias) */
+    double *x;        /* samples x features, row-major */
+    double *y;        /* labels, 0 or 1 */
 } shard;
 
 /* Fills `s` with samples [first, first + samples) of the dataset that

@@ -7,7 +7,10 @@
 
 #include <string.h>
 
-enum { SAMPLES = 1001, FEATURES = 5 };
+enum {
+    SAMPLES = 1001,
+    FEATURES = 5
+};
 
 static void gradient_of(uint64_t seed, int64_t first, int64_t samples, const double *w,
                         int64_t passes, double *grad)

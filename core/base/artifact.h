@@ -9,10 +9,10 @@
 
 typedef struct artifact {
     struct artifact *next;
-    char *name;              /* "stdout", "stderr", or the file's name */
-    char sha256[65];         /* of data, hex */
+    char *name;      /* "stdout", "stderr", or the file's name */
+    char sha256[65]; /* of data, hex */
     size_t size;
-    unsigned char *data;     /* size bytes, malloc'd */
+    unsigned char *data; /* size bytes, malloc'd */
 } artifact;
 
 /* Frees the whole list. Accepts NULL. (exec_artifacts.c) */

@@ -23,10 +23,7 @@ static EVP_MD *sha256_md;
 static pthread_key_t ctx_key;
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
-static void free_thread_ctx(void *ctx)
-{
-    EVP_MD_CTX_free(ctx);
-}
+static void free_thread_ctx(void *ctx) { EVP_MD_CTX_free(ctx); }
 
 static void fetch_sha256(void)
 {
@@ -49,9 +46,10 @@ int digest_sha256(const void *data, size_t len, unsigned char out[32])
     }
     if (!ctx)
         return EVP_Digest(data, len, out, &out_len, EVP_sha256(), NULL) == 1 ? 0 : -1;
-    return EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1 &&
-           EVP_DigestUpdate(ctx, data, len) == 1 &&
-           EVP_DigestFinal_ex(ctx, out, &out_len) == 1 ? 0 : -1;
+    return EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1 && EVP_DigestUpdate(ctx, data, len) == 1 &&
+                   EVP_DigestFinal_ex(ctx, out, &out_len) == 1
+               ? 0
+               : -1;
 }
 
 int digest_sha256_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE])

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DIGEST_HEX_SIZE 65  /* 64 hex digits and a NUL */
+#define DIGEST_HEX_SIZE 65 /* 64 hex digits and a NUL */
 
 /* Hashes len bytes into hex (DIGEST_HEX_SIZE bytes). Returns 0 or -1. */
 int digest_sha256_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE]);

@@ -1,5 +1,5 @@
 /* install_layout: runner's own directories, relative to its executable. */
-#define _XOPEN_SOURCE 700  /* realpath */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "install_layout.h"
 
 #include <stdlib.h>
@@ -15,7 +15,7 @@ static char *executable_dir(void)
         return NULL;
     char *slash = strrchr(exe, '/');
     if (slash == exe)
-        slash[1] = '\0';  /* an executable in / */
+        slash[1] = '\0'; /* an executable in / */
     else if (slash)
         *slash = '\0';
     return exe;
@@ -48,7 +48,7 @@ static char *join_relative(const char *base, const char *relative)
             while (len > 1 && out[len - 1] != '/')
                 len--;
             if (len > 1)
-                len--;  /* the slash, unless it is the root's */
+                len--; /* the slash, unless it is the root's */
         } else if (n > 0 && !(n == 1 && part[0] == '.')) {
             if (len > 1 || out[0] != '/')
                 out[len++] = '/';
@@ -69,16 +69,14 @@ static char *layout_dir(const char *build_dir, const char *relative, const char 
     char *exe_dir = executable_dir();
     if (!exe_dir)
         return util_strdup(installed);
-    char *dir = is_build_dir(exe_dir) ? util_strdup(build_dir)
-                                      : join_relative(exe_dir, relative);
+    char *dir = is_build_dir(exe_dir) ? util_strdup(build_dir) : join_relative(exe_dir, relative);
     free(exe_dir);
     return dir;
 }
 
 char *install_layout_plugin_dir(void)
 {
-    return layout_dir(RUNNER_BUILD_PLUGIN_DIR, RUNNER_BIN_TO_PLUGIN_DIR,
-                      RUNNER_INSTALL_PLUGIN_DIR);
+    return layout_dir(RUNNER_BUILD_PLUGIN_DIR, RUNNER_BIN_TO_PLUGIN_DIR, RUNNER_INSTALL_PLUGIN_DIR);
 }
 
 char *install_layout_script_lib_dir(void)

@@ -72,8 +72,8 @@ process_liveness process_identity_check(const process_identity *recorded,
         return PROCESS_GONE;
     int64_t now_ticks = process_identity_start_ticks(recorded->pid);
     if (recorded->start_ticks <= 0 || now_ticks <= 0)
-        return PROCESS_UNSURE;  /* an older row, or no /proc */
+        return PROCESS_UNSURE; /* an older row, or no /proc */
     if (recorded->start_ticks != now_ticks)
-        return PROCESS_GONE;    /* the pid was reused */
+        return PROCESS_GONE; /* the pid was reused */
     return recorded->boot_id[0] && self->boot_id[0] ? PROCESS_ALIVE : PROCESS_UNSURE;
 }

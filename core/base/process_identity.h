@@ -9,17 +9,17 @@
 #include <stdint.h>
 
 typedef struct process_identity {
-    int64_t pid;               /* 0: unknown */
-    int64_t start_ticks;       /* start, clock ticks after boot; 0: unknown */
-    char host[256];            /* "": unknown */
-    char boot_id[40];          /* "": unknown */
+    int64_t pid;         /* 0: unknown */
+    int64_t start_ticks; /* start, clock ticks after boot; 0: unknown */
+    char host[256];      /* "": unknown */
+    char boot_id[40];    /* "": unknown */
 } process_identity;
 
 typedef enum process_liveness {
-    PROCESS_GONE,              /* not running: no such pid, another boot, another start */
-    PROCESS_ALIVE,             /* that very process, running on this host */
-    PROCESS_OTHER_HOST,        /* recorded on another host: cannot be checked from here */
-    PROCESS_UNSURE             /* its pid lives here, but nothing says it is the same process */
+    PROCESS_GONE,       /* not running: no such pid, another boot, another start */
+    PROCESS_ALIVE,      /* that very process, running on this host */
+    PROCESS_OTHER_HOST, /* recorded on another host: cannot be checked from here */
+    PROCESS_UNSURE      /* its pid lives here, but nothing says it is the same process */
 } process_liveness;
 
 /* This process: pid, start time, boot id, host name. */

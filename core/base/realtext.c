@@ -27,7 +27,7 @@ static size_t put_unsigned(uint64_t u, char *out)
 {
     char tmp[24];
     size_t n = sizeof tmp;
-    while (u >= 100) {  /* two digits per division */
+    while (u >= 100) { /* two digits per division */
         unsigned pair = (unsigned)(u % 100);
         u /= 100;
         tmp[--n] = pairs[2 * pair + 1];
@@ -68,6 +68,7 @@ static void put_17_digits(uint64_t q, char *out)
  * the value before rounding (it decides the exponent, not the rounded one). */
 static uint64_t scaled_digits(uint64_t mant, int e2, int k, uint64_t *floor_out)
 {
+    /* clang-format off */
     static const uint64_t pow5[28] = {
         1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL,
         1953125ULL, 9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL,
@@ -76,6 +77,7 @@ static uint64_t scaled_digits(uint64_t mant, int e2, int k, uint64_t *floor_out)
         11920928955078125ULL, 59604644775390625ULL, 298023223876953125ULL,
         1490116119384765625ULL, 7450580596923828125ULL
     };
+    /* clang-format on */
     u128 p = (u128)mant * pow5[k];
     int shift = e2 + k;
     if (shift >= 0) {
@@ -102,7 +104,7 @@ static int seventeen_digits(double x, uint64_t *digits, int *exp10)
     memcpy(&bits, &x, sizeof bits);
     int biased = (int)((bits >> 52) & 0x7ff);
     if (biased == 0 || biased == 0x7ff)
-        return -1;  /* zero, subnormal, inf, NaN */
+        return -1; /* zero, subnormal, inf, NaN */
     uint64_t mant = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
     int e2 = biased - 1075;
     /* floor(log10 |x|) or one less, from the binary exponent; the loop below
@@ -114,11 +116,11 @@ static int seventeen_digits(double x, uint64_t *digits, int *exp10)
         uint64_t below;
         uint64_t q = scaled_digits(mant, e2, SIG_DIGITS - 1 - d, &below);
         if (below < TEN_TO_16) {
-            d--;        /* not with the estimate above; a guard */
+            d--; /* not with the estimate above; a guard */
         } else if (below >= TEN_TO_17) {
             d++;
         } else {
-            if (q == TEN_TO_17) {   /* rounding carried into an 18th digit */
+            if (q == TEN_TO_17) { /* rounding carried into an 18th digit */
                 q = TEN_TO_16;
                 d++;
             }
@@ -179,7 +181,7 @@ size_t realtext_g17(double x, char *buf)
     put_17_digits(q, digits);
     if (x < 0)
         buf[len++] = '-';
-    if (d < -4) {   /* %e style: d.dddde-0N */
+    if (d < -4) { /* %e style: d.dddde-0N */
         buf[len++] = digits[0];
         buf[len++] = '.';
         memcpy(buf + len, digits + 1, SIG_DIGITS - 1);
@@ -187,14 +189,14 @@ size_t realtext_g17(double x, char *buf)
         len += (size_t)sprintf(buf + len, "e-%02d", -d);
         return len;
     }
-    if (d < 0) {    /* 0.000ddd */
+    if (d < 0) { /* 0.000ddd */
         buf[len++] = '0';
         buf[len++] = '.';
         for (int i = 0; i < -d - 1; i++)
             buf[len++] = '0';
         memcpy(buf + len, digits, SIG_DIGITS);
         len += SIG_DIGITS;
-    } else {        /* ddd.ddd: d + 1 digits before the point */
+    } else { /* ddd.ddd: d + 1 digits before the point */
         memcpy(buf + len, digits, (size_t)d + 1);
         len += (size_t)d + 1;
         if (d + 1 < SIG_DIGITS) {

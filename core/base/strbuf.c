@@ -51,10 +51,7 @@ void strbuf_add(strbuf *b, const void *bytes, size_t n)
     b->data[b->len] = '\0';
 }
 
-void strbuf_str(strbuf *b, const char *s)
-{
-    strbuf_add(b, s, strlen(s));
-}
+void strbuf_str(strbuf *b, const char *s) { strbuf_add(b, s, strlen(s)); }
 
 void strbuf_printf(strbuf *b, const char *fmt, ...)
 {

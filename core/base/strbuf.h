@@ -15,7 +15,7 @@
 #include "runner/plugin.h"
 
 typedef struct strbuf {
-    char *data;     /* NULL until the first append */
+    char *data; /* NULL until the first append */
     size_t len, cap;
     int oom;
 } strbuf;
@@ -25,7 +25,7 @@ void strbuf_str(strbuf *b, const char *s);
 void strbuf_printf(strbuf *b, const char *fmt, ...) RUNNER_PRINTF(2, 3);
 /* Empties the string, keeping its memory. */
 void strbuf_reset(strbuf *b);
-void strbuf_free(strbuf *b);  /* frees data; the buffer may be reused */
+void strbuf_free(strbuf *b); /* frees data; the buffer may be reused */
 
 /* The capacity a buffer of capacity cap grows to so that need bytes fit:
  * doubling from cap (256 when 0), or exactly need when doubling would wrap

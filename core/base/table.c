@@ -84,7 +84,7 @@ int table_append_row(table *t, value *row)
     }
     value *dst = t->cells + t->row_count * t->column_count;
     for (size_t i = 0; i < t->column_count; i++) {
-        dst[i] = row[i];  /* takes the text; the caller's cell is emptied */
+        dst[i] = row[i]; /* takes the text; the caller's cell is emptied */
         row[i] = VALUE_NULL;
     }
     t->row_count++;

@@ -8,23 +8,23 @@
 
 typedef struct table_column {
     char *name;
-    char *unit;         /* "" when dimensionless */
+    char *unit; /* "" when dimensionless */
     runner_type type;
-    int is_param;       /* 1: an input parameter, 0: a plugin output */
+    int is_param; /* 1: an input parameter, 0: a plugin output */
 } table_column;
 
 typedef struct table {
-    char *title;        /* may be NULL */
+    char *title; /* may be NULL */
     size_t column_count;
     table_column *columns;
     size_t row_count;
     size_t row_capacity;
-    value *cells;       /* row-major, row_count * column_count */
+    value *cells; /* row-major, row_count * column_count */
 } table;
 
 /* Returns a new empty table or NULL (no memory). Free with table_free. */
 table *table_new(const char *title);
-void table_free(table *t);  /* accepts NULL */
+void table_free(table *t); /* accepts NULL */
 /* Copies name and unit (NULL unit means ""). Columns come before rows:
  * returns -1 once a row exists, or when out of memory; 0 otherwise. */
 int table_add_column(table *t, const char *name, const char *unit, runner_type type, int is_param);

@@ -19,14 +19,14 @@ typedef struct unit_def {
     const char *spelling;
     int bytes_exp, time_exp;
     double num, den;
-    int listed;  /* named in "s takes ..." (synonyms are not) */
+    int listed; /* named in "s takes ..." (synonyms are not) */
 } unit_def;
 
 static const unit_def unit_table[] = {
     { "ns", 0, 1, 1, 1e9, 1 },
     { "us", 0, 1, 1, 1e6, 1 },
-    { "\xc2\xb5s", 0, 1, 1, 1e6, 1 },  /* micro sign */
-    { "\xce\xbcs", 0, 1, 1, 1e6, 0 },  /* Greek mu, which looks the same */
+    { "\xc2\xb5s", 0, 1, 1, 1e6, 1 }, /* micro sign */
+    { "\xce\xbcs", 0, 1, 1, 1e6, 0 }, /* Greek mu, which looks the same */
     { "ms", 0, 1, 1, 1e3, 1 },
     { "s", 0, 1, 1, 1, 1 },
     { "min", 0, 1, 60, 1, 1 },
@@ -48,7 +48,7 @@ static const unit_def unit_table[] = {
     { "Mbit", 1, 0, 1e6, 8, 1 },
     { "Gbit", 1, 0, 1e9, 8, 1 },
     { "Tbit", 1, 0, 1e12, 8, 1 },
-    { "k", 0, 0, 1e3, 1, 1 },  /* SI prefixes on a count */
+    { "k", 0, 0, 1e3, 1, 1 }, /* SI prefixes on a count */
     { "M", 0, 0, 1e6, 1, 1 },
     { "G", 0, 0, 1e9, 1, 1 },
     { "T", 0, 0, 1e12, 1, 1 },
@@ -93,7 +93,8 @@ static int parse_unit(const char *unit, int allow_nouns, quantity *q)
     if (!slash)
         return 0;
     quantity per;
-    if (strchr(slash + 1, '/') || parse_simple(slash + 1, strlen(slash + 1), allow_nouns, &per) != 0)
+    if (strchr(slash + 1, '/') ||
+        parse_simple(slash + 1, strlen(slash + 1), allow_nouns, &per) != 0)
         return -1;
     q->bytes_exp -= per.bytes_exp;
     q->time_exp -= per.time_exp;
@@ -133,7 +134,7 @@ static int scan_number(const char *text, double *number, const char **rest)
         return -1;
     memcpy(buf, text, len);
     buf[len] = '\0';
-    *number = strtod(buf, NULL);  /* HUGE_VAL on overflow: callers check */
+    *number = strtod(buf, NULL); /* HUGE_VAL on overflow: callers check */
     while (*p == ' ')
         p++;
     *rest = p;
@@ -181,8 +182,10 @@ static void describe_accepted(const quantity *q, char *buf, size_t size)
             used += (size_t)n;
     }
     if (used == 0)
-        snprintf(buf, size, q->bytes_exp == 1 && q->time_exp == -1
-                 ? "a size over a time, such as MB/s, GiB/s or Gbit/s" : "no unit");
+        snprintf(buf, size,
+                 q->bytes_exp == 1 && q->time_exp == -1
+                     ? "a size over a time, such as MB/s, GiB/s or Gbit/s"
+                     : "no unit");
 }
 
 /* x * num/den in one rounding where one of the two divides the other. */
@@ -210,17 +213,17 @@ int units_convert(const char *text, const char *declared_unit, double *out, char
         return -1;
     }
     if (*unit == '\0' || strcmp(unit, declared) == 0) {
-        *out = number;  /* a bare number means the declared unit */
+        *out = number; /* a bare number means the declared unit */
         return 0;
     }
     quantity want, given;
-    parse_unit(declared, 1, &want);  /* never fails: a word is a count */
+    parse_unit(declared, 1, &want); /* never fails: a word is a count */
     const char *shown_declared = *declared ? declared : "a plain number";
     if (parse_unit(unit, 0, &given) != 0) {
         char accepted[200];
         describe_accepted(&want, accepted, sizeof accepted);
-        snprintf(msg, msg_size, "'%s': unknown unit '%s'; %s takes %s", text, unit,
-                 shown_declared, accepted);
+        snprintf(msg, msg_size, "'%s': unknown unit '%s'; %s takes %s", text, unit, shown_declared,
+                 accepted);
         return -1;
     }
     if (given.bytes_exp != want.bytes_exp || given.time_exp != want.time_exp) {
@@ -269,11 +272,13 @@ int units_read_setting(const char *text, int as_integer, const char *unit, units
     const char *tail;
     units_form form = units_split(text, &number, &tail);
     if (form == UNITS_NOT_A_NUMBER) {
-        if (tail != text && *tail && tail[strspn(tail, "abcdefghijklmnopqrstuvwxyz"
-                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0')
+        if (tail != text && *tail &&
+            tail[strspn(tail, "abcdefghijklmnopqrstuvwxyz"
+                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0')
             snprintf(msg, msg_size, "unknown unit '%s'", tail);
-        else  /* hex, inf, words: the same words as before units */
-            snprintf(msg, msg_size, as_integer ? "expected an integer" : "expected a finite number");
+        else /* hex, inf, words: the same words as before units */
+            snprintf(msg, msg_size,
+                     as_integer ? "expected an integer" : "expected a finite number");
         return -1;
     }
     if (form == UNITS_WITH_UNIT) {

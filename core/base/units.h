@@ -38,7 +38,7 @@ int units_integer(double x, int64_t *out, char *msg, size_t msg_size);
 typedef enum units_setting_kind {
     UNITS_SETTING_INTEGER,
     UNITS_SETTING_REAL,
-    UNITS_SETTING_TEXT  /* the text itself: a unit for the parameter to convert */
+    UNITS_SETTING_TEXT /* the text itself: a unit for the parameter to convert */
 } units_setting_kind;
 
 typedef struct units_setting {

@@ -169,10 +169,10 @@ size_t util_utf8_sequence(const char *s)
     else if (p[0] >= 0xf0 && p[0] <= 0xf4)
         len = 4, code = p[0] & 0x07;
     else
-        return 0;  /* a continuation byte, an overlong lead (c0, c1) or past f4 */
+        return 0; /* a continuation byte, an overlong lead (c0, c1) or past f4 */
     for (size_t i = 1; i < len; i++) {
         if ((p[i] & 0xc0) != 0x80)
-            return 0;  /* also stops at the NUL */
+            return 0; /* also stops at the NUL */
         code = code << 6 | (p[i] & 0x3f);
     }
     /* the shortest form only, no surrogates, nothing past U+10FFFF */

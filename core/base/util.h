@@ -12,9 +12,9 @@ char *util_format(const char *fmt, ...) RUNNER_PRINTF(1, 2);
 /* Sets *err (freeing nothing) to a formatted message; returns -1. Use as
  * `return util_fail(err, "...")`. err may be NULL. */
 int util_fail(char **err, const char *fmt, ...) RUNNER_PRINTF(2, 3);
-char *util_strdup(const char *s);  /* NULL-safe strdup */
-double util_now(void);             /* wall clock, unix seconds */
-double util_monotonic(void);       /* monotonic seconds */
+char *util_strdup(const char *s); /* NULL-safe strdup */
+double util_now(void);            /* wall clock, unix seconds */
+double util_monotonic(void);      /* monotonic seconds */
 /* Levenshtein distance, for suggestions. */
 size_t util_edit_distance(const char *a, const char *b);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. Returns 0, or -1

@@ -78,9 +78,7 @@ void value_format(const value *v, int digits, char *buf, size_t size)
     if (digits < 1 || digits > 17)
         digits = 17;
     switch (v->type) {
-    case RUNNER_INTEGER:
-        snprintf(buf, size, "%" PRId64, v->as.integer);
-        break;
+    case RUNNER_INTEGER: snprintf(buf, size, "%" PRId64, v->as.integer); break;
     case RUNNER_REAL:
         if (isnan(v->as.real))
             snprintf(buf, size, "NaN");
@@ -89,15 +87,9 @@ void value_format(const value *v, int digits, char *buf, size_t size)
         else
             snprintf(buf, size, "%.*g", digits, v->as.real);
         break;
-    case RUNNER_TEXT:
-        snprintf(buf, size, "%s", v->as.text ? v->as.text : "");
-        break;
-    case RUNNER_BOOLEAN:
-        snprintf(buf, size, "%s", v->as.boolean ? "true" : "false");
-        break;
-    default:
-        buf[0] = '\0';
-        break;
+    case RUNNER_TEXT: snprintf(buf, size, "%s", v->as.text ? v->as.text : ""); break;
+    case RUNNER_BOOLEAN: snprintf(buf, size, "%s", v->as.boolean ? "true" : "false"); break;
+    default: buf[0] = '\0'; break;
     }
 }
 
@@ -138,18 +130,15 @@ int value_equal(const value *a, const value *b)
 json_t *value_to_json(const value *v)
 {
     switch (v->type) {
-    case RUNNER_INTEGER:
-        return json_integer(v->as.integer);
+    case RUNNER_INTEGER: return json_integer(v->as.integer);
     case RUNNER_REAL:
         if (isnan(v->as.real))
             return json_string("NaN");
         if (isinf(v->as.real))
             return json_string(v->as.real > 0 ? "inf" : "-inf");
         return json_real(v->as.real);
-    case RUNNER_BOOLEAN:
-        return json_boolean(v->as.boolean);
-    case RUNNER_TEXT:
-        return json_string(v->as.text);
+    case RUNNER_BOOLEAN: return json_boolean(v->as.boolean);
+    case RUNNER_TEXT: return json_string(v->as.text);
     }
     return json_null();
 }

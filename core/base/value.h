@@ -9,16 +9,16 @@
 #include "runner/plugin.h"
 
 typedef struct value {
-    runner_type type;   /* 0 means NULL (no value) */
+    runner_type type; /* 0 means NULL (no value) */
     union {
         int64_t integer;
         double real;
-        char *text;     /* owned, NUL-terminated */
+        char *text; /* owned, NUL-terminated */
         int boolean;
     } as;
 } value;
 
-#define VALUE_NULL ((value){0})
+#define VALUE_NULL ((value){ 0 })
 
 value value_integer(int64_t v);
 value value_real(double v);

@@ -83,10 +83,30 @@ static int take(wire_reader *r, void *out, size_t len)
     return 0;
 }
 
-uint8_t wire_get_u8(wire_reader *r) { uint8_t v; take(r, &v, sizeof v); return v; }
-uint32_t wire_get_u32(wire_reader *r) { uint32_t v; take(r, &v, sizeof v); return v; }
-uint64_t wire_get_u64(wire_reader *r) { uint64_t v; take(r, &v, sizeof v); return v; }
-double wire_get_f64(wire_reader *r) { double v; take(r, &v, sizeof v); return v; }
+uint8_t wire_get_u8(wire_reader *r)
+{
+    uint8_t v;
+    take(r, &v, sizeof v);
+    return v;
+}
+uint32_t wire_get_u32(wire_reader *r)
+{
+    uint32_t v;
+    take(r, &v, sizeof v);
+    return v;
+}
+uint64_t wire_get_u64(wire_reader *r)
+{
+    uint64_t v;
+    take(r, &v, sizeof v);
+    return v;
+}
+double wire_get_f64(wire_reader *r)
+{
+    double v;
+    take(r, &v, sizeof v);
+    return v;
+}
 
 char *wire_get_text(wire_reader *r)
 {

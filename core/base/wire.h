@@ -20,9 +20,9 @@
 #include "value.h"
 
 typedef struct wire_writer {
-    char *data;         /* malloc'd; the caller frees it (wire_writer_free) */
+    char *data; /* malloc'd; the caller frees it (wire_writer_free) */
     size_t len, cap;
-    int failed;         /* out of memory: data is incomplete */
+    int failed; /* out of memory: data is incomplete */
 } wire_writer;
 
 void wire_put(wire_writer *w, const void *bytes, size_t len);
@@ -34,12 +34,12 @@ void wire_put_f64(wire_writer *w, double v);
 void wire_put_text(wire_writer *w, const char *text);
 /* Each cell as a type byte (0: NULL) and its bytes. */
 void wire_put_cells(wire_writer *w, const value *cells, size_t count);
-void wire_writer_free(wire_writer *w);  /* frees data; the writer may be reused */
+void wire_writer_free(wire_writer *w); /* frees data; the writer may be reused */
 
 typedef struct wire_reader {
-    const char *data;   /* borrowed */
+    const char *data; /* borrowed */
     size_t len, pos;
-    int failed;         /* short or malformed input */
+    int failed; /* short or malformed input */
 } wire_reader;
 
 wire_reader wire_reader_of(const void *data, size_t len);

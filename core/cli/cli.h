@@ -51,8 +51,7 @@ int cli_sweep_filter_given(const store_sweep_filter *f);
 
 /* One section's rows, streamed to out in format (what `runner show` prints
  * for it; `runner export` writes the same after its header). */
-int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out,
-                     char **err);
+int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out, char **err);
 
 /* The commands (options_command.run). */
 int cli_run_sweep(const options_parsed *args);
@@ -64,8 +63,8 @@ int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);
 int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
-int cli_merge(const options_parsed *args);       /* cli_merge.c */
-int cli_slurm(const options_parsed *args);       /* cli_slurm.c */
+int cli_merge(const options_parsed *args); /* cli_merge.c */
+int cli_slurm(const options_parsed *args); /* cli_slurm.c */
 int cli_manage_tag(const options_parsed *args);
 int cli_manage_note(const options_parsed *args);
 int cli_manage_rename(const options_parsed *args);
@@ -74,7 +73,7 @@ int cli_manage_vacuum(const options_parsed *args);
 int cli_export_sweep(const options_parsed *args);
 int cli_diff(const options_parsed *args);      /* cli_diff.c */
 int cli_verify(const options_parsed *args);    /* cli_verify.c */
-int cli_artifacts(const options_parsed *args);  /* cli_artifacts.c */
+int cli_artifacts(const options_parsed *args); /* cli_artifacts.c */
 int cli_serve(const options_parsed *args);
 
 #endif

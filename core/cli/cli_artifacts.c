@@ -13,10 +13,7 @@
 #include "cli.h"
 #include "render/render.h"
 
-static int make_dir(const char *path)
-{
-    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
+static int make_dir(const char *path) { return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1; }
 
 /* Writes each listed artifact under dir. Returns 0, or -1 with *err. */
 static int extract(store *s, const table *t, const char *dir, char **err)
@@ -28,8 +25,10 @@ static int extract(store *s, const table *t, const char *dir, char **err)
         const char *name = table_cell(t, r, 1)->as.text;
         const char *sha = table_cell(t, r, 3)->as.text;
         if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-            return util_fail(err, "artifact name '%s' of point %lld is not a plain file name; "
-                             "not extracted", name, point);
+            return util_fail(err,
+                             "artifact name '%s' of point %lld is not a plain file name; "
+                             "not extracted",
+                             name, point);
         char *point_dir = util_format("%s/%lld", dir, point);
         char *path = util_format("%s/%lld/%s", dir, point, name);
         void *data = NULL;
@@ -63,15 +62,16 @@ int cli_artifacts(const options_parsed *a)
     const char *dir = a->values[OPTION_ARTIFACT_EXTRACT].text;
     table *t = NULL;
     char *err = NULL;
-    if (store_artifact_list(s, sweep_id, point->given ? (int64_t)point->integer : 0, &t,
-                            &err) != 0) {
+    if (store_artifact_list(s, sweep_id, point->given ? (int64_t)point->integer : 0, &t, &err) !=
+        0) {
         status = cli_fail(err);
     } else if (t->row_count == 0) {
-        status = cli_fail(point->given
-            ? util_format("sweep %lld has no artifacts for point %llu", (long long)sweep_id,
-                          (unsigned long long)point->integer)
-            : util_format("sweep %lld has no artifacts (only command experiments keep them)",
-                          (long long)sweep_id));
+        status = cli_fail(
+            point->given
+                ? util_format("sweep %lld has no artifacts for point %llu", (long long)sweep_id,
+                              (unsigned long long)point->integer)
+                : util_format("sweep %lld has no artifacts (only command experiments keep them)",
+                              (long long)sweep_id));
     } else if (dir) {
         if (extract(s, t, dir, &err) != 0)
             status = cli_fail(err);

@@ -17,7 +17,7 @@ typedef struct diff_job {
     int64_t a, b;
     size_t plugin_count;
     char **plugins;
-    table **columns;             /* per plugin: the outputs to compare (names, types) */
+    table **columns; /* per plugin: the outputs to compare (names, types) */
     diff_plugin *results;
 } diff_job;
 
@@ -51,8 +51,7 @@ static int listed(const char *list, const char *name)
 
 /* Adds the section's plugin (once) with its output columns that `wanted`
  * lists. 0 or -1 with *err. */
-static int add_section(store *s, diff_job *job, int64_t section_id, const char *wanted,
-                       char **err)
+static int add_section(store *s, diff_job *job, int64_t section_id, const char *wanted, char **err)
 {
     table *all = NULL;
     char *plugin = NULL;
@@ -68,8 +67,8 @@ static int add_section(store *s, diff_job *job, int64_t section_id, const char *
     char **plugins = realloc(job->plugins, (job->plugin_count + 1) * sizeof *plugins);
     if (plugins)
         job->plugins = plugins;
-    table **columns = plugins ? realloc(job->columns, (job->plugin_count + 1) * sizeof *columns)
-                              : NULL;
+    table **columns =
+        plugins ? realloc(job->columns, (job->plugin_count + 1) * sizeof *columns) : NULL;
     if (columns)
         job->columns = columns;
     int bad = !outputs || !columns;
@@ -100,9 +99,10 @@ static int check_columns(const diff_job *job, const char *wanted)
                 found = strlen(job->columns[i]->columns[c].name) == n &&
                         strncmp(job->columns[i]->columns[c].name, p, n) == 0;
         if (!found) {
-            fprintf(stderr, "runner: diff: no output column '%.*s' in sweep %lld or %lld "
-                    "('runner show' names them)\n", (int)n, p, (long long)job->a,
-                    (long long)job->b);
+            fprintf(stderr,
+                    "runner: diff: no output column '%.*s' in sweep %lld or %lld "
+                    "('runner show' names them)\n",
+                    (int)n, p, (long long)job->a, (long long)job->b);
             return EXIT_USAGE;
         }
         p += n + (p[n] == ',');
@@ -130,31 +130,36 @@ static table *result_table(const diff_job *job)
     char *title = util_format("sweep %lld vs sweep %lld", (long long)job->a, (long long)job->b);
     table *t = table_new(title);
     free(title);
-    static const char *const point_columns[] = { "plugin", "points_in_both", "only_in_a",
-                                                 "only_in_b", "status_changed",
-                                                 "rows_unmatched" };
+    static const char *const point_columns[] = { "plugin",    "points_in_both", "only_in_a",
+                                                 "only_in_b", "status_changed", "rows_unmatched" };
     static const char *const row_columns[] = { "column", "rows", "changed", "max_abs_change",
                                                "max_rel_change" };
     int bad = !t;
     for (size_t i = 0; !bad && i < 6; i++)
         bad = table_add_column(t, point_columns[i], "", i ? RUNNER_INTEGER : RUNNER_TEXT, 1);
     for (size_t i = 0; !bad && i < 5; i++)
-        bad = table_add_column(t, row_columns[i], "", i == 0 ? RUNNER_TEXT
-                               : i < 3 ? RUNNER_INTEGER : RUNNER_REAL, 0);
+        bad = table_add_column(t, row_columns[i], "",
+                               i == 0  ? RUNNER_TEXT
+                               : i < 3 ? RUNNER_INTEGER
+                                       : RUNNER_REAL,
+                               0);
     for (size_t p = 0; !bad && p < job->plugin_count; p++) {
         const diff_plugin *d = &job->results[p];
         const table *cols = job->columns[p];
         for (size_t c = 0; !bad && c < (cols->column_count ? cols->column_count : 1); c++) {
             const diff_column *dc = cols->column_count ? &d->columns[c] : NULL;
             value row[11] = {
-                value_text(job->plugins[p]), value_integer((int64_t)d->both),
-                value_integer((int64_t)d->only_a), value_integer((int64_t)d->only_b),
+                value_text(job->plugins[p]),
+                value_integer((int64_t)d->both),
+                value_integer((int64_t)d->only_a),
+                value_integer((int64_t)d->only_b),
                 value_integer((int64_t)d->status_changed),
                 value_integer((int64_t)(d->rows_only_a + d->rows_only_b)),
                 dc ? value_text(cols->columns[c].name) : VALUE_NULL,
                 dc ? value_integer((int64_t)dc->rows) : VALUE_NULL,
                 dc ? value_integer((int64_t)dc->changed) : VALUE_NULL,
-                dc ? value_real(dc->max_abs) : VALUE_NULL, dc ? value_real(dc->max_rel) : VALUE_NULL,
+                dc ? value_real(dc->max_abs) : VALUE_NULL,
+                dc ? value_real(dc->max_rel) : VALUE_NULL,
             };
             bad = table_append_row(t, row) != 0;
             for (size_t i = 0; i < 11; i++)
@@ -182,8 +187,8 @@ static void print_verdict(const diff_job *job, int differs, int common_only)
                    d->example_b, d->only_b > 1 ? " and more" : "");
     }
     printf("sweeps %lld and %lld %s%s\n", (long long)job->a, (long long)job->b,
-           differs ? "differ" : "are equal", !differs && common_only ? " on the points both hold"
-                                                                     : "");
+           differs ? "differ" : "are equal",
+           !differs && common_only ? " on the points both hold" : "");
 }
 
 static int run_diff(const options_parsed *a, diff_job *job, store *s, char **err)
@@ -200,8 +205,8 @@ static int run_diff(const options_parsed *a, diff_job *job, store *s, char **err
         if (diff_plugin_run(s, job->a, job->b, job->plugins[p], job->columns[p], &tolerance,
                             &job->results[p], err) != 0)
             return -1;
-        differs |= diff_plugin_differs(&job->results[p], job->columns[p]->column_count,
-                                       common_only);
+        differs |=
+            diff_plugin_differs(&job->results[p], job->columns[p]->column_count, common_only);
     }
     table *t = result_table(job);
     if (!t)

@@ -19,10 +19,10 @@
 /* What heads one section's file. */
 typedef struct export_head {
     int64_t sweep_id;
-    const char *sweep_name;      /* NULL: unnamed */
+    const char *sweep_name; /* NULL: unnamed */
     size_t ordinal, sections;
     const char *plugin;
-    const table *cols;           /* the section's columns (title, units) */
+    const table *cols; /* the section's columns (title, units) */
 } export_head;
 
 static void csv_head(FILE *out, const export_head *h)
@@ -34,8 +34,7 @@ static void csv_head(FILE *out, const export_head *h)
         fprintf(out, "# title: %s\n", h->cols->title);
     fprintf(out, "# units:");
     for (size_t c = 0; c < h->cols->column_count; c++)
-        fprintf(out, "%s %s=%s", c ? "," : "", h->cols->columns[c].name,
-                h->cols->columns[c].unit);
+        fprintf(out, "%s %s=%s", c ? "," : "", h->cols->columns[c].name, h->cols->columns[c].unit);
     fprintf(out, "\n");
 }
 
@@ -46,8 +45,7 @@ static json_t *json_head(const export_head *h, int with_columns)
     json_t *head = json_object();
     int ok = head != NULL;
     value_json_put(head, "sweep", json_integer(h->sweep_id), &ok);
-    value_json_put(head, "name", h->sweep_name ? value_json_text(h->sweep_name) : json_null(),
-                   &ok);
+    value_json_put(head, "name", h->sweep_name ? value_json_text(h->sweep_name) : json_null(), &ok);
     value_json_put(head, "section", json_integer((json_int_t)h->ordinal), &ok);
     value_json_put(head, "sections", json_integer((json_int_t)h->sections), &ok);
     value_json_put(head, "plugin", value_json_text(h->plugin), &ok);
@@ -61,8 +59,8 @@ static json_t *json_head(const export_head *h, int with_columns)
                            &ok);
             value_json_push(cols, col, &ok);
         }
-        value_json_put(head, "title", h->cols->title ? value_json_text(h->cols->title)
-                                                     : json_null(), &ok);
+        value_json_put(head, "title",
+                       h->cols->title ? value_json_text(h->cols->title) : json_null(), &ok);
         value_json_put(head, "columns", cols, &ok);
     }
     if (!ok) {
@@ -75,8 +73,7 @@ static json_t *json_head(const export_head *h, int with_columns)
 /* Prints v compactly on out; -1 when out of memory. */
 static int put_json(FILE *out, json_t *v, const char *after)
 {
-    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
-                   : NULL;
+    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(v);
     if (!text)
         return -1;
@@ -86,16 +83,14 @@ static int put_json(FILE *out, json_t *v, const char *after)
 }
 
 /* NDJSON: the head, then one object per row, keyed by column name. */
-static int write_ndjson(store *s, int64_t section_id, const export_head *h, FILE *out,
-                        char **err)
+static int write_ndjson(store *s, int64_t section_id, const export_head *h, FILE *out, char **err)
 {
     if (put_json(out, json_head(h, 1), "\n") != 0)
         return util_fail(err, "out of memory");
     size_t n = h->cols->column_count;
     value *row = calloc(n ? n : 1, sizeof *row);
     store_cursor *cursor = NULL;
-    int rc = row ? store_cursor_open(s, section_id, h->plugin, h->cols, NULL, NULL, 0, &cursor,
-                                     err)
+    int rc = row ? store_cursor_open(s, section_id, h->plugin, h->cols, NULL, NULL, 0, &cursor, err)
                  : util_fail(err, "out of memory");
     while (rc == 0 && n > 0 && (rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
         json_t *object = json_object();
@@ -169,8 +164,10 @@ int cli_export_sweep(const options_parsed *a)
     size_t first = 0, last = count;
     if (v[OPTION_SHOW_SECTION].given) {
         if (v[OPTION_SHOW_SECTION].integer > count) {
-            fprintf(stderr, "runner: export: sweep %lld has %zu section%s; --section %llu is "
-                    "out of range\n", (long long)sweep_id, count, count == 1 ? "" : "s",
+            fprintf(stderr,
+                    "runner: export: sweep %lld has %zu section%s; --section %llu is "
+                    "out of range\n",
+                    (long long)sweep_id, count, count == 1 ? "" : "s",
                     (unsigned long long)v[OPTION_SHOW_SECTION].integer);
             status = EXIT_USAGE;
             goto done;
@@ -194,7 +191,8 @@ int cli_export_sweep(const options_parsed *a)
         char *plugin = NULL;
         if (store_section_columns(s, ids[i], &cols, &plugin, &err) == 0) {
             export_head h = { sweep_id, name && name->type == RUNNER_TEXT ? name->as.text : NULL,
-                              i + 1, count, plugin, cols };
+                              i + 1,    count,
+                              plugin,   cols };
             if (export_section(s, ids[i], &h, dir, format, &err) != 0)
                 status = cli_fail(err);
         } else {

@@ -37,7 +37,7 @@ static int parse_age(const char *text, double *seconds)
  * between, an optional Z), or an age before now. */
 static int parse_time(const char *text, char out[32])
 {
-    static const char pattern[] = "dddd-dd-dd?dd:dd:dd";  /* d: a digit, ?: T or a blank */
+    static const char pattern[] = "dddd-dd-dd?dd:dd:dd"; /* d: a digit, ?: T or a blank */
     double age_s;
     if (parse_age(text, &age_s) == 0) {
         time_t t = (time_t)(util_now() - age_s);
@@ -60,8 +60,7 @@ static int parse_time(const char *text, char out[32])
     return 0;
 }
 
-int cli_sweep_filter(const options_parsed *a, store_sweep_filter *f, char since[32],
-                     char until[32])
+int cli_sweep_filter(const options_parsed *a, store_sweep_filter *f, char since[32], char until[32])
 {
     const option_value *v = a->values;
     *f = (store_sweep_filter){
@@ -78,7 +77,8 @@ int cli_sweep_filter(const options_parsed *a, store_sweep_filter *f, char since[
         if (!times[i])
             continue;
         if (parse_time(times[i], outs[i]) != 0) {
-            fprintf(stderr, "runner: %s %s: expected a UTC date (2026-12-01), date and time "
+            fprintf(stderr,
+                    "runner: %s %s: expected a UTC date (2026-12-01), date and time "
                     "(2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'\n",
                     names[i], times[i]);
             return EXIT_USAGE;
@@ -157,9 +157,8 @@ int cli_manage_tag(const options_parsed *a)
     store *s = NULL;
     table *row = NULL;
     int64_t id = 0;
-    if (status == EXIT_OK && (status = open_sweep_for_writing(a, a->positional, &s, &id,
-                                                              &row)) == EXIT_OK &&
-        n > 1) {
+    if (status == EXIT_OK &&
+        (status = open_sweep_for_writing(a, a->positional, &s, &id, &row)) == EXIT_OK && n > 1) {
         table_free(row);
         row = NULL;
         store_sweep_filter only = { .id = id };
@@ -182,7 +181,7 @@ int cli_manage_note(const options_parsed *a)
 {
     if (a->positional_count != 2)
         return options_usage_error("%s", "note needs a SWEEP and one TEXT (quote it; '' clears "
-                                   "the note)");
+                                         "the note)");
     store *s = NULL;
     table *row = NULL;
     int64_t id = 0;
@@ -226,8 +225,7 @@ int cli_manage_rename(const options_parsed *a)
 
 /* Why sweep id must not be removed now, or NULL: its status is running and
  * the process recorded as running it is not known to be gone. */
-static char *alive_refusal(store *s, const char *db, int64_t id, const char *status,
-                           char **err)
+static char *alive_refusal(store *s, const char *db, int64_t id, const char *status, char **err)
 {
     if (strcmp(status, "running") != 0)
         return NULL;
@@ -237,20 +235,20 @@ static char *alive_refusal(store *s, const char *db, int64_t id, const char *sta
         return NULL;
     long long sweep = (long long)id, pid = (long long)recorded.pid;
     switch (process_identity_check(&recorded, &self)) {
-    case PROCESS_GONE:
-        return NULL;
+    case PROCESS_GONE: return NULL;
     case PROCESS_ALIVE:
         return util_format("%s: sweep %lld is still running (pid %lld on this host); stop it "
-                           "first, or 'runner rm %lld --force'", db, sweep, pid, sweep);
+                           "first, or 'runner rm %lld --force'",
+                           db, sweep, pid, sweep);
     case PROCESS_OTHER_HOST:
         return util_format("%s: sweep %lld may still be running on host %s (pid %lld); if it "
-                           "is not, 'runner rm %lld --force'", db, sweep, recorded.host, pid,
-                           sweep);
-    case PROCESS_UNSURE:
-        break;
+                           "is not, 'runner rm %lld --force'",
+                           db, sweep, recorded.host, pid, sweep);
+    case PROCESS_UNSURE: break;
     }
     return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive); "
-                       "if it is not, 'runner rm %lld --force'", db, sweep, pid, sweep);
+                       "if it is not, 'runner rm %lld --force'",
+                       db, sweep, pid, sweep);
 }
 
 /* The sweeps rm was given: each SWEEP's one sweep, or every sweep the
@@ -264,9 +262,10 @@ static int rm_targets(const options_parsed *a, store *s, table **list)
         return status;
     int filtered = cli_sweep_filter_given(&f);
     if (filtered == (a->positional_count > 0))
-        return options_usage_error("%s", filtered ? "rm takes SWEEPs or filters, not both"
-                                   : "rm needs a SWEEP or a filter (--script, --name, --tag, "
-                                     "--status, --plugin, --since, --until)");
+        return options_usage_error(
+            "%s", filtered ? "rm takes SWEEPs or filters, not both"
+                           : "rm needs a SWEEP or a filter (--script, --name, --tag, "
+                             "--status, --plugin, --since, --until)");
     if (filtered)
         return store_list_sweeps_matching(s, &f, list, &err) == 0 ? EXIT_OK : cli_fail(err);
     if (!(*list = table_new("sweeps")))
@@ -288,14 +287,14 @@ static int rm_targets(const options_parsed *a, store *s, table **list)
                     arg);
             return EXIT_USAGE;
         }
-        int fresh = 1;  /* the same sweep named twice is removed once */
+        int fresh = 1; /* the same sweep named twice is removed once */
         for (size_t k = 0; k < (*list)->row_count; k++)
             fresh = fresh && table_cell(*list, k, 0)->as.integer != id;
         if ((*list)->column_count == 0)
             for (size_t c = 0; c < row->column_count; c++)
                 table_add_column(*list, row->columns[c].name, row->columns[c].unit,
                                  row->columns[c].type, 0);
-        if (fresh && table_append_row(*list, row->cells) != 0) {  /* moves the cells */
+        if (fresh && table_append_row(*list, row->cells) != 0) { /* moves the cells */
             table_free(row);
             return cli_fail(NULL);
         }
@@ -318,8 +317,7 @@ int cli_manage_rm(const options_parsed *a)
         goto done;
     size_t count = list->row_count;
     if (count == 0) {
-        fprintf(stderr, "runner: %s: no sweep matches the filters; nothing removed\n",
-                a->db_path);
+        fprintf(stderr, "runner: %s: no sweep matches the filters; nothing removed\n", a->db_path);
         status = EXIT_USAGE;
         goto done;
     }

@@ -31,8 +31,7 @@ static int check_shards(const char *out, const char *const *shards, size_t count
             return EXIT_USAGE;
         }
         if (same_file(out, shards[i])) {
-            fprintf(stderr, "runner: merge: %s is a shard: write the merge to another file\n",
-                    out);
+            fprintf(stderr, "runner: merge: %s is a shard: write the merge to another file\n", out);
             return EXIT_USAGE;
         }
         store *s = NULL;
@@ -51,7 +50,7 @@ int cli_merge(const options_parsed *a)
 {
     if (a->positional_count < 2)
         return options_usage_error("%s", "merge needs OUT.db and the shards' databases (e.g. "
-                                   "runner merge results.db shard-*.db)");
+                                         "runner merge results.db shard-*.db)");
     const char *out = a->positionals[0];
     const char *const *shards = a->positionals + 1;
     size_t count = a->positional_count - 1;
@@ -64,18 +63,22 @@ int cli_merge(const options_parsed *a)
         return cli_fail(err);
     char *command_line = provenance_command_line(a->argc, a->argv);
     store_merge_result result;
-    int rc = store_merge(s, shards, count, command_line ? command_line : "runner merge", &result,
-                         &err);
+    int rc =
+        store_merge(s, shards, count, command_line ? command_line : "runner merge", &result, &err);
     free(command_line);
     store_close(s);
     if (rc != 0)
         return cli_fail(err);
     if (result.already)
-        fprintf(stderr, "runner: merge: sweep %lld in %s already holds these %zu shards; "
-                "nothing to do\n", (long long)result.sweep_id, out, count);
+        fprintf(stderr,
+                "runner: merge: sweep %lld in %s already holds these %zu shards; "
+                "nothing to do\n",
+                (long long)result.sweep_id, out, count);
     else
-        fprintf(stderr, "runner: merged %zu shards into sweep %lld in %s: %lld points, %lld "
-                "rows\n", count, (long long)result.sweep_id, out, (long long)result.points,
+        fprintf(stderr,
+                "runner: merged %zu shards into sweep %lld in %s: %lld points, %lld "
+                "rows\n",
+                count, (long long)result.sweep_id, out, (long long)result.points,
                 (long long)result.rows);
     return result.failed ? EXIT_POINTS_FAILED : EXIT_OK;
 }

@@ -34,7 +34,7 @@ static int webhook_from_options(const options_parsed *a, webhook_target *target,
     int strict = a->values[OPTION_WEBHOOK_STRICT].given;
     if (url && !*url)
         return options_usage_error("%s", "--webhook '': the URL is empty; give an http:// or "
-                                   "https:// URL, or leave --webhook out");
+                                         "https:// URL, or leave --webhook out");
     if (!url && env && *env)
         url = env;
     *has = url != NULL;
@@ -147,12 +147,12 @@ static int check_labels(const options_parsed *a)
 {
     const option_value *v = a->values;
     char *err = NULL;
-    int given = v[OPTION_SWEEP_NAME].given || v[OPTION_SWEEP_TAG].count > 0 ||
-                v[OPTION_SWEEP_NOTE].given;
+    int given =
+        v[OPTION_SWEEP_NAME].given || v[OPTION_SWEEP_TAG].count > 0 || v[OPTION_SWEEP_NOTE].given;
     if (given && v[OPTION_RESUME].given)
         return options_usage_error("%s", "--name, --tag and --note label a new sweep, not one "
-                                   "--resume continues: use 'runner rename', 'runner tag' or "
-                                   "'runner note' on it");
+                                         "--resume continues: use 'runner rename', 'runner tag' or "
+                                         "'runner note' on it");
     if (v[OPTION_SWEEP_NAME].given &&
         selector_check_name("--name", v[OPTION_SWEEP_NAME].text, &err) != 0)
         return cli_fail(err);
@@ -169,7 +169,7 @@ int cli_run_sweep(const options_parsed *a)
         return status;
     if (!a->positional)
         return options_usage_error("%s", "sweep needs a SCRIPT (e.g. runner sweep "
-                                   "scripts/jitter.lua)");
+                                         "scripts/jitter.lua)");
     if ((status = check_labels(a)) != EXIT_OK)
         return status;
     webhook_target webhook;
@@ -211,7 +211,8 @@ static char **stored_overrides(const char *overrides_json, size_t *count)
     const char *key;
     json_t *value;
     *count = 0;
-    json_object_foreach(overrides, key, value) {
+    json_object_foreach(overrides, key, value)
+    {
         if (json_is_string(value) && sets)
             sets[(*count)++] = util_format("%s=%s", key, json_string_value(value));
     }
@@ -320,8 +321,10 @@ static int deliver_outbox(store *s, const char *db_path, const webhook_target *w
     if (count == 0)
         fprintf(stderr, "runner: %s: no webhook summary waits for delivery\n", db_path);
     else if (delivered < count)
-        fprintf(stderr, "runner: %s: %zu of %zu webhook summaries delivered; %zu still in the "
-                "outbox%s\n", db_path, delivered, count, count - delivered,
+        fprintf(stderr,
+                "runner: %s: %zu of %zu webhook summaries delivered; %zu still in the "
+                "outbox%s\n",
+                db_path, delivered, count, count - delivered,
                 i < count ? " (the receiver did not answer, so the rest was not tried)" : "");
     free(ids);
     return delivered == count ? EXIT_OK : EXIT_NOT_DELIVERED;
@@ -336,7 +339,7 @@ int cli_run_notify(const options_parsed *a)
         return status;
     if (!has_webhook)
         return options_usage_error("%s", "notify needs the webhook URL (--webhook URL or "
-                                   "RUNNER_WEBHOOK_URL): it is never stored");
+                                         "RUNNER_WEBHOOK_URL): it is never stored");
     store *s = NULL;
     if ((status = cli_open_existing(a->db_path, &s, 1)) != EXIT_OK)
         return status;

@@ -18,10 +18,7 @@
 #include "render/render.h"
 #include "store/store.h"
 
-static const char *type_label(runner_type t)
-{
-    return value_type_name(t);
-}
+static const char *type_label(runner_type t) { return value_type_name(t); }
 
 static int describe_plugin(const loaded_plugin *lp)
 {
@@ -55,8 +52,8 @@ static int describe_plugin(const loaded_plugin *lp)
                     used += (size_t)n;
             }
         }
-        printf("  %-*s  %-8s %-12s default %-10s %-22s %s\n", width, q->name,
-               type_label(q->type), *q->unit ? q->unit : "-", def, range, q->doc);
+        printf("  %-*s  %-8s %-12s default %-10s %-22s %s\n", width, q->name, type_label(q->type),
+               *q->unit ? q->unit : "-", def, range, q->doc);
     }
     printf("\ncolumns:\n");
     for (uint32_t i = 0; i < p->column_count; i++) {
@@ -128,8 +125,8 @@ int cli_show_sweeps(const options_parsed *a)
  * column widths and the parameters that are the same on every row. Memory
  * stays the same whatever the row count, and the bytes are what
  * output_table prints for a table holding every row. */
-static int stream_rows(FILE *out, store_cursor *cursor, const table *cols,
-                       output_format format, value *row, char **err)
+static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, output_format format,
+                       value *row, char **err)
 {
     output_text_layout layout;
     size_t count = 0;
@@ -179,12 +176,12 @@ int cli_show_section(store *s, int64_t section_id, output_format format, FILE *o
     if (store_section_columns(s, section_id, &cols, &plugin, err) != 0)
         return -1;
     int rc = 0;
-    if (cols->column_count == 0)  /* nothing recorded for the plugin: no rows to show */
+    if (cols->column_count == 0) /* nothing recorded for the plugin: no rows to show */
         output_table(out, cols, format);
     else if (!(row = calloc(cols->column_count, sizeof *row)))
         rc = util_fail(err, "out of memory");
-    else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor,
-                                     err)) == 0)
+    else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor, err)) ==
+             0)
         rc = stream_rows(out, cursor, cols, format, row, err);
     store_cursor_close(cursor);
     free(row);
@@ -207,18 +204,21 @@ int cli_show_rows(const options_parsed *a)
     output_format format = format_option(a);
     const option_value *section = &a->values[OPTION_SHOW_SECTION];
     if (section->given && section->integer > count) {
-        fprintf(stderr, "runner: show: sweep %lld has %zu section%s; --section %llu is out of "
-                "range\n", (long long)sweep_id, count, count == 1 ? "" : "s",
+        fprintf(stderr,
+                "runner: show: sweep %lld has %zu section%s; --section %llu is out of "
+                "range\n",
+                (long long)sweep_id, count, count == 1 ? "" : "s",
                 (unsigned long long)section->integer);
         status = EXIT_USAGE;
     } else if (section->given) {
         first = (size_t)section->integer - 1;
         count = first + 1;
     } else if (format == OUTPUT_CSV && count > 1) {
-        fprintf(stderr, "runner: show %s --format csv: sweep %lld has %zu sections and one CSV "
+        fprintf(stderr,
+                "runner: show %s --format csv: sweep %lld has %zu sections and one CSV "
                 "holds one table; choose one with --section N, or write a file per section "
-                "with 'runner export %lld'\n", a->positional, (long long)sweep_id, count,
-                (long long)sweep_id);
+                "with 'runner export %lld'\n",
+                a->positional, (long long)sweep_id, count, (long long)sweep_id);
         status = EXIT_USAGE;
     }
     /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
@@ -249,8 +249,8 @@ int cli_show_rows(const options_parsed *a)
 /* Why no section of the sweep can be drawn: a column no section has (with
  * every column the sweep has), a section with the columns but wrong types,
  * or no section with them together. Printed on stderr. */
-static void explain_no_section(table *const *tables, size_t first, size_t last,
-                               int64_t sweep_id, const plot_spec *spec)
+static void explain_no_section(table *const *tables, size_t first, size_t last, int64_t sweep_id,
+                               const plot_spec *spec)
 {
     char *err = NULL;
     const char *names[3] = { spec->x, spec->y, spec->by };
@@ -277,7 +277,8 @@ static void explain_no_section(table *const *tables, size_t first, size_t last,
         return;
     }
     for (size_t i = first; i < last; i++) {
-        if (table_find_column(tables[i], spec->x) >= 0 && table_find_column(tables[i], spec->y) >= 0 &&
+        if (table_find_column(tables[i], spec->x) >= 0 &&
+            table_find_column(tables[i], spec->y) >= 0 &&
             (!spec->by || table_find_column(tables[i], spec->by) >= 0)) {
             plot_check_spec(tables[i], spec, &err);
             fprintf(stderr, "runner: sweep %lld, section %zu (%s): %s\n", (long long)sweep_id,
@@ -286,9 +287,11 @@ static void explain_no_section(table *const *tables, size_t first, size_t last,
             return;
         }
     }
-    fprintf(stderr, "runner: no section of sweep %lld has all of %s, %s%s%s; 'runner show %lld' "
-            "prints each section's columns\n", (long long)sweep_id, spec->x, spec->y,
-            spec->by ? ", " : "", spec->by ? spec->by : "", (long long)sweep_id);
+    fprintf(stderr,
+            "runner: no section of sweep %lld has all of %s, %s%s%s; 'runner show %lld' "
+            "prints each section's columns\n",
+            (long long)sweep_id, spec->x, spec->y, spec->by ? ", " : "", spec->by ? spec->by : "",
+            (long long)sweep_id);
 }
 
 /* *out: the columns x, y and by of every row of the section. */
@@ -320,9 +323,10 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
     size_t first = 0, last = count;
     if (section > 0) {
         if (section > count) {
-            fprintf(stderr, "runner: plot: sweep %lld has %zu section%s; --section %llu is out of "
-                    "range\n", (long long)sweep_id, count, count == 1 ? "" : "s",
-                    (unsigned long long)section);
+            fprintf(stderr,
+                    "runner: plot: sweep %lld has %zu section%s; --section %llu is out of "
+                    "range\n",
+                    (long long)sweep_id, count, count == 1 ? "" : "s", (unsigned long long)section);
             goto done;
         }
         first = (size_t)section - 1;
@@ -413,8 +417,11 @@ int cli_show_plot(const options_parsed *a)
 {
     const option_value *v = a->values;
     const char *output = v[OPTION_PLOT_OUTPUT].text;
-    plot_spec spec = { .x = v[OPTION_X].text, .y = v[OPTION_Y].text, .by = v[OPTION_BY].text,
-                       .logx = v[OPTION_LOGX].given, .logy = v[OPTION_LOGY].given };
+    plot_spec spec = { .x = v[OPTION_X].text,
+                       .y = v[OPTION_Y].text,
+                       .by = v[OPTION_BY].text,
+                       .logx = v[OPTION_LOGX].given,
+                       .logy = v[OPTION_LOGY].given };
     int status = check_sweep_argument(a);
     if (status != EXIT_OK)
         return status;

@@ -3,7 +3,7 @@
  * `runner sweep SCRIPT --shard I/N` into its own database, and a merge job
  * that runs `runner merge` once the whole array has succeeded (afterok);
  * with --submit, submits both. */
-#define _XOPEN_SOURCE 700  /* realpath */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "base/exit_status.h"
 #include "cli.h"
 
@@ -62,8 +62,8 @@ static void add_header(strbuf *b, const options_parsed *a, const char *name)
 /* The array job: task I runs shard I of N into DIR/shard-I.db, resuming
  * it when the task runs again (a requeue, or a resubmitted array). Failed
  * points (exit 1) still make a complete shard, so the task succeeds. */
-static void array_script(strbuf *b, const options_parsed *a, const char *runner,
-                         const char *script, const char *dir, const char *name)
+static void array_script(strbuf *b, const options_parsed *a, const char *runner, const char *script,
+                         const char *dir, const char *name)
 {
     uint64_t shards = a->values[OPTION_SHARDS].integer;
     add_header(b, a, name);
@@ -155,10 +155,10 @@ static char *sbatch(const char *const *args)
         len += (size_t)got;
     close(pipefd[0]);
     line[len] = '\0';
-    line[strcspn(line, ";\n")] = '\0';  /* --parsable: "id" or "id;cluster" */
+    line[strcspn(line, ";\n")] = '\0'; /* --parsable: "id" or "id;cluster" */
     int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0 || !*line) {
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        !*line) {
         fprintf(stderr, "runner: slurm: sbatch %s failed\n", args[2]);
         return NULL;
     }
@@ -188,7 +188,7 @@ int cli_slurm(const options_parsed *a)
 {
     if (!a->positional)
         return options_usage_error("%s", "slurm needs a SCRIPT (e.g. runner slurm "
-                                   "scripts/jitter.lua --shards 4)");
+                                         "scripts/jitter.lua --shards 4)");
     if (!a->values[OPTION_SHARDS].given)
         return options_usage_error("%s", "slurm needs --shards N");
     const char *dir_given = a->values[OPTION_DB_DIR].text;
@@ -200,8 +200,9 @@ int cli_slurm(const options_parsed *a)
     char *dir = absolute(dir_given);
     /* The merged database is --db, made absolute: jobs start elsewhere. */
     char cwd[PATH_MAX];
-    char *out = a->db_path[0] == '/' ? util_strdup(a->db_path)
-                : getcwd(cwd, sizeof cwd) ? util_format("%s/%s", cwd, a->db_path) : NULL;
+    char *out = a->db_path[0] == '/'      ? util_strdup(a->db_path)
+                : getcwd(cwd, sizeof cwd) ? util_format("%s/%s", cwd, a->db_path)
+                                          : NULL;
     int status = EXIT_USAGE;
     if (!script)
         fprintf(stderr, "runner: slurm: %s: %s\n", a->positional, strerror(errno));

@@ -46,16 +46,16 @@ static const loaded_plugin *find_plugin(store *s, plugin_registry *reg, int64_t 
     char *find_err = NULL, *version = NULL, *sha256 = NULL;
     const loaded_plugin *lp = plugin_registry_get(reg, name, &find_err);
     if (!lp) {
-        fprintf(stderr, "runner: verify: sweep %lld used plugin \"%s\": %s\n",
-                (long long)sweep_id, name, find_err ? find_err : "not found");
+        fprintf(stderr, "runner: verify: sweep %lld used plugin \"%s\": %s\n", (long long)sweep_id,
+                name, find_err ? find_err : "not found");
         free(find_err);
         return NULL;
     }
     if (store_sweep_plugin_file(s, sweep_id, name, &version, &sha256, err) != 0)
         return NULL;
     if (!sha256 || strcmp(sha256, lp->sha256) != 0) {
-        printf("%s: %s is not the file sweep %lld used: sha256 %s now, %s then\n", name,
-               lp->path, (long long)sweep_id, lp->sha256, sha256 ? sha256 : "not recorded");
+        printf("%s: %s is not the file sweep %lld used: sha256 %s now, %s then\n", name, lp->path,
+               (long long)sweep_id, lp->sha256, sha256 ? sha256 : "not recorded");
         *mismatch = 1;
     }
     if (version && strcmp(version, lp->desc->version) != 0)
@@ -66,8 +66,8 @@ static const loaded_plugin *find_plugin(store *s, plugin_registry *reg, int64_t 
 }
 
 /* Runs every plugin's points again; returns the exit status. */
-static int verify_sweep(store *s, plugin_registry *reg, const options_parsed *a,
-                        int64_t sweep_id, char **names, size_t name_count, char **err)
+static int verify_sweep(store *s, plugin_registry *reg, const options_parsed *a, int64_t sweep_id,
+                        char **names, size_t name_count, char **err)
 {
     store_sweep_record record = { 0 };
     store_sweep_digest digest = { 0 };
@@ -81,7 +81,8 @@ static int verify_sweep(store *s, plugin_registry *reg, const options_parsed *a,
     verify_sample sample;
     verify_sample_init(&sample, total,
                        v[OPTION_SAMPLE].given && v[OPTION_SAMPLE].integer < total
-                           ? v[OPTION_SAMPLE].integer : UINT64_MAX,
+                           ? v[OPTION_SAMPLE].integer
+                           : UINT64_MAX,
                        v[OPTION_SAMPLE_SEED].integer);
     verify_report report = { .out = stdout };
     int mismatch = 0, rc = 0;
@@ -96,8 +97,9 @@ static int verify_sweep(store *s, plugin_registry *reg, const options_parsed *a,
                    (unsigned long long)report.not_rerun);
         if (report.differing)
             printf("sweep %lld not reproduced: %llu of %llu points run again differ "
-                   "(columns: %s)\n", (long long)sweep_id,
-                   (unsigned long long)report.differing, (unsigned long long)report.checked,
+                   "(columns: %s)\n",
+                   (long long)sweep_id, (unsigned long long)report.differing,
+                   (unsigned long long)report.checked,
                    report.columns ? report.columns : "none; see above");
         else
             printf("sweep %lld %s: %llu of %llu points run again, every row identical%s\n",

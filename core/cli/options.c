@@ -27,10 +27,7 @@ static const option_spec option_table[OPTION_COUNT] = {
 #undef OPTION
 };
 
-const option_spec *options_spec(option_id id)
-{
-    return &option_table[id];
-}
+const option_spec *options_spec(option_id id) { return &option_table[id]; }
 
 int options_usage_error(const char *fmt, const char *arg)
 {
@@ -108,13 +105,9 @@ static int is_choice(const char *choices, const char *text)
 static int check_value(const option_spec *spec, const char *text, option_value *v)
 {
     switch (spec->kind) {
-    case OPTION_FLAG:
-        return -1;
-    case OPTION_TEXT:
-        break;
-    case OPTION_LIST:
-        v->list[v->count++] = text;
-        break;
+    case OPTION_FLAG: return -1;
+    case OPTION_TEXT: break;
+    case OPTION_LIST: v->list[v->count++] = text; break;
     case OPTION_INTEGER: {
         uint64_t n;
         if (parse_digits(text, &n) != 0 || n < spec->min || n > spec->max)
@@ -140,8 +133,7 @@ static int check_value(const option_spec *spec, const char *text, option_value *
 
 /* ---- parsing ---- */
 
-static const option_spec *find_option(const options_command *command, const char *arg,
-                                      size_t len)
+static const option_spec *find_option(const options_command *command, const char *arg, size_t len)
 {
     for (int id = 0; id < OPTION_COUNT; id++) {
         const option_spec *o = &option_table[id];
@@ -182,8 +174,8 @@ static int parse_option(const options_command *command, int argc, char **argv, i
     size_t len = strcspn(arg, "=");
     const option_spec *o = find_option(command, arg, len);
     if (!o) {
-        fprintf(stderr, "runner: %s: unknown option '%.*s'; see 'runner --help'\n",
-                command->name, (int)len, arg);
+        fprintf(stderr, "runner: %s: unknown option '%.*s'; see 'runner --help'\n", command->name,
+                (int)len, arg);
         return EXIT_USAGE;
     }
     option_value *v = &out->values[o - option_table];
@@ -206,8 +198,8 @@ static int parse_option(const options_command *command, int argc, char **argv, i
         /* A blank that would not show is shown quoted: --jobs ' 4'. */
         const char *quote = !*text || strpbrk(text, " \t\n") ? "'" : "";
         fprintf(stderr, "runner: %s%s%s %s%s%s: expected %s; see 'runner --help'\n",
-                o->names_command ? command->name : "", o->names_command ? ": " : "", o->name,
-                quote, text, quote, o->expected);
+                o->names_command ? command->name : "", o->names_command ? ": " : "", o->name, quote,
+                text, quote, o->expected);
         return EXIT_USAGE;
     }
     v->given = 1;
@@ -237,8 +229,8 @@ int options_parse(const options_command *command, int argc, char **argv, options
             return EXIT_OK;
         }
         int many = options_many_positionals(command);
-        int dash_word = many && arg[0] == '-' && arg[1] != '-' &&
-                        !find_option(command, arg, strcspn(arg, "="));
+        int dash_word =
+            many && arg[0] == '-' && arg[1] != '-' && !find_option(command, arg, strcspn(arg, "="));
         if (arg[0] == '-' && arg[1] != '\0' && !dash_word) {
             status = parse_option(command, argc, argv, &i, out);
         } else if (many) {
@@ -284,19 +276,21 @@ int options_resolve_db(const char *given, const char **path)
         return options_usage_error("%s", "--db needs a file name");
     if (strcmp(*path, ":memory:") == 0 || strncmp(*path, "file:", 5) == 0)
         return options_usage_error("--db %s: give a file name; results in memory would be lost "
-                                   "at exit", *path);
+                                   "at exit",
+                                   *path);
     return EXIT_OK;
 }
 
 int options_resolve_sweep(const char *command, const char *arg, int allow_last, int64_t *id,
                           int *last)
 {
-    (void)allow_last;  /* every command takes every selector (selector.h) */
+    (void)allow_last; /* every command takes every selector (selector.h) */
     *id = 0;
     *last = 0;
     if (!arg)
         return options_usage_error("%s needs a SWEEP: an id, last, a name, a script or tag:T "
-                                   "(see 'runner sweeps')", command);
+                                   "(see 'runner sweeps')",
+                                   command);
     sweep_selector sel;
     char *err = NULL;
     int rc = selector_parse(arg, &sel, &err);
@@ -340,9 +334,8 @@ void options_print_synopsis(FILE *out, const options_command *command, const cha
             continue;
         int required = (o->required & command->bit) != 0;
         char word[128];
-        snprintf(word, sizeof word, "%s%s%s%s%s%s", required ? "" : "[", o->name,
-                 o->arg ? " " : "", o->arg ? o->arg : "", required ? "" : "]",
-                 o->kind == OPTION_LIST ? "..." : "");
+        snprintf(word, sizeof word, "%s%s%s%s%s%s", required ? "" : "[", o->name, o->arg ? " " : "",
+                 o->arg ? o->arg : "", required ? "" : "]", o->kind == OPTION_LIST ? "..." : "");
         synopsis_add(&b, &line_start, indent, word);
     }
     for (const char *line = b.data; line && *line;) {

@@ -35,27 +35,27 @@ enum {
 };
 
 typedef enum option_kind {
-    OPTION_FLAG,        /* a switch: --quiet; "--quiet=x" is refused */
-    OPTION_TEXT,        /* any text; given twice, the last wins */
-    OPTION_LIST,        /* repeatable text, kept in order */
-    OPTION_INTEGER,     /* decimal digits only, within [min, max] */
-    OPTION_SECONDS,     /* a positive decimal number (1, 0.5, 2e3), at most max */
-    OPTION_CHOICE,      /* one of the words of arg, "table|csv|json" */
+    OPTION_FLAG,    /* a switch: --quiet; "--quiet=x" is refused */
+    OPTION_TEXT,    /* any text; given twice, the last wins */
+    OPTION_LIST,    /* repeatable text, kept in order */
+    OPTION_INTEGER, /* decimal digits only, within [min, max] */
+    OPTION_SECONDS, /* a positive decimal number (1, 0.5, 2e3), at most max */
+    OPTION_CHOICE,  /* one of the words of arg, "table|csv|json" */
 } option_kind;
 
 /* One row of options.def. */
 typedef struct option_spec {
-    const char *name;       /* "--db", "-o" */
-    const char *alias;      /* another accepted spelling, or NULL */
-    const char *arg;        /* placeholder ("FILE"); NULL for OPTION_FLAG */
+    const char *name;  /* "--db", "-o" */
+    const char *alias; /* another accepted spelling, or NULL */
+    const char *arg;   /* placeholder ("FILE"); NULL for OPTION_FLAG */
     option_kind kind;
-    uint64_t min, max;      /* OPTION_INTEGER bounds; OPTION_SECONDS: max only */
-    const char *expected;   /* "a positive integer": the end of a bad value's error */
-    int names_command;      /* that error starts "COMMAND: " (plot --section) */
-    const char *value;      /* the default, parsed as if typed; NULL: none */
-    const char *shown;      /* the default as help prints it, when not value */
-    unsigned commands;      /* CMD_* bits: who takes it */
-    unsigned required;      /* CMD_* bits: shown without brackets */
+    uint64_t min, max;    /* OPTION_INTEGER bounds; OPTION_SECONDS: max only */
+    const char *expected; /* "a positive integer": the end of a bad value's error */
+    int names_command;    /* that error starts "COMMAND: " (plot --section) */
+    const char *value;    /* the default, parsed as if typed; NULL: none */
+    const char *shown;    /* the default as help prints it, when not value */
+    unsigned commands;    /* CMD_* bits: who takes it */
+    unsigned required;    /* CMD_* bits: shown without brackets */
     const char *help;
 } option_spec;
 
@@ -68,23 +68,23 @@ typedef enum option_id {
 
 /* An option's value after parsing: what was typed, else the default. */
 typedef struct option_value {
-    int given;              /* on the command line */
-    const char *text;       /* as typed or as the default; NULL: neither */
-    uint64_t integer;       /* OPTION_INTEGER */
-    double seconds;         /* OPTION_SECONDS */
-    const char **list;      /* OPTION_LIST: NULL-terminated (never NULL after parsing) */
-    size_t count;           /* OPTION_LIST entries */
+    int given;         /* on the command line */
+    const char *text;  /* as typed or as the default; NULL: neither */
+    uint64_t integer;  /* OPTION_INTEGER */
+    double seconds;    /* OPTION_SECONDS */
+    const char **list; /* OPTION_LIST: NULL-terminated (never NULL after parsing) */
+    size_t count;      /* OPTION_LIST entries */
 } option_value;
 
 /* What a command was given: filled by options_parse, read by the command. */
 typedef struct options_parsed {
     int argc;
-    char **argv;            /* the whole command line (the sweep records it) */
-    const char *command;    /* "sweep" */
-    const char *positional; /* SCRIPT, SWEEP or NAME; NULL if none */
+    char **argv;             /* the whole command line (the sweep records it) */
+    const char *command;     /* "sweep" */
+    const char *positional;  /* SCRIPT, SWEEP or NAME; NULL if none */
     const char *positional2; /* the second of two ("A B": diff's B); NULL if none */
-    const char *db_path;    /* resolved (options_resolve_db) for commands with --db */
-    int help;               /* --help or -h was given */
+    const char *db_path;     /* resolved (options_resolve_db) for commands with --db */
+    int help;                /* --help or -h was given */
     option_value values[OPTION_COUNT];
     /* Every positional argument (NULL-terminated; positional is the first).
      * More than one only for a command with many_positionals. */
@@ -94,11 +94,11 @@ typedef struct options_parsed {
 
 /* A command: how usage shows it, and the function that runs it. */
 typedef struct options_command {
-    const char *name;       /* "sweep" */
-    unsigned bit;           /* CMD_SWEEP */
-    const char *positional; /* "SCRIPT", "[NAME]"; NULL: takes none */
-    const char *summary;    /* one sentence for help */
-    int (*run)(const options_parsed *args);     /* returns the exit status */
+    const char *name;                       /* "sweep" */
+    unsigned bit;                           /* CMD_SWEEP */
+    const char *positional;                 /* "SCRIPT", "[NAME]"; NULL: takes none */
+    const char *summary;                    /* one sentence for help */
+    int (*run)(const options_parsed *args); /* returns the exit status */
 } options_command;
 
 /* A command whose positional placeholder holds "..." ("[SWEEP...]") takes

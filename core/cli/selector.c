@@ -16,15 +16,9 @@ static const char selector_forms[] =
     "give an id, last, last~N, a name, a script (FILE.lua or a path), tag:T or plugin:P "
     "(docs/cli.md, \"Selecting sweeps\")";
 
-static int is_letter(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* Letters, digits, '_', '-', '.': the rest of a name or tag. */
 static int is_word(const char *text)
@@ -73,18 +67,21 @@ int selector_check_name(const char *option, const char *name, char **err)
 {
     if (name_ok(name))
         return 0;
-    return util_fail(err, "%s '%s': a sweep name starts with a letter, holds only letters, "
+    return util_fail(err,
+                     "%s '%s': a sweep name starts with a letter, holds only letters, "
                      "digits, '_', '-' and '.' (%d at most), is not 'last' and does not end "
-                     "in .lua", option, name, SELECTOR_WORD_MAX);
+                     "in .lua",
+                     option, name, SELECTOR_WORD_MAX);
 }
 
 int selector_check_tag(const char *option, const char *tag, char **err)
 {
     if (tag_ok(tag))
         return 0;
-    return util_fail(err, "%s '%s': a tag starts with a letter or digit and holds only "
-                     "letters, digits, '_', '-' and '.' (%d at most)", option, tag,
-                     SELECTOR_WORD_MAX);
+    return util_fail(err,
+                     "%s '%s': a tag starts with a letter or digit and holds only "
+                     "letters, digits, '_', '-' and '.' (%d at most)",
+                     option, tag, SELECTOR_WORD_MAX);
 }
 
 void selector_clear(sweep_selector *sel)
@@ -125,7 +122,7 @@ int selector_parse(const char *text, sweep_selector *out, char **err)
     if (tilde && (out->back = parse_id(tilde + 1)) > 0)
         *tilde = '\0';
     else if (tilde && strcmp(tilde + 1, "0") == 0)
-        *tilde = '\0';  /* ~0: the newest itself */
+        *tilde = '\0'; /* ~0: the newest itself */
     store_sweep_filter *f = &out->filter;
     if (strcmp(base, "last") == 0)
         return 0;
@@ -188,9 +185,11 @@ int selector_resolve(store *s, const sweep_selector *sel, const char *text, int6
     if (*sweep_id > 0)
         return 0;
     if (count > 0)
-        return util_fail(err, "%s: no sweep matches '%s': only %zu sweep%s match%s without "
-                         "the ~%lld; 'runner sweeps' lists them", store_path(s), text, count,
-                         count == 1 ? "" : "s", count == 1 ? "es" : "", (long long)sel->back);
-    return util_fail(err, "%s: no sweep matches '%s'; 'runner sweeps' lists them",
-                     store_path(s), text);
+        return util_fail(err,
+                         "%s: no sweep matches '%s': only %zu sweep%s match%s without "
+                         "the ~%lld; 'runner sweeps' lists them",
+                         store_path(s), text, count, count == 1 ? "" : "s", count == 1 ? "es" : "",
+                         (long long)sel->back);
+    return util_fail(err, "%s: no sweep matches '%s'; 'runner sweeps' lists them", store_path(s),
+                     text);
 }

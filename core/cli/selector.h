@@ -19,10 +19,10 @@
 #include "store/store.h"
 
 typedef struct sweep_selector {
-    int64_t id;                  /* an id selector, else 0 */
-    int64_t back;                /* ~N, else 0 */
-    store_sweep_filter filter;   /* the others; all NULL for last */
-    char *owned;                 /* the text the filter points into */
+    int64_t id;                /* an id selector, else 0 */
+    int64_t back;              /* ~N, else 0 */
+    store_sweep_filter filter; /* the others; all NULL for last */
+    char *owned;               /* the text the filter points into */
 } sweep_selector;
 
 /* Parses text. Returns 0, or -1 with *err saying what a selector may be.

@@ -1,7 +1,7 @@
 /* exec: a command declaration as a runtime plugin (see exec.h and
  * docs/command-experiments.md). The descriptor is the first member of
  * exec_command, so run() finds its command from point->plugin. */
-#define _GNU_SOURCE  /* sigabbrev_np, realpath */
+#define _GNU_SOURCE /* sigabbrev_np, realpath */
 #include "exec.h"
 
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include "exec_int.h"
 #include "plugin/plugin.h"
 
-#define MEASURED_COLUMNS 5      /* wall_s .. exit_status */
-#define SPREAD_COLUMNS 4        /* wall_sd_s .. wall_max_s, with repeats > 1 */
+#define MEASURED_COLUMNS 5 /* wall_s .. exit_status */
+#define SPREAD_COLUMNS 4   /* wall_sd_s .. wall_max_s, with repeats > 1 */
 
 exec_command *exec_command_new(const char *name)
 {
@@ -32,7 +32,8 @@ exec_command *exec_command_new(const char *name)
         return NULL;
     }
     c->settings = (exec_settings){
-        .output = EXEC_OUTPUT_JSONL, .repeats = 1,
+        .output = EXEC_OUTPUT_JSONL,
+        .repeats = 1,
         .output_max_bytes = EXEC_OUTPUT_MAX_BYTES,
         .artifact_point_max_bytes = EXEC_ARTIFACT_POINT_MAX_BYTES,
         .artifact_sweep_max_bytes = EXEC_ARTIFACT_SWEEP_MAX_BYTES,
@@ -59,10 +60,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 }
 
 /* Removes dir and everything under it, symlinks as links. */
-void execi_remove_tree(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+void execi_remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 void exec_command_free(exec_command *c)
 {
@@ -186,9 +184,7 @@ int exec_command_set_pattern(exec_command *c, const char *column, const char *pa
 const char *exec_value_text(const value *v, char *buf, size_t size)
 {
     switch (v->type) {
-    case RUNNER_INTEGER:
-        snprintf(buf, size, "%lld", (long long)v->as.integer);
-        break;
+    case RUNNER_INTEGER: snprintf(buf, size, "%lld", (long long)v->as.integer); break;
     case RUNNER_REAL:
         if (isnan(v->as.real) || isinf(v->as.real)) {
             snprintf(buf, size, "%s", isnan(v->as.real) ? "nan" : v->as.real > 0 ? "inf" : "-inf");
@@ -200,14 +196,9 @@ const char *exec_value_text(const value *v, char *buf, size_t size)
                 break;
         }
         break;
-    case RUNNER_BOOLEAN:
-        snprintf(buf, size, "%s", v->as.boolean ? "true" : "false");
-        break;
-    case RUNNER_TEXT:
-        snprintf(buf, size, "%s", v->as.text ? v->as.text : "");
-        break;
-    default:
-        snprintf(buf, size, "%s", "");
+    case RUNNER_BOOLEAN: snprintf(buf, size, "%s", v->as.boolean ? "true" : "false"); break;
+    case RUNNER_TEXT: snprintf(buf, size, "%s", v->as.text ? v->as.text : ""); break;
+    default: snprintf(buf, size, "%s", "");
     }
     return buf;
 }
@@ -251,8 +242,8 @@ static int substitute_name(strbuf *out, const char *name, size_t len, const runn
     return 0;
 }
 
-char *exec_substitute(const char *template_text, const runner_plugin *plugin,
-                      const value *params, uint64_t seed, int shell, char **err)
+char *exec_substitute(const char *template_text, const runner_plugin *plugin, const value *params,
+                      uint64_t seed, int shell, char **err)
 {
     strbuf out = { 0 };
     strbuf_str(&out, "");
@@ -268,8 +259,8 @@ char *exec_substitute(const char *template_text, const runner_plugin *plugin,
                 util_fail(err, "'{' without '}' (write {{ for a literal brace)");
                 return NULL;
             }
-            if (substitute_name(&out, p + 1, (size_t)(close - p - 1), plugin, params, seed,
-                                shell, err) != 0) {
+            if (substitute_name(&out, p + 1, (size_t)(close - p - 1), plugin, params, seed, shell,
+                                err) != 0) {
                 strbuf_free(&out);
                 return NULL;
             }
@@ -277,7 +268,7 @@ char *exec_substitute(const char *template_text, const runner_plugin *plugin,
         } else {
             size_t n = strcspn(p, "{}");
             if (n == 0)
-                n = 1;  /* a lone '}' */
+                n = 1; /* a lone '}' */
             strbuf_add(&out, p, n), p += n;
         }
     }
@@ -409,8 +400,10 @@ static int check_settings(const exec_command *c, char **err)
             strcmp(c->artifact_files[i], ".") == 0 || strcmp(c->artifact_files[i], "..") == 0 ||
             strcmp(c->artifact_files[i], "stdout") == 0 ||
             strcmp(c->artifact_files[i], "stderr") == 0)
-            return util_fail(err, "artifacts: '%s' must be a plain file name in the point's "
-                             "directory, not stdout or stderr", c->artifact_files[i]);
+            return util_fail(err,
+                             "artifacts: '%s' must be a plain file name in the point's "
+                             "directory, not stdout or stderr",
+                             c->artifact_files[i]);
     return 0;
 }
 
@@ -420,9 +413,14 @@ int exec_command_finish(exec_command *c, char **err)
     runner_plugin *d = &c->desc;
     c->summary = util_format("command experiment: %s", c->argv ? c->argv[0] : "");
     *d = (runner_plugin){
-        .abi_version = RUNNER_PLUGIN_ABI, .struct_size = sizeof *d, .name = c->name,
-        .version = "command", .summary = c->summary, .params = c->params,
-        .param_count = (uint32_t)c->param_count, .run = execi_run,
+        .abi_version = RUNNER_PLUGIN_ABI,
+        .struct_size = sizeof *d,
+        .name = c->name,
+        .version = "command",
+        .summary = c->summary,
+        .params = c->params,
+        .param_count = (uint32_t)c->param_count,
+        .run = execi_run,
     };
     if (!c->summary || check_settings(c, err) != 0)
         return c->summary ? -1 : util_fail(err, "out of memory");
@@ -455,8 +453,8 @@ int exec_command_finish(exec_command *c, char **err)
     if (!c->argv_json || !c->work_root)
         return util_fail(err, "out of memory");
     if (!mkdtemp(c->work_root)) {
-        int rc = util_fail(err, "cannot make a work directory %s: %s", c->work_root,
-                           strerror(errno));
+        int rc =
+            util_fail(err, "cannot make a work directory %s: %s", c->work_root, strerror(errno));
         free(c->work_root);
         c->work_root = NULL;
         return rc;

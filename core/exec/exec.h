@@ -26,18 +26,18 @@ typedef struct exec_command exec_command;
 /* What a declaration sets besides its lists; exec_command_settings gives
  * the command's own copy, filled with defaults, to change before finish. */
 typedef struct exec_settings {
-    exec_output_kind output;        /* EXEC_OUTPUT_JSONL by default */
-    int repeats, warmup;            /* 1 and 0 */
-    double timeout_s;               /* 0: none */
-    int shell;                      /* argv is one string run by /bin/sh -c */
-    uint64_t output_max_bytes;      /* per stream */
+    exec_output_kind output;   /* EXEC_OUTPUT_JSONL by default */
+    int repeats, warmup;       /* 1 and 0 */
+    double timeout_s;          /* 0: none */
+    int shell;                 /* argv is one string run by /bin/sh -c */
+    uint64_t output_max_bytes; /* per stream */
     uint64_t artifact_point_max_bytes, artifact_sweep_max_bytes;
-    int script_line;                /* where it was declared, for messages */
+    int script_line; /* where it was declared, for messages */
 } exec_settings;
 
 /* NULL when out of memory. name is copied. */
 exec_command *exec_command_new(const char *name);
-void exec_command_free(exec_command *c);  /* accepts NULL; removes its work directory */
+void exec_command_free(exec_command *c); /* accepts NULL; removes its work directory */
 exec_settings *exec_command_settings(exec_command *c);
 /* Each copies what it is given. Return 0, or -1 (no memory). */
 int exec_command_add_param(exec_command *c, const runner_param *param);
@@ -78,7 +78,7 @@ int exec_uses_shell(const runner_plugin *plugin);
 const char *exec_value_text(const value *v, char *buf, size_t size);
 /* template with {name}, {seed} and {{ replaced (exec.c); shell: values
  * single-quoted for /bin/sh. malloc'd, or NULL with *err. */
-char *exec_substitute(const char *template_text, const runner_plugin *plugin,
-                      const value *params, uint64_t seed, int shell, char **err);
+char *exec_substitute(const char *template_text, const runner_plugin *plugin, const value *params,
+                      uint64_t seed, int shell, char **err);
 
 #endif

@@ -52,8 +52,8 @@ static int keep(exec_command *c, const runner_host *host, runner_point *point, a
 }
 
 static void keep_copy(exec_command *c, const runner_host *host, runner_point *point,
-                      artifact ***tail, uint64_t *point_bytes, const char *name,
-                      const char *bytes, size_t size)
+                      artifact ***tail, uint64_t *point_bytes, const char *name, const char *bytes,
+                      size_t size)
 {
     if (size == 0)
         return;
@@ -79,14 +79,16 @@ artifact *execi_collect_artifacts(exec_command *c, const runner_host *host, runn
             /* A failed point may not have written it; only say so for one
              * that succeeded. */
             if (path && !point->error)
-                host->log(point, RUNNER_LOG_WARNING, "point %llu: artifact '%s' was not "
-                          "written (no regular file %s)", (unsigned long long)point->index,
-                          c->artifact_files[i], path);
+                host->log(point, RUNNER_LOG_WARNING,
+                          "point %llu: artifact '%s' was not "
+                          "written (no regular file %s)",
+                          (unsigned long long)point->index, c->artifact_files[i], path);
             free(path);
             continue;
         }
         if ((uint64_t)st.st_size + point_bytes > c->settings.artifact_point_max_bytes) {
-            host->log(point, RUNNER_LOG_WARNING, "point %llu: artifact '%s' (%lld bytes) not "
+            host->log(point, RUNNER_LOG_WARNING,
+                      "point %llu: artifact '%s' (%lld bytes) not "
                       "kept: the point's artifacts would pass artifact_point_max_bytes",
                       (unsigned long long)point->index, c->artifact_files[i],
                       (long long)st.st_size);
@@ -99,8 +101,8 @@ artifact *execi_collect_artifacts(exec_command *c, const runner_host *host, runn
             host->log(point, RUNNER_LOG_WARNING, "point %llu: artifact '%s' not kept: %s",
                       (unsigned long long)point->index, c->artifact_files[i], strerror(errno));
         else
-            keep(c, host, point, &tail, &point_bytes, c->artifact_files[i],
-                 (unsigned char *)data, len);
+            keep(c, host, point, &tail, &point_bytes, c->artifact_files[i], (unsigned char *)data,
+                 len);
         free(path);
     }
     return list;
@@ -118,9 +120,10 @@ void exec_keep_within_sweep_cap(const runner_plugin *plugin, uint64_t index, art
             at = &a->next;
             continue;
         }
-        fprintf(stderr, "runner: %s: warning: point %llu: artifact '%s' (%zu bytes) not kept: "
-                "the sweep's artifacts would pass artifact_sweep_max_bytes\n", plugin->name,
-                (unsigned long long)index, a->name, a->size);
+        fprintf(stderr,
+                "runner: %s: warning: point %llu: artifact '%s' (%zu bytes) not kept: "
+                "the sweep's artifacts would pass artifact_sweep_max_bytes\n",
+                plugin->name, (unsigned long long)index, a->name, a->size);
         *at = a->next;
         a->next = NULL;
         artifact_list_free(a);

@@ -13,25 +13,25 @@
 #include "plugin/plugin.h"
 
 struct exec_command {
-    runner_plugin desc;            /* first: run() gets it as point->plugin */
-    loaded_plugin lp;              /* desc, the executable's path and SHA-256 */
+    runner_plugin desc; /* first: run() gets it as point->plugin */
+    loaded_plugin lp;   /* desc, the executable's path and SHA-256 */
     char *name, *summary;
     exec_settings settings;
-    runner_param *params;          /* owned copies */
+    runner_param *params; /* owned copies */
     size_t param_count;
-    runner_column *columns;        /* declared, then the measured ones */
+    runner_column *columns; /* declared, then the measured ones */
     size_t declared_columns, column_count;
-    char **argv;                   /* the template */
+    char **argv; /* the template */
     size_t argc;
     char **artifact_files;
     size_t artifact_count;
     char **pattern_columns, **pattern_texts;
     size_t pattern_count;
     exec_parser *parser;
-    char *path;                    /* the executable, resolved */
-    char *argv_json;               /* the template, for provenance */
-    char *work_root;               /* per-point directories live here */
-    atomic_ullong sweep_artifact_bytes;  /* kept by this process so far */
+    char *path;                         /* the executable, resolved */
+    char *argv_json;                    /* the template, for provenance */
+    char *work_root;                    /* per-point directories live here */
+    atomic_ullong sweep_artifact_bytes; /* kept by this process so far */
     atomic_ullong next_dir;
 };
 

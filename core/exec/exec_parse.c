@@ -11,13 +11,13 @@
 
 #include "base/util.h"
 
-#define QUOTED_LINE_MAX 160  /* of a line quoted in a message */
+#define QUOTED_LINE_MAX 160 /* of a line quoted in a message */
 
 struct exec_parser {
     exec_output_kind kind;
     const runner_column *columns;
     size_t count;
-    regex_t *patterns;  /* count of them, EXEC_OUTPUT_PATTERN only */
+    regex_t *patterns; /* count of them, EXEC_OUTPUT_PATTERN only */
 };
 
 int exec_parser_new(exec_output_kind kind, const runner_column *columns, size_t count,
@@ -95,17 +95,17 @@ int exec_parse_value(runner_type t, const char *text, value *out)
         else
             return -1;
         return 0;
-    case RUNNER_TEXT:
-        *out = value_text(text);
-        return out->type ? 0 : -1;
+    case RUNNER_TEXT: *out = value_text(text); return out->type ? 0 : -1;
     }
     return -1;
 }
 
 static const char *article(runner_type t)
 {
-    return t == RUNNER_INTEGER ? "an integer" : t == RUNNER_REAL ? "a real" :
-           t == RUNNER_BOOLEAN ? "a boolean" : "a text";
+    return t == RUNNER_INTEGER   ? "an integer"
+           : t == RUNNER_REAL    ? "a real"
+           : t == RUNNER_BOOLEAN ? "a boolean"
+                                 : "a text";
 }
 
 /* The line for a message: one line, printable, cut. */
@@ -126,8 +126,7 @@ static int wrong_type(char **err, const runner_column *c, const char *got, size_
                      article(c->type), got, line_no, quote(line, len, shown, sizeof shown));
 }
 
-static int missing(char **err, const runner_column *c, size_t line_no, const char *line,
-                   size_t len)
+static int missing(char **err, const runner_column *c, size_t line_no, const char *line, size_t len)
 {
     char shown[2 * QUOTED_LINE_MAX];
     return util_fail(err, "column '%s' is missing from line %zu: %s", c->name, line_no,
@@ -153,7 +152,8 @@ static int json_cell(const runner_column *c, json_t *j, value *out)
         return json_is_string(j) && (strcmp(json_string_value(j), "NaN") == 0 ||
                                      strcmp(json_string_value(j), "inf") == 0 ||
                                      strcmp(json_string_value(j), "-inf") == 0)
-               ? exec_parse_value(RUNNER_REAL, json_string_value(j), out) : -1;
+                   ? exec_parse_value(RUNNER_REAL, json_string_value(j), out)
+                   : -1;
     case RUNNER_BOOLEAN:
         if (!json_is_boolean(j))
             return -1;
@@ -176,7 +176,8 @@ static const char *json_kind(json_t *j)
     case JSON_STRING: return "a string";
     case JSON_INTEGER: return "an integer";
     case JSON_REAL: return "a real";
-    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
     case JSON_NULL: return "null";
     }
     return "something else";
@@ -247,15 +248,17 @@ static int keyvalue_line(const exec_parser *p, row_buffer *b, int *open, const c
         return 0;
     }
     const char *key = line, *key_end = eq;
-    while (key < key_end && (*key == ' ' || *key == '\t')) key++;
-    while (key_end > key && (key_end[-1] == ' ' || key_end[-1] == '\t')) key_end--;
+    while (key < key_end && (*key == ' ' || *key == '\t'))
+        key++;
+    while (key_end > key && (key_end[-1] == ' ' || key_end[-1] == '\t'))
+        key_end--;
     size_t col = p->count;
     for (size_t i = 0; i < p->count; i++)
         if (strlen(p->columns[i].name) == (size_t)(key_end - key) &&
             memcmp(p->columns[i].name, key, (size_t)(key_end - key)) == 0)
             col = i;
     if (col == p->count)
-        return 0;  /* not a declared column */
+        return 0; /* not a declared column */
     if (*open && b->rows[(b->count - 1) * b->width + col].type)
         *open = 0;
     if (!*open) {
@@ -264,8 +267,10 @@ static int keyvalue_line(const exec_parser *p, row_buffer *b, int *open, const c
         *open = 1;
     }
     const char *v = eq + 1, *v_end = line + len;
-    while (v < v_end && (*v == ' ' || *v == '\t')) v++;
-    while (v_end > v && (v_end[-1] == ' ' || v_end[-1] == '\t' || v_end[-1] == '\r')) v_end--;
+    while (v < v_end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (v_end > v && (v_end[-1] == ' ' || v_end[-1] == '\t' || v_end[-1] == '\r'))
+        v_end--;
     char *text = util_format("%.*s", (int)(v_end - v), v);
     if (!text)
         return util_fail(err, "out of memory");
@@ -326,8 +331,7 @@ static int check_whole(const exec_parser *p, const row_buffer *b, char **err)
     return 0;
 }
 
-int exec_parse(const exec_parser *p, const char *text, value **rows, size_t *row_count,
-               char **err)
+int exec_parse(const exec_parser *p, const char *text, value **rows, size_t *row_count, char **err)
 {
     row_buffer b = { .width = p->count };
     int rc = 0, open = 0;

@@ -25,14 +25,13 @@ typedef struct exec_parser exec_parser;
  * Returns 0, or -1 with *err naming the bad pattern. */
 int exec_parser_new(exec_output_kind kind, const runner_column *columns, size_t count,
                     const char *const *patterns, exec_parser **out, char **err);
-void exec_parser_free(exec_parser *p);  /* accepts NULL */
+void exec_parser_free(exec_parser *p); /* accepts NULL */
 
 /* Parses text into *rows (row-major, count values a row, malloc'd; free
  * each value then the array) and *row_count. Lines that are not rows
  * (JSON: not starting with '{'; key=value: without '=') are skipped, so a
  * program may log to stdout. Returns 0, or -1 with *err (no rows kept). */
-int exec_parse(const exec_parser *p, const char *text, value **rows, size_t *row_count,
-               char **err);
+int exec_parse(const exec_parser *p, const char *text, value **rows, size_t *row_count, char **err);
 
 /* text as a value of type t: integers and reals in full (nan, inf
  * allowed), booleans as true/false/1/0. Returns 0 or -1. */

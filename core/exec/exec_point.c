@@ -1,7 +1,7 @@
 /* exec_point: one point of a command experiment: its working directory,
  * argv and environment, warmup and measured runs, failures in words, rows
  * from stdout with the measured columns, artifacts. */
-#define _GNU_SOURCE  /* sigabbrev_np */
+#define _GNU_SOURCE /* sigabbrev_np */
 #include "exec_int.h"
 
 #include <errno.h>
@@ -17,8 +17,8 @@ extern char **environ;
 
 #define STDERR_TAIL_LINES 5
 #define STDERR_TAIL_LINE_MAX 200
-#define OUTLIER_Z 3.5        /* modified z-score (Iglewicz and Hoaglin) */
-#define OUTLIER_MIN_RUNS 5   /* fewer runs say nothing about outliers */
+#define OUTLIER_Z 3.5      /* modified z-score (Iglewicz and Hoaglin) */
+#define OUTLIER_MIN_RUNS 5 /* fewer runs say nothing about outliers */
 
 typedef struct point_job {
     const exec_command *c;
@@ -57,13 +57,13 @@ static int build_argv(point_job *j, char **err)
     if (c->settings.shell) {
         j->argv[0] = util_strdup("sh");
         j->argv[1] = util_strdup("-c");
-        j->argv[2] = exec_substitute(c->argv[0], &c->desc, j->point->params, j->point->seed, 1,
-                                     err);
+        j->argv[2] =
+            exec_substitute(c->argv[0], &c->desc, j->point->params, j->point->seed, 1, err);
         return j->argv[0] && j->argv[1] && j->argv[2] ? 0 : -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (!(j->argv[i] = exec_substitute(c->argv[i], &c->desc, j->point->params,
-                                           j->point->seed, 0, err)))
+        if (!(j->argv[i] =
+                  exec_substitute(c->argv[i], &c->desc, j->point->params, j->point->seed, 0, err)))
             return -1;
     return 0;
 }
@@ -91,13 +91,14 @@ static int build_env(point_job *j, char **err)
     for (size_t i = 0; i < c->param_count; i++) {
         char text[4096];
         const value *v = &j->point->params[i];
-        const char *shown = v->type == RUNNER_TEXT ? v->as.text
-                                                   : exec_value_text(v, text, sizeof text);
+        const char *shown =
+            v->type == RUNNER_TEXT ? v->as.text : exec_value_text(v, text, sizeof text);
         char upper[64];
         size_t k = 0;
         for (; c->params[i].name[k] && k < sizeof upper - 1; k++)
             upper[k] = (char)(c->params[i].name[k] >= 'a' && c->params[i].name[k] <= 'z'
-                                  ? c->params[i].name[k] - 'a' + 'A' : c->params[i].name[k]);
+                                  ? c->params[i].name[k] - 'a' + 'A'
+                                  : c->params[i].name[k]);
         upper[k] = '\0';
         if (!(j->envp[j->envc++] = util_format("RUNNER_PARAM_%s=%s", upper, shown)))
             return util_fail(err, "out of memory");
@@ -213,8 +214,12 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
 {
     const exec_settings *s = &j->c->settings;
     exec_spawn_request req = {
-        .path = j->c->path, .argv = j->argv, .envp = j->envp, .cwd = j->dir,
-        .timeout_s = s->timeout_s, .output_cap_bytes = s->output_max_bytes,
+        .path = j->c->path,
+        .argv = j->argv,
+        .envp = j->envp,
+        .cwd = j->dir,
+        .timeout_s = s->timeout_s,
+        .output_cap_bytes = s->output_max_bytes,
         .stop = j->point->stop,
     };
     int total = s->warmup + s->repeats;
@@ -269,7 +274,7 @@ static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
     value *rows = NULL;
     size_t count = 0;
     char *err = NULL;
-    if (last->out_cut) {  /* the cut may fall inside a line: drop that part */
+    if (last->out_cut) { /* the cut may fall inside a line: drop that part */
         char *end = strrchr(last->out, '\n');
         *(end ? end + 1 : last->out) = '\0';
     }
@@ -282,8 +287,9 @@ static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
     if (count == 0 && c->declared_columns > 0)
         return h->fail(j->point, "printed no result row on stdout (output = %s)",
                        c->settings.output == EXEC_OUTPUT_JSONL ? "\"jsonl\", one JSON object a line"
-                       : c->settings.output == EXEC_OUTPUT_KEYVALUE ? "\"keyvalue\", name=value lines"
-                       : "patterns");
+                       : c->settings.output == EXEC_OUTPUT_KEYVALUE
+                           ? "\"keyvalue\", name=value lines"
+                           : "patterns");
     size_t m = c->declared_columns;
     int rc = RUNNER_OK;
     for (size_t r = 0; r < (count ? count : 1) && rc == RUNNER_OK; r++) {
@@ -333,12 +339,15 @@ int execi_run(const runner_host *host, runner_point *point)
     if (run_all(&j, &stats, &last) != RUNNER_OK)
         goto done;
     if (last.out_cut || last.err_cut)
-        host->log(point, RUNNER_LOG_WARNING, "point %llu: %s%s%s cut at %llu bytes "
-                  "(output_max_bytes)", (unsigned long long)point->index,
-                  last.out_cut ? "stdout" : "", last.out_cut && last.err_cut ? " and " : "",
-                  last.err_cut ? "stderr" : "", (unsigned long long)c->settings.output_max_bytes);
+        host->log(point, RUNNER_LOG_WARNING,
+                  "point %llu: %s%s%s cut at %llu bytes "
+                  "(output_max_bytes)",
+                  (unsigned long long)point->index, last.out_cut ? "stdout" : "",
+                  last.out_cut && last.err_cut ? " and " : "", last.err_cut ? "stderr" : "",
+                  (unsigned long long)c->settings.output_max_bytes);
     if (stats.outliers > 0)
-        host->log(point, RUNNER_LOG_WARNING, "point %llu: %d of %d wall times lie far from "
+        host->log(point, RUNNER_LOG_WARNING,
+                  "point %llu: %d of %d wall times lie far from "
                   "the median (%.3g s; min %.3g s, max %.3g s): something else ran on the "
                   "machine, or the first runs warmed caches (try warmup)",
                   (unsigned long long)point->index, stats.outliers, c->settings.repeats,

@@ -1,7 +1,7 @@
 /* exec_spawn: one program, its own process group, pipes, a poll loop, a
  * time limit and wait4 (see exec_spawn.h). posix_spawn (a vfork-style clone
  * in glibc) keeps the cost per run near the kernel's. */
-#define _GNU_SOURCE  /* posix_spawn_file_actions_addchdir_np, pipe2, wait4 */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2, wait4 */
 #include "exec_spawn.h"
 
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #include "base/util.h"
 
-#define POLL_SLICE_MS 100  /* how often a stop request is noticed */
+#define POLL_SLICE_MS 100 /* how often a stop request is noticed */
 
 typedef struct stream {
     int fd;
@@ -106,8 +106,9 @@ static int watch(const exec_spawn_request *req, pid_t pid, stream s[2], exec_spa
     int reaped = 0, killed = 0;
     while (!reaped || s[0].fd >= 0 || s[1].fd >= 0) {
         double now = util_monotonic();
-        int want_kill = (req->stop && *req->stop) ? 2 :
-                        (req->timeout_s > 0 && now - started >= req->timeout_s) ? 1 : 0;
+        int want_kill = (req->stop && *req->stop)                                 ? 2
+                        : (req->timeout_s > 0 && now - started >= req->timeout_s) ? 1
+                                                                                  : 0;
         if (want_kill && !killed) {
             kill(-pid, SIGKILL);
             killed = 1;
@@ -133,7 +134,7 @@ static int watch(const exec_spawn_request *req, pid_t pid, stream s[2], exec_spa
                 wait_ms = left_ms < 1 ? 1 : (int)left_ms;
         }
         if (!reaped && pidfd < 0 && s[0].fd < 0 && s[1].fd < 0)
-            wait_ms = 5;  /* no pidfd: poll the child's state */
+            wait_ms = 5; /* no pidfd: poll the child's state */
         int ready = poll(fds, (nfds_t)n, wait_ms);
         if (ready < 0 && errno != EINTR) {
             if (pidfd >= 0)
@@ -178,8 +179,10 @@ int exec_spawn_run(const exec_spawn_request *req, exec_spawn_result *r, char **e
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
         int e = errno;
         for (int i = 0; i < 2; i++) {
-            if (out_pipe[i] >= 0) close(out_pipe[i]);
-            if (err_pipe[i] >= 0) close(err_pipe[i]);
+            if (out_pipe[i] >= 0)
+                close(out_pipe[i]);
+            if (err_pipe[i] >= 0)
+                close(err_pipe[i]);
         }
         return util_fail(err, "cannot make a pipe for the command: %s", strerror(e));
     }
@@ -206,8 +209,10 @@ int exec_spawn_run(const exec_spawn_request *req, exec_spawn_result *r, char **e
         waitpid(pid, NULL, 0);
         return -1;
     }
-    if (!r->out) r->out = util_strdup("");
-    if (!r->err) r->err = util_strdup("");
+    if (!r->out)
+        r->out = util_strdup("");
+    if (!r->err)
+        r->err = util_strdup("");
     return r->out && r->err ? 0 : util_fail(err, "out of memory");
 }
 

@@ -19,13 +19,13 @@ typedef struct exec_spawn_request {
 } exec_spawn_request;
 
 typedef struct exec_spawn_result {
-    char *out, *err;                   /* captured, NUL-terminated, malloc'd */
+    char *out, *err; /* captured, NUL-terminated, malloc'd */
     size_t out_len, err_len;
-    int out_cut, err_cut;              /* 1 when the stream went past the cap */
-    int exited;                        /* exit_status is valid */
+    int out_cut, err_cut; /* 1 when the stream went past the cap */
+    int exited;           /* exit_status is valid */
     int exit_status;
-    int signal;                        /* the signal that ended it, or 0 */
-    int timed_out, stopped;            /* killed by the time limit / a stop request */
+    int signal;             /* the signal that ended it, or 0 */
+    int timed_out, stopped; /* killed by the time limit / a stop request */
     double wall_s, user_s, sys_s;
     long max_rss_kib;
 } exec_spawn_result;

@@ -45,8 +45,10 @@ static int worker_check(char **err)
     if (msg.tag != MPI_BUILD_TAG_HELLO) {
         free(msg.data);
         mpi_pool_abandon();
-        return util_fail(err, "rank %d: rank 0 runs another runner build (it did not send "
-                         "its build id); every rank needs the same runner", mpi_pool_rank());
+        return util_fail(err,
+                         "rank %d: rank 0 runs another runner build (it did not send "
+                         "its build id); every rank needs the same runner",
+                         mpi_pool_rank());
     }
     wire_reader r = wire_reader_of(msg.data, msg.len);
     char *theirs = wire_get_text(&r);
@@ -72,7 +74,7 @@ static int worker_check(char **err)
 static int coordinator_check(char **err)
 {
     int size = mpi_pool_size(), differing = 0, first_rank = size;
-    char *first = NULL;  /* about the lowest rank that differs */
+    char *first = NULL; /* about the lowest rank that differs */
     wire_writer w = { 0 };
     wire_put_text(&w, mpi_build_id());
     int rc = w.failed ? util_fail(err, "out of memory") : 0;
@@ -96,8 +98,8 @@ static int coordinator_check(char **err)
                 free(first);
                 first_rank = msg.source;
                 first = util_format("rank %d on %s runs another runner build (%s) than rank 0 "
-                                    "on %s (%s)", msg.source, host ? host : "unknown", theirs,
-                                    here, mine);
+                                    "on %s (%s)",
+                                    msg.source, host ? host : "unknown", theirs, here, mine);
             }
             differing++;
         }
@@ -112,9 +114,10 @@ static int coordinator_check(char **err)
         if (differing > 1)
             snprintf(more, sizeof more, " (and %d more rank%s)", differing - 1,
                      differing > 2 ? "s" : "");
-        rc = util_fail(err, "%s%s; every rank needs the same runner (the same binary on a "
-                       "shared file system, or an identical install)", first ? first
-                       : "a rank runs another runner build", more);
+        rc = util_fail(err,
+                       "%s%s; every rank needs the same runner (the same binary on a "
+                       "shared file system, or an identical install)",
+                       first ? first : "a rank runs another runner build", more);
     }
     free(first);
     return rc;

@@ -31,7 +31,7 @@ static long env_world_size(void)
         if (v && *v)
             return strtol(v, NULL, 10);
     }
-    if (getenv("PMIX_RANK"))    /* srun --mpi=pmix, prterun */
+    if (getenv("PMIX_RANK")) /* srun --mpi=pmix, prterun */
         return 0;
     const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
     return tasks && *tasks ? strtol(tasks, NULL, 10) : 1;
@@ -56,9 +56,11 @@ int mpi_pool_start(char **err)
     char ranks[32] = "several";
     if (size > 1)
         snprintf(ranks, sizeof ranks, "%ld", size);
-    return util_fail(err, "launched on %s ranks by mpirun or srun, but this runner was built "
+    return util_fail(err,
+                     "launched on %s ranks by mpirun or srun, but this runner was built "
                      "without MPI, so every rank would run the whole script; install "
-                     "libopenmpi-dev and rebuild (docs/mpi.md)", ranks);
+                     "libopenmpi-dev and rebuild (docs/mpi.md)",
+                     ranks);
 }
 
 int mpi_pool_rank(void) { return 0; }
@@ -105,12 +107,12 @@ static struct {
     int started;
     int abandoned;
     int rank, size;
-    MPI_Comm comm;          /* runner's own messages */
+    MPI_Comm comm; /* runner's own messages */
     /* Sends not yet completed: MPI owns send_data[i] until send_requests[i]
      * completes; parallel arrays so one MPI_Testsome checks them all. */
     MPI_Request *send_requests;
     char **send_data;
-    int *send_done;         /* MPI_Testsome's indices */
+    int *send_done; /* MPI_Testsome's indices */
     size_t send_count, send_capacity;
 } pool = { .size = 1 };
 
@@ -134,8 +136,10 @@ int mpi_pool_start(char **err)
     if (size == 1)
         return 0;
     if (!env_has_pmi())
-        return util_fail(err, "srun started %ld tasks without an MPI plugin, so each would run "
-                         "the whole script alone; use srun --mpi=pmix (docs/mpi.md)", size);
+        return util_fail(err,
+                         "srun started %ld tasks without an MPI plugin, so each would run "
+                         "the whole script alone; use srun --mpi=pmix (docs/mpi.md)",
+                         size);
     int provided = 0;
     /* Only the thread that calls mpi_pool_* uses MPI. */
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
@@ -152,8 +156,10 @@ int mpi_pool_start(char **err)
         return mpi_fail(err, "MPI_Comm_dup", rc);
     MPI_Comm_set_errhandler(pool.comm, MPI_ERRORS_RETURN);
     if (size > 1 && pool.size != size)
-        return util_fail(err, "the launcher announced %ld ranks but MPI sees %d; with srun use "
-                         "--mpi=pmix (docs/mpi.md)", size, pool.size);
+        return util_fail(err,
+                         "the launcher announced %ld ranks but MPI sees %d; with srun use "
+                         "--mpi=pmix (docs/mpi.md)",
+                         size, pool.size);
     return 0;
 }
 
@@ -217,8 +223,10 @@ void mpi_pool_finish(void)
 int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
 {
     if (len > INT_MAX)
-        return util_fail(err, "a message of %zu bytes to rank %d is larger than MPI can send "
-                         "at once (2 GiB); emit fewer rows per point", len, to);
+        return util_fail(err,
+                         "a message of %zu bytes to rank %d is larger than MPI can send "
+                         "at once (2 GiB); emit fewer rows per point",
+                         len, to);
     if (reap_sends(err) != 0)
         return -1;
     /* Never wait for the receiver: a worker busy with a point, or gone,

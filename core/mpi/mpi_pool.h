@@ -22,8 +22,8 @@ int mpi_pool_compiled(void);
  * no MPI but was launched on several ranks (every rank would run the whole
  * script), or when srun started several tasks without an MPI plugin. */
 int mpi_pool_start(char **err);
-int mpi_pool_rank(void);   /* 0 when MPI is not running */
-int mpi_pool_size(void);   /* 1 when MPI is not running */
+int mpi_pool_rank(void); /* 0 when MPI is not running */
+int mpi_pool_size(void); /* 1 when MPI is not running */
 
 /* Ends MPI if it was started: rank 0 first sends MPI_POOL_TAG_EXIT to every
  * worker, then every rank calls MPI_Finalize. After mpi_pool_abandon() it
@@ -33,7 +33,7 @@ void mpi_pool_finish(void);
 void mpi_pool_abandon(void);
 
 /* Tags 1 .. MPI_POOL_TAG_EXIT - 1 are the caller's (sweep.c's protocol). */
-#define MPI_POOL_TAG_EXIT 99   /* empty: leave the serve loop */
+#define MPI_POOL_TAG_EXIT 99 /* empty: leave the serve loop */
 #define MPI_POOL_ANY (-1)
 
 /* One received message; data is malloc'd (NULL when len is 0). */

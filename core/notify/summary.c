@@ -85,10 +85,7 @@ static json_t *json_number(double x)
     return value_to_json(&v);
 }
 
-static size_t dumped_size(const json_t *j)
-{
-    return json_dumpb(j, NULL, 0, BODY_FLAGS);
-}
+static size_t dumped_size(const json_t *j) { return json_dumpb(j, NULL, 0, BODY_FLAGS); }
 
 /* --- generic --------------------------------------------------------------- */
 
@@ -194,7 +191,8 @@ static json_t *generic_doc(const sweep_facts *f, const summary_options *o, size_
         used += need;
         kept++;
     }
-    value_json_put(doc, "sections_omitted", json_integer((json_int_t)(f->section_count - kept)), ok);
+    value_json_put(doc, "sections_omitted", json_integer((json_int_t)(f->section_count - kept)),
+                   ok);
 
     int full = 0;
     for (size_t i = 0; i < kept; i++) {
@@ -213,7 +211,8 @@ static json_t *generic_doc(const sweep_facts *f, const summary_options *o, size_
             used += need;
             included++;
         }
-        value_json_put(skeletons[i], "rows_omitted", json_integer(d->row_count - (json_int_t)included), ok);
+        value_json_put(skeletons[i], "rows_omitted",
+                       json_integer(d->row_count - (json_int_t)included), ok);
     }
     for (size_t i = 0; i < f->section_count; i++)
         json_decref(skeletons[i]);
@@ -280,17 +279,18 @@ static void slack_section(strbuf *b, const store_section_digest *d)
     }
 }
 
-static json_t *slack_doc(const sweep_facts *f, const summary_options *o, size_t max_chars,
-                         int *ok)
+static json_t *slack_doc(const sweep_facts *f, const summary_options *o, size_t max_chars, int *ok)
 {
     const store_sweep_digest *w = &f->sweep;
     strbuf b = { 0 }, section = { 0 };
     char head[1024];
-    snprintf(head, sizeof head, "runner sweep %lld %s: %s, %lld points ok, %lld failed, %.3f s "
-             "(%s on %s)\n", (long long)w->id, w->status ? w->status : "?",
-             w->script_path ? w->script_path : "?", (long long)w->points_ok,
-             (long long)w->points_failed, isfinite(w->duration_s) ? w->duration_s : 0.0,
-             o->db_path ? o->db_path : "?", w->host ? w->host : "?");
+    snprintf(head, sizeof head,
+             "runner sweep %lld %s: %s, %lld points ok, %lld failed, %.3f s "
+             "(%s on %s)\n",
+             (long long)w->id, w->status ? w->status : "?", w->script_path ? w->script_path : "?",
+             (long long)w->points_ok, (long long)w->points_failed,
+             isfinite(w->duration_s) ? w->duration_s : 0.0, o->db_path ? o->db_path : "?",
+             w->host ? w->host : "?");
     tb_escaped(&b, head);
     strbuf_add(&b, "```\n", 4);
     size_t shown = 0;
@@ -303,7 +303,7 @@ static json_t *slack_doc(const sweep_facts *f, const summary_options *o, size_t 
     }
     if (shown < f->section_count)
         strbuf_printf(&b, "... %zu more sections: runner show %lld prints every row\n",
-                  f->section_count - shown, (long long)w->id);
+                      f->section_count - shown, (long long)w->id);
     strbuf_add(&b, "```", 3);
     json_t *doc = json_object();
     if (!doc || b.oom || section.oom)
@@ -322,8 +322,9 @@ int summary_build(store *s, int64_t sweep_id, void *ctx, char **body, char **err
     const summary_options *o = ctx;
     *body = NULL;
     size_t max_rows = o->max_rows ? o->max_rows : SUMMARY_MAX_ROWS;
-    size_t max_bytes = o->max_bytes ? o->max_bytes
-                     : o->format == SUMMARY_SLACK ? SUMMARY_SLACK_MAX_CHARS : SUMMARY_MAX_BYTES;
+    size_t max_bytes = o->max_bytes                 ? o->max_bytes
+                       : o->format == SUMMARY_SLACK ? SUMMARY_SLACK_MAX_CHARS
+                                                    : SUMMARY_MAX_BYTES;
     sweep_facts f;
     /* A slack body shows figures only: no rows to read. */
     if (read_facts(s, sweep_id, o->format == SUMMARY_SLACK ? 0 : max_rows, &f, err) != 0)

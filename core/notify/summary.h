@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include "store/store.h"
 
-typedef enum summary_format { SUMMARY_GENERIC, SUMMARY_SLACK } summary_format;
+typedef enum summary_format {
+    SUMMARY_GENERIC,
+    SUMMARY_SLACK
+} summary_format;
 
 /* A generic body holds at most this many rows per section, and is at most
  * this many bytes: rows are left out (and counted) to stay under it. */
@@ -25,9 +28,9 @@ const char *summary_format_name(summary_format format);
 
 typedef struct summary_options {
     summary_format format;
-    const char *db_path;     /* the database, as the body names it */
-    size_t max_rows;         /* 0: SUMMARY_MAX_ROWS */
-    size_t max_bytes;        /* 0: SUMMARY_MAX_BYTES (generic) or SUMMARY_SLACK_MAX_CHARS */
+    const char *db_path; /* the database, as the body names it */
+    size_t max_rows;     /* 0: SUMMARY_MAX_ROWS */
+    size_t max_bytes;    /* 0: SUMMARY_MAX_BYTES (generic) or SUMMARY_SLACK_MAX_CHARS */
 } summary_options;
 
 /* A store_outbox_build_fn: ctx is a const summary_options *. Reads sweep

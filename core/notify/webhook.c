@@ -132,14 +132,14 @@ int webhook_target_init(webhook_target *t, const char *url, const char *secret, 
     char *scheme = NULL, *host = NULL;
     int ok = h && url && curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK &&
              (scheme = url_part(h, CURLUPART_SCHEME, 0)) &&
-             (host = url_part(h, CURLUPART_HOST, 0)) &&
-             *host && (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0);
+             (host = url_part(h, CURLUPART_HOST, 0)) && *host &&
+             (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0);
     free(scheme);
     free(host);
     curl_url_cleanup(h);
     if (!ok)
         return util_fail(err, "the webhook URL must be http:// or https:// with a host "
-                         "(it is not repeated here: it may hold a token)");
+                              "(it is not repeated here: it may hold a token)");
     return 0;
 }
 
@@ -167,16 +167,13 @@ int webhook_signature(const char *key, const void *body, size_t len,
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_code = CURLE_FAILED_INIT;
 
-static void init_curl(void)
-{
-    curl_init_code = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
+static void init_curl(void) { curl_init_code = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 typedef struct attempt {
-    long http_status;        /* 0: no HTTP answer */
+    long http_status; /* 0: no HTTP answer */
     int retryable;
-    double retry_after_s;    /* the receiver's Retry-After; 0: none */
-    char *error;             /* malloc'd, scrubbed; NULL when delivered */
+    double retry_after_s; /* the receiver's Retry-After; 0: none */
+    char *error;          /* malloc'd, scrubbed; NULL when delivered */
 } attempt;
 
 typedef struct answer {
@@ -199,13 +196,10 @@ static size_t on_answer(char *data, size_t size, size_t count, void *user)
 
 typedef struct stop_watch {
     const volatile sig_atomic_t *stop;
-    sig_atomic_t initial;    /* a stop already requested does not abort */
+    sig_atomic_t initial; /* a stop already requested does not abort */
 } stop_watch;
 
-static int stopped(const stop_watch *w)
-{
-    return w->stop && *w->stop && !w->initial;
-}
+static int stopped(const stop_watch *w) { return w->stop && *w->stop && !w->initial; }
 
 static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
@@ -238,10 +232,8 @@ static int curl_code_retryable(CURLcode code)
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
     case CURLE_OUT_OF_MEMORY:
-    case CURLE_ABORTED_BY_CALLBACK:
-        return 0;
-    default:
-        return 1;
+    case CURLE_ABORTED_BY_CALLBACK: return 0;
+    default: return 1;
     }
 }
 
@@ -305,10 +297,11 @@ static void post_once(CURL *curl, const webhook_target *t, const store_outbox_ro
         out->retryable = status >= 500 || status == 429;
         if (status >= 300 && status < 400)
             out->error = util_format("HTTP %ld: the receiver redirects to another URL, and "
-                                     "runner does not follow redirects; use that URL", status);
+                                     "runner does not follow redirects; use that URL",
+                                     status);
         else if (status < 200 || status >= 300)
-            out->error = util_format("HTTP %ld%s%s", status, reply.len ? ": " : "",
-                                     replied ? replied : "");
+            out->error =
+                util_format("HTTP %ld%s%s", status, reply.len ? ": " : "", replied ? replied : "");
     }
     free(said);
     free(replied);
@@ -365,8 +358,8 @@ webhook_outcome webhook_deliver(store *s, int64_t id, const webhook_target *t, c
     pthread_once(&curl_once, init_curl);
     char key_header[160], signature[WEBHOOK_SIGNATURE_SIZE], signature_header[128];
     snprintf(key_header, sizeof key_header, "Idempotency-Key: %s", row.idempotency_key);
-    int signed_ok = !t->secret ||
-                    webhook_signature(t->secret, row.body, strlen(row.body), signature) == 0;
+    int signed_ok =
+        !t->secret || webhook_signature(t->secret, row.body, strlen(row.body), signature) == 0;
     if (t->secret && signed_ok)
         snprintf(signature_header, sizeof signature_header, "X-Runner-Signature-256: %s",
                  signature);
@@ -376,7 +369,7 @@ webhook_outcome webhook_deliver(store *s, int64_t id, const webhook_target *t, c
                             t->secret ? signature_header : NULL };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0] && lines[i]; i++) {
         struct curl_slist *longer = curl_slist_append(list, lines[i]);
-        if (!longer) {  /* the list so far is still ours to free */
+        if (!longer) { /* the list so far is still ours to free */
             curl_slist_free_all(list);
             list = NULL;
             break;
@@ -386,9 +379,9 @@ webhook_outcome webhook_deliver(store *s, int64_t id, const webhook_target *t, c
     headers = list;
     if (curl_init_code != CURLE_OK || !signed_ok || !headers || !(curl = curl_easy_init())) {
         *message = util_format("cannot prepare the request (%s)",
-                               !signed_ok ? "HMAC-SHA256 signing failed"
+                               !signed_ok                   ? "HMAC-SHA256 signing failed"
                                : curl_init_code != CURLE_OK ? curl_easy_strerror(curl_init_code)
-                               : "out of memory");
+                                                            : "out of memory");
         goto done;
     }
 
@@ -419,8 +412,8 @@ webhook_outcome webhook_deliver(store *s, int64_t id, const webhook_target *t, c
             *message = util_format("%s (not retried)", last.error ? last.error : "failed");
             goto done;
         }
-        double wait = last.retry_after_s > 0 ? last.retry_after_s
-                                             : t->backoff_s * pow(2.0, (double)(n - 1));
+        double wait =
+            last.retry_after_s > 0 ? last.retry_after_s : t->backoff_s * pow(2.0, (double)(n - 1));
         if (n >= max_attempts || last.retry_after_s > t->retry_after_max_s ||
             wait_or_stop(wait, &watch)) {
             outcome = WEBHOOK_PENDING;
@@ -454,9 +447,10 @@ webhook_outcome webhook_send_summary(store *s, int64_t id, int64_t sweep_id, con
         fprintf(stderr, "runner: warning: summary of sweep %lld delivered to %s: %s\n",
                 (long long)sweep_id, where, message);
     else
-        fprintf(stderr, "runner: warning: summary of sweep %lld not delivered to %s: %s; it "
-                "stays in the outbox of %s for 'runner notify'\n", (long long)sweep_id, where,
-                message ? message : "failed", db_path);
+        fprintf(stderr,
+                "runner: warning: summary of sweep %lld not delivered to %s: %s; it "
+                "stays in the outbox of %s for 'runner notify'\n",
+                (long long)sweep_id, where, message ? message : "failed", db_path);
     free(message);
     return outcome;
 }

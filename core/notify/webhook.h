@@ -13,9 +13,9 @@
 #include "store/store.h"
 
 #define WEBHOOK_CONNECT_TIMEOUT_S 5.0
-#define WEBHOOK_TOTAL_TIMEOUT_S 20.0    /* one attempt, connecting included */
+#define WEBHOOK_TOTAL_TIMEOUT_S 20.0 /* one attempt, connecting included */
 #define WEBHOOK_MAX_ATTEMPTS 4
-#define WEBHOOK_BACKOFF_S 1.0           /* the first wait; then 2, 4 s */
+#define WEBHOOK_BACKOFF_S 1.0 /* the first wait; then 2, 4 s */
 /* A receiver asking to wait longer than this (Retry-After) is not waited
  * for: the summary stays in the outbox until then, for `runner notify`. */
 #define WEBHOOK_RETRY_AFTER_MAX_S 60.0
@@ -24,14 +24,14 @@
 
 /* Where and how to deliver. Strings are borrowed. */
 typedef struct webhook_target {
-    const char *url;                    /* a secret: never stored or printed in full */
-    const char *secret;                 /* HMAC-SHA256 key; NULL: bodies are not signed */
+    const char *url;    /* a secret: never stored or printed in full */
+    const char *secret; /* HMAC-SHA256 key; NULL: bodies are not signed */
     double connect_timeout_s;
     double total_timeout_s;
     int max_attempts;
-    double backoff_s;                   /* wait before the second attempt; doubles after */
+    double backoff_s; /* wait before the second attempt; doubles after */
     double retry_after_max_s;
-    const volatile sig_atomic_t *stop;  /* Ctrl-C: stop retrying; may be NULL */
+    const volatile sig_atomic_t *stop; /* Ctrl-C: stop retrying; may be NULL */
 } webhook_target;
 
 /* Fills t with url, secret (NULL or "" for none) and the defaults above,
@@ -50,11 +50,11 @@ int webhook_signature(const char *key, const void *body, size_t len,
                       char out[WEBHOOK_SIGNATURE_SIZE]);
 
 typedef enum webhook_outcome {
-    WEBHOOK_DELIVERED,  /* a 2xx answer (now or before) */
-    WEBHOOK_PENDING,    /* network errors, timeouts, 5xx or 429 until the attempts ran out */
-    WEBHOOK_REJECTED,   /* another 4xx, a redirect, a TLS failure: not retried */
-    WEBHOOK_NOT_DUE,    /* the receiver asked to wait (Retry-After) and the time has not come */
-    WEBHOOK_ERROR       /* the outbox could not be read */
+    WEBHOOK_DELIVERED, /* a 2xx answer (now or before) */
+    WEBHOOK_PENDING,   /* network errors, timeouts, 5xx or 429 until the attempts ran out */
+    WEBHOOK_REJECTED,  /* another 4xx, a redirect, a TLS failure: not retried */
+    WEBHOOK_NOT_DUE,   /* the receiver asked to wait (Retry-After) and the time has not come */
+    WEBHOOK_ERROR      /* the outbox could not be read */
 } webhook_outcome;
 
 /* Delivers outbox row id to t->url and records every attempt in the row.
@@ -66,6 +66,6 @@ webhook_outcome webhook_deliver(store *s, int64_t id, const webhook_target *t, c
 /* webhook_deliver, then one line on stderr saying how it went: delivered,
  * or a warning that the summary of sweep_id stays in the outbox of db_path. */
 webhook_outcome webhook_send_summary(store *s, int64_t id, int64_t sweep_id, const char *db_path,
-                         const webhook_target *t);
+                                     const webhook_target *t);
 
 #endif

@@ -24,9 +24,9 @@
  * once per thread that may exit, and the first call that reports claims
  * the exit: any later one waits in its handler for the process to end. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
-static int guard_registered;         /* handlers registered so far */
-static atomic_int guard_claimed;     /* a handler is reporting a plugin's exit */
-static pid_t guard_pid;              /* the process that armed it, not a fork */
+static int guard_registered;     /* handlers registered so far */
+static atomic_int guard_claimed; /* a handler is reporting a plugin's exit */
+static pid_t guard_pid;          /* the process that armed it, not a fork */
 static exit_guard_mark_fn guard_mark;
 static void *guard_context;
 
@@ -76,15 +76,17 @@ static void on_plugin_exit(int status, void *unused)
     char *why = NULL;
     int marked = guard_mark && guard_mark(guard_context, &why) == 0;
     char *outcome = marked ? util_strdup("the sweep is marked failed")
-                  : guard_mark ? util_format("the sweep could not be marked failed (%s) and stays "
-                                             "running", why ? why : "out of memory")
-                               : util_strdup("the sweep is not marked");
+                    : guard_mark
+                        ? util_format("the sweep could not be marked failed (%s) and stays "
+                                      "running",
+                                      why ? why : "out of memory")
+                        : util_strdup("the sweep is not marked");
     char *line;
     if (p)
         line = util_format("runner: plugin %s called %s during point %llu %s; %s; run untrusted "
-                           "plugins with --isolate\n", plugin, call,
-                           (unsigned long long)p->index, p->canonical ? p->canonical : "{}",
-                           outcome ? outcome : "");
+                           "plugins with --isolate\n",
+                           plugin, call, (unsigned long long)p->index,
+                           p->canonical ? p->canonical : "{}", outcome ? outcome : "");
     else
         line = util_format("runner: plugin %s called %s from a thread of its own while points "
                            "ran; %s; run untrusted plugins with --isolate\n",
@@ -96,10 +98,7 @@ static void on_plugin_exit(int status, void *unused)
 }
 
 #ifndef __GLIBC__
-static void on_plugin_exit_any(void)
-{
-    on_plugin_exit(-1, NULL);
-}
+static void on_plugin_exit_any(void) { on_plugin_exit(-1, NULL); }
 #endif
 
 /* Registers the handler once more. */

@@ -9,24 +9,24 @@
 #include "base/util.h"
 
 typedef struct grid_axis {
-    value *values;   /* owned */
-    char **json;     /* per value: its canonical member, "name":value (grid_finish) */
+    value *values; /* owned */
+    char **json;   /* per value: its canonical member, "name":value (grid_finish) */
     size_t count;
-    int zip_group;   /* 0: crossed on its own */
+    int zip_group; /* 0: crossed on its own */
 } grid_axis;
 
 typedef struct grid_dimension {
     size_t length;
-    uint32_t *params;   /* parameters advancing together in this dimension */
+    uint32_t *params; /* parameters advancing together in this dimension */
     size_t param_count;
 } grid_dimension;
 
 struct grid {
     const runner_plugin *plugin;
-    value *fixed;           /* param_count values: defaults or single values */
-    char **fixed_json;      /* their canonical members, "name":value (grid_finish) */
-    int fragments_ok;       /* every fragment was made */
-    grid_axis *axes;        /* per parameter; count 0 when fixed */
+    value *fixed;      /* param_count values: defaults or single values */
+    char **fixed_json; /* their canonical members, "name":value (grid_finish) */
+    int fragments_ok;  /* every fragment was made */
+    grid_axis *axes;   /* per parameter; count 0 when fixed */
     grid_dimension *dims;
     size_t dim_count;
     uint64_t point_count;
@@ -153,11 +153,12 @@ static long point_json(const grid *g, uint64_t index, int swept_only, char *buf,
     }
     size_t len = 0;
     int first = 1;
-#define PUT(text, n_) do { \
-        size_t n__ = (n_); \
-        if (len + n__ < size) \
-            memcpy(buf + len, (text), n__); \
-        len += n__; \
+#define PUT(text, n_)                                                                              \
+    do {                                                                                           \
+        size_t n__ = (n_);                                                                         \
+        if (len + n__ < size)                                                                      \
+            memcpy(buf + len, (text), n__);                                                        \
+        len += n__;                                                                                \
     } while (0)
     PUT("{", 1);
     for (uint32_t i = 0; i < n; i++) {
@@ -227,7 +228,8 @@ int grid_finish(grid *g, uint64_t max_points, uint64_t *point_count, char *msg, 
                     dim = &g->dims[d];
         if (dim) {
             if (dim->length != a->count) {
-                snprintf(msg, msg_size, "zipped parameters '%s' (%zu values) and '%s' (%zu "
+                snprintf(msg, msg_size,
+                         "zipped parameters '%s' (%zu values) and '%s' (%zu "
                          "values) must have the same length",
                          g->plugin->params[dim->params[0]].name, dim->length,
                          g->plugin->params[i].name, a->count);

@@ -15,7 +15,7 @@ typedef struct grid grid;
 
 /* A grid with every parameter at its default. NULL on no memory. */
 grid *grid_new(const runner_plugin *plugin);
-void grid_free(grid *g);  /* accepts NULL */
+void grid_free(grid *g); /* accepts NULL */
 /* Sets parameter param_index to count already-validated values, taking
  * ownership of them (and of the array, which must be malloc'd). count == 1
  * fixes the parameter. zip_group > 0 pairs the axis with others of the same

@@ -21,16 +21,20 @@ static _Atomic(const char *) host_last_plugin;
 
 /* Host calls that change or depend on the point's state, refused from a
  * thread that is not running the point (host_misuse names them). */
+/* clang-format off */
 enum {
     CALL_NONE, CALL_PARAM_INTEGER, CALL_PARAM_REAL, CALL_PARAM_TEXT, CALL_PARAM_BOOLEAN,
     CALL_SET_INTEGER, CALL_SET_REAL, CALL_SET_TEXT, CALL_SET_BOOLEAN, CALL_EMIT_ROW,
     CALL_FAIL, CALL_RANDOM_U64, CALL_RANDOM_UNIFORM, CALL_ALLREDUCE_SUM, CALL_COUNT
 };
+/* clang-format on */
+/* clang-format off */
 static const char *const call_names[CALL_COUNT] = {
     "", "param_integer", "param_real", "param_text", "param_boolean", "set_integer",
     "set_real", "set_text", "set_boolean", "emit_row", "fail", "random_u64",
     "random_uniform", "allreduce_sum",
 };
+/* clang-format on */
 #define MISUSE_AFTER_RETURN 0x100 /* or'ed in: the point was not in run() */
 
 /* 1 (and the call is refused) unless this thread is running p. The first
@@ -106,14 +110,13 @@ static int check_column(runner_point *p, size_t i, runner_type type)
     if (refused(p, CALL_SET_INTEGER + (int)type - RUNNER_INTEGER))
         return RUNNER_ERROR;
     if (i >= p->plugin->column_count) {
-        set_error(p, util_format("%s set column %zu, but it declares %u", p->plugin->name,
-                                 i, (unsigned)p->plugin->column_count));
+        set_error(p, util_format("%s set column %zu, but it declares %u", p->plugin->name, i,
+                                 (unsigned)p->plugin->column_count));
         return RUNNER_ERROR;
     }
     if (p->plugin->columns[i].type != type) {
-        set_error(p, util_format("%s set column '%s' as %s, but declares it %s",
-                                 p->plugin->name, p->plugin->columns[i].name,
-                                 value_type_name(type),
+        set_error(p, util_format("%s set column '%s' as %s, but declares it %s", p->plugin->name,
+                                 p->plugin->columns[i].name, value_type_name(type),
                                  value_type_name(p->plugin->columns[i].type)));
         return RUNNER_ERROR;
     }
@@ -239,8 +242,8 @@ static int allreduce_sum(runner_point *p, double *values, size_t count)
     }
     char *why = NULL;
     if (mpi_pool_allreduce_sum(values, count, &why) != 0) {
-        set_error(p, util_format("allreduce_sum of %zu values across %d ranks failed: %s",
-                                 count, p->size, why ? why : "out of memory"));
+        set_error(p, util_format("allreduce_sum of %zu values across %d ranks failed: %s", count,
+                                 p->size, why ? why : "out of memory"));
         free(why);
         return RUNNER_ERROR;
     }
@@ -272,8 +275,7 @@ static const runner_host the_host = {
 
 const runner_host *host_table(void) { return &the_host; }
 
-int host_point_init(runner_point *p, const runner_plugin *plugin,
-                    const volatile sig_atomic_t *stop)
+int host_point_init(runner_point *p, const runner_plugin *plugin, const volatile sig_atomic_t *stop)
 {
     memset(p, 0, sizeof *p);
     atomic_init(&p->in_run, 0);
@@ -328,10 +330,12 @@ static char *misuse_message(const runner_point *p, int code)
     if (code & MISUSE_AFTER_RETURN)
         return util_format("%s called %s on a point whose run() had returned; a point may be "
                            "used only until its run() returns, and only from the thread "
-                           "running it", p->plugin->name, call);
+                           "running it",
+                           p->plugin->name, call);
     return util_format("%s called %s from a thread runner did not start; host calls that use "
                        "a point are allowed only from the thread running its run() "
-                       "(docs/plugin-abi.md)", p->plugin->name, call);
+                       "(docs/plugin-abi.md)",
+                       p->plugin->name, call);
 }
 
 int host_run_point(runner_point *p)
@@ -364,17 +368,8 @@ int host_run_point(runner_point *p)
     return 0;
 }
 
-const runner_point *host_running_point(void)
-{
-    return host_running;
-}
+const runner_point *host_running_point(void) { return host_running; }
 
-int host_points_running(void)
-{
-    return atomic_load(&host_running_count);
-}
+int host_points_running(void) { return atomic_load(&host_running_count); }
 
-const char *host_last_plugin_name(void)
-{
-    return atomic_load(&host_last_plugin);
-}
+const char *host_last_plugin_name(void) { return atomic_load(&host_last_plugin); }

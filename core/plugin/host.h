@@ -13,24 +13,24 @@
 
 struct runner_point {
     const runner_plugin *plugin;
-    const value *params;      /* borrowed, plugin->param_count values */
+    const value *params; /* borrowed, plugin->param_count values */
     uint64_t seed;
     runner_rng rng;
-    value *current;           /* the row being filled, column_count values */
-    value *rows;              /* emitted rows, row-major */
+    value *current; /* the row being filled, column_count values */
+    value *rows;    /* emitted rows, row-major */
     size_t row_count, row_capacity;
-    char *error;              /* set by fail() or by a wrong set_* call */
-    const volatile sig_atomic_t *stop;  /* non-zero: the user asked to stop */
-    int rank, size;           /* the ranks running this point together: 0 and 1
+    char *error;                       /* set by fail() or by a wrong set_* call */
+    const volatile sig_atomic_t *stop; /* non-zero: the user asked to stop */
+    int rank, size;                    /* the ranks running this point together: 0 and 1
                                  unless it is a collective point under MPI */
-    uint64_t index;           /* for messages: the point's index in its section */
-    const char *canonical;    /* for messages: its parameters as JSON; may be NULL */
-    atomic_int in_run;        /* 1 while run() runs (read by any thread) */
-    atomic_int misuse;        /* the first host call refused from a thread not
+    uint64_t index;                    /* for messages: the point's index in its section */
+    const char *canonical;             /* for messages: its parameters as JSON; may be NULL */
+    atomic_int in_run;                 /* 1 while run() runs (read by any thread) */
+    atomic_int misuse;                 /* the first host call refused from a thread not
                                  running the point; written by any thread */
     /* Command experiments (exec.c): set by the command's run(). */
-    int timed_out;            /* the failure was its time limit: status 'timeout' */
-    artifact *artifacts;      /* files to store with the point, owned */
+    int timed_out;       /* the failure was its time limit: status 'timeout' */
+    artifact *artifacts; /* files to store with the point, owned */
 };
 
 const runner_host *host_table(void);

@@ -170,15 +170,17 @@ isolate_status isolate_run_point(runner_point *point, double timeout_s)
     isolate_status outcome;
     if (timed_out) {
         point->error = util_format("no result after %g s (--point-timeout); the point's process "
-                                   "was killed", timeout_s);
+                                   "was killed",
+                                   timeout_s);
         outcome = ISOLATE_TIMEOUT;
     } else if (WIFSIGNALED(status)) {
-        point->error = util_format("the point's process died of signal %d (%s)",
-                                   WTERMSIG(status), strsignal(WTERMSIG(status)));
+        point->error = util_format("the point's process died of signal %d (%s)", WTERMSIG(status),
+                                   strsignal(WTERMSIG(status)));
         outcome = ISOLATE_CRASHED;
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || read_failed ||
                decode(&box, point) != 0) {
-        point->error = util_format("the point's process exited with status %d before reporting", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        point->error = util_format("the point's process exited with status %d before reporting",
+                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         outcome = ISOLATE_CRASHED;
     } else {
         outcome = point->error ? ISOLATE_FAILED : ISOLATE_OK;

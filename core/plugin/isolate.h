@@ -8,10 +8,10 @@
 #include "host.h"
 
 typedef enum isolate_status {
-    ISOLATE_OK = 0,       /* the plugin succeeded: rows are in the point */
-    ISOLATE_FAILED,       /* the plugin reported an error: point->error */
-    ISOLATE_CRASHED,      /* the child died by a signal or exited early */
-    ISOLATE_TIMEOUT       /* the child ran past the timeout and was killed */
+    ISOLATE_OK = 0,  /* the plugin succeeded: rows are in the point */
+    ISOLATE_FAILED,  /* the plugin reported an error: point->error */
+    ISOLATE_CRASHED, /* the child died by a signal or exited early */
+    ISOLATE_TIMEOUT  /* the child ran past the timeout and was killed */
 } isolate_status;
 
 /* Runs the point (already reset with its params and seed) in a child. On

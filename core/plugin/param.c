@@ -150,7 +150,9 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
         double x = v->as.real;
         if (!isfinite(x)) {
             snprintf(msg, msg_size, "%s: expected a finite number, got %s", spec->name,
-                     isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+                     isnan(x) ? "nan"
+                     : x > 0  ? "inf"
+                              : "-inf");
             return -1;
         }
         if (x < spec->min || x > spec->max) {
@@ -191,8 +193,8 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
             for (const char *const *c = spec->choices; *c; c++) {
                 if (strcmp(*c, v->as.text) == 0)
                     return 0;
-                int n = snprintf(allowed + used, sizeof allowed - used, "%s'%s'",
-                                 used ? ", " : "", *c);
+                int n =
+                    snprintf(allowed + used, sizeof allowed - used, "%s'%s'", used ? ", " : "", *c);
                 if (n > 0 && (size_t)n < sizeof allowed - used)
                     used += (size_t)n;
             }
@@ -210,14 +212,10 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
 value param_default(const runner_param *spec)
 {
     switch (spec->type) {
-    case RUNNER_INTEGER:
-        return value_integer((int64_t)spec->default_number);
-    case RUNNER_REAL:
-        return value_real(spec->default_number);
-    case RUNNER_BOOLEAN:
-        return value_boolean(spec->default_number != 0);
-    case RUNNER_TEXT:
-        return value_text(spec->default_text);
+    case RUNNER_INTEGER: return value_integer((int64_t)spec->default_number);
+    case RUNNER_REAL: return value_real(spec->default_number);
+    case RUNNER_BOOLEAN: return value_boolean(spec->default_number != 0);
+    case RUNNER_TEXT: return value_text(spec->default_text);
     }
     return VALUE_NULL;
 }
@@ -248,7 +246,7 @@ int param_point_identity(const runner_plugin *plugin, const char *canonical_json
      * the version out. Built with memcpy: this runs for every point. */
     char seed_digits[24], stack[512];
     char *seed_text = seed_digits + sizeof seed_digits;
-    do {  /* decimal by hand: snprintf cost as much as the rest */
+    do { /* decimal by hand: snprintf cost as much as the rest */
         *--seed_text = (char)('0' + sweep_seed % 10);
         sweep_seed /= 10;
     } while (sweep_seed);

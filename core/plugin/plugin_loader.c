@@ -19,8 +19,8 @@
 struct plugin_registry {
     loaded_plugin *plugins;
     size_t count, capacity;
-    char **errors;          /* one line per file that failed to load */
-    char **error_stems;     /* the file stem each error belongs to */
+    char **errors;      /* one line per file that failed to load */
+    char **error_stems; /* the file stem each error belongs to */
     size_t error_count, error_capacity;
     char *search_path;
 };
@@ -39,8 +39,7 @@ static const char *type_name(runner_type t)
 /* Text a plugin declares is shown in help, kept with every point and sent
  * as JSON (the identity, webhook bodies): UTF-8 only, checked at load so
  * no sweep fails on it later. owner is "parameter 'x'" and the like. */
-static int check_utf8(const char *text, const char *owner, const char *what, char *msg,
-                      size_t size)
+static int check_utf8(const char *text, const char *owner, const char *what, char *msg, size_t size)
 {
     if (util_utf8_valid(text))
         return 0;
@@ -60,8 +59,8 @@ static int validate_param(const runner_param *p, uint32_t i, char *msg, size_t s
 {
     char shown[96], owner[96];
     if (!util_is_identifier(p->name)) {
-        snprintf(msg, size, "parameter %u: name '%s' is not a lower_snake_case identifier",
-                 i + 1, shown_name(p->name, shown, sizeof shown));
+        snprintf(msg, size, "parameter %u: name '%s' is not a lower_snake_case identifier", i + 1,
+                 shown_name(p->name, shown, sizeof shown));
         return -1;
     }
     snprintf(owner, sizeof owner, "parameter '%s'", p->name);
@@ -161,15 +160,18 @@ int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
         return -1;
     }
     if (plugin_flags(plugin) & ~RUNNER_PLUGIN_KNOWN_FLAGS) {
-        snprintf(msg, size, "plugin '%s' declares flags 0x%x this runner does not know (it "
-                 "knows 0x%x); upgrade runner", plugin->name, (unsigned)plugin_flags(plugin),
-                 (unsigned)RUNNER_PLUGIN_KNOWN_FLAGS);
+        snprintf(msg, size,
+                 "plugin '%s' declares flags 0x%x this runner does not know (it "
+                 "knows 0x%x); upgrade runner",
+                 plugin->name, (unsigned)plugin_flags(plugin), (unsigned)RUNNER_PLUGIN_KNOWN_FLAGS);
         return -1;
     }
     if ((plugin->param_count && !plugin->params) || (plugin->column_count && !plugin->columns) ||
         plugin->column_count == 0) {
-        snprintf(msg, size, "plugin '%s': parameter or column arrays are missing (a plugin "
-                 "needs at least one column)", plugin->name);
+        snprintf(msg, size,
+                 "plugin '%s': parameter or column arrays are missing (a plugin "
+                 "needs at least one column)",
+                 plugin->name);
         return -1;
     }
     for (uint32_t i = 0; i < plugin->param_count; i++) {
@@ -184,8 +186,8 @@ int plugin_validate(const runner_plugin *plugin, char *msg, size_t size)
     for (uint32_t i = 0; i < plugin->column_count; i++) {
         const runner_column *c = &plugin->columns[i];
         if (!util_is_identifier(c->name)) {
-            snprintf(msg, size, "column %u: name '%s' is not a lower_snake_case identifier",
-                     i + 1, shown_name(c->name, shown, sizeof shown));
+            snprintf(msg, size, "column %u: name '%s' is not a lower_snake_case identifier", i + 1,
+                     shown_name(c->name, shown, sizeof shown));
             return -1;
         }
         if (store_reserved_name(c->name)) {
@@ -236,7 +238,8 @@ int plugin_load_file(const char *path, loaded_plugin *out, char **err)
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *why = dlerror();
-        return util_fail(err, "%s: cannot load plugin: %s (is it a shared object built for "
+        return util_fail(err,
+                         "%s: cannot load plugin: %s (is it a shared object built for "
                          "this machine? check it with 'file' and 'ldd')",
                          path, why ? why : "unknown dlopen error");
     }
@@ -246,7 +249,8 @@ int plugin_load_file(const char *path, loaded_plugin *out, char **err)
     *(void **)&entry = dlsym(handle, RUNNER_PLUGIN_ENTRY_SYMBOL);
     if (!entry) {
         dlclose(handle);
-        return util_fail(err, "%s: not a runner plugin: no '%s' symbol (define it with "
+        return util_fail(err,
+                         "%s: not a runner plugin: no '%s' symbol (define it with "
                          "RUNNER_PLUGIN_DEFINE from <runner/plugin.h>)",
                          path, RUNNER_PLUGIN_ENTRY_SYMBOL);
     }
@@ -260,12 +264,14 @@ int plugin_load_file(const char *path, loaded_plugin *out, char **err)
         /* name and abi_version sit first in every ABI's descriptor. */
         const char *name = desc->name ? desc->name : "plugin";
         int rc = desc->abi_version > RUNNER_PLUGIN_ABI
-            ? util_fail(err, "%s: %s needs plugin ABI %u, runner provides %d; upgrade runner "
-                        "or rebuild the plugin against this runner's <runner/plugin.h>",
-                        path, name, (unsigned)desc->abi_version, RUNNER_PLUGIN_ABI)
-            : util_fail(err, "%s: %s declares plugin ABI %u, runner provides %d; rebuild it "
-                        "against this runner's <runner/plugin.h>",
-                        path, name, (unsigned)desc->abi_version, RUNNER_PLUGIN_ABI);
+                     ? util_fail(err,
+                                 "%s: %s needs plugin ABI %u, runner provides %d; upgrade runner "
+                                 "or rebuild the plugin against this runner's <runner/plugin.h>",
+                                 path, name, (unsigned)desc->abi_version, RUNNER_PLUGIN_ABI)
+                     : util_fail(err,
+                                 "%s: %s declares plugin ABI %u, runner provides %d; rebuild it "
+                                 "against this runner's <runner/plugin.h>",
+                                 path, name, (unsigned)desc->abi_version, RUNNER_PLUGIN_ABI);
         dlclose(handle);
         return rc;
     }
@@ -274,9 +280,10 @@ int plugin_load_file(const char *path, loaded_plugin *out, char **err)
      * struct is not a runner_plugin at all. */
     if (desc->struct_size < RUNNER_PLUGIN_ABI1_SIZE) {
         /* desc lives in the object: read it before dlclose unmaps it. */
-        int rc = util_fail(err, "%s: invalid plugin metadata: struct_size %u is smaller than "
-                           "ABI %d's runner_plugin (%zu bytes)", path,
-                           (unsigned)desc->struct_size, RUNNER_PLUGIN_ABI,
+        int rc = util_fail(err,
+                           "%s: invalid plugin metadata: struct_size %u is smaller than "
+                           "ABI %d's runner_plugin (%zu bytes)",
+                           path, (unsigned)desc->struct_size, RUNNER_PLUGIN_ABI,
                            (size_t)RUNNER_PLUGIN_ABI1_SIZE);
         dlclose(handle);
         return rc;
@@ -542,11 +549,15 @@ const loaded_plugin *plugin_registry_get(const plugin_registry *reg, const char 
         }
     }
     if (best && best_distance <= (strlen(name) <= 4 ? 1u : 2u))
-        util_fail(err, "unknown plugin '%s' (did you mean '%s'?); 'runner plugins' lists the "
-                  "installed ones", name, best);
+        util_fail(err,
+                  "unknown plugin '%s' (did you mean '%s'?); 'runner plugins' lists the "
+                  "installed ones",
+                  name, best);
     else
-        util_fail(err, "unknown plugin '%s'; searched %s; 'runner plugins' lists the installed "
-                  "ones", name, reg->search_path ? reg->search_path : "(nothing)");
+        util_fail(err,
+                  "unknown plugin '%s'; searched %s; 'runner plugins' lists the installed "
+                  "ones",
+                  name, reg->search_path ? reg->search_path : "(nothing)");
     return NULL;
 }
 

@@ -15,11 +15,11 @@
 #include "runner/plugin.h"
 
 typedef struct loaded_plugin {
-    const runner_plugin *desc;  /* static storage inside the shared object */
-    char *path;                 /* path of the .so as found */
-    char *file_stem;            /* file name without directory and ".so" */
-    char sha256[65];            /* of the .so file, hex */
-    void *handle;               /* dlopen handle, closed by plugin_registry_free */
+    const runner_plugin *desc; /* static storage inside the shared object */
+    char *path;                /* path of the .so as found */
+    char *file_stem;           /* file name without directory and ".so" */
+    char sha256[65];           /* of the .so file, hex */
+    void *handle;              /* dlopen handle, closed by plugin_registry_free */
 } loaded_plugin;
 
 typedef struct plugin_registry plugin_registry;
@@ -29,7 +29,7 @@ typedef struct plugin_registry plugin_registry;
  * that does not exist is an error; the others are skipped.
  * Returns 0 or -1 with *err (caller frees). */
 int plugin_registry_open(const char *const *extra_dirs, plugin_registry **out, char **err);
-void plugin_registry_free(plugin_registry *reg);  /* accepts NULL; dlcloses */
+void plugin_registry_free(plugin_registry *reg); /* accepts NULL; dlcloses */
 
 /* The plugin called name, or NULL with *err: the load error of the file that
  * would have provided it, or "unknown plugin 'x' (did you mean 'y'?)". */

@@ -12,7 +12,7 @@
 typedef struct diff_side {
     store_point_stream *stream;
     store_stream_row head;
-    int more;                    /* head holds a row */
+    int more; /* head holds a row */
 } diff_side;
 
 static int side_next(diff_side *side, char **err)
@@ -34,10 +34,7 @@ static int skip_point(diff_side *side, uint64_t *points, char **example, char **
     return 0;
 }
 
-static int is_number(const value *v)
-{
-    return v->type == RUNNER_INTEGER || v->type == RUNNER_REAL;
-}
+static int is_number(const value *v) { return v->type == RUNNER_INTEGER || v->type == RUNNER_REAL; }
 
 /* Compares two cells into column c; returns 1 when they are unequal. */
 static int compare_cells(const value *a, const value *b, const diff_tolerance *t, diff_column *c)
@@ -50,7 +47,7 @@ static int compare_cells(const value *a, const value *b, const diff_tolerance *t
     if (isnan(x) || isnan(y))
         return !(isnan(x) && isnan(y));
     if (x == y)
-        return 0;  /* equal infinities too */
+        return 0; /* equal infinities too */
     double change = fabs(x - y), scale = fmax(fabs(x), fabs(y));
     double relative = isinf(change) ? INFINITY : change / scale;
     if (change > c->max_abs)
@@ -110,20 +107,21 @@ int diff_plugin_run(store *s, int64_t a, int64_t b, const char *plugin, const ta
         util_fail(err, "out of memory");
         goto done;
     }
-    if (store_point_stream_open(s, a, plugin, columns, STORE_ORDER_PARAMS, &side_a.stream,
-                                err) != 0 ||
-        store_point_stream_open(s, b, plugin, columns, STORE_ORDER_PARAMS, &side_b.stream,
-                                err) != 0 ||
+    if (store_point_stream_open(s, a, plugin, columns, STORE_ORDER_PARAMS, &side_a.stream, err) !=
+            0 ||
+        store_point_stream_open(s, b, plugin, columns, STORE_ORDER_PARAMS, &side_b.stream, err) !=
+            0 ||
         side_next(&side_a, err) != 0 || side_next(&side_b, err) != 0)
         goto done;
     while (side_a.more || side_b.more) {
         /* byte order, as SQLite's ORDER BY sorted the text */
-        int order = !side_b.more ? -1 : !side_a.more ? 1
-                  : strcmp(side_a.head.params_json, side_b.head.params_json);
-        int step = order < 0   ? skip_point(&side_a, &out->only_a, &out->example_a, err)
-                   : order > 0 ? skip_point(&side_b, &out->only_b, &out->example_b, err)
-                               : match_point(&side_a, &side_b, columns->column_count,
-                                             tolerance, out, err);
+        int order = !side_b.more   ? -1
+                    : !side_a.more ? 1
+                                   : strcmp(side_a.head.params_json, side_b.head.params_json);
+        int step = order < 0 ? skip_point(&side_a, &out->only_a, &out->example_a, err)
+                   : order > 0
+                       ? skip_point(&side_b, &out->only_b, &out->example_b, err)
+                       : match_point(&side_a, &side_b, columns->column_count, tolerance, out, err);
         if (step != 0)
             goto done;
     }

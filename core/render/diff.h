@@ -14,26 +14,26 @@
 
 /* When two numbers are equal. Both 0: exactly equal (NaN equals NaN). */
 typedef struct diff_tolerance {
-    double relative;             /* |a - b| <= relative * max(|a|, |b|) */
-    double absolute;             /* |a - b| <= absolute */
+    double relative; /* |a - b| <= relative * max(|a|, |b|) */
+    double absolute; /* |a - b| <= absolute */
 } diff_tolerance;
 
 /* One compared column. */
 typedef struct diff_column {
-    uint64_t rows;               /* rows compared (both points had the row) */
-    uint64_t changed;            /* of them, unequal within the tolerance */
-    double max_abs, max_rel;     /* largest |a - b| and |a - b| / max(|a|, |b|) over
+    uint64_t rows;           /* rows compared (both points had the row) */
+    uint64_t changed;        /* of them, unequal within the tolerance */
+    double max_abs, max_rel; /* largest |a - b| and |a - b| / max(|a|, |b|) over
                                   * numbers both sides hold (0 when none) */
 } diff_column;
 
 /* One plugin's comparison. */
 typedef struct diff_plugin {
-    uint64_t both;               /* points matched */
-    uint64_t only_a, only_b;     /* points one side has no match for */
-    uint64_t status_changed;     /* matched points whose status differs */
+    uint64_t both;                     /* points matched */
+    uint64_t only_a, only_b;           /* points one side has no match for */
+    uint64_t status_changed;           /* matched points whose status differs */
     uint64_t rows_only_a, rows_only_b; /* rows past the other point's last */
-    char *example_a, *example_b; /* the first unmatched point's parameters (or NULL) */
-    diff_column *columns;        /* one per column compared */
+    char *example_a, *example_b;       /* the first unmatched point's parameters (or NULL) */
+    diff_column *columns;              /* one per column compared */
 } diff_plugin;
 
 /* Compares plugin's points of sweeps a and b over the output columns of

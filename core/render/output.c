@@ -47,10 +47,7 @@ static void column_header(const table_column *c, char *buf, size_t size)
         snprintf(buf, size, "%s", name);
 }
 
-void output_table_text(FILE *out, const table *t)
-{
-    output_table_text_head(out, t, (size_t)-1);
-}
+void output_table_text(FILE *out, const table *t) { output_table_text_head(out, t, (size_t)-1); }
 
 void output_table_text_head(FILE *out, const table *t, size_t max_rows)
 {
@@ -275,8 +272,8 @@ int output_table_json(FILE *out, const table *t)
     }
     int rc = -1;
     /* All or nothing: a document missing a member would misplace values. */
-    if (ok && json_dumpf(doc, out, JSON_PRESERVE_ORDER | JSON_INDENT(2) |
-                                       JSON_REAL_PRECISION(17)) == 0) {
+    if (ok &&
+        json_dumpf(doc, out, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0) {
         fputc('\n', out);
         rc = 0;
     }

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include "base/table.h"
 
-typedef enum output_format { OUTPUT_TABLE, OUTPUT_CSV, OUTPUT_JSON } output_format;
+typedef enum output_format {
+    OUTPUT_TABLE,
+    OUTPUT_CSV,
+    OUTPUT_JSON
+} output_format;
 
 /* Parses "table", "csv" or "json"; returns 0 or -1. */
 int output_parse_format(const char *name, output_format *format);
@@ -40,12 +44,12 @@ int output_table(FILE *out, const table *t, output_format format);
  * same on every row) and widened (column widths), then printed after the
  * head. A layout keeps per-column state only. */
 typedef struct output_text_layout {
-    const table *columns;   /* borrowed */
-    size_t row_count;       /* rows noted */
-    value *first;           /* per column: the first noted row's value */
-    int *varies;            /* per column: a noted row differs from the first */
-    int *shown;             /* per column: printed as a column (set by print_head) */
-    size_t *width;          /* per column: the widest cell widened so far */
+    const table *columns; /* borrowed */
+    size_t row_count;     /* rows noted */
+    value *first;         /* per column: the first noted row's value */
+    int *varies;          /* per column: a noted row differs from the first */
+    int *shown;           /* per column: printed as a column (set by print_head) */
+    size_t *width;        /* per column: the widest cell widened so far */
 } output_text_layout;
 int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */
 void output_text_layout_clear(output_text_layout *l);

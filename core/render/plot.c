@@ -128,8 +128,10 @@ static int check_column(const table *t, const char *name, int numeric, char **er
         return -1;
     }
     if (numeric && !is_drawable_type(t->columns[c].type))
-        return util_fail(err, "column '%s' is %s; x and y need numbers (a text column can be "
-                         "the 'by' column)", name, value_type_name(t->columns[c].type));
+        return util_fail(err,
+                         "column '%s' is %s; x and y need numbers (a text column can be "
+                         "the 'by' column)",
+                         name, value_type_name(t->columns[c].type));
     return 0;
 }
 
@@ -145,7 +147,7 @@ int plot_check_spec(const table *t, const plot_spec *spec, char **err)
 /* ---- the series: rows grouped by the by column, sorted by x ---- */
 
 typedef struct series {
-    value *groups;          /* distinct by values, in drawing order */
+    value *groups; /* distinct by values, in drawing order */
     size_t group_count;
     plot_point *points;
     size_t count;
@@ -383,11 +385,14 @@ static char *build_script(const table *t, const plot_spec *spec, plot_format for
                 width, height);
     } else {
         /* gnuplot-nox has pngcairo (anti-aliased); plain png (libgd) is the fallback. */
-        fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-                   "  set terminal pngcairo size %d,%d noenhanced font 'sans,11' background '#ffffff'\n"
-                   "} else {\n"
-                   "  set terminal png size %d,%d noenhanced background '#ffffff'\n"
-                   "}\n", width, height, width, height);
+        fprintf(
+            f,
+            "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+            "  set terminal pngcairo size %d,%d noenhanced font 'sans,11' background '#ffffff'\n"
+            "} else {\n"
+            "  set terminal png size %d,%d noenhanced background '#ffffff'\n"
+            "}\n",
+            width, height, width, height);
     }
     char *xlabel = spec->xlabel ? util_strdup(spec->xlabel)
                                 : plot_axis_label(&t->columns[table_find_column(t, spec->x)]);
@@ -406,7 +411,9 @@ static char *build_script(const table *t, const plot_spec *spec, plot_format for
     fputc('\n', f);
     free(xlabel);
     free(ylabel);
-    fputs("set key outside right top box opaque Left reverse\nset grid\nset border 3\nset tics nomirror\n", f);
+    fputs(
+        "set key outside right top box opaque Left reverse\nset grid\nset border 3\nset tics nomirror\n",
+        f);
     if (spec->logx)
         fprintf(f, "set logscale x %d\n", all_powers_of_two(s) ? 2 : 10);
     if (spec->logy)
@@ -428,8 +435,8 @@ static char *build_script(const table *t, const plot_spec *spec, plot_format for
             put_quoted(f, data_path);
         else
             fputs(", \\\n     ''", f);
-        fprintf(f, " index %zu using 1:2 with %s pointtype 7 pointsize 0.7 linewidth 1.5 title ",
-                g, with);
+        fprintf(f, " index %zu using 1:2 with %s pointtype 7 pointsize 0.7 linewidth 1.5 title ", g,
+                with);
         put_quoted(f, lt ? lt : "");
         free(lt);
     }
@@ -733,23 +740,19 @@ char *plot_skip_note(const plot_spec *spec, const plot_image *image)
         snprintf(finite, sizeof finite, "%zu where %s or %s is NaN or infinite",
                  image->skipped_nonfinite, spec->x, spec->y);
     if (image->skipped_nonpositive) {
-        const char *axis = spec->logx && spec->logy ? "x or y"
-                         : spec->logx ? spec->x : spec->y;
+        const char *axis = spec->logx && spec->logy ? "x or y" : spec->logx ? spec->x : spec->y;
         snprintf(positive, sizeof positive, "%zu where %s is not positive (log scale)",
                  image->skipped_nonpositive, axis);
     }
     return util_format("skipped %zu of %zu rows: %s%s%s",
-                       image->skipped_nonfinite + image->skipped_nonpositive, image->rows,
-                       finite, *finite && *positive ? ", " : "", positive);
+                       image->skipped_nonfinite + image->skipped_nonpositive, image->rows, finite,
+                       *finite && *positive ? ", " : "", positive);
 }
 
 /* ---- the report's default axes ---- */
 
 /* A numeric column with at least two different finite values. */
-static int varies_finite(const column_facts *c)
-{
-    return c->finite > 0 && c->min != c->max;
-}
+static int varies_finite(const column_facts *c) { return c->finite > 0 && c->min != c->max; }
 
 /* 1 when every finite value is positive and max/min >= ratio. */
 static int wide_positive_range(const column_facts *c, double ratio)
@@ -757,8 +760,8 @@ static int wide_positive_range(const column_facts *c, double ratio)
     return c->finite > 0 && !c->nonpositive && c->max / c->min >= ratio;
 }
 
-int plot_default_spec(const table *t, const table_facts *facts, const char *plugin,
-                      plot_spec *spec, char *why, size_t why_size)
+int plot_default_spec(const table *t, const table_facts *facts, const char *plugin, plot_spec *spec,
+                      char *why, size_t why_size)
 {
     const column_facts *f = facts->columns;
     long x = -1, y = -1, by = -1;
@@ -774,8 +777,8 @@ int plot_default_spec(const table *t, const table_facts *facts, const char *plug
     }
     if (plugin) {
         long named = table_find_column(t, plugin);
-        if (named >= 0 && !t->columns[named].is_param &&
-            is_drawable_type(t->columns[named].type) && varies_finite(&f[named]))
+        if (named >= 0 && !t->columns[named].is_param && is_drawable_type(t->columns[named].type) &&
+            varies_finite(&f[named]))
             y = named;
     }
     for (size_t c = 0; c < t->column_count && y < 0; c++)
@@ -791,9 +794,9 @@ int plot_default_spec(const table *t, const table_facts *facts, const char *plug
             const table_column *col = &t->columns[c];
             if ((long)c == x || (long)c == y)
                 continue;
-            if (pass == 0 ? !col->is_param
-                          : col->is_param || (col->type != RUNNER_TEXT &&
-                                              col->type != RUNNER_BOOLEAN))
+            if (pass == 0
+                    ? !col->is_param
+                    : col->is_param || (col->type != RUNNER_TEXT && col->type != RUNNER_BOOLEAN))
                 continue;
             size_t n = f[c].distinct;
             if (n >= 2 && n <= DEFAULT_BY_MAX_GROUPS)
@@ -859,9 +862,10 @@ static int write_inside_cwd(const char *path, const void *data, size_t size, cha
         }
         int found = lstat(dir, &st) == 0;
         if (!found || !S_ISDIR(st.st_mode)) {
-            util_fail(err, "%s: %s", dir, found && S_ISLNK(st.st_mode)
-                      ? "is a symbolic link; plots are written only below the current directory"
-                      : "is not a directory");
+            util_fail(err, "%s: %s", dir,
+                      found && S_ISLNK(st.st_mode)
+                          ? "is a symbolic link; plots are written only below the current directory"
+                          : "is not a directory");
             free(dir);
             return -1;
         }
@@ -925,12 +929,16 @@ static void read_lua_options(lua_State *L, const char *strings[7], int flags[2])
         while (lua_option_names[k] && strcmp(lua_option_names[k], key) != 0)
             k++;
         if (!lua_option_names[k])
-            luaL_error(L, "plot: unknown option '%s' (expected x, y, by, logx, logy, "
-                       "title, xlabel, ylabel, units, output)", key);
+            luaL_error(L,
+                       "plot: unknown option '%s' (expected x, y, by, logx, logy, "
+                       "title, xlabel, ylabel, units, output)",
+                       key);
         if (k == 9) {
             if (lua_type(L, -1) != LUA_TTABLE)
-                luaL_error(L, "plot: option 'units' must be a table such as "
-                           "{ wait_s = \"s\" }, got a %s", luaL_typename(L, -1));
+                luaL_error(L,
+                           "plot: option 'units' must be a table such as "
+                           "{ wait_s = \"s\" }, got a %s",
+                           luaL_typename(L, -1));
         } else if (k < 7) {
             if (lua_type(L, -1) != LUA_TSTRING)
                 luaL_error(L, "plot: option '%s' must be a string, got a %s", key,
@@ -980,14 +988,16 @@ static void fill_lua_rows(lua_State *L, table **box, lua_Integer n, const char *
     for (lua_Integer i = 1; i <= n; i++) {
         value row[3] = { VALUE_NULL, VALUE_NULL, VALUE_NULL };
         if (lua_geti(L, 1, i) != LUA_TTABLE)
-            luaL_error(L, "plot: rows[%d] is a %s; rows must be tables such as sweep "
-                       "returns", (int)i, luaL_typename(L, -1));
+            luaL_error(L,
+                       "plot: rows[%d] is a %s; rows must be tables such as sweep "
+                       "returns",
+                       (int)i, luaL_typename(L, -1));
         int row_idx = lua_gettop(L);
         for (int c = 0; c < columns; c++)
             row[c] = lua_row_cell(L, row_idx, i, names[c], c);
         if (names[2] && (*box)->column_count == 2 &&
-            table_add_column(*box, names[2], by_unit, row[2].type ? row[2].type : RUNNER_TEXT,
-                             1) != 0) {
+            table_add_column(*box, names[2], by_unit, row[2].type ? row[2].type : RUNNER_TEXT, 1) !=
+                0) {
             value_clear(&row[2]);
             luaL_error(L, "plot: out of memory");
         }
@@ -1046,7 +1056,7 @@ static int l_plot(lua_State *L)
     const char *x = strings[0], *y = strings[1], *by = strings[2], *output = strings[6];
     if (!x || !y || !output)
         return luaL_error(L, "plot: needs x = \"column\", y = \"column\" and output = "
-                          "\"plots/name.svg\"");
+                             "\"plots/name.svg\"");
     char why[160];
     if (plot_check_output_path(output, why, sizeof why) != 0)
         return luaL_error(L, "plot: output '%s' %s", output, why);
@@ -1055,7 +1065,7 @@ static int l_plot(lua_State *L)
     lua_Integer n = luaL_len(L, 1);
     if (n == 0)
         return luaL_error(L, "plot: no rows to plot (rows must be a list of row tables, as "
-                          "sweep returns)");
+                             "sweep returns)");
 
     table **box = lua_newuserdatauv(L, sizeof *box, 0); /* index 3 */
     *box = NULL;
@@ -1085,13 +1095,15 @@ static int l_plot(lua_State *L)
         return luaL_error(L, "plot: out of memory");
     fill_lua_rows(L, box, n, names, units[2]);
     plot_spec spec = {
-        .x = x, .y = y, .by = by, .logx = flags[0], .logy = flags[1],
-        .xlabel = strings[4], .ylabel = strings[5],
+        .x = x,
+        .y = y,
+        .by = by,
+        .logx = flags[0],
+        .logy = flags[1],
+        .xlabel = strings[4],
+        .ylabel = strings[5],
     };
     return draw_lua_rows(L, box, &spec, format, output);
 }
 
-void plot_register_lua(lua_State *L)
-{
-    lua_register(L, "plot", l_plot);
-}
+void plot_register_lua(lua_State *L) { lua_register(L, "plot", l_plot); }

@@ -15,30 +15,33 @@ typedef struct lua_State lua_State;
 /* plot_render's return value when no gnuplot executable is on PATH. */
 #define PLOT_NO_GNUPLOT (-2)
 /* The message for it, without the "runner: " prefix. */
-#define PLOT_NO_GNUPLOT_MESSAGE \
+#define PLOT_NO_GNUPLOT_MESSAGE                                                                    \
     "gnuplot not found; install it with: sudo apt-get install gnuplot-nox"
 
-typedef enum plot_format { PLOT_SVG, PLOT_PNG } plot_format;
+typedef enum plot_format {
+    PLOT_SVG,
+    PLOT_PNG
+} plot_format;
 
 /* What to draw. Strings are borrowed. */
 typedef struct plot_spec {
-    const char *x, *y;      /* numeric columns */
-    const char *by;         /* one line per distinct value of this column; NULL: one line */
+    const char *x, *y; /* numeric columns */
+    const char *by;    /* one line per distinct value of this column; NULL: one line */
     int logx, logy;
-    const char *title;      /* NULL: the table's title */
-    const char *xlabel;     /* NULL: "name [unit]" (just "name" when unit is "" or the name) */
+    const char *title;  /* NULL: the table's title */
+    const char *xlabel; /* NULL: "name [unit]" (just "name" when unit is "" or the name) */
     const char *ylabel;
-    int width, height;      /* pixels; 0: 800 x 500 */
+    int width, height; /* pixels; 0: 800 x 500 */
 } plot_spec;
 
 /* A rendered image and what was left out of it. */
 typedef struct plot_image {
-    char *data;             /* malloc'd; SVG text (NUL-terminated) or PNG bytes */
+    char *data; /* malloc'd; SVG text (NUL-terminated) or PNG bytes */
     size_t size;
-    size_t rows;            /* rows of the table */
-    size_t plotted;         /* points drawn */
-    size_t lines;           /* lines drawn (one per group, at most PLOT_MAX_LINES) */
-    plot_reduction reduced; /* lines and points left out of a big plot (plot_reduce_note) */
+    size_t rows;                /* rows of the table */
+    size_t plotted;             /* points drawn */
+    size_t lines;               /* lines drawn (one per group, at most PLOT_MAX_LINES) */
+    plot_reduction reduced;     /* lines and points left out of a big plot (plot_reduce_note) */
     size_t skipped_nonfinite;   /* x or y NaN or infinite */
     size_t skipped_nonpositive; /* finite but <= 0 on a log axis */
 } plot_image;
@@ -82,8 +85,8 @@ char *plot_skip_note(const plot_spec *spec, const plot_image *image);
  * (table_facts_of_table, or a stream of the stored rows).
  * Fills spec's x, y, by, logx, logy (borrowing t's column names). Returns 0,
  * or -1 with a reason in why ("no numeric parameter varies"). */
-int plot_default_spec(const table *t, const table_facts *facts, const char *plugin,
-                      plot_spec *spec, char *why, size_t why_size);
+int plot_default_spec(const table *t, const table_facts *facts, const char *plugin, plot_spec *spec,
+                      char *why, size_t why_size);
 
 /* Checks a Lua plot's output path: relative, no "." or ".." component, no
  * empty component, ending in .svg or .png. Returns 0, or -1 with why. */

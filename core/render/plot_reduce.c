@@ -47,8 +47,7 @@ static size_t column_of(double x, int logx, double x_min, double span, size_t co
     return at >= (double)columns ? columns - 1 : (size_t)at;
 }
 
-void plot_reduce_points(plot_point *points, size_t *count, int logx, int width,
-                        plot_reduction *out)
+void plot_reduce_points(plot_point *points, size_t *count, int logx, int width, plot_reduction *out)
 {
     size_t n = *count;
     if (n <= PLOT_MAX_POINTS || out->lines_drawn == 0)
@@ -70,7 +69,8 @@ void plot_reduce_points(plot_point *points, size_t *count, int logx, int width,
         size_t column = column_of(points[i].x, logx, x_min, span, columns);
         size_t low = i, high = i, j = i + 1;
         for (; j < n && points[j].group == points[i].group &&
-               column_of(points[j].x, logx, x_min, span, columns) == column; j++) {
+               column_of(points[j].x, logx, x_min, span, columns) == column;
+             j++) {
             if (points[j].y < points[low].y)
                 low = j;
             if (points[j].y > points[high].y)
@@ -78,7 +78,8 @@ void plot_reduce_points(plot_point *points, size_t *count, int logx, int width,
         }
         /* In x order, so a line still runs left to right. Both sit at or
          * after w: writing never overtakes reading. */
-        plot_point first = points[low < high ? low : high], second = points[low < high ? high : low];
+        plot_point first = points[low < high ? low : high],
+                   second = points[low < high ? high : low];
         points[w++] = first;
         if (low != high)
             points[w++] = second;
@@ -96,8 +97,10 @@ char *plot_reduce_note(const plot_reduction *r, const char *by)
         snprintf(lines, sizeof lines, "%zu of %zu lines drawn (evenly spaced by %s)",
                  r->lines_drawn, r->lines_total, by ? by : "group");
     if (r->columns)
-        snprintf(points, sizeof points, "%zu of %zu points drawn (lowest and highest y in each "
-                 "of %zu x-columns per line)", r->points_drawn, r->points_total, r->columns);
+        snprintf(points, sizeof points,
+                 "%zu of %zu points drawn (lowest and highest y in each "
+                 "of %zu x-columns per line)",
+                 r->points_drawn, r->points_total, r->columns);
     if (!*lines && !*points)
         return NULL;
     return util_format("%s%s%s", lines, *lines && *points ? "; " : "", points);

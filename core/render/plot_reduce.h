@@ -14,18 +14,18 @@
 #define PLOT_MAX_POINTS 6000
 
 typedef struct plot_point {
-    size_t group;   /* line, 0 .. group_count - 1 */
-    size_t order;   /* row index, to keep the sort stable */
+    size_t group; /* line, 0 .. group_count - 1 */
+    size_t order; /* row index, to keep the sort stable */
     double x, y;
 } plot_point;
 
 /* What plot_reduce left out, for the note on the picture. */
 typedef struct plot_reduction {
-    size_t lines_total;     /* lines before; lines_drawn after */
+    size_t lines_total; /* lines before; lines_drawn after */
     size_t lines_drawn;
-    size_t points_total;    /* points of the drawn lines before downsampling */
+    size_t points_total; /* points of the drawn lines before downsampling */
     size_t points_drawn;
-    size_t columns;         /* x-columns per line; 0: not downsampled */
+    size_t columns; /* x-columns per line; 0: not downsampled */
 } plot_reduction;
 
 /* Keeps at most PLOT_MAX_LINES of group_count lines in points[0 .. *count)

@@ -50,13 +50,13 @@ static const char report_css[] =
 
 typedef struct report_ctx {
     const char *db_path;
-    sqlite3 *db;            /* read-only: provenance, errors, column docs */
-    store *store;           /* section tables */
+    sqlite3 *db;  /* read-only: provenance, errors, column docs */
+    store *store; /* section tables */
     int64_t sweep_id;
     FILE *out;
     int gnuplot_missing;
     int plot_failures;
-    char *error;            /* first SQL error, reported once */
+    char *error; /* first SQL error, reported once */
 } report_ctx;
 
 /* ---- HTML output ---- */
@@ -224,13 +224,15 @@ static void write_provenance(report_ctx *r, sqlite3_stmt *st)
     snprintf(number, sizeof number, "%" PRIu64, (uint64_t)sqlite3_column_int64(st, 8));
     kv_row(r, "seed", number, 1);
     kv_row(r, "runner version", column_text(st, 4), 1);
-    kv_row(r, "git commit", sqlite3_column_type(st, 5) == SQLITE_NULL
-                                ? "(none: the script is not in a git work tree)"
-                                : column_text(st, 5), sqlite3_column_type(st, 5) != SQLITE_NULL);
+    kv_row(r, "git commit",
+           sqlite3_column_type(st, 5) == SQLITE_NULL
+               ? "(none: the script is not in a git work tree)"
+               : column_text(st, 5),
+           sqlite3_column_type(st, 5) != SQLITE_NULL);
     kv_row(r, "host", column_text(st, 6), 1);
     kv_row(r, "started (UTC)", column_text(st, 9), 1);
-    kv_row(r, "ended (UTC)", sqlite3_column_type(st, 10) == SQLITE_NULL ? "(not recorded)"
-                                                                       : column_text(st, 10), 1);
+    kv_row(r, "ended (UTC)",
+           sqlite3_column_type(st, 10) == SQLITE_NULL ? "(not recorded)" : column_text(st, 10), 1);
     fputs("<tr><th>status</th><td>", r->out);
     status_badge(r, column_text(st, 11));
     fputs("</td></tr>\n", r->out);
@@ -247,7 +249,8 @@ static int write_plugins(report_ctx *r)
         return -1;
     sqlite3_bind_int64(pl, 1, r->sweep_id);
     fputs("<h3>Plugins</h3>\n<div class=\"scroll\"><table>\n<tr><th>plugin</th><th>version</th>"
-          "<th>shared object</th><th>sha256</th></tr>\n", r->out);
+          "<th>shared object</th><th>sha256</th></tr>\n",
+          r->out);
     int rc;
     while ((rc = sqlite3_step(pl)) == SQLITE_ROW) {
         fputs("<tr><td>", r->out);
@@ -266,11 +269,11 @@ static int write_plugins(report_ctx *r)
 
 static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
 {
-    sqlite3_stmt *st = prepare(r,
-        "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
-        " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
-        " (julianday(ended_at) - julianday(started_at)) * 86400.0"
-        " FROM sweep WHERE id = ?1");
+    sqlite3_stmt *st = prepare(
+        r, "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
+           " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
+           " (julianday(ended_at) - julianday(started_at)) * 86400.0"
+           " FROM sweep WHERE id = ?1");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, r->sweep_id);
@@ -294,8 +297,7 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
     size_t lines = 0;
     for (const char *p = text; *p; p++)
         lines += *p == '\n';
-    fprintf(r->out, "<details>\n<summary>Script text (%zu lines, as run)</summary>\n<pre>",
-            lines);
+    fprintf(r->out, "<details>\n<summary>Script text (%zu lines, as run)</summary>\n<pre>", lines);
     H(text);
     fputs("</pre>\n</details>\n</section>\n", r->out);
     sqlite3_finalize(st);
@@ -308,11 +310,11 @@ static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
  * pass), its first REPORT_MAX_ROWS rows, and a cursor to come back to the
  * rows where a headline figure is reached. Nothing grows with the section. */
 typedef struct section_read {
-    table *head;            /* the columns and the first rows */
-    char *plugin;           /* the result table */
+    table *head;  /* the columns and the first rows */
+    char *plugin; /* the result table */
     table_facts facts;
     store_cursor *cursor;
-    value *row;             /* one row, for the cursor */
+    value *row; /* one row, for the cursor */
 } section_read;
 
 static void section_read_clear(section_read *sr)
@@ -336,10 +338,10 @@ static int section_read_open(store *s, int64_t section_id, section_read *sr, cha
     size_t n = sr->head->column_count;
     if (table_facts_init(&sr->facts, n) != 0 || !(sr->row = calloc(n ? n : 1, sizeof *sr->row)))
         return util_fail(err, "out of memory");
-    if (n == 0)  /* nothing recorded for the plugin: no rows */
+    if (n == 0) /* nothing recorded for the plugin: no rows */
         return 0;
-    if (store_cursor_open(s, section_id, sr->plugin, sr->head, NULL, NULL, 0, &sr->cursor,
-                          err) != 0)
+    if (store_cursor_open(s, section_id, sr->plugin, sr->head, NULL, NULL, 0, &sr->cursor, err) !=
+        0)
         return -1;
     store_row_key key;
     int rc;
@@ -366,7 +368,8 @@ static const value *section_read_row(section_read *sr, facts_where where)
     char *err = NULL;
     store_row_key key = { where.point_id, where.row_id };
     int rc = store_cursor_seek(sr->cursor, key, &err) == 0
-                 ? store_cursor_next(sr->cursor, sr->row, NULL, &err) : -1;
+                 ? store_cursor_next(sr->cursor, sr->row, NULL, &err)
+                 : -1;
     store_cursor_rewind(sr->cursor);
     free(err);
     return rc == 1 ? sr->row : NULL;
@@ -382,8 +385,8 @@ static void put_where(report_ctx *r, const section_read *sr, const value *row)
         for (size_t c = 0; c < t->column_count; c++) {
             const table_column *col = &t->columns[c];
             int wanted = pass == 0 ? col->is_param
-                                   : !col->is_param && (col->type == RUNNER_TEXT ||
-                                                        col->type == RUNNER_BOOLEAN);
+                                   : !col->is_param &&
+                                         (col->type == RUNNER_TEXT || col->type == RUNNER_BOOLEAN);
             if (!wanted || !sr->facts.columns[c].varies)
                 continue;
             if (n++)
@@ -418,8 +421,7 @@ static void put_column_name(report_ctx *r, const table_column *col)
 }
 
 /* One headline cell pair: the value, and where it is reached. */
-static void put_extreme(report_ctx *r, section_read *sr, size_t c, facts_where at,
-                        int constant)
+static void put_extreme(report_ctx *r, section_read *sr, size_t c, facts_where at, int constant)
 {
     const value *row = section_read_row(sr, at);
     if (!row) {
@@ -442,7 +444,8 @@ static void write_headlines(report_ctx *r, section_read *sr)
     if (sr->facts.rows < 2)
         return;
     fputs("<h3>Headline figures</h3>\n<div class=\"scroll\"><table>\n<tr><th>column</th>"
-          "<th>min</th><th>at</th><th>max</th><th>at</th><th>NaN or inf</th></tr>\n", r->out);
+          "<th>min</th><th>at</th><th>max</th><th>at</th><th>NaN or inf</th></tr>\n",
+          r->out);
     for (size_t c = 0; c < sr->head->column_count; c++) {
         const table_column *col = &sr->head->columns[c];
         const column_facts *f = &sr->facts.columns[c];
@@ -477,12 +480,12 @@ static void put_doc_attribute(report_ctx *r, sqlite3_stmt *docs, const char *nam
 }
 
 /* The first REPORT_MAX_ROWS rows (sr->head), and the count of the rest. */
-static void write_rows(report_ctx *r, const section_read *sr, const char *plugin,
-                       int64_t sweep_id)
+static void write_rows(report_ctx *r, const section_read *sr, const char *plugin, int64_t sweep_id)
 {
     const table *t = sr->head;
     size_t total = sr->facts.rows;
-    sqlite3_stmt *docs = prepare(r, "SELECT doc FROM plugin_column WHERE plugin = ?1 AND name = ?2");
+    sqlite3_stmt *docs =
+        prepare(r, "SELECT doc FROM plugin_column WHERE plugin = ?1 AND name = ?2");
     if (docs)
         sqlite3_bind_text(docs, 1, plugin, -1, SQLITE_TRANSIENT);
     fprintf(r->out, "<h3>Rows (%zu)</h3>\n<div class=\"scroll\"><table class=\"rows\">\n<tr>",
@@ -514,10 +517,12 @@ static void write_rows(report_ctx *r, const section_read *sr, const char *plugin
     }
     fputs("</table></div>\n", r->out);
     if (shown < total)
-        fprintf(r->out, "<p class=\"note\">Showing the first %zu of %zu rows; %zu rows are left "
+        fprintf(r->out,
+                "<p class=\"note\">Showing the first %zu of %zu rows; %zu rows are left "
                 "out. <code>runner show %" PRId64 " --format csv</code> prints them all.</p>\n",
                 shown, total, total - shown, sweep_id);
-    fprintf(r->out, "<p class=\"note\">Reals are shown to 6 significant digits; the database "
+    fprintf(r->out,
+            "<p class=\"note\">Reals are shown to 6 significant digits; the database "
             "keeps them exact (<code>runner show %" PRId64 " --format csv</code>).</p>\n",
             sweep_id);
 }
@@ -560,7 +565,8 @@ static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id
     }
     if (r->gnuplot_missing) {
         fputs("<p class=\"note\">No plot: gnuplot is not installed (sudo apt-get install "
-              "gnuplot-nox).</p>\n", r->out);
+              "gnuplot-nox).</p>\n",
+              r->out);
         return;
     }
     spec.title = sr->head->title;
@@ -575,7 +581,8 @@ static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id
     if (rc == PLOT_NO_GNUPLOT) {
         r->gnuplot_missing = 1;
         fputs("<p class=\"note\">No plot: gnuplot is not installed (sudo apt-get install "
-              "gnuplot-nox).</p>\n", r->out);
+              "gnuplot-nox).</p>\n",
+              r->out);
     } else if (rc != 0) {
         r->plot_failures++;
         fprintf(stderr, "runner: report: section %zu: %s\n", ordinal, err ? err : "plot failed");
@@ -594,8 +601,12 @@ static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id
             H(spec.by);
         }
         if (spec.logx || spec.logy)
-            fprintf(r->out, " (log %s)", spec.logx && spec.logy ? "x and y" : spec.logx ? "x" : "y");
-        char *notes[2] = { plot_skip_note(&spec, &image), plot_reduce_note(&image.reduced, spec.by) };
+            fprintf(r->out, " (log %s)",
+                    spec.logx && spec.logy ? "x and y"
+                    : spec.logx            ? "x"
+                                           : "y");
+        char *notes[2] = { plot_skip_note(&spec, &image),
+                           plot_reduce_note(&image.reduced, spec.by) };
         for (size_t i = 0; i < 2; i++) {
             if (notes[i]) {
                 fputs("; ", r->out);
@@ -603,8 +614,10 @@ static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id
                 free(notes[i]);
             }
         }
-        fprintf(r->out, ". Redraw or change it with <code>runner plot %" PRId64 " --section %zu "
-                "--x ", r->sweep_id, ordinal);
+        fprintf(r->out,
+                ". Redraw or change it with <code>runner plot %" PRId64 " --section %zu "
+                "--x ",
+                r->sweep_id, ordinal);
         H(spec.x);
         fputs(" --y ", r->out);
         H(spec.y);
@@ -626,17 +639,20 @@ static void write_failures(report_ctx *r, int64_t section_id, int64_t failed)
         return;
     /* A few failures: through point_index, one block each. Many: '+' keeps
      * SQLite off that index, so each of the section's blocks is read once. */
-    sqlite3_stmt *st = prepare(r, failed <= REPORT_FAILED_BY_INDEX
-        ? "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
-          " WHERE section_id = ?1 AND status <> 'ok' ORDER BY ordinal LIMIT ?2"
-        : "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
-          " WHERE section_id = ?1 AND +status <> 'ok' ORDER BY ordinal LIMIT ?2");
+    sqlite3_stmt *st =
+        prepare(r, failed <= REPORT_FAILED_BY_INDEX
+                       ? "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
+                         " WHERE section_id = ?1 AND status <> 'ok' ORDER BY ordinal LIMIT ?2"
+                       : "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
+                         " WHERE section_id = ?1 AND +status <> 'ok' ORDER BY ordinal LIMIT ?2");
     if (!st)
         return;
     sqlite3_bind_int64(st, 1, section_id);
     sqlite3_bind_int(st, 2, REPORT_MAX_FAILED);
-    fprintf(r->out, "<h3>Failed points (%lld)</h3>\n<div class=\"scroll\"><table>\n<tr><th>point"
-            "</th><th>status</th><th>parameters</th><th>error</th></tr>\n", (long long)failed);
+    fprintf(r->out,
+            "<h3>Failed points (%lld)</h3>\n<div class=\"scroll\"><table>\n<tr><th>point"
+            "</th><th>status</th><th>parameters</th><th>error</th></tr>\n",
+            (long long)failed);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         fprintf(r->out, "<tr><td class=\"n\">%lld</td><td>",
@@ -657,12 +673,12 @@ static void write_failures(report_ctx *r, int64_t section_id, int64_t failed)
 
 static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
 {
-    sqlite3_stmt *st = prepare(r,
-        "SELECT plugin, coalesce(title, plugin), script_line, point_count,"
-        " (SELECT coalesce(sum(ok_count), 0) FROM point_block AS b WHERE b.section_id = s.id),"
-        " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block AS b"
-        "  WHERE b.section_id = s.id)"
-        " FROM section AS s WHERE id = ?1");
+    sqlite3_stmt *st = prepare(
+        r, "SELECT plugin, coalesce(title, plugin), script_line, point_count,"
+           " (SELECT coalesce(sum(ok_count), 0) FROM point_block AS b WHERE b.section_id = s.id),"
+           " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block AS b"
+           "  WHERE b.section_id = s.id)"
+           " FROM section AS s WHERE id = ?1");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, section_id);
@@ -708,8 +724,8 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
 
 /* ---- the page ---- */
 
-int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t *ids,
-                  size_t count, char **html, size_t *html_size, int *gnuplot_missing, char **err)
+int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t *ids, size_t count,
+                  char **html, size_t *html_size, int *gnuplot_missing, char **err)
 {
     report_ctx r = { .db_path = db_path, .store = s, .sweep_id = sweep_id };
     *html = NULL;

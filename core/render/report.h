@@ -25,8 +25,7 @@ void report_escape_html(FILE *out, const char *text);
  * Returns 0 with *html (malloc'd, caller frees) of *html_size bytes and
  * *gnuplot_missing set when the page has no plots for lack of gnuplot;
  * or -1 with *err (malloc'd). */
-int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t *ids,
-                  size_t count, char **html, size_t *html_size, int *gnuplot_missing,
-                  char **err);
+int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t *ids, size_t count,
+                  char **html, size_t *html_size, int *gnuplot_missing, char **err);
 
 #endif

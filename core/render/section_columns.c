@@ -6,8 +6,7 @@
 
 #include "base/util.h"
 
-static int add_named_columns(table *t, const table *cols, const char *const *names,
-                             size_t count)
+static int add_named_columns(table *t, const table *cols, const char *const *names, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         if (!names[i] || table_find_column(t, names[i]) >= 0)

@@ -24,8 +24,8 @@ static int note_distinct(column_facts *c, const value *v)
 {
     if (c->distinct >= FACTS_DISTINCT_CAP)
         return 0;
-    size_t i = c->last_seen < c->distinct && value_equal(&c->seen[c->last_seen], v)
-                   ? c->last_seen : 0;
+    size_t i =
+        c->last_seen < c->distinct && value_equal(&c->seen[c->last_seen], v) ? c->last_seen : 0;
     while (i < c->distinct && !value_equal(&c->seen[i], v))
         i++;
     if (i == c->distinct && value_copy(&c->seen[c->distinct++], v) != 0)

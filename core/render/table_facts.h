@@ -23,16 +23,16 @@ typedef struct facts_where {
 } facts_where;
 
 typedef struct column_facts {
-    value first;            /* the first row's value */
-    int varies;             /* some row differs from the first (value_equal) */
-    size_t finite;          /* rows with a finite number (value_number) */
-    size_t nonfinite;       /* rows without one: NaN, inf, text, NULL */
-    int nonpositive;        /* some finite value <= 0 */
-    double min, max;        /* over the finite values */
+    value first;                /* the first row's value */
+    int varies;                 /* some row differs from the first (value_equal) */
+    size_t finite;              /* rows with a finite number (value_number) */
+    size_t nonfinite;           /* rows without one: NaN, inf, text, NULL */
+    int nonpositive;            /* some finite value <= 0 */
+    double min, max;            /* over the finite values */
     facts_where min_at, max_at; /* the first row reaching each */
     value seen[FACTS_DISTINCT_CAP];
-    size_t distinct;        /* distinct values, counted up to FACTS_DISTINCT_CAP */
-    size_t last_seen;       /* grid columns come in runs: the last match first */
+    size_t distinct;  /* distinct values, counted up to FACTS_DISTINCT_CAP */
+    size_t last_seen; /* grid columns come in runs: the last match first */
 } column_facts;
 
 typedef struct table_facts {
@@ -48,6 +48,6 @@ int table_facts_init(table_facts *f, size_t column_count);
 int table_facts_add(table_facts *f, const value *row, facts_where where);
 /* The facts of every row of t; 0 or -1 (no memory; f is then cleared). */
 int table_facts_of_table(table_facts *f, const table *t);
-void table_facts_clear(table_facts *f);  /* accepts a cleared or zeroed f */
+void table_facts_clear(table_facts *f); /* accepts a cleared or zeroed f */
 
 #endif

@@ -27,7 +27,7 @@ struct lifecycle {
     store *store;
     sweep_run run;
     int begun;
-    int ended;                 /* lifecycle_end ran: nothing more is written */
+    int ended; /* lifecycle_end ran: nothing more is written */
     lifecycle_ending ending;
 };
 
@@ -55,10 +55,7 @@ void lifecycle_free(lifecycle *lc)
     free(lc);
 }
 
-int lifecycle_begun(const lifecycle *lc)
-{
-    return lc->begun;
-}
+int lifecycle_begun(const lifecycle *lc) { return lc->begun; }
 
 int lifecycle_check_open(const lifecycle *lc, char **err)
 {
@@ -71,10 +68,7 @@ int lifecycle_check_open(const lifecycle *lc, char **err)
     return -1;
 }
 
-int64_t lifecycle_sweep_id(const lifecycle *lc)
-{
-    return lc->begun ? lc->run.sweep_id : 0;
-}
+int64_t lifecycle_sweep_id(const lifecycle *lc) { return lc->begun ? lc->run.sweep_id : 0; }
 
 static void start_run(lifecycle *lc, uint64_t seed)
 {
@@ -100,25 +94,26 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
     const char *db = lc->config.db_path;
     long long sweep = (long long)id, pid = (long long)recorded->pid;
     switch (process_identity_check(recorded, self)) {
-    case PROCESS_GONE:
-        return NULL;
+    case PROCESS_GONE: return NULL;
     case PROCESS_ALIVE:
         return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
-                           "it or stop it first", db, sweep, pid);
+                           "it or stop it first",
+                           db, sweep, pid);
     case PROCESS_OTHER_HOST:
         if (lc->config.force)
             return NULL;
         return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
                            "by a process that died; if it is not running, 'runner resume %lld "
-                           "--force'", db, sweep, recorded->host, pid, sweep);
-    case PROCESS_UNSURE:
-        break;
+                           "--force'",
+                           db, sweep, recorded->host, pid, sweep);
+    case PROCESS_UNSURE: break;
     }
     if (lc->config.force)
         return NULL;
     return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive, "
                        "but the sweep does not record which process started it); if it is not "
-                       "running, 'runner resume %lld --force'", db, sweep, pid, sweep);
+                       "running, 'runner resume %lld --force'",
+                       db, sweep, pid, sweep);
 }
 
 /* Why a resume with c->shard cannot continue record, which ran another
@@ -131,11 +126,13 @@ static char *shard_refusal(const lifecycle_config *c, const store_sweep_record *
                            id);
     if (!c->shard.count)
         return util_format("%s: sweep %lld ran shard %u/%u; resume it with --shard %u/%u (or "
-                           "'runner resume %lld')", c->db_path, id, record->shard_index,
-                           record->shard_count, record->shard_index, record->shard_count, id);
+                           "'runner resume %lld')",
+                           c->db_path, id, record->shard_index, record->shard_count,
+                           record->shard_index, record->shard_count, id);
     return util_format("%s: sweep %lld ran shard %u/%u, not %u/%u; each shard resumes in its own "
-                       "database", c->db_path, id, record->shard_index, record->shard_count,
-                       c->shard.index, c->shard.count);
+                       "database",
+                       c->db_path, id, record->shard_index, record->shard_count, c->shard.index,
+                       c->shard.count);
 }
 
 /* Why record cannot be resumed by this process, or NULL when it can. */
@@ -165,8 +162,9 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
         /* Points of two different scripts must not merge into one sweep. */
         return util_format("%s: sweep %lld ran another version of %s (the text changed "
                            "since); 'runner resume %lld' finishes it with its own text, or "
-                           "drop --resume to start a new sweep", c->db_path,
-                           (long long)record->id, c->script_path, (long long)record->id);
+                           "drop --resume to start a new sweep",
+                           c->db_path, (long long)record->id, c->script_path,
+                           (long long)record->id);
     return NULL;
 }
 
@@ -175,8 +173,8 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
 static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
 {
     store_sweep_record record;
-    if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path,
-                         &record, err) != 0)
+    if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path, &record,
+                         err) != 0)
         return -1;
     char *read_err = NULL;
     char *refusal = resume_refusal(lc, &record, self, &read_err);
@@ -204,8 +202,7 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
     return 0;
 }
 
-int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrides_json,
-                    char **err)
+int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrides_json, char **err)
 {
     if (lifecycle_check_open(lc, err) != 0)
         return -1;
@@ -303,8 +300,8 @@ static int find_varying(lifecycle *lc, const lifecycle_section *section, int64_t
 {
     json_t *swept = NULL;
     char buf[4096];
-    long len = grid_point_count(section->grid) ? grid_point_swept(section->grid, 0, buf, sizeof buf)
-                                               : -1;
+    long len =
+        grid_point_count(section->grid) ? grid_point_swept(section->grid, 0, buf, sizeof buf) : -1;
     if (len >= 0 && (size_t)len < sizeof buf)
         swept = json_loads(buf, 0, NULL);
     const table *cols = layout->columns;
@@ -320,8 +317,7 @@ static int find_varying(lifecycle *lc, const lifecycle_section *section, int64_t
 }
 
 /* Reads up to LIFECYCLE_PRINTED_ROWS_MAX rows of the section into cols. */
-static int read_head(lifecycle *lc, const char *plugin, int64_t section_id, table *cols,
-                     char **err)
+static int read_head(lifecycle *lc, const char *plugin, int64_t section_id, table *cols, char **err)
 {
     store_cursor *cursor = NULL;
     value *row = calloc(cols->column_count ? cols->column_count : 1, sizeof *row);
@@ -353,15 +349,16 @@ static int print_rows(lifecycle *lc, const lifecycle_section *section, char **er
     int64_t section_id = 0, count = 0;
     table *all = store_plugin_columns(plugin, section->title);
     table *cols = all && section->shown_count
-                      ? select_columns(all, section->shown, section->shown_count) : all;
+                      ? select_columns(all, section->shown, section->shown_count)
+                      : all;
     output_text_layout layout = { 0 };
     int rc = -1;
     if (!cols || output_text_layout_init(&layout, cols) != 0) {
         util_fail(err, "out of memory");
         goto done;
     }
-    if (store_section_find(lc->store, lc->run.sweep_id, lc->run.section_count, &section_id,
-                           err) != 0 ||
+    if (store_section_find(lc->store, lc->run.sweep_id, lc->run.section_count, &section_id, err) !=
+            0 ||
         read_head(lc, plugin->name, section_id, cols, err) != 0 ||
         store_section_row_count(lc->store, section_id, plugin->name, &count, err) != 0)
         goto done;
@@ -370,7 +367,8 @@ static int print_rows(lifecycle *lc, const lifecycle_section *section, char **er
         output_text_layout_widen(&layout, table_cell(cols, r, 0));
     }
     layout.row_count = (size_t)count;
-    if (count > (int64_t)cols->row_count && find_varying(lc, section, section_id, &layout, err) != 0)
+    if (count > (int64_t)cols->row_count &&
+        find_varying(lc, section, section_id, &layout, err) != 0)
         goto done;
     output_text_layout_print_head(stdout, &layout);
     for (size_t r = 0; r < cols->row_count; r++)
@@ -399,7 +397,8 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
     if (!lc->begun)
         return util_fail(err, "the sweep was not begun");
     sweep_section_options options = {
-        .title = section->title, .script_line = section->script_line,
+        .title = section->title,
+        .script_line = section->script_line,
         .fail_fast = lc->config.fail_fast,
     };
     uint64_t failed_before = lc->run.points_failed;
@@ -407,8 +406,8 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
      * view read them back from the store, so a sweep of millions of points
      * streams straight to the database. */
     table *kept = NULL;
-    if (sweep_run_section(&lc->run, section->plugin, section->grid, &options,
-                          rows ? &kept : NULL, err) != 0) {
+    if (sweep_run_section(&lc->run, section->plugin, section->grid, &options, rows ? &kept : NULL,
+                          err) != 0) {
         if (!*err)
             *err = util_strdup("storing failed");
         return -1;
@@ -432,22 +431,19 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
 static int exit_status_of(const lifecycle *lc, lifecycle_ending ending)
 {
     switch (ending) {
-    case LIFECYCLE_FINISHED:
-        return lc->run.points_failed > 0 ? EXIT_POINTS_FAILED : EXIT_OK;
-    case LIFECYCLE_FAILED_FAST:
-        return EXIT_POINTS_FAILED;
-    case LIFECYCLE_INTERRUPTED:
-        return EXIT_INTERRUPTED;
-    default:
-        return EXIT_USAGE;
+    case LIFECYCLE_FINISHED: return lc->run.points_failed > 0 ? EXIT_POINTS_FAILED : EXIT_OK;
+    case LIFECYCLE_FAILED_FAST: return EXIT_POINTS_FAILED;
+    case LIFECYCLE_INTERRUPTED: return EXIT_INTERRUPTED;
+    default: return EXIT_USAGE;
     }
 }
 
 static const char *sweep_status_of(int exit_status)
 {
-    return exit_status == EXIT_OK ? "ok"
-         : exit_status == EXIT_POINTS_FAILED ? "failed"
-         : exit_status == EXIT_INTERRUPTED ? "interrupted" : "error";
+    return exit_status == EXIT_OK              ? "ok"
+           : exit_status == EXIT_POINTS_FAILED ? "failed"
+           : exit_status == EXIT_INTERRUPTED   ? "interrupted"
+                                               : "error";
 }
 
 char *lifecycle_summary_line(const lifecycle *lc)
@@ -469,16 +465,16 @@ char *lifecycle_summary_line(const lifecycle *lc)
                            (long long)run->sweep_id, lc->config.db_path);
     char *line;
     if (run->points_skipped)
-        line = util_format("runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
-                           "%llu already stored", (long long)run->sweep_id, lc->config.db_path,
-                           (unsigned long long)run->points_ok,
-                           (unsigned long long)run->points_failed,
-                           (unsigned long long)run->points_skipped);
+        line = util_format(
+            "runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
+            "%llu already stored",
+            (long long)run->sweep_id, lc->config.db_path, (unsigned long long)run->points_ok,
+            (unsigned long long)run->points_failed, (unsigned long long)run->points_skipped);
     else
-        line = util_format("runner: sweep %lld stored in %s: %llu points ok, %llu failed",
-                           (long long)run->sweep_id, lc->config.db_path,
-                           (unsigned long long)run->points_ok,
-                           (unsigned long long)run->points_failed);
+        line =
+            util_format("runner: sweep %lld stored in %s: %llu points ok, %llu failed",
+                        (long long)run->sweep_id, lc->config.db_path,
+                        (unsigned long long)run->points_ok, (unsigned long long)run->points_failed);
     if (line && lc->config.reuse) {
         /* --reuse: how many of the ok points were copied, not run */
         char *with = util_format("%s, %llu reused", line, (unsigned long long)run->points_reused);
@@ -517,7 +513,8 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     summary_options summary = { .format = (summary_format)c->webhook_format,
                                 .db_path = c->db_path };
     store_outbox_request outbox = { .format = summary_format_name(summary.format),
-                                    .build = summary_build, .ctx = &summary };
+                                    .build = summary_build,
+                                    .ctx = &summary };
     char *err = NULL;
     if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status),
                                     util_now(), c->webhook ? &outbox : NULL, &err) != 0) {

@@ -23,59 +23,59 @@ struct webhook_target;
  * must outlive the lifecycle. */
 typedef struct lifecycle_config {
     const char *script_path;
-    const char *script_text;           /* stored with the sweep */
-    size_t script_text_len;            /* its sha256 tells --resume the text is the same */
+    const char *script_text; /* stored with the sweep */
+    size_t script_text_len;  /* its sha256 tells --resume the text is the same */
     const char *db_path;
-    const char *command_line;          /* may be NULL */
-    uint64_t seed;                     /* the sweep seed of a new sweep */
-    int resume;                        /* continue an earlier sweep (--resume) */
-    int64_t resume_sweep_id;           /* which one; 0: the newest of script_path */
-    int force;                         /* resume a sweep whose runner may live (--force) */
-    shard_spec shard;                  /* --shard: this shard's points only (docs/slurm.md) */
-    int reuse;                         /* copy points stored ok before (--reuse) */
-    const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
-    int quiet;                         /* no progress line */
-    int jobs;                          /* threads running points */
-    int fail_fast;                     /* a section stops at its first failed point */
-    int isolate;                       /* run each point in a child process */
-    double point_timeout_s;            /* with isolate: per-point time limit; 0: none */
+    const char *command_line;             /* may be NULL */
+    uint64_t seed;                        /* the sweep seed of a new sweep */
+    int resume;                           /* continue an earlier sweep (--resume) */
+    int64_t resume_sweep_id;              /* which one; 0: the newest of script_path */
+    int force;                            /* resume a sweep whose runner may live (--force) */
+    shard_spec shard;                     /* --shard: this shard's points only (docs/slurm.md) */
+    int reuse;                            /* copy points stored ok before (--reuse) */
+    const volatile sig_atomic_t *stop;    /* set by SIGINT/SIGTERM */
+    int quiet;                            /* no progress line */
+    int jobs;                             /* threads running points */
+    int fail_fast;                        /* a section stops at its first failed point */
+    int isolate;                          /* run each point in a child process */
+    double point_timeout_s;               /* with isolate: per-point time limit; 0: none */
     const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
-    int webhook_format;                /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */
-    int webhook_strict;                /* exit EXIT_NOT_DELIVERED when it is not delivered */
+    int webhook_format;                   /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */
+    int webhook_strict;                   /* exit EXIT_NOT_DELIVERED when it is not delivered */
     /* What people call the sweep (runner sweep --name, --tag, --note): set
      * on a new sweep only, already checked (selector.h). */
-    const char *sweep_name;            /* NULL: unnamed */
-    const char *sweep_note;            /* NULL: none */
-    const char *const *sweep_tags;     /* sweep_tag_count tags */
+    const char *sweep_name;        /* NULL: unnamed */
+    const char *sweep_note;        /* NULL: none */
+    const char *const *sweep_tags; /* sweep_tag_count tags */
     size_t sweep_tag_count;
 } lifecycle_config;
 
 /* How the driver (the script) came to an end; lifecycle_end turns it into
  * the sweep's stored status and the process exit status. */
 typedef enum lifecycle_ending {
-    LIFECYCLE_FINISHED,      /* ran to its end: "ok", or "failed" if points failed */
-    LIFECYCLE_FAILED_FAST,   /* --fail-fast stopped it after a failed point: "failed" */
-    LIFECYCLE_INTERRUPTED,   /* Ctrl-C or SIGTERM: "interrupted" */
-    LIFECYCLE_INPUT_ERROR,   /* a bad script or input stopped it: "error" */
-    LIFECYCLE_STORE_FAILED   /* storing failed: "error", and the counts are not printed */
+    LIFECYCLE_FINISHED,    /* ran to its end: "ok", or "failed" if points failed */
+    LIFECYCLE_FAILED_FAST, /* --fail-fast stopped it after a failed point: "failed" */
+    LIFECYCLE_INTERRUPTED, /* Ctrl-C or SIGTERM: "interrupted" */
+    LIFECYCLE_INPUT_ERROR, /* a bad script or input stopped it: "error" */
+    LIFECYCLE_STORE_FAILED /* storing failed: "error", and the counts are not printed */
 } lifecycle_ending;
 
 /* One section: a plugin's grid, and what to print of its rows. */
 typedef struct lifecycle_section {
     const loaded_plugin *plugin;
-    const grid *grid;                  /* finished (grid_finish) */
-    const char *title;                 /* may be NULL: the plugin's name */
-    int script_line;                   /* 0 when unknown */
-    int print_rows;                    /* print the rows on stdout */
-    const char *const *shown;          /* print only these columns, in order; may be NULL */
-    size_t shown_count;                /* 0: every column */
+    const grid *grid;         /* finished (grid_finish) */
+    const char *title;        /* may be NULL: the plugin's name */
+    int script_line;          /* 0 when unknown */
+    int print_rows;           /* print the rows on stdout */
+    const char *const *shown; /* print only these columns, in order; may be NULL */
+    size_t shown_count;       /* 0: every column */
 } lifecycle_section;
 
 /* What a section left for its caller. */
 typedef struct lifecycle_section_result {
-    uint64_t points_failed;            /* in this section */
-    int interrupted;                   /* a stop request cut it short; nothing was printed */
-    int section_ordinal;               /* 1, 2, ... in the sweep: store_section_find finds
+    uint64_t points_failed; /* in this section */
+    int interrupted;        /* a stop request cut it short; nothing was printed */
+    int section_ordinal;    /* 1, 2, ... in the sweep: store_section_find finds
                                         * its stored rows */
 } lifecycle_section_result;
 

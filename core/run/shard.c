@@ -29,8 +29,8 @@ int shard_parse(const char *text, shard_spec *out, char **err)
         return util_fail(err, "--shard %s: expected I/N, shard I of N (1 <= I <= N <= %d)", text,
                          SHARD_COUNT_MAX);
     if (index == 0)
-        return util_fail(err, "--shard %s: shards count from 1 (with Slurm, --array=1-%llu)",
-                         text, (unsigned long long)count);
+        return util_fail(err, "--shard %s: shards count from 1 (with Slurm, --array=1-%llu)", text,
+                         (unsigned long long)count);
     if (index > count)
         return util_fail(err, "--shard %s: there is no shard %llu of %llu", text,
                          (unsigned long long)index, (unsigned long long)count);
@@ -41,8 +41,10 @@ int shard_parse(const char *text, shard_spec *out, char **err)
 
 static int hex_digit(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : 0;
 }
 
 uint32_t shard_of(const char *identity, uint32_t count)

@@ -31,20 +31,20 @@ typedef struct section_job {
      * rows are many (memory), large for quick small ones, where a small
      * window made threads sleep and wake for every few points. */
     size_t window_limit;
-    size_t window_floor;        /* the limit never goes below this */
-    uint64_t values_written;    /* parameter and row values of the points consumed */
-    uint64_t next_index;        /* next point a worker may claim */
-    uint64_t written;           /* points the writer has consumed */
-    int cancel;                 /* the writer failed: workers stop */
-    store_identity_set *done;   /* identities to skip (resume), may be NULL */
-    pthread_mutex_t done_lock;  /* guards done */
-    store_reuse_set *reuse;     /* --reuse: points other sweeps stored; read-only */
+    size_t window_floor;       /* the limit never goes below this */
+    uint64_t values_written;   /* parameter and row values of the points consumed */
+    uint64_t next_index;       /* next point a worker may claim */
+    uint64_t written;          /* points the writer has consumed */
+    int cancel;                /* the writer failed: workers stop */
+    store_identity_set *done;  /* identities to skip (resume), may be NULL */
+    pthread_mutex_t done_lock; /* guards done */
+    store_reuse_set *reuse;    /* --reuse: points other sweeps stored; read-only */
     pthread_mutex_t lock;
     /* Held by the writer inside the store while plugins may run, so that a
      * plugin calling exit() finds the store between calls (mark_exited). */
     pthread_mutex_t store_lock;
-    pthread_cond_t slot_done;   /* a worker finished a point */
-    pthread_cond_t slot_free;   /* the writer freed a slot */
+    pthread_cond_t slot_done; /* a worker finished a point */
+    pthread_cond_t slot_free; /* the writer freed a slot */
 } section_job;
 
 /* The reorder window: slots per --jobs thread, at most and at least, and the
@@ -71,15 +71,15 @@ static int record_plugin(sweep_run *run, const loaded_plugin *lp, char **err)
             return 0;
     if (store_prepare_plugin(run->store, lp->desc, err) != 0)
         return -1;
-    if (store_sweep_plugin(run->store, run->sweep_id, lp->desc->name, lp->desc->version,
-                           lp->path, lp->sha256, err) != 0)
+    if (store_sweep_plugin(run->store, run->sweep_id, lp->desc->name, lp->desc->version, lp->path,
+                           lp->sha256, err) != 0)
         return -1;
     if (exec_is_command(lp->desc)) {
         char *argv_json = exec_argv_json(lp->desc);
-        int rc = argv_json ? store_sweep_command(run->store, run->sweep_id, lp->desc->name,
-                                                 argv_json, exec_uses_shell(lp->desc), lp->path,
-                                                 lp->sha256, err)
-                           : util_fail(err, "out of memory");
+        int rc = argv_json
+                     ? store_sweep_command(run->store, run->sweep_id, lp->desc->name, argv_json,
+                                           exec_uses_shell(lp->desc), lp->path, lp->sha256, err)
+                     : util_fail(err, "out of memory");
         free(argv_json);
         if (rc != 0)
             return -1;
@@ -183,7 +183,7 @@ static void prepare_point(section_job *job, finished_point *f)
         return;
     }
     if (!shard_includes(&job->run->shard, f->identity))
-        f->skipped = f->elsewhere = 1;  /* another shard's (--shard): not run, not stored */
+        f->skipped = f->elsewhere = 1; /* another shard's (--shard): not run, not stored */
     else if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
     else if (job->reuse && (f->reused = store_reuse_lookup(job->reuse, f->identity, f->seed)))
@@ -194,11 +194,11 @@ static void prepare_point(section_job *job, finished_point *f)
  * process or (isolate) a child, and records the outcome in f: status,
  * timing, error, rows. A failure caused by a stop request is marked
  * interrupted instead: not a result, so a resumed sweep runs it again. */
-void sweepi_execute_point(runner_point *point, finished_point *f, int isolate,
-                          double timeout_s, const volatile sig_atomic_t *stop)
+void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, double timeout_s,
+                          const volatile sig_atomic_t *stop)
 {
     host_point_reset(point, f->params, f->seed);
-    point->index = f->index;         /* named if the plugin calls exit() */
+    point->index = f->index; /* named if the plugin calls exit() */
     point->canonical = f->canonical;
     f->started_at = util_now();
     double clock0 = util_monotonic();
@@ -275,8 +275,8 @@ static void *worker_main(void *arg)
 
 /* The store record of point f: what every stored point has; the caller adds
  * its status, times and rows. swept (size bytes) holds its swept parameters. */
-static store_point point_record(const section_job *job, int64_t section_id,
-                                const finished_point *f, char *swept, size_t size)
+static store_point point_record(const section_job *job, int64_t section_id, const finished_point *f,
+                                char *swept, size_t size)
 {
     long swept_len = grid_point_swept(job->grid, f->index, swept, size);
     return (store_point){
@@ -315,8 +315,8 @@ static int write_reused(section_job *job, int64_t section_id, finished_point *f,
 }
 
 /* The writer's side: store one finished point, keep its rows if asked. */
-static int write_point(section_job *job, int64_t section_id, finished_point *f,
-                       table *result, char **err)
+static int write_point(section_job *job, int64_t section_id, finished_point *f, table *result,
+                       char **err)
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
@@ -326,7 +326,8 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
         return write_reused(job, section_id, f, result, err);
     if (f->skipped) {
         run->points_skipped++;
-        if (result && store_point_rows(run->store, plugin, section_id, f->stored_point_id, result, err) != 0)
+        if (result &&
+            store_point_rows(run->store, plugin, section_id, f->stored_point_id, result, err) != 0)
             return -1;
         return 0;
     }
@@ -348,14 +349,16 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f,
     if (store_write_point(run->store, plugin, &record, err) != 0)
         return -1;
     if (result && !f->failed && append_rows(result, plugin, f->params, f->rows, f->row_count) != 0)
-        return util_fail(err, "out of memory keeping the rows of section %d (use keep_rows = false "
-                         "for very large sweeps)", run->section_count);
+        return util_fail(err,
+                         "out of memory keeping the rows of section %d (use keep_rows = false "
+                         "for very large sweeps)",
+                         run->section_count);
     return 0;
 }
 
 static void report_failure(const section_job *job, const finished_point *f, progress *bar)
 {
-    char shown[1024];  /* stored as the plugin wrote it, shown on one line */
+    char shown[1024]; /* stored as the plugin wrote it, shown on one line */
     progress_clear(bar);
     fprintf(stderr, "runner: %s point %llu %s %s: %s\n", job->plugin->name,
             (unsigned long long)f->index, f->canonical,
@@ -385,9 +388,9 @@ static int write_in_turn(section_job *job, int64_t section_id, finished_point *f
 /* ---- MPI: rank 0's side (docs/mpi.md; the messages: sweep_int.h) ---- */
 
 typedef enum section_mode {
-    SECTION_LOCAL,        /* this process: inline or --jobs threads */
-    SECTION_DISTRIBUTED,  /* each point on one worker rank */
-    SECTION_COLLECTIVE    /* each point on every rank together */
+    SECTION_LOCAL,       /* this process: inline or --jobs threads */
+    SECTION_DISTRIBUTED, /* each point on one worker rank */
+    SECTION_COLLECTIVE   /* each point on every rank together */
 } section_mode;
 
 /* Points per POINTS message: enough of a worker's time (CHUNK_TARGET_S,
@@ -429,8 +432,8 @@ static void distributed_window(section_job *job)
 /* Tells every worker about the section and waits until each says whether it
  * can run it. Returns 0, or -1 with *err naming the ranks that cannot (the
  * section is then closed on every rank). */
-static int open_remote_section(const section_job *job, const loaded_plugin *lp,
-                               int collective, char **err)
+static int open_remote_section(const section_job *job, const loaded_plugin *lp, int collective,
+                               char **err)
 {
     int size = mpi_pool_size(), not_ready = 0;
     char *why = NULL;
@@ -495,22 +498,22 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp,
 
 /* Rank 0's bookkeeping for a distributed section. */
 typedef struct dispatch {
-    int workers;                /* ranks 1..workers run points */
-    uint64_t *out;              /* points out, per worker (index 1..workers) */
+    int workers;   /* ranks 1..workers run points */
+    uint64_t *out; /* points out, per worker (index 1..workers) */
     /* Workers running low (at most a chunk out), first come first served,
      * so handing out a chunk never scans every worker. */
-    int *hungry;                /* a ring of workers+1 */
-    uint8_t *queued;            /* per worker: in hungry */
+    int *hungry;     /* a ring of workers+1 */
+    uint8_t *queued; /* per worker: in hungry */
     size_t hungry_head, hungry_count;
-    uint64_t next;              /* the next point to hand out */
-    uint64_t outstanding;       /* points out in all */
-    double point_s_sum;         /* the workers' durations of the points back */
+    uint64_t next;        /* the next point to hand out */
+    uint64_t outstanding; /* points out in all */
+    double point_s_sum;   /* the workers' durations of the points back */
     uint64_t points_back;
-    int dispatching;            /* still handing out points */
-    int writing;                /* still writing results */
-    int broken;                 /* a worker is gone or stuck: no clean end */
-    double give_up_at;          /* see await_message */
-    wire_writer w;              /* the POINTS message being built */
+    int dispatching;   /* still handing out points */
+    int writing;       /* still writing results */
+    int broken;        /* a worker is gone or stuck: no clean end */
+    double give_up_at; /* see await_message */
+    wire_writer w;     /* the POINTS message being built */
 } dispatch;
 
 static void hungry_push(dispatch *d, int worker)
@@ -554,8 +557,7 @@ static uint64_t next_chunk(const section_job *job, const dispatch *d)
 
 /* Rebuilds a RESULTS message (one or more points) into the window slots its
  * points occupy. Returns the number of points, or -1 with *err. */
-static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_message *msg,
-                            char **err)
+static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_message *msg, char **err)
 {
     wire_reader r = wire_reader_of(msg->data, msg->len);
     uint32_t n = wire_get_u32(&r);
@@ -589,8 +591,10 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
     if (n == 0 && !r.failed && r.pos == r.len)
         return 0;
     mpi_pool_abandon();
-    return util_fail(err, "a malformed result message from rank %d (are all ranks the same "
-                     "runner build?)", msg->source);
+    return util_fail(err,
+                     "a malformed result message from rank %d (are all ranks the same "
+                     "runner build?)",
+                     msg->source);
 }
 
 /* Waits for a message with `tag` from any worker. Once *stop is set it
@@ -678,8 +682,8 @@ static int write_finished(section_job *job, dispatch *d, int64_t section_id,
             d->writing = d->dispatching = 0;
             break;
         }
-        job->values_written += job->plugin->param_count +
-                               (uint64_t)f->row_count * job->plugin->column_count;
+        job->values_written +=
+            job->plugin->param_count + (uint64_t)f->row_count * job->plugin->column_count;
         int stop = write_in_turn(job, section_id, f, options, result, bar, err);
         if (stop < 0)
             return -1;
@@ -857,8 +861,8 @@ static int collect_statuses(sweep_run *run, const runner_plugin *plugin, finishe
         else if (failed && !f->failed) {
             f->failed = 1;
             f->status = "failed";
-            f->error = util_format("rank %d: %s", msg.source, error && *error ? error
-                                   : "failed without a message");
+            f->error = util_format("rank %d: %s", msg.source,
+                                   error && *error ? error : "failed without a message");
             for (size_t c = 0; c < f->row_count * plugin->column_count; c++)
                 value_clear(&f->rows[c]);
             free(f->rows);
@@ -892,8 +896,10 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
         return -1;
     }
     if (run->isolate)
-        fprintf(stderr, "runner: %s is a collective plugin: on %d ranks its points run in the "
-                "ranks' own processes, not isolated\n", plugin->name, point.size);
+        fprintf(stderr,
+                "runner: %s is a collective plugin: on %d ranks its points run in the "
+                "ranks' own processes, not isolated\n",
+                plugin->name, point.size);
     finished_point *f = &job->window[0];
     for (uint64_t index = 0; index < job->count; index++) {
         if (run->stop && *run->stop) {
@@ -974,8 +980,10 @@ static section_mode plan_section(section_job *job, int *jobs)
     /* Worker ranks never run the script, so they do not know a command it
      * declares: its points run here, --jobs at a time (command-experiments.md). */
     if (mpi_pool_size() > 1 && exec_is_command(job->plugin))
-        fprintf(stderr, "runner: %s is a command: its points run on rank 0 (--jobs %d), not "
-                "on the worker ranks\n", job->plugin->name, *jobs);
+        fprintf(stderr,
+                "runner: %s is a command: its points run on rank 0 (--jobs %d), not "
+                "on the worker ranks\n",
+                job->plugin->name, *jobs);
     else if (mpi_pool_size() > 1) {
         mode = plugin_flags(job->plugin) & RUNNER_PLUGIN_COLLECTIVE ? SECTION_COLLECTIVE
                                                                     : SECTION_DISTRIBUTED;
@@ -995,8 +1003,8 @@ static int window_alloc(section_job *job)
     if (!job->window)
         return -1;
     for (size_t i = 0; i < job->window_size; i++) {
-        job->window[i].params = calloc(job->plugin->param_count ? job->plugin->param_count : 1,
-                                       sizeof(value));
+        job->window[i].params =
+            calloc(job->plugin->param_count ? job->plugin->param_count : 1, sizeof(value));
         if (!job->window[i].params)
             return -1;
     }
@@ -1029,9 +1037,8 @@ static int open_section(section_job *job, const loaded_plugin *lp,
     if (record_plugin(run, lp, err) != 0)
         return -1;
     run->section_count++;
-    if (run->reuse &&
-        store_reuse_find(run->store, lp->desc->name, lp->sha256, run->sweep_id, &job->reuse,
-                         err) != 0)
+    if (run->reuse && store_reuse_find(run->store, lp->desc->name, lp->sha256, run->sweep_id,
+                                       &job->reuse, err) != 0)
         return -1;
     if (run->resume)
         return store_section_resume(run->store, run->sweep_id, run->section_count,
@@ -1132,8 +1139,8 @@ static int write_in_order(section_job *job, int64_t section_id,
         }
         pthread_mutex_unlock(&job->lock);
         uint64_t consumed = 0;
-        if (write_ready(job, ready, section_id, options, result, bar, &consumed, &stop_here,
-                        err) != 0)
+        if (write_ready(job, ready, section_id, options, result, bar, &consumed, &stop_here, err) !=
+            0)
             return -1;
         progress_update(bar, job->written + consumed);
         pthread_mutex_lock(&job->lock);

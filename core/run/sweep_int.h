@@ -13,28 +13,32 @@
 
 /* A finished point waiting to be written. Owns everything but params. */
 typedef struct finished_point {
-    int state;                  /* SLOT_FREE, SLOT_RUNNING, SLOT_DONE */
+    int state; /* SLOT_FREE, SLOT_RUNNING, SLOT_DONE */
     uint64_t index;
-    value *params;              /* param_count values borrowing text from the grid */
+    value *params; /* param_count values borrowing text from the grid */
     char *canonical;
     char identity[65];
     uint64_t seed;
-    int skipped;                /* already stored by an earlier run (resume) */
-    int64_t stored_point_id;    /* which stored point, when skipped */
-    int elsewhere;              /* skipped: another shard's point (--shard) */
+    int skipped;                     /* already stored by an earlier run (resume) */
+    int64_t stored_point_id;         /* which stored point, when skipped */
+    int elsewhere;                   /* skipped: another shard's point (--shard) */
     const store_reuse_entry *reused; /* --reuse: copy this point (then skipped too) */
     int failed;
-    const char *status;         /* "ok", "failed", "crashed" or "timeout" */
-    int interrupted;            /* cut short by a stop request: not a result */
+    const char *status; /* "ok", "failed", "crashed" or "timeout" */
+    int interrupted;    /* cut short by a stop request: not a result */
     char *error;
     double started_at, duration_s;
-    value *rows;                /* row_count * column_count, owned */
+    value *rows; /* row_count * column_count, owned */
     size_t row_count;
-    artifact *artifacts;        /* a command's files, stored with the point, owned */
-    char *fatal;                /* out of memory and such: stops the sweep */
+    artifact *artifacts; /* a command's files, stored with the point, owned */
+    char *fatal;         /* out of memory and such: stops the sweep */
 } finished_point;
 
-enum { SLOT_FREE = 0, SLOT_RUNNING, SLOT_DONE };
+enum {
+    SLOT_FREE = 0,
+    SLOT_RUNNING,
+    SLOT_DONE
+};
 
 /* A point's status by isolate_status; MPI results carry the index. */
 extern const char *const sweepi_status_names[4];
@@ -57,7 +61,14 @@ extern const char *const sweepi_status_names[4];
  * POINTS; an empty broadcast ends it. Rank 0 computes and checks every
  * point's identity and seed, so workers need neither the grid nor the
  * sweep seed, and a point's rows cannot depend on the rank that ran it. */
-enum { TAG_SECTION = 1, TAG_READY, TAG_POINTS, TAG_RESULTS, TAG_END, TAG_STATUS };
+enum {
+    TAG_SECTION = 1,
+    TAG_READY,
+    TAG_POINTS,
+    TAG_RESULTS,
+    TAG_END,
+    TAG_STATUS
+};
 
 /* Frees what f owns and empties it, keeping its params array. */
 void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin);

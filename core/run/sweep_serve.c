@@ -125,9 +125,9 @@ static int serve_collective(const runner_plugin *plugin, runner_point *point, fi
 
 /* Serves a non-collective section's POINTS until rank 0 ends it. Returns
  * 0 at END, 1 at EXIT, -1 with *err. */
-static int serve_distributed(const runner_plugin *plugin, runner_point *point,
-                             finished_point *f, int isolate, double timeout_s,
-                             const volatile sig_atomic_t *stop, char **err)
+static int serve_distributed(const runner_plugin *plugin, runner_point *point, finished_point *f,
+                             int isolate, double timeout_s, const volatile sig_atomic_t *stop,
+                             char **err)
 {
     for (;;) {
         mpi_pool_message msg;
@@ -172,8 +172,10 @@ static int serve_section(const plugin_registry *reg, const char *registry_error,
         why = rank_message(lookup_err);
     } else if (strcmp(lp->sha256, sha256) != 0) {
         char detail[1024];
-        snprintf(detail, sizeof detail, "its plugin %s (%s, sha256 %.16s...) is another build "
-                 "than rank 0's (sha256 %.16s...)", name, lp->path, lp->sha256, sha256);
+        snprintf(detail, sizeof detail,
+                 "its plugin %s (%s, sha256 %.16s...) is another build "
+                 "than rank 0's (sha256 %.16s...)",
+                 name, lp->path, lp->sha256, sha256);
         why = rank_message(detail);
     } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
                host_point_init(&point, lp->desc, stop) != 0) {
@@ -191,10 +193,10 @@ static int serve_section(const plugin_registry *reg, const char *registry_error,
     if (w.failed)
         util_fail(err, "out of memory");
     else if (mpi_pool_send(0, TAG_READY, w.data, w.len, err) == 0)
-        rc = collective ? serve_collective(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
-                                           stop, err)
-                        : serve_distributed(ready ? lp->desc : NULL, ready ? &point : NULL, &f,
-                                            isolate, timeout_s, stop, err);
+        rc = collective
+                 ? serve_collective(ready ? lp->desc : NULL, ready ? &point : NULL, &f, stop, err)
+                 : serve_distributed(ready ? lp->desc : NULL, ready ? &point : NULL, &f, isolate,
+                                     timeout_s, stop, err);
     wire_writer_free(&w);
     if (ready)
         host_point_free(&point);
@@ -218,8 +220,9 @@ int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *sto
         if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, &err) < 0)
             break;
         int rc = msg.tag == MPI_POOL_TAG_EXIT ? 1
-               : msg.tag == TAG_SECTION ? serve_section(reg, registry_error, &msg, stop, &err)
-               : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
+                 : msg.tag == TAG_SECTION
+                     ? serve_section(reg, registry_error, &msg, stop, &err)
+                     : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
         free(msg.data);
         if (rc != 0)
             break;

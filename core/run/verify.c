@@ -52,13 +52,13 @@ void verify_report_clear(verify_report *r)
 /* One point being checked. */
 typedef struct check {
     const loaded_plugin *lp;
-    runner_point point;          /* the run's rows and error */
+    runner_point point; /* the run's rows and error */
     value *params;
-    int64_t point_id;            /* the stored point at the stream's head */
-    int selected;                /* this point runs again */
+    int64_t point_id; /* the stored point at the stream's head */
+    int selected;     /* this point runs again */
     int differs;
-    size_t next_row;             /* computed rows compared so far */
-    char *params_json;           /* for messages */
+    size_t next_row;   /* computed rows compared so far */
+    char *params_json; /* for messages */
 } check;
 
 /* Notes "plugin.column" once in the report's list. */
@@ -192,8 +192,8 @@ static int compare_row(check *c, const store_stream_row *row, const table *colum
     size_t i = c->next_row++;
     if (i >= c->point.row_count) {
         if (i == c->point.row_count)
-            differ(c, r, util_format("stored more rows than the %zu it gives now",
-                                     c->point.row_count));
+            differ(c, r,
+                   util_format("stored more rows than the %zu it gives now", c->point.row_count));
         return 0;
     }
     const value *now = c->point.rows + i * c->lp->desc->column_count;
@@ -203,8 +203,9 @@ static int compare_row(check *c, const store_stream_row *row, const table *colum
         char stored[64], fresh[64];
         value_format(&row->cells[k], 17, stored, sizeof stored);
         value_format(&now[k], 17, fresh, sizeof fresh);
-        differ(c, r, util_format("row %zu, %s: stored %s, now %s", i + 1,
-                                 columns->columns[k].name, stored, fresh));
+        differ(c, r,
+               util_format("row %zu, %s: stored %s, now %s", i + 1, columns->columns[k].name,
+                           stored, fresh));
         if (note_column(r, c->lp->desc->name, columns->columns[k].name) != 0)
             return -1;
     }
@@ -217,8 +218,8 @@ static void finish_point(check *c, verify_report *r)
     if (!c->selected)
         return;
     if (c->next_row < c->point.row_count)
-        differ(c, r, util_format("now gives %zu rows, %zu stored", c->point.row_count,
-                                 c->next_row));
+        differ(c, r,
+               util_format("now gives %zu rows, %zu stored", c->point.row_count, c->next_row));
     if (!c->differs)
         r->reproduced++;
     c->selected = 0;

@@ -14,21 +14,21 @@
  * by a seeded stream (Knuth's selection sampling: the same seed and sweep
  * give the same points, in stored order). */
 typedef struct verify_sample {
-    uint64_t total;              /* points not yet seen */
-    uint64_t want;               /* points still to draw; UINT64_MAX: all */
-    uint64_t state;              /* splitmix64 */
+    uint64_t total; /* points not yet seen */
+    uint64_t want;  /* points still to draw; UINT64_MAX: all */
+    uint64_t state; /* splitmix64 */
 } verify_sample;
 void verify_sample_init(verify_sample *s, uint64_t total, uint64_t want, uint64_t seed);
 
 /* What a verification found, added up over plugins. */
 typedef struct verify_report {
-    FILE *out;                   /* differing points are described here */
-    uint64_t checked;            /* points run again */
+    FILE *out;        /* differing points are described here */
+    uint64_t checked; /* points run again */
     uint64_t reproduced;
-    uint64_t not_rerun;          /* crashed or timed out: not run in this process */
-    uint64_t differing;          /* points whose rows, status or seed differ */
-    unsigned printed;            /* differing points described so far */
-    char *columns;               /* "plugin.column, ..." that differed (malloc'd) */
+    uint64_t not_rerun; /* crashed or timed out: not run in this process */
+    uint64_t differing; /* points whose rows, status or seed differ */
+    unsigned printed;   /* differing points described so far */
+    char *columns;      /* "plugin.column, ..." that differed (malloc'd) */
 } verify_report;
 void verify_report_clear(verify_report *r);
 

@@ -40,7 +40,8 @@ static int push_sequence_checked(lua_State *L, lua_Integer n)
 /* range(first, last [, step]): first, first+step, ... up to last inclusive. */
 static int l_range(lua_State *L)
 {
-    if (lua_isinteger(L, 1) && lua_isinteger(L, 2) && (lua_isnoneornil(L, 3) || lua_isinteger(L, 3))) {
+    if (lua_isinteger(L, 1) && lua_isinteger(L, 2) &&
+        (lua_isnoneornil(L, 3) || lua_isinteger(L, 3))) {
         lua_Integer first = lua_tointeger(L, 1), last = lua_tointeger(L, 2);
         lua_Integer step = luaL_optinteger(L, 3, 1);
         if (step == 0 || (last - first) / step < 0)
@@ -57,8 +58,7 @@ static int l_range(lua_State *L)
     double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
     double step = luaL_optnumber(L, 3, 1);
     if (!isfinite(first) || !isfinite(last) || !isfinite(step) || step == 0 ||
-        (last - first) / step < 0)
-    {
+        (last - first) / step < 0) {
         char a[32], b[32], c[32];
         return axis_raise(L, "range(%s, %s, %s): the step never reaches the end",
                           util_number(first, a), util_number(last, b), util_number(step, c));
@@ -96,8 +96,7 @@ static int l_logspace(lua_State *L)
 {
     double first = luaL_checknumber(L, 1), last = luaL_checknumber(L, 2);
     lua_Integer n = luaL_checkinteger(L, 3);
-    if (!(first > 0) || !(last > 0) || !isfinite(first) || !isfinite(last))
-    {
+    if (!(first > 0) || !(last > 0) || !isfinite(first) || !isfinite(last)) {
         char a[32], b[32];
         return axis_raise(L, "logspace(%s, %s, %lld): ends must be positive and finite",
                           util_number(first, a), util_number(last, b), (long long)n);
@@ -117,8 +116,10 @@ static int l_powers_of_two(lua_State *L)
 {
     lua_Integer first = luaL_checkinteger(L, 1), last = luaL_checkinteger(L, 2);
     if (first < 1 || last < first || (first & (first - 1)) != 0 || (last & (last - 1)) != 0)
-        return axis_raise(L, "powers_of_two(%lld, %lld): both ends must be powers of two, "
-                          "first <= last", (long long)first, (long long)last);
+        return axis_raise(L,
+                          "powers_of_two(%lld, %lld): both ends must be powers of two, "
+                          "first <= last",
+                          (long long)first, (long long)last);
     lua_newtable(L);
     lua_Integer i = 0;
     for (lua_Integer v = first; v <= last && v > 0; v *= 2) {
@@ -133,8 +134,10 @@ static int l_powers_of_two(lua_State *L)
 void axis_register_lua(lua_State *L)
 {
     static const luaL_Reg axis_globals[] = {
-        { "range", l_range },       { "linspace", l_linspace },
-        { "logspace", l_logspace }, { "powers_of_two", l_powers_of_two },
+        { "range", l_range },
+        { "linspace", l_linspace },
+        { "logspace", l_logspace },
+        { "powers_of_two", l_powers_of_two },
         { NULL, NULL },
     };
     for (const luaL_Reg *f = axis_globals; f->name; f++)

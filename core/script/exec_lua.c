@@ -58,7 +58,7 @@ static int string_field(lua_State *L, int idx, const char *key, const char *fall
     lua_getfield(L, idx, key);
     int type = lua_type(L, -1);
     *out = type == LUA_TSTRING ? lua_tostring(L, -1) : fallback;
-    lua_pop(L, 1);  /* the string stays referenced by the table */
+    lua_pop(L, 1); /* the string stays referenced by the table */
     return type == LUA_TNIL || type == LUA_TSTRING ? 0 : -1;
 }
 
@@ -80,8 +80,10 @@ static int read_param(lua_State *L, exec_command *c, const char *name, char *msg
     int bad_type = read_type(L, -1, &p.type);
     lua_pop(L, 1);
     if (bad_type) {
-        snprintf(msg, size, "parameter '%s': type must be \"integer\", \"real\", \"text\" or "
-                 "\"boolean\"", name);
+        snprintf(msg, size,
+                 "parameter '%s': type must be \"integer\", \"real\", \"text\" or "
+                 "\"boolean\"",
+                 name);
         return -1;
     }
     if (string_field(L, t, "unit", "", &p.unit) || string_field(L, t, "doc", "", &p.doc) ||
@@ -93,8 +95,7 @@ static int read_param(lua_State *L, exec_command *c, const char *name, char *msg
     }
     lua_getfield(L, t, "default");
     int dtype = lua_type(L, -1);
-    int ok = dtype == LUA_TNIL ||
-             (p.type == RUNNER_TEXT && dtype == LUA_TSTRING) ||
+    int ok = dtype == LUA_TNIL || (p.type == RUNNER_TEXT && dtype == LUA_TSTRING) ||
              (p.type == RUNNER_BOOLEAN && dtype == LUA_TBOOLEAN) ||
              ((p.type == RUNNER_INTEGER || p.type == RUNNER_REAL) && dtype == LUA_TNUMBER);
     if (p.type == RUNNER_TEXT)
@@ -103,13 +104,14 @@ static int read_param(lua_State *L, exec_command *c, const char *name, char *msg
         p.default_number = lua_toboolean(L, -1);
     else if (dtype == LUA_TNUMBER)
         p.default_number = lua_tonumber(L, -1);
-    else  /* no default: 0, or the bound nearest to it */
+    else /* no default: 0, or the bound nearest to it */
         p.default_number = p.min > 0 ? p.min : p.max < 0 ? p.max : 0;
     lua_pop(L, 1);
     if (!ok) {
         snprintf(msg, size, "parameter '%s': default must be %s", name,
-                 p.type == RUNNER_TEXT ? "a string" : p.type == RUNNER_BOOLEAN ? "true or false"
-                                                                               : "a number");
+                 p.type == RUNNER_TEXT      ? "a string"
+                 : p.type == RUNNER_BOOLEAN ? "true or false"
+                                            : "a number");
         return -1;
     }
     const char *choices[65] = { 0 };
@@ -143,8 +145,10 @@ static int read_column(lua_State *L, exec_command *c, const char *name, char *ms
     lua_pop(L, 1);
     if (bad_type || string_field(L, t, "unit", "", &col.unit) ||
         string_field(L, t, "doc", "", &col.doc)) {
-        snprintf(msg, size, "column '%s': type must be \"integer\", \"real\", \"text\" or "
-                 "\"boolean\", unit and doc strings", col.name ? col.name : "?");
+        snprintf(msg, size,
+                 "column '%s': type must be \"integer\", \"real\", \"text\" or "
+                 "\"boolean\", unit and doc strings",
+                 col.name ? col.name : "?");
         return -1;
     }
     if (exec_command_add_column(c, &col) != 0) {
@@ -260,22 +264,25 @@ static int read_output(lua_State *L, exec_command *c, int idx, char *msg, size_t
             lua_pop(L, 1);
         }
         if (rc != 0)
-            lua_pop(L, 1);  /* the key lua_next left */
+            lua_pop(L, 1); /* the key lua_next left */
     } else if (!lua_isnil(L, -1)) {
         rc = -1;
     }
     lua_pop(L, 1);
     if (rc != 0)
-        snprintf(msg, size, "output must be \"jsonl\", \"keyvalue\" or { column = \"regular "
+        snprintf(msg, size,
+                 "output must be \"jsonl\", \"keyvalue\" or { column = \"regular "
                  "expression with one ( ) group\", ... }");
     return rc;
 }
 
+/* clang-format off */
 static const char *const known_keys[] = {
     "name", "argv", "params", "columns", "output", "repeats", "repeat", "warmup", "timeout",
     "shell", "artifacts", "output_max_bytes", "artifact_point_max_bytes",
     "artifact_sweep_max_bytes", NULL,
 };
+/* clang-format on */
 
 static int check_keys(lua_State *L, int idx, char *msg, size_t size)
 {
@@ -287,9 +294,11 @@ static int check_keys(lua_State *L, int idx, char *msg, size_t size)
         for (int i = 0; known_keys[i] && !known; i++)
             known = strcmp(key, known_keys[i]) == 0;
         if (!known) {
-            snprintf(msg, size, "unknown field '%s' (expected name, argv, params, columns, "
+            snprintf(msg, size,
+                     "unknown field '%s' (expected name, argv, params, columns, "
                      "output, repeats, warmup, timeout, shell, artifacts, output_max_bytes, "
-                     "artifact_point_max_bytes, artifact_sweep_max_bytes)", key);
+                     "artifact_point_max_bytes, artifact_sweep_max_bytes)",
+                     key);
             lua_pop(L, 1);
             return -1;
         }
@@ -301,8 +310,9 @@ static int read_settings(lua_State *L, exec_command *c, int idx, char *msg, size
 {
     exec_settings *s = exec_command_settings(c);
     double repeats, repeat, warmup, timeout, out_max, point_max, sweep_max;
-    if (number_field(L, idx, "repeats", 1, &repeats) || number_field(L, idx, "repeat", 1, &repeat) ||
-        number_field(L, idx, "warmup", 0, &warmup) || number_field(L, idx, "timeout", 0, &timeout) ||
+    if (number_field(L, idx, "repeats", 1, &repeats) ||
+        number_field(L, idx, "repeat", 1, &repeat) || number_field(L, idx, "warmup", 0, &warmup) ||
+        number_field(L, idx, "timeout", 0, &timeout) ||
         number_field(L, idx, "output_max_bytes", (double)s->output_max_bytes, &out_max) ||
         number_field(L, idx, "artifact_point_max_bytes", (double)s->artifact_point_max_bytes,
                      &point_max) ||
@@ -315,7 +325,8 @@ static int read_settings(lua_State *L, exec_command *c, int idx, char *msg, size
         repeats = repeat;
     if (repeats != floor(repeats) || warmup != floor(warmup) || repeats > 1e6 || warmup > 1e6 ||
         !(out_max >= 1) || !(point_max >= 0) || !(sweep_max >= 0)) {
-        snprintf(msg, size, "repeats and warmup must be whole numbers, the *_max_bytes fields "
+        snprintf(msg, size,
+                 "repeats and warmup must be whole numbers, the *_max_bytes fields "
                  "positive");
         return -1;
     }
@@ -354,14 +365,14 @@ static int declare(lua_State *L, exec_command *c, int idx, char *msg, size_t siz
     return 0;
 }
 
-int exec_lua_declare(lua_State *L, exec_list *list, const plugin_registry *reg,
-                     const char *name, int idx, char *msg, size_t size)
+int exec_lua_declare(lua_State *L, exec_list *list, const plugin_registry *reg, const char *name,
+                     int idx, char *msg, size_t size)
 {
     char why[900];
     if (!name) {
         lua_getfield(L, idx, "name");
         name = lua_tostring(L, -1);
-        lua_pop(L, 1);  /* still referenced by the table */
+        lua_pop(L, 1); /* still referenced by the table */
     }
     if (!name) {
         snprintf(msg, size, "command needs a name: command \"name\" { argv = {...}, ... }");

@@ -11,15 +11,15 @@
 
 typedef struct exec_list exec_list;
 
-exec_list *exec_list_new(void);          /* NULL when out of memory */
-void exec_list_free(exec_list *list);    /* accepts NULL; frees every command */
+exec_list *exec_list_new(void);       /* NULL when out of memory */
+void exec_list_free(exec_list *list); /* accepts NULL; frees every command */
 /* The declared command called name, or NULL. */
 const loaded_plugin *exec_list_get(const exec_list *list, const char *name);
 
 /* Declares command name (NULL: the table's name field) from the table at
  * idx and adds it to list. A name taken by a plugin (reg) or an earlier
  * command is refused. Returns 0, or -1 with msg ("command 'x': ..."). */
-int exec_lua_declare(lua_State *L, exec_list *list, const plugin_registry *reg,
-                     const char *name, int idx, char *msg, size_t size);
+int exec_lua_declare(lua_State *L, exec_list *list, const plugin_registry *reg, const char *name,
+                     int idx, char *msg, size_t size);
 
 #endif

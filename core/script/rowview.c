@@ -27,14 +27,14 @@ typedef struct rowdb {
 } rowdb;
 
 typedef struct rowview_page {
-    size_t index;              /* which page */
-    size_t rows;               /* rows it holds */
-    value *cells;              /* ROWVIEW_PAGE_ROWS x column count */
-    uint64_t used;             /* last use (the clock); 0: empty */
+    size_t index;  /* which page */
+    size_t rows;   /* rows it holds */
+    value *cells;  /* ROWVIEW_PAGE_ROWS x column count */
+    uint64_t used; /* last use (the clock); 0: empty */
 } rowview_page;
 
 typedef struct rowview {
-    rowdb *db;                 /* kept alive by the view's user value */
+    rowdb *db; /* kept alive by the view's user value */
     int64_t sweep_id;
     int ordinal;
     int64_t section_id;        /* 0 until the first read */
@@ -43,7 +43,7 @@ typedef struct rowview {
     store_cursor *rows, *keys; /* opened at the first read */
     store_row_key *starts;     /* starts[p]: the key of page p's first row */
     size_t pages_known, starts_capacity;
-    int64_t count;             /* -1 until known */
+    int64_t count; /* -1 until known */
     rowview_page cache[ROWVIEW_CACHED_PAGES];
     uint64_t clock;
 } rowview;
@@ -88,8 +88,8 @@ static void ready(lua_State *L, rowview *v)
                    (lua_Integer)v->sweep_id);
     if ((!v->rows && store_cursor_open(v->db->store, v->section_id, v->plugin, v->columns, NULL,
                                        NULL, 0, &v->rows, &err) != 0) ||
-        (!v->keys && store_cursor_open(v->db->store, v->section_id, v->plugin, NULL, NULL, NULL,
-                                       0, &v->keys, &err) != 0)) {
+        (!v->keys && store_cursor_open(v->db->store, v->section_id, v->plugin, NULL, NULL, NULL, 0,
+                                       &v->keys, &err) != 0)) {
         v->section_id = 0;
         raise(L, err);
     }
@@ -152,8 +152,8 @@ static void load_page(lua_State *L, rowview *v, size_t p, rowview_page *slot)
     clear_cells(slot->cells, slot->rows * width);
     slot->rows = 0;
     slot->used = 0;
-    if (!slot->cells && !(slot->cells = calloc(ROWVIEW_PAGE_ROWS * (width ? width : 1),
-                                               sizeof *slot->cells)))
+    if (!slot->cells &&
+        !(slot->cells = calloc(ROWVIEW_PAGE_ROWS * (width ? width : 1), sizeof *slot->cells)))
         luaL_error(L, "out of memory");
     if (store_cursor_seek(v->rows, v->starts[p], &err) != 0)
         raise(L, err);
@@ -277,8 +277,7 @@ static int where_value(lua_State *L, int idx, runner_type column, value *out)
         if (!out->type)
             luaL_error(L, "out of memory");
         return 1;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -288,8 +287,8 @@ static int read_where(lua_State *L, const rowview *v, rowview_filter *f)
     int possible = 1;
     lua_pushnil(L);
     while (lua_next(L, 2)) {
-        long c = lua_type(L, -2) == LUA_TSTRING
-                     ? table_find_column(v->columns, lua_tostring(L, -2)) : -1;
+        long c = lua_type(L, -2) == LUA_TSTRING ? table_find_column(v->columns, lua_tostring(L, -2))
+                                                : -1;
         if (f->where_count == WHERE_MAX)
             luaL_error(L, "rows:find/filter: at most %d conditions", WHERE_MAX);
         if (c < 0 || !where_value(L, -1, v->columns->columns[c].type, &f->where[f->where_count]))
@@ -342,15 +341,9 @@ static int filter_rows(lua_State *L, int first_only)
     return 1;
 }
 
-static int l_find(lua_State *L)
-{
-    return filter_rows(L, 1);
-}
+static int l_find(lua_State *L) { return filter_rows(L, 1); }
 
-static int l_filter(lua_State *L)
-{
-    return filter_rows(L, 0);
-}
+static int l_filter(lua_State *L) { return filter_rows(L, 0); }
 
 /* --- metamethods ----------------------------------------------------------- */
 
@@ -382,7 +375,7 @@ static int l_len(lua_State *L)
 static int l_newindex(lua_State *L)
 {
     return luaL_error(L, "the rows sweep returns are read-only (they are read from the "
-                      "database); copy what you change into a table of your own");
+                         "database); copy what you change into a table of your own");
 }
 
 /* pairs(rows) walks 1..#rows like ipairs. */
@@ -449,8 +442,9 @@ static int rowdb_gc(lua_State *L)
 void rowview_register_lua(lua_State *L)
 {
     static const luaL_Reg view[] = {
-        { "__index", l_index }, { "__len", l_len }, { "__newindex", l_newindex },
-        { "__pairs", l_pairs }, { "__tostring", l_tostring }, { "__gc", l_gc }, { NULL, NULL },
+        { "__index", l_index }, { "__len", l_len },           { "__newindex", l_newindex },
+        { "__pairs", l_pairs }, { "__tostring", l_tostring }, { "__gc", l_gc },
+        { NULL, NULL },
     };
     luaL_newmetatable(L, ROWVIEW_METATABLE);
     luaL_setfuncs(L, view, 0);

@@ -50,9 +50,7 @@ static int lua_to_value(lua_State *L, int idx, value *out, char *msg, size_t siz
         else
             *out = value_real(lua_tonumber(L, idx));
         return 0;
-    case LUA_TBOOLEAN:
-        *out = value_boolean(lua_toboolean(L, idx));
-        return 0;
+    case LUA_TBOOLEAN: *out = value_boolean(lua_toboolean(L, idx)); return 0;
     case LUA_TSTRING: {
         /* Values are C strings: a NUL would cut the text short, and two
          * values would share one identity ("a\0b" and "a\0c" as "a"). */
@@ -78,8 +76,8 @@ static int lua_to_value(lua_State *L, int idx, value *out, char *msg, size_t siz
 
 /* Reads one parameter's setting (scalar or list) at idx into the grid.
  * Returns 0, or -1 with msg set. */
-static int set_param(lua_State *L, grid *g, const runner_plugin *plugin, uint32_t param,
-                     int idx, int zip_group, char *msg, size_t size)
+static int set_param(lua_State *L, grid *g, const runner_plugin *plugin, uint32_t param, int idx,
+                     int zip_group, char *msg, size_t size)
 {
     idx = lua_absindex(L, idx);
     const runner_param *spec = &plugin->params[param];
@@ -88,8 +86,10 @@ static int set_param(lua_State *L, grid *g, const runner_plugin *plugin, uint32_
     if (is_list) {
         if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
             lua_pop(L, 1);
-            snprintf(msg, size, "%s: zip{...} goes in the list part of the sweep table, "
-                     "not under a parameter name", spec->name);
+            snprintf(msg, size,
+                     "%s: zip{...} goes in the list part of the sweep table, "
+                     "not under a parameter name",
+                     spec->name);
             return -1;
         }
         count = lua_rawlen(L, idx);
@@ -155,8 +155,8 @@ static int unknown_param(const runner_plugin *plugin, const char *raw_name, char
 /* Sets the parameter named by the key at -2 to the value at -1 (a list in
  * a zip group, group > 0), once: seen counts every setting. Returns 0, or -1
  * with msg. */
-static int set_named_param(lua_State *L, grid *g, const runner_plugin *plugin,
-                           unsigned char *seen, int group, char *msg, size_t size)
+static int set_named_param(lua_State *L, grid *g, const runner_plugin *plugin, unsigned char *seen,
+                           int group, char *msg, size_t size)
 {
     const char *name = lua_tostring(L, -2);
     long param = param_find(plugin, name);
@@ -195,8 +195,8 @@ static int set_zip_group(lua_State *L, script_state *s, grid *g, const runner_pl
 
 /* Builds the grid from the sweep table at idx. Never raises for bad input:
  * returns -1 with msg so the caller can free the grid first. */
-static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin,
-                      int idx, char *msg, size_t size)
+static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugin *plugin, int idx,
+                      char *msg, size_t size)
 {
     int top = lua_gettop(L);
     /* Which parameters were set: once by name or once in a zip group. On
@@ -218,7 +218,8 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
                 snprintf(msg, size, "the list part of a sweep table holds only zip{...} groups");
         } else {
             rc = -1;
-            snprintf(msg, size, "sweep tables map parameter names to values; the list part "
+            snprintf(msg, size,
+                     "sweep tables map parameter names to values; the list part "
                      "holds only zip{...} groups");
         }
         if (rc != 0) {
@@ -283,8 +284,10 @@ static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx
                     known = strcmp(plugin->columns[c].name, name) == 0;
                 if (!known) {
                     lua_pop(L, 2);
-                    snprintf(msg, size, "columns: '%s' is neither a parameter nor a column; "
-                             "'runner plugins %s' lists them", name ? name : "?", plugin->name);
+                    snprintf(msg, size,
+                             "columns: '%s' is neither a parameter nor a column; "
+                             "'runner plugins %s' lists them",
+                             name ? name : "?", plugin->name);
                     return -1;
                 }
                 shown[(*shown_count)++] = name;
@@ -293,8 +296,10 @@ static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx
             wanted = "a list of column names";
         } else {
             lua_pop(L, 2);
-            snprintf(msg, size, "unknown sweep option '%s' (expected title, print, keep_rows, "
-                     "columns)", key);
+            snprintf(msg, size,
+                     "unknown sweep option '%s' (expected title, print, keep_rows, "
+                     "columns)",
+                     key);
             return -1;
         }
         if (wanted) {
@@ -327,10 +332,12 @@ static int script_stop(lua_State *L, failure_kind kind, char *message, const cha
 static int l_shard_rows(lua_State *L)
 {
     const shard_spec *shard = &scripti_state(L)->config->shard;
-    return scripti_raise(L, FAIL_INPUT, "this sweep runs shard %u/%u: a section's rows are only "
-                        "this shard's, so a script that reads them (an adaptive search, a grid "
-                        "made from rows) cannot be sharded; run it without --shard "
-                        "(docs/slurm.md)", shard->index, shard->count);
+    return scripti_raise(L, FAIL_INPUT,
+                         "this sweep runs shard %u/%u: a section's rows are only "
+                         "this shard's, so a script that reads them (an adaptive search, a grid "
+                         "made from rows) cannot be sharded; run it without --shard "
+                         "(docs/slurm.md)",
+                         shard->index, shard->count);
 }
 
 static int push_shard_rows(lua_State *L)
@@ -338,8 +345,11 @@ static int push_shard_rows(lua_State *L)
     lua_newtable(L);
     if (luaL_newmetatable(L, "runner.shard_rows")) {
         static const luaL_Reg refuse[] = {
-            { "__index", l_shard_rows }, { "__len", l_shard_rows }, { "__pairs", l_shard_rows },
-            { "__newindex", l_shard_rows }, { NULL, NULL },
+            { "__index", l_shard_rows },
+            { "__len", l_shard_rows },
+            { "__pairs", l_shard_rows },
+            { "__newindex", l_shard_rows },
+            { NULL, NULL },
         };
         luaL_setfuncs(L, refuse, 0);
     }
@@ -358,9 +368,10 @@ void scripti_refuse_after_end(lua_State *L, const char *function)
     if (lifecycle_check_open(s->life, &reason) == 0)
         return;
     char msg[256];
-    snprintf(msg, sizeof msg, "%s: %s; a __gc finalizer run at exit comes after the sweep "
-             "ended and cannot sweep or declare options", function,
-             reason ? reason : "the sweep is closed");
+    snprintf(msg, sizeof msg,
+             "%s: %s; a __gc finalizer run at exit comes after the sweep "
+             "ended and cannot sweep or declare options",
+             function, reason ? reason : "the sweep is closed");
     free(reason);
     scripti_push_line(L, 1);
     lua_pushstring(L, *lua_tostring(L, -1) ? " " : "");
@@ -389,16 +400,18 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     if (!s->options_declared && s->config->override_count > 0) {
         const char *eq = strchr(s->config->overrides[0], '=');
         int len = eq ? (int)(eq - s->config->overrides[0]) : (int)strlen(s->config->overrides[0]);
-        return scripti_raise(L, FAIL_INPUT, "--set %.*s: the script declares no options (declare them "
-                     "with options{...} before the first sweep)", len, s->config->overrides[0]);
+        return scripti_raise(L, FAIL_INPUT,
+                             "--set %.*s: the script declares no options (declare them "
+                             "with options{...} before the first sweep)",
+                             len, s->config->overrides[0]);
     }
     lifecycle_section section = { .plugin = lp, .print_rows = 1 };
     int keep_rows = 1;
     const char *shown[128];
     section.shown = shown;
-    if (opts_idx && read_sweep_options(L, lp->desc, opts_idx, &section.title,
-                                       &section.print_rows, &keep_rows, shown,
-                                       &section.shown_count, msg, sizeof msg) != 0)
+    if (opts_idx &&
+        read_sweep_options(L, lp->desc, opts_idx, &section.title, &section.print_rows, &keep_rows,
+                           shown, &section.shown_count, msg, sizeof msg) != 0)
         return scripti_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
     lua_Debug ar;
     if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar))
@@ -448,8 +461,10 @@ static int l_sweep_curried(lua_State *L)
 {
     const char *name = lua_tostring(L, lua_upvalueindex(1));
     if (lua_type(L, 1) != LUA_TTABLE)
-        return scripti_raise(L, FAIL_INPUT, "sweep \"%s\" needs a table of parameters: "
-                     "sweep \"%s\" { name = value, ... }", name, name);
+        return scripti_raise(L, FAIL_INPUT,
+                             "sweep \"%s\" needs a table of parameters: "
+                             "sweep \"%s\" { name = value, ... }",
+                             name, name);
     return run_sweep(L, name, 1, lua_istable(L, 2) ? 2 : 0);
 }
 
@@ -465,7 +480,7 @@ static int l_sweep(lua_State *L)
     }
     if (lua_type(L, 2) != LUA_TTABLE)
         return scripti_raise(L, FAIL_INPUT, "sweep(\"%s\", params): params must be a table",
-                     lua_tostring(L, 1));
+                             lua_tostring(L, 1));
     return run_sweep(L, lua_tostring(L, 1), 2, lua_istable(L, 3) ? 3 : 0);
 }
 
@@ -478,7 +493,7 @@ static int declare_command(lua_State *L, const char *name, int idx)
     scripti_refuse_after_end(L, "command");
     if (!s->commands && !(s->commands = exec_list_new()))
         return luaL_error(L, "out of memory");
-    double paused_at = scripti_clock_pause(s);  /* hashing the program is runner's time */
+    double paused_at = scripti_clock_pause(s); /* hashing the program is runner's time */
     int rc = exec_lua_declare(L, s->commands, s->registry, name, idx, msg, sizeof msg);
     scripti_clock_resume(s, paused_at);
     if (rc != 0)
@@ -490,8 +505,10 @@ static int l_command_curried(lua_State *L)
 {
     const char *name = lua_tostring(L, lua_upvalueindex(1));
     if (lua_type(L, 1) != LUA_TTABLE)
-        return scripti_raise(L, FAIL_INPUT, "command \"%s\" needs a table: command \"%s\" "
-                            "{ argv = {...}, ... }", name, name);
+        return scripti_raise(L, FAIL_INPUT,
+                             "command \"%s\" needs a table: command \"%s\" "
+                             "{ argv = {...}, ... }",
+                             name, name);
     return declare_command(L, name, 1);
 }
 
@@ -503,8 +520,9 @@ static int l_command(lua_State *L)
         return 1;
     }
     if (lua_type(L, 1) != LUA_TTABLE)
-        return scripti_raise(L, FAIL_INPUT, "command needs a name and a table: command \"name\" "
-                            "{ argv = {...}, ... }");
+        return scripti_raise(L, FAIL_INPUT,
+                             "command needs a name and a table: command \"name\" "
+                             "{ argv = {...}, ... }");
     return declare_command(L, NULL, 1);
 }
 
@@ -520,8 +538,9 @@ static int l_zip(lua_State *L)
 }
 
 static const luaL_Reg runner_globals[] = {
-    { "sweep", l_sweep }, { "options", scripti_l_options }, { "zip", l_zip },
-    { "command", l_command }, { NULL, NULL },
+    { "sweep", l_sweep }, { "options", scripti_l_options },
+    { "zip", l_zip },     { "command", l_command },
+    { NULL, NULL },
 };
 
 /* ---- running a script ---- */
@@ -547,7 +566,8 @@ static void push_runner_table(lua_State *L, const script_config *c)
         lua_setfield(L, -2, "index");
         lua_pushinteger(L, c->shard.count);
         lua_setfield(L, -2, "count");
-        lua_pushfstring(L, "shard %d/%d: the summary needs every shard's rows: 'runner merge' "
+        lua_pushfstring(L,
+                        "shard %d/%d: the summary needs every shard's rows: 'runner merge' "
                         "the shards, then 'runner show' or 'runner report' the merged sweep",
                         (int)c->shard.index, (int)c->shard.count);
         lua_setfield(L, -2, "note");
@@ -566,15 +586,29 @@ static void push_runner_table(lua_State *L, const script_config *c)
 static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t len)
 {
     lifecycle_config life = {
-        .script_path = c->script_path, .script_text = text, .script_text_len = len,
-        .db_path = c->db_path, .command_line = c->command_line, .seed = c->seed,
-        .resume = c->resume, .resume_sweep_id = c->resume_sweep_id, .force = c->force, .stop = c->stop,
+        .script_path = c->script_path,
+        .script_text = text,
+        .script_text_len = len,
+        .db_path = c->db_path,
+        .command_line = c->command_line,
+        .seed = c->seed,
+        .resume = c->resume,
+        .resume_sweep_id = c->resume_sweep_id,
+        .force = c->force,
+        .stop = c->stop,
         .shard = c->shard,
-        .quiet = c->quiet, .jobs = c->jobs, .fail_fast = c->fail_fast, .isolate = c->isolate,
-        .point_timeout_s = c->point_timeout_s, .webhook = c->webhook,
-        .webhook_format = c->webhook_format, .webhook_strict = c->webhook_strict,
+        .quiet = c->quiet,
+        .jobs = c->jobs,
+        .fail_fast = c->fail_fast,
+        .isolate = c->isolate,
+        .point_timeout_s = c->point_timeout_s,
+        .webhook = c->webhook,
+        .webhook_format = c->webhook_format,
+        .webhook_strict = c->webhook_strict,
         .reuse = c->reuse,
-        .sweep_name = c->sweep_name, .sweep_note = c->sweep_note, .sweep_tags = c->sweep_tags,
+        .sweep_name = c->sweep_name,
+        .sweep_note = c->sweep_note,
+        .sweep_tags = c->sweep_tags,
         .sweep_tag_count = c->sweep_tag_count,
     };
     return lifecycle_new(&life);
@@ -605,11 +639,9 @@ static lifecycle_ending report_failure(const script_state *s)
     switch (s->failure) {
     case FAIL_INTERRUPTED:
         fprintf(stderr, "runner: interrupted; finished points are stored (continue with "
-                "--resume)\n");
+                        "--resume)\n");
         return LIFECYCLE_INTERRUPTED;
-    case FAIL_FAST:
-        fprintf(stderr, "runner: %s\n", message);
-        return LIFECYCLE_FAILED_FAST;
+    case FAIL_FAST: fprintf(stderr, "runner: %s\n", message); return LIFECYCLE_FAILED_FAST;
     case FAIL_STOPPED:
         fprintf(stderr, "runner: %s\n", message ? message : "script failed");
         return LIFECYCLE_STORE_FAILED;
@@ -665,7 +697,7 @@ done:
     scripti_watchdog_stop(&s);
     lifecycle_free(s.life);
     plugin_registry_free(s.registry);
-    exec_list_free(s.commands);  /* after lua_close: row views borrow their descriptors */
+    exec_list_free(s.commands); /* after lua_close: row views borrow their descriptors */
     free(s.script_text);
     free(s.late_call);
     free(err);

@@ -17,10 +17,10 @@
 #include "script.h"
 
 typedef enum failure_kind {
-    FAIL_INPUT = 0,    /* bad script or input: exit 2 */
-    FAIL_INTERRUPTED,  /* Ctrl-C: exit 130 */
-    FAIL_STOPPED,      /* the store failed: exit 2 */
-    FAIL_FAST          /* --fail-fast after a failed point: exit 1 */
+    FAIL_INPUT = 0,   /* bad script or input: exit 2 */
+    FAIL_INTERRUPTED, /* Ctrl-C: exit 130 */
+    FAIL_STOPPED,     /* the store failed: exit 2 */
+    FAIL_FAST         /* --fail-fast after a failed point: exit 1 */
 } failure_kind;
 
 typedef struct script_state {
@@ -31,13 +31,13 @@ typedef struct script_state {
     /* Time spent on the script's behalf outside Lua (points, waiting for the
      * database, delivering the summary) is not the script's own. */
     _Atomic long long paused_time_us;
-    _Atomic int clock_paused;       /* such a call is running (the watchdog waits) */
-    _Atomic int closing;            /* lua_close runs the finalizers left */
-    double closing_time_limit_s;    /* own time the finalizers may reach */
-    int stopped_before_closing;     /* that Ctrl-C was answered already */
+    _Atomic int clock_paused;    /* such a call is running (the watchdog waits) */
+    _Atomic int closing;         /* lua_close runs the finalizers left */
+    double closing_time_limit_s; /* own time the finalizers may reach */
+    int stopped_before_closing;  /* that Ctrl-C was answered already */
     failure_kind failure;
-    int fatal;                      /* an error pcall must not swallow was raised */
-    char *late_call;                /* a runner function called after the sweep ended */
+    int fatal;       /* an error pcall must not swallow was raised */
+    char *late_call; /* a runner function called after the sweep ended */
     pthread_t watchdog;
     int watchdog_running;
     _Atomic int watchdog_quit;
@@ -46,11 +46,11 @@ typedef struct script_state {
     pthread_mutex_t watchdog_lock;
     pthread_cond_t watchdog_wake;
     plugin_registry *registry;
-    exec_list *commands;      /* declared by `command` (exec_lua.c) */
-    lifecycle *life;          /* the sweep the script drives */
+    exec_list *commands; /* declared by `command` (exec_lua.c) */
+    lifecycle *life;     /* the sweep the script drives */
     char *script_text;
-    json_t *options_used;     /* the option values the script ran with */
-    json_t *overrides;        /* what --set gave */
+    json_t *options_used; /* the option values the script ran with */
+    json_t *overrides;    /* what --set gave */
     int options_declared;
     int zip_groups;
 } script_state;

@@ -27,8 +27,8 @@ static const char *override_for(const script_config *c, const char *name)
 }
 
 /* Pushes what a --set text for a number option stands for (units.h). */
-static int push_override_number(lua_State *L, const char *name, const char *text,
-                                int as_integer, const char *unit)
+static int push_override_number(lua_State *L, const char *name, const char *text, int as_integer,
+                                const char *unit)
 {
     units_setting setting;
     char reason[300];
@@ -75,7 +75,7 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
                 if (units_read_setting(item, 0, unit, &setting, reason, sizeof reason) != 0) {
                     char shown[400];
                     snprintf(shown, sizeof shown, "--set %s=%s: %s", name, text, reason);
-                    free(copy);  /* the raise below does not return */
+                    free(copy); /* the raise below does not return */
                     return scripti_raise(L, FAIL_INPUT, "%s", shown);
                 }
                 if (setting.kind == UNITS_SETTING_REAL)
@@ -94,12 +94,11 @@ static int push_override(lua_State *L, const char *name, const char *text, int d
         }
         free(copy);
         if (i == 0)
-            return scripti_raise(L, FAIL_INPUT, "--set %s=%s: expected a comma-separated list", name, text);
+            return scripti_raise(L, FAIL_INPUT, "--set %s=%s: expected a comma-separated list",
+                                 name, text);
         return 0;
     }
-    default:
-        lua_pushstring(L, text);
-        return 0;
+    default: lua_pushstring(L, text); return 0;
     }
 }
 
@@ -111,14 +110,13 @@ static json_t *lua_to_json(lua_State *L, int idx)
         if (lua_isinteger(L, idx))
             return json_integer(lua_tointeger(L, idx));
         value real = value_real(lua_tonumber(L, idx));
-        return value_to_json(&real);  /* NaN and infinities as "NaN", "inf" */
+        return value_to_json(&real); /* NaN and infinities as "NaN", "inf" */
     }
-    case LUA_TBOOLEAN:
-        return json_boolean(lua_toboolean(L, idx));
+    case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, idx));
     case LUA_TSTRING: {
         size_t len;
         const char *text = lua_tolstring(L, idx, &len);
-        return json_stringn(text, len);  /* NULL when not UTF-8; keeps a NUL */
+        return json_stringn(text, len); /* NULL when not UTF-8; keeps a NUL */
     }
     case LUA_TTABLE: {
         json_t *array = json_array();
@@ -129,13 +127,12 @@ static json_t *lua_to_json(lua_State *L, int idx)
             lua_pop(L, 1);
             if (!item || json_array_append_new(array, item) != 0) {
                 json_decref(array);
-                return NULL;  /* never a list with an element left out */
+                return NULL; /* never a list with an element left out */
             }
         }
         return array;
     }
-    default:
-        return json_null();
+    default: return json_null();
     }
 }
 
@@ -148,7 +145,8 @@ int scripti_l_options(lua_State *L)
     scripti_refuse_after_end(L, "options");
     lua_settop(L, 1); /* options takes one table; the stack layout below relies on it */
     if (lua_type(L, 1) != LUA_TTABLE)
-        return scripti_raise(L, FAIL_INPUT, "options needs a table: options { name = default, ... }");
+        return scripti_raise(L, FAIL_INPUT,
+                             "options needs a table: options { name = default, ... }");
     if (s->options_declared)
         return scripti_raise(L, FAIL_INPUT, "options{...} may be declared only once per script");
     s->options_declared = 1;
@@ -194,25 +192,26 @@ int scripti_l_options(lua_State *L)
             char hint[160] = "";
             if (closest && closest_d <= 2)
                 snprintf(hint, sizeof hint, " (did you mean '%s'?)", closest);
-            return scripti_raise(L, FAIL_INPUT, "--set %s: the script has no option '%s'%s", name, name,
-                         hint);
+            return scripti_raise(L, FAIL_INPUT, "--set %s: the script has no option '%s'%s", name,
+                                 name, hint);
         }
     }
     lua_newtable(L); /* the result */
     int result_idx = lua_gettop(L);
     for (size_t i = 0; i < k; i++) {
         lua_getfield(L, 1, names[i]);
-        const char *unit = NULL;  /* {default = ..., unit = "s"}: --set converts into it */
+        const char *unit = NULL; /* {default = ..., unit = "s"}: --set converts into it */
         if (lua_istable(L, -1) && luaL_getmetafield(L, -1, "__name") == LUA_TNIL) {
             lua_getfield(L, -1, "default");
             if (!lua_isnil(L, -1)) {
                 int unit_type = lua_getfield(L, -2, "unit");
                 if (unit_type != LUA_TNIL && unit_type != LUA_TSTRING)
-                    return scripti_raise(L, FAIL_INPUT, "options{...}: %s: unit must be a string "
-                                        "such as \"s\" or \"bytes\", got %s", names[i],
-                                        lua_typename(L, unit_type));
-                unit = lua_tostring(L, -1);  /* NULL for nil */
-                lua_pop(L, 1);  /* still held by the option's table, at 1 */
+                    return scripti_raise(L, FAIL_INPUT,
+                                         "options{...}: %s: unit must be a string "
+                                         "such as \"s\" or \"bytes\", got %s",
+                                         names[i], lua_typename(L, unit_type));
+                unit = lua_tostring(L, -1); /* NULL for nil */
+                lua_pop(L, 1);              /* still held by the option's table, at 1 */
                 lua_remove(L, -2);
             } else {
                 lua_pop(L, 1); /* a plain list default */
@@ -232,7 +231,7 @@ int scripti_l_options(lua_State *L)
         if (!used || json_object_set_new(s->options_used, names[i], used) != 0) {
             char shown[128];
             return scripti_raise(L, FAIL_INPUT, "options{...}: %s: text is not valid UTF-8",
-                                util_printable(names[i], shown, sizeof shown));
+                                 util_printable(names[i], shown, sizeof shown));
         }
         lua_setfield(L, result_idx, names[i]);
         lua_pop(L, 1);
@@ -254,8 +253,10 @@ int scripti_check_overrides(const script_config *config)
         /* Options are stored as JSON text: bytes it cannot hold would be
          * dropped, and a resume would run with the default instead. */
         if (!util_utf8_valid(config->overrides[i])) {
-            fprintf(stderr, "runner: --set %s: not valid UTF-8; runner keeps options as UTF-8 "
-                    "text\n", shown);
+            fprintf(stderr,
+                    "runner: --set %s: not valid UTF-8; runner keeps options as UTF-8 "
+                    "text\n",
+                    shown);
             return -1;
         }
         size_t name_len = strcspn(config->overrides[i], "=");

@@ -116,8 +116,10 @@ static void time_hook(lua_State *L, lua_Debug *ar)
         s->failure = FAIL_INPUT;
         s->fatal = 1;
         char msg[128];
-        snprintf(msg, sizeof msg, "the script ran for more than %g s of its own time "
-                 "(--script-timeout)", s->config->time_limit_s);
+        snprintf(msg, sizeof msg,
+                 "the script ran for more than %g s of its own time "
+                 "(--script-timeout)",
+                 s->config->time_limit_s);
         luaL_where(L, 0);
         lua_pushstring(L, msg);
         lua_concat(L, 2);
@@ -172,8 +174,10 @@ static int l_require(lua_State *L)
         return 1;
     lua_pop(L, 1);
     if (!module_name_ok(name))
-        return scripti_raise(L, FAIL_INPUT, "require '%s': module names are lower-case words "
-                     "separated by dots", name);
+        return scripti_raise(L, FAIL_INPUT,
+                             "require '%s': module names are lower-case words "
+                             "separated by dots",
+                             name);
     script_state *s = scripti_state(L);
     char relative[160];
     snprintf(relative, sizeof relative, "%s", name);
@@ -186,7 +190,7 @@ static int l_require(lua_State *L)
         *slash = '\0';
     else
         strcpy(script_dir, ".");
-    char *own_lib = install_layout_script_lib_dir();  /* runner's scripts/lib */
+    char *own_lib = install_layout_script_lib_dir(); /* runner's scripts/lib */
     const char *dirs[] = { script_dir, own_lib };
     char *text = NULL, *path = NULL;
     size_t len = 0;
@@ -201,8 +205,10 @@ static int l_require(lua_State *L)
     free(own_lib);
     if (!text) {
         free(path);
-        return scripti_raise(L, FAIL_INPUT, "require '%s': no module lib/%s.lua next to the script or "
-                     "in runner's scripts/lib", name, relative);
+        return scripti_raise(L, FAIL_INPUT,
+                             "require '%s': no module lib/%s.lua next to the script or "
+                             "in runner's scripts/lib",
+                             name, relative);
     }
     char *chunkname = util_format("@%s", path);
     free(path);
@@ -290,14 +296,15 @@ static void watchdog_check_closing(const script_state *s, double own)
 {
     double limit = s->config->time_limit_s;
     if (limit > 0 && own > s->closing_time_limit_s) {
-        fprintf(stderr, "runner: %s: the script ran for more than %g s of its own time "
+        fprintf(stderr,
+                "runner: %s: the script ran for more than %g s of its own time "
                 "(--script-timeout) in a __gc finalizer at exit; stopped\n",
                 s->config->script_path, limit);
         _exit(EXIT_USAGE);
     }
     if (s->config->stop && *s->config->stop && !s->stopped_before_closing) {
         fprintf(stderr, "runner: interrupted in a __gc finalizer at exit; the sweep was "
-                "already stored\n");
+                        "already stored\n");
         _exit(EXIT_INTERRUPTED);
     }
 }
@@ -329,7 +336,8 @@ static void *watchdog_main(void *arg)
             watchdog_check_closing(s, own);
         double limit = s->config->time_limit_s;
         if (limit > 0 && own > limit + WATCHDOG_GRACE_S) {
-            fprintf(stderr, "runner: %s: the script ran for more than %g s of its own time "
+            fprintf(stderr,
+                    "runner: %s: the script ran for more than %g s of its own time "
                     "(--script-timeout) inside one library call; stopped\n",
                     s->config->script_path, limit);
             _exit(EXIT_USAGE);
@@ -339,7 +347,7 @@ static void *watchdog_main(void *arg)
                 stop_seen = now;
             else if (now - stop_seen > WATCHDOG_GRACE_S) {
                 fprintf(stderr, "runner: interrupted inside a library call; finished points "
-                        "are stored (continue with --resume)\n");
+                                "are stored (continue with --resume)\n");
                 _exit(EXIT_INTERRUPTED);
             }
         }
@@ -387,7 +395,7 @@ void scripti_watchdog_stop(script_state *s)
 static void open_sandbox(lua_State *L)
 {
     static const luaL_Reg safe_libs[] = {
-        { LUA_GNAME, luaopen_base },       { LUA_TABLIBNAME, luaopen_table },
+        { LUA_GNAME, luaopen_base },        { LUA_TABLIBNAME, luaopen_table },
         { LUA_STRLIBNAME, luaopen_string }, { LUA_MATHLIBNAME, luaopen_math },
         { LUA_UTF8LIBNAME, luaopen_utf8 },  { LUA_COLIBNAME, luaopen_coroutine },
         { LUA_OSLIBNAME, luaopen_os },      { NULL, NULL },

@@ -32,10 +32,12 @@ static int parse_listen(const char *listen, struct sockaddr_in *addr, char **err
     char host[64];
     char *end = NULL;
     unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
-    if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof host || !colon[1] ||
-        *end || port > 65535)
-        return util_fail(err, "--listen %s: expected ADDR:PORT, like 127.0.0.1:8765 (port 0: "
-                         "any free port)", listen);
+    if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof host || !colon[1] || *end ||
+        port > 65535)
+        return util_fail(err,
+                         "--listen %s: expected ADDR:PORT, like 127.0.0.1:8765 (port 0: "
+                         "any free port)",
+                         listen);
     memcpy(host, listen, (size_t)(colon - listen));
     host[colon - listen] = '\0';
     if (strcmp(host, "localhost") == 0)
@@ -83,13 +85,10 @@ static struct MHD_Daemon *start_daemon(const serve_config *config, servei_server
     unsigned threads = limit < SERVE_THREADS ? limit : SERVE_THREADS;
     return MHD_start_daemon(
         MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC, 0, NULL, NULL, servei_handle, server,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)addr,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, limit,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)addr, MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_REQUEST_MEMORY_BYTES,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_CONNECTION_TIMEOUT_S,
-        MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
 }
 
 int serve_run(const serve_config *config, FILE *announce, char **err)
@@ -99,7 +98,8 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
         return -1;
     int loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
     if (!loopback && !config->allow_remote)
-        return util_fail(err, "--listen %s: not a loopback address; add --allow-remote to let "
+        return util_fail(err,
+                         "--listen %s: not a loopback address; add --allow-remote to let "
                          "other machines in (each then needs the access token printed at start)",
                          config->listen);
     if (check_database(config->db_path, err) != 0)
@@ -122,8 +122,10 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     struct MHD_Daemon *daemon = start_daemon(config, server, &addr);
     if (!daemon) {
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-        util_fail(err, "--listen %s: cannot listen there (address in use or not this "
-                  "machine's?)", config->listen);
+        util_fail(err,
+                  "--listen %s: cannot listen there (address in use or not this "
+                  "machine's?)",
+                  config->listen);
         goto fail;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -131,14 +133,16 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
     unsigned port = info ? info->port : ntohs(addr.sin_port);
     if (server->token[0])
-        fprintf(announce, "runner: serving %s at http://%s:%u/?token=%s (the token is shown "
-                "only now)\n", config->db_path, host, port, server->token);
+        fprintf(announce,
+                "runner: serving %s at http://%s:%u/?token=%s (the token is shown "
+                "only now)\n",
+                config->db_path, host, port, server->token);
     else
         fprintf(announce, "runner: serving %s at http://%s:%u/\n", config->db_path, host, port);
     fflush(announce);
     int signo = 0;
     sigwait(&stop_signals, &signo);
-    servei_db_stopping = 1;     /* a long query gives up instead of holding the stop */
+    servei_db_stopping = 1; /* a long query gives up instead of holding the stop */
     MHD_stop_daemon(daemon);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     fprintf(announce, "runner: stopped serving (%s)\n", signo == SIGINT ? "SIGINT" : "SIGTERM");

@@ -9,10 +9,10 @@
 
 typedef struct serve_config {
     const char *db_path;
-    const char *listen;         /* "ADDR:PORT" (IPv4); port 0: any free port */
-    int allow_remote;           /* a non-loopback address is allowed (then a token) */
-    unsigned rate_per_s;        /* requests per second per client address */
-    unsigned max_connections;   /* at once, all clients together */
+    const char *listen;       /* "ADDR:PORT" (IPv4); port 0: any free port */
+    int allow_remote;         /* a non-loopback address is allowed (then a token) */
+    unsigned rate_per_s;      /* requests per second per client address */
+    unsigned max_connections; /* at once, all clients together */
 } serve_config;
 
 /* Serves until SIGINT or SIGTERM. Prints the URL (with the access token when

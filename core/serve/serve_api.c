@@ -54,7 +54,7 @@ void servei_reply_error(servei_reply *reply, unsigned status, const char *messag
     reply->status = status;
     reply->body = json_dumps(root, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(root);
-    if (!reply->body)  /* a last resort that needs no memory of its own */
+    if (!reply->body) /* a last resort that needs no memory of its own */
         reply->body = util_strdup("{\"error\":\"out of memory\"}");
     reply->size = reply->body ? strlen(reply->body) : 0;
 }
@@ -65,8 +65,7 @@ void servei_reply_fail(servei_reply *reply, char *err)
     free(err);
 }
 
-int servei_section_columns(sqlite3 *db, int64_t section_id, servei_columns *c,
-                           servei_reply *reply)
+int servei_section_columns(sqlite3 *db, int64_t section_id, servei_columns *c, servei_reply *reply)
 {
     char *err = NULL;
     int found = servei_db_columns(db, section_id, c, &err);
@@ -90,7 +89,7 @@ static const struct {
     { "started", "s.started_at" },
     { "script", "s.script_path" },
     { "status", STORE_SWEEP_STATUS_SQL },
-    { "name", "NAME" },      /* replaced by the name expression */
+    { "name", "NAME" }, /* replaced by the name expression */
     { "duration", "(julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at))" },
 };
 
@@ -165,7 +164,8 @@ static char *sweeps_page_sql(int has_name, int has_tags, const char *sort_expres
     append_sweep_filter(&sql, has_name, has_tags);
     strbuf_printf(&sql, " ORDER BY sort_key%s, s.id%s LIMIT ?4 OFFSET ?5)", dir, dir);
     strbuf_printf(&sql,
-                  " SELECT s.id, s.script_path, " STORE_SWEEP_STATUS_SQL ", s.started_at, s.ended_at,"
+                  " SELECT s.id, s.script_path, " STORE_SWEEP_STATUS_SQL
+                  ", s.started_at, s.ended_at,"
                   " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400,"
                   " %s, %s, %s,"
                   " (SELECT coalesce(sum(b.ok_count), 0) FROM section AS c"
@@ -178,7 +178,8 @@ static char *sweeps_page_sql(int has_name, int has_tags, const char *sort_expres
                   " ORDER BY page.sort_key%s, s.id%s",
                   has_name ? "s.name" : "NULL", has_name ? "s.note" : "NULL",
                   has_tags ? "(SELECT json_group_array(tag) FROM (SELECT tag FROM sweep_tag"
-                             " WHERE sweep_id = s.id ORDER BY tag))" : "'[]'",
+                             " WHERE sweep_id = s.id ORDER BY tag))"
+                           : "'[]'",
                   dir, dir);
     if (sql.oom) {
         free(sql.data);
@@ -190,8 +191,8 @@ static char *sweeps_page_sql(int has_name, int has_tags, const char *sort_expres
 static json_t *sweep_list_row(sqlite3_stmt *st)
 {
     json_t *row = json_object();
-    static const char *const names[] = { "id", "script", "status", "started_at", "ended_at",
-                                         "duration_s", "name", "note" };
+    static const char *const names[] = { "id",       "script",     "status", "started_at",
+                                         "ended_at", "duration_s", "name",   "note" };
     for (int i = 0; i < 8; i++)
         json_object_set_new(row, names[i], servei_db_cell(st, i));
     const char *tags = (const char *)sqlite3_column_text(st, 8);
@@ -205,8 +206,8 @@ static json_t *sweep_list_row(sqlite3_stmt *st)
 
 static void api_sweeps(sqlite3 *db, struct MHD_Connection *connection, servei_reply *reply)
 {
-    int has_name = servei_db_has_column(db, "sweep", "name") &&
-                   servei_db_has_column(db, "sweep", "note");
+    int has_name =
+        servei_db_has_column(db, "sweep", "name") && servei_db_has_column(db, "sweep", "note");
     int has_tags = servei_db_has_table(db, "sweep_tag");
     const char *sort = servei_arg(connection, "sort");
     const char *expression = NULL;
@@ -214,7 +215,8 @@ static void api_sweeps(sqlite3 *db, struct MHD_Connection *connection, servei_re
         if (strcmp(sort ? sort : "id", sweep_sorts[i].name) == 0)
             expression = sweep_sorts[i].expression;
     if (!expression || (strcmp(expression, "NAME") == 0 && !has_name)) {
-        servei_reply_error(reply, 400, "sort: expected id, started, script, status, name or "
+        servei_reply_error(reply, 400,
+                           "sort: expected id, started, script, status, name or "
                            "duration");
         return;
     }
@@ -222,15 +224,15 @@ static void api_sweeps(sqlite3 *db, struct MHD_Connection *connection, servei_re
         expression = "s.name";
     const char *order = servei_arg(connection, "order");
     int descending = order ? strcmp(order, "desc") == 0 : 1;
-    int64_t limit = servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS,
-                                   SERVE_API_DEFAULT_PAGE);
+    int64_t limit =
+        servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS, SERVE_API_DEFAULT_PAGE);
     int64_t offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0);
     const char *q = servei_arg(connection, "q"), *status = servei_arg(connection, "status");
     char *pattern = q ? like_pattern(q) : NULL, *err = NULL;
     char *sql = sweeps_page_sql(has_name, has_tags, expression, descending);
     int64_t total = count_sweeps(db, has_name, has_tags, pattern, status, q, &err);
-    sqlite3_stmt *st = total < 0 || !sql ? NULL
-                       : servei_db_prepare(db, sql, "cannot list sweeps", &err);
+    sqlite3_stmt *st =
+        total < 0 || !sql ? NULL : servei_db_prepare(db, sql, "cannot list sweeps", &err);
     json_t *rows = json_array();
     int rc = SQLITE_ERROR;
     if (st) {
@@ -252,8 +254,7 @@ static void api_sweeps(sqlite3 *db, struct MHD_Connection *connection, servei_re
     }
     servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:o,s:b,s:b}", "total", (json_int_t)total,
                                        "offset", (json_int_t)offset, "limit", (json_int_t)limit,
-                                       "rows", rows, "has_names", has_name, "has_tags",
-                                       has_tags));
+                                       "rows", rows, "has_names", has_name, "has_tags", has_tags));
 }
 
 /* --- one sweep ------------------------------------------------------------ */
@@ -263,8 +264,8 @@ static void api_sweeps(sqlite3 *db, struct MHD_Connection *connection, servei_re
  * when there is no such sweep. */
 static json_t *sweep_record(sqlite3 *db, int64_t sweep_id, char **err)
 {
-    sqlite3_stmt *st = servei_db_prepare(db, "SELECT * FROM sweep WHERE id = ?1",
-                                         "cannot read the sweep", err);
+    sqlite3_stmt *st =
+        servei_db_prepare(db, "SELECT * FROM sweep WHERE id = ?1", "cannot read the sweep", err);
     if (!st)
         return NULL;
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -282,8 +283,7 @@ static json_t *sweep_record(sqlite3 *db, int64_t sweep_id, char **err)
 }
 
 /* Rows of a fixed query bound to one id, as objects by column name. */
-static json_t *query_objects(sqlite3 *db, const char *sql, int64_t id, const char *what,
-                             char **err)
+static json_t *query_objects(sqlite3 *db, const char *sql, int64_t id, const char *what, char **err)
 {
     sqlite3_stmt *st = servei_db_prepare(db, sql, what, err);
     if (!st)
@@ -311,18 +311,18 @@ static int add_section_columns(sqlite3 *db, json_t *sections, char **err)
 {
     size_t i;
     json_t *section;
-    json_array_foreach(sections, i, section) {
+    json_array_foreach(sections, i, section)
+    {
         servei_columns c;
         int64_t id = json_integer_value(json_object_get(section, "id"));
         if (servei_db_columns(db, id, &c, err) < 0)
             return -1;
         json_t *columns = json_array();
         for (size_t k = 0; k < c.count; k++)
-            json_array_append_new(columns, json_pack("{s:o,s:o,s:s,s:b}",
-                                                     "name", value_json_text(c.name[k]),
-                                                     "unit", value_json_text(c.unit[k]),
-                                                     "type", c.type[k],
-                                                     "param", c.is_param[k]));
+            json_array_append_new(columns,
+                                  json_pack("{s:o,s:o,s:s,s:b}", "name", value_json_text(c.name[k]),
+                                            "unit", value_json_text(c.unit[k]), "type", c.type[k],
+                                            "param", c.is_param[k]));
         json_object_set_new(section, "columns", columns);
         servei_columns_clear(&c);
     }
@@ -341,17 +341,21 @@ static void api_sweep(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
         servei_reply_error(reply, 404, "no such sweep");
         return;
     }
-    json_t *plugins = query_objects(
-        db, "SELECT plugin, plugin_version, so_path, so_sha256 FROM sweep_plugin"
-            " WHERE sweep_id = ?1 ORDER BY plugin", sweep_id, "cannot read the sweep's plugins",
-        &err);
-    json_t *sections = plugins ? query_objects(
-        db, "SELECT c.id, c.ordinal, c.plugin, c.title, c.script_line, c.point_count,"
-            " coalesce(sum(b.point_count), 0) AS points_done,"
-            " coalesce(sum(b.point_count - b.ok_count), 0) AS points_failed"
-            " FROM section AS c LEFT JOIN point_block AS b ON b.section_id = c.id"
-            " WHERE c.sweep_id = ?1 GROUP BY c.id ORDER BY c.ordinal, c.id",
-        sweep_id, "cannot read the sweep's sections", &err) : NULL;
+    json_t *plugins =
+        query_objects(db,
+                      "SELECT plugin, plugin_version, so_path, so_sha256 FROM sweep_plugin"
+                      " WHERE sweep_id = ?1 ORDER BY plugin",
+                      sweep_id, "cannot read the sweep's plugins", &err);
+    json_t *sections =
+        plugins ? query_objects(
+                      db,
+                      "SELECT c.id, c.ordinal, c.plugin, c.title, c.script_line, c.point_count,"
+                      " coalesce(sum(b.point_count), 0) AS points_done,"
+                      " coalesce(sum(b.point_count - b.ok_count), 0) AS points_failed"
+                      " FROM section AS c LEFT JOIN point_block AS b ON b.section_id = c.id"
+                      " WHERE c.sweep_id = ?1 GROUP BY c.id ORDER BY c.ordinal, c.id",
+                      sweep_id, "cannot read the sweep's sections", &err)
+                : NULL;
     json_t *tags = NULL;
     if (sections && servei_db_has_table(db, "sweep_tag"))
         tags = query_objects(db, "SELECT tag FROM sweep_tag WHERE sweep_id = ?1 ORDER BY tag",
@@ -367,8 +371,7 @@ static void api_sweep(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
     json_t *tag_names = json_array();
     size_t i;
     json_t *tag;
-    json_array_foreach(tags, i, tag)
-        json_array_append(tag_names, json_object_get(tag, "tag"));
+    json_array_foreach(tags, i, tag) json_array_append(tag_names, json_object_get(tag, "tag"));
     json_decref(tags);
     json_object_set_new(sweep, "tags", tag_names);
     servei_reply_json(reply, json_pack("{s:o,s:o,s:o}", "sweep", sweep, "plugins", plugins,
@@ -402,8 +405,8 @@ static void api_progress(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
         if (rc == SQLITE_DONE)
             servei_reply_error(reply, 404, "no such sweep");
         else
-            servei_reply_fail(reply, util_format("cannot read the sweep's progress: %s",
-                                                 sqlite3_errmsg(db)));
+            servei_reply_fail(
+                reply, util_format("cannot read the sweep's progress: %s", sqlite3_errmsg(db)));
         sqlite3_finalize(st);
         return;
     }
@@ -411,16 +414,15 @@ static void api_progress(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
     int64_t planned = sqlite3_column_int64(st, 4), done = sqlite3_column_int64(st, 6);
     double rate = elapsed_s > 0 ? done / elapsed_s : 0;
     int running = strcmp((const char *)sqlite3_column_text(st, 0), "running") == 0;
-    json_t *eta = running && rate > 0 && planned >= done ? json_real((planned - done) / rate)
-                                                        : json_null();
-    json_t *root = json_pack("{s:o,s:o,s:o,s:f,s:I,s:I,s:I,s:I,s:f,s:o,s:b}",
-                             "status", servei_db_cell(st, 0), "started_at", servei_db_cell(st, 1),
-                             "ended_at", servei_db_cell(st, 2), "elapsed_s", elapsed_s,
-                             "points_planned", (json_int_t)planned,
-                             "sections", (json_int_t)sqlite3_column_int64(st, 5),
-                             "points_done", (json_int_t)done,
-                             "points_failed", (json_int_t)sqlite3_column_int64(st, 7),
-                             "points_per_s", rate, "eta_s", eta, "running", running);
+    json_t *eta =
+        running && rate > 0 && planned >= done ? json_real((planned - done) / rate) : json_null();
+    json_t *root =
+        json_pack("{s:o,s:o,s:o,s:f,s:I,s:I,s:I,s:I,s:f,s:o,s:b}", "status", servei_db_cell(st, 0),
+                  "started_at", servei_db_cell(st, 1), "ended_at", servei_db_cell(st, 2),
+                  "elapsed_s", elapsed_s, "points_planned", (json_int_t)planned, "sections",
+                  (json_int_t)sqlite3_column_int64(st, 5), "points_done", (json_int_t)done,
+                  "points_failed", (json_int_t)sqlite3_column_int64(st, 7), "points_per_s", rate,
+                  "eta_s", eta, "running", running);
     sqlite3_finalize(st);
     servei_reply_json(reply, root);
 }
@@ -437,8 +439,8 @@ static int64_t path_id(const char *path, const char *prefix, const char **tail)
     return id > 0 && id < INT64_MAX ? id : 0;
 }
 
-void servei_api(const servei_server *server, struct MHD_Connection *connection,
-                const char *path, servei_reply *reply)
+void servei_api(const servei_server *server, struct MHD_Connection *connection, const char *path,
+                servei_reply *reply)
 {
     char *err = NULL;
     sqlite3 *db = servei_db_open(server->db_path, &err);

@@ -74,8 +74,8 @@ static void append_join(strbuf *sql, const servei_columns *c, int only_differing
 static int64_t find_section(sqlite3 *db, int64_t sweep_id, int64_t ordinal)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2", -1,
+                           &st, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, ordinal);
@@ -86,7 +86,7 @@ static int64_t find_section(sqlite3 *db, int64_t sweep_id, int64_t ordinal)
 
 typedef struct compare_sides {
     int64_t sweep[2], section[2];
-    servei_columns columns;     /* the plugin's (both sections share its table) */
+    servei_columns columns; /* the plugin's (both sections share its table) */
 } compare_sides;
 
 static void bind_sides(sqlite3_stmt *st, const compare_sides *s)
@@ -101,7 +101,7 @@ static void bind_sides(sqlite3_stmt *st, const compare_sides *s)
  * each output as [a, b], then whether the row differs. */
 static json_t *compare_row(sqlite3_stmt *st, const compare_sides *s)
 {
-    int width = 1 + (int)s->columns.count;  /* row_id and the columns, per side */
+    int width = 1 + (int)s->columns.count; /* row_id and the columns, per side */
     int a_has = sqlite3_column_type(st, 0) != SQLITE_NULL;
     int b_has = sqlite3_column_type(st, width) != SQLITE_NULL;
     json_t *params = json_array(), *outputs = json_array();
@@ -110,11 +110,11 @@ static json_t *compare_row(sqlite3_stmt *st, const compare_sides *s)
         if (s->columns.is_param[k])
             json_array_append_new(params, servei_db_cell(st, a_has ? a : b));
         else
-            json_array_append_new(outputs, json_pack("[o,o]", servei_db_cell(st, a),
-                                                     servei_db_cell(st, b)));
+            json_array_append_new(outputs,
+                                  json_pack("[o,o]", servei_db_cell(st, a), servei_db_cell(st, b)));
     }
-    return json_pack("{s:o,s:o,s:b,s:b,s:b}", "params", params, "outputs", outputs, "in_a",
-                     a_has, "in_b", b_has, "differs", sqlite3_column_int(st, 2 * width));
+    return json_pack("{s:o,s:o,s:b,s:b,s:b}", "params", params, "outputs", outputs, "in_a", a_has,
+                     "in_b", b_has, "differs", sqlite3_column_int(st, 2 * width));
 }
 
 /* Matched, differing, only in a, only in b. */
@@ -131,8 +131,8 @@ static json_t *compare_counts(sqlite3 *db, const compare_sides *s, char **err)
     strbuf_add(&head, sql.data ? sql.data : "", sql.len);
     strbuf_str(&head, ")");
     free(sql.data);
-    sqlite3_stmt *st = head.oom ? NULL
-                       : servei_db_prepare(db, head.data, "cannot compare the sweeps", err);
+    sqlite3_stmt *st =
+        head.oom ? NULL : servei_db_prepare(db, head.data, "cannot compare the sweeps", err);
     free(head.data);
     if (!st)
         return NULL;
@@ -140,24 +140,26 @@ static json_t *compare_counts(sqlite3 *db, const compare_sides *s, char **err)
     json_t *out = NULL;
     if (sqlite3_step(st) == SQLITE_ROW)
         out = json_pack("{s:I,s:I,s:I,s:I}", "rows", (json_int_t)sqlite3_column_int64(st, 0),
-                        "differing", (json_int_t)sqlite3_column_int64(st, 1),
-                        "only_a", (json_int_t)sqlite3_column_int64(st, 2),
-                        "only_b", (json_int_t)sqlite3_column_int64(st, 3));
+                        "differing", (json_int_t)sqlite3_column_int64(st, 1), "only_a",
+                        (json_int_t)sqlite3_column_int64(st, 2), "only_b",
+                        (json_int_t)sqlite3_column_int64(st, 3));
     else
         util_fail(err, "cannot compare the sweeps: %s", sqlite3_errmsg(db));
     sqlite3_finalize(st);
     return out;
 }
 
-static json_t *compare_page(sqlite3 *db, const compare_sides *s, int only_differing,
-                            int64_t limit, int64_t offset, char **err)
+static json_t *compare_page(sqlite3 *db, const compare_sides *s, int only_differing, int64_t limit,
+                            int64_t offset, char **err)
 {
     strbuf sql = { 0 };
     append_join(&sql, &s->columns, only_differing);
-    strbuf_printf(&sql, " ORDER BY a_point IS NULL, a_point, a_rn, b_point, b_rn"
-                        " LIMIT %lld OFFSET %lld", (long long)limit, (long long)offset);
-    sqlite3_stmt *st = sql.oom ? NULL
-                       : servei_db_prepare(db, sql.data, "cannot compare the sweeps", err);
+    strbuf_printf(&sql,
+                  " ORDER BY a_point IS NULL, a_point, a_rn, b_point, b_rn"
+                  " LIMIT %lld OFFSET %lld",
+                  (long long)limit, (long long)offset);
+    sqlite3_stmt *st =
+        sql.oom ? NULL : servei_db_prepare(db, sql.data, "cannot compare the sweeps", err);
     free(sql.data);
     if (!st)
         return NULL;
@@ -218,8 +220,8 @@ void servei_compare(sqlite3 *db, struct MHD_Connection *connection, servei_reply
         return;
     const char *only = servei_arg(connection, "only");
     int only_differing = only && strcmp(only, "diff") == 0;
-    int64_t limit = servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS,
-                                   SERVE_COMPARE_DEFAULT_PAGE);
+    int64_t limit =
+        servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS, SERVE_COMPARE_DEFAULT_PAGE);
     int64_t offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0);
     char *err = NULL;
     json_t *counts = compare_counts(db, &s, &err);
@@ -231,17 +233,14 @@ void servei_compare(sqlite3 *db, struct MHD_Connection *connection, servei_reply
         json_t *params = json_array(), *outputs = json_array();
         for (size_t k = 0; k < s.columns.count; k++)
             json_array_append_new(s.columns.is_param[k] ? params : outputs,
-                                  json_pack("{s:o,s:o}", "name",
-                                            value_json_text(s.columns.name[k]), "unit",
-                                            value_json_text(s.columns.unit[k])));
-        servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I,s:I}",
-                                           "a", (json_int_t)s.sweep[0], "b",
-                                           (json_int_t)s.sweep[1], "section_a",
-                                           (json_int_t)s.section[0], "section_b",
-                                           (json_int_t)s.section[1], "params", params,
-                                           "outputs", outputs, "counts", counts, "rows", rows,
-                                           "offset", (json_int_t)offset, "limit",
-                                           (json_int_t)limit));
+                                  json_pack("{s:o,s:o}", "name", value_json_text(s.columns.name[k]),
+                                            "unit", value_json_text(s.columns.unit[k])));
+        servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I,s:I}", "a",
+                                           (json_int_t)s.sweep[0], "b", (json_int_t)s.sweep[1],
+                                           "section_a", (json_int_t)s.section[0], "section_b",
+                                           (json_int_t)s.section[1], "params", params, "outputs",
+                                           outputs, "counts", counts, "rows", rows, "offset",
+                                           (json_int_t)offset, "limit", (json_int_t)limit));
     }
     servei_columns_clear(&s.columns);
 }

@@ -23,23 +23,24 @@ typedef struct count_fingerprint {
 } count_fingerprint;
 
 typedef struct count_slot {
-    char *key;                  /* malloc'd; NULL: free */
+    char *key; /* malloc'd; NULL: free */
     count_fingerprint fingerprint;
     int64_t total;
-    uint64_t used;              /* the cache's clock at the last hit */
+    uint64_t used; /* the cache's clock at the last hit */
 } count_slot;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static count_slot cache[SERVE_COUNT_SLOTS];
 static uint64_t cache_clock;
 
-static int read_fingerprint(sqlite3 *db, int64_t section_id, count_fingerprint *out,
-                            char **err)
+static int read_fingerprint(sqlite3 *db, int64_t section_id, count_fingerprint *out, char **err)
 {
     sqlite3_stmt *st = servei_db_prepare(
-        db, "SELECT count(*), coalesce(sum(point_count), 0), coalesce(sum(ok_count), 0),"
-            " coalesce(max(id), 0), coalesce(max(last_point_id), 0)"
-            " FROM point_block WHERE section_id = ?1", "cannot count the rows", err);
+        db,
+        "SELECT count(*), coalesce(sum(point_count), 0), coalesce(sum(ok_count), 0),"
+        " coalesce(max(id), 0), coalesce(max(last_point_id), 0)"
+        " FROM point_block WHERE section_id = ?1",
+        "cannot count the rows", err);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, section_id);
@@ -57,8 +58,8 @@ static count_slot *find_slot(const char *key, const count_fingerprint *fingerpri
 {
     for (size_t i = 0; i < SERVE_COUNT_SLOTS; i++)
         if (cache[i].key && strcmp(cache[i].key, key) == 0)
-            return memcmp(&cache[i].fingerprint, fingerprint, sizeof *fingerprint) == 0
-                   ? &cache[i] : NULL;
+            return memcmp(&cache[i].fingerprint, fingerprint, sizeof *fingerprint) == 0 ? &cache[i]
+                                                                                        : NULL;
     return NULL;
 }
 

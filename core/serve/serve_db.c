@@ -100,15 +100,14 @@ void servei_db_ident(strbuf *sql, const char *name)
 {
     strbuf_add(sql, "\"", 1);
     for (const char *p = name; *p; p++)
-        strbuf_add(sql, p, 1 + (*p == '"'));  /* a quote doubled: "" */
+        strbuf_add(sql, p, 1 + (*p == '"')); /* a quote doubled: "" */
     strbuf_add(sql, "\"", 1);
 }
 
 json_t *servei_db_cell(sqlite3_stmt *st, int i)
 {
     switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER:
-        return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
     case SQLITE_FLOAT: {
         double x = sqlite3_column_double(st, i);
         if (isnan(x))
@@ -117,10 +116,8 @@ json_t *servei_db_cell(sqlite3_stmt *st, int i)
             return json_string(x > 0 ? "inf" : "-inf");
         return json_real(x);
     }
-    case SQLITE_TEXT:
-        return value_json_text((const char *)sqlite3_column_text(st, i));
-    default:
-        return json_null();
+    case SQLITE_TEXT: return value_json_text((const char *)sqlite3_column_text(st, i));
+    default: return json_null();
     }
 }
 

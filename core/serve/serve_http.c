@@ -137,12 +137,11 @@ static int same_secret(const char *given, const char *expected)
 /* The token from "Authorization: Bearer T" or the runner_token cookie. */
 static int has_token(const servei_server *server, struct MHD_Connection *connection)
 {
-    const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-                                                   MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *auth =
+        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth && strncmp(auth, "Bearer ", 7) == 0 && same_secret(auth + 7, server->token))
         return 1;
-    const char *cookie = MHD_lookup_connection_value(connection, MHD_COOKIE_KIND,
-                                                     "runner_token");
+    const char *cookie = MHD_lookup_connection_value(connection, MHD_COOKIE_KIND, "runner_token");
     return cookie && same_secret(cookie, server->token);
 }
 
@@ -182,17 +181,20 @@ static int rate_allows(servei_server *server, struct MHD_Connection *connection)
 
 /* "/?token=T" (the URL printed at start): sets the cookie and goes to "/",
  * so the token leaves the address bar and the history. */
-static enum MHD_Result token_login(const servei_server *server,
-                                   struct MHD_Connection *connection, const char *given)
+static enum MHD_Result token_login(const servei_server *server, struct MHD_Connection *connection,
+                                   const char *given)
 {
     if (!same_secret(given, server->token))
         return send_text(connection, MHD_HTTP_UNAUTHORIZED, "wrong access token\n");
     char cookie[160];
-    snprintf(cookie, sizeof cookie,
-             "runner_token=%s; Path=/; HttpOnly; SameSite=Strict", server->token);
-    servei_reply reply = { .status = MHD_HTTP_SEE_OTHER, .body = util_strdup("see /\n"),
-                           .size = 6, .content_type = "text/plain; charset=utf-8",
-                           .set_cookie = cookie, .location = "/" };
+    snprintf(cookie, sizeof cookie, "runner_token=%s; Path=/; HttpOnly; SameSite=Strict",
+             server->token);
+    servei_reply reply = { .status = MHD_HTTP_SEE_OTHER,
+                           .body = util_strdup("see /\n"),
+                           .size = 6,
+                           .content_type = "text/plain; charset=utf-8",
+                           .set_cookie = cookie,
+                           .location = "/" };
     if (!reply.body)
         return MHD_NO;
     return send_reply(connection, &reply);
@@ -235,7 +237,7 @@ static enum MHD_Result route(servei_server *server, struct MHD_Connection *conne
         return send_asset(connection, serve_asset_app_js, "text/javascript; charset=utf-8");
     if (strcmp(url, "/app.css") == 0)
         return send_asset(connection, serve_asset_app_css, "text/css; charset=utf-8");
-    if (strcmp(url, "/favicon.ico") == 0)  /* browsers ask; there is none */
+    if (strcmp(url, "/favicon.ico") == 0) /* browsers ask; there is none */
         return send_text(connection, MHD_HTTP_NO_CONTENT, "");
     if (strcmp(url, "/dygraph.min.js") == 0)
         return send_dygraphs(connection, "dygraph.min.js", "text/javascript; charset=utf-8");
@@ -257,11 +259,11 @@ enum MHD_Result servei_handle(void *cls, struct MHD_Connection *connection, cons
     (void)upload_data;
     servei_server *server = cls;
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-        *upload_data_size = 0;  /* a body is never read */
+        *upload_data_size = 0; /* a body is never read */
         return send_text_with(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
                               "Allow", "GET, HEAD");
     }
-    if (*state == NULL) {       /* headers only so far: answer on the next call */
+    if (*state == NULL) { /* headers only so far: answer on the next call */
         *state = server;
         return MHD_YES;
     }
@@ -273,8 +275,7 @@ enum MHD_Result servei_handle(void *cls, struct MHD_Connection *connection, cons
     if (suspicious_path(url))
         return send_text(connection, MHD_HTTP_BAD_REQUEST, "bad path\n");
     if (server->token[0] && !has_token(server, connection)) {
-        const char *given = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND,
-                                                        "token");
+        const char *given = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "token");
         if (given && strcmp(url, "/") == 0)
             return token_login(server, connection, given);
         return send_text(connection, MHD_HTTP_UNAUTHORIZED,

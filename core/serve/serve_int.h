@@ -24,15 +24,15 @@
 #define SERVEI_PLOT_MAX_POINTS 6000
 
 typedef struct servei_rate_slot {
-    uint32_t address;           /* IPv4, network order; 0: free */
+    uint32_t address; /* IPv4, network order; 0: free */
     double tokens;
-    double updated_s;           /* monotonic */
+    double updated_s; /* monotonic */
 } servei_rate_slot;
 
 /* The running server: fixed after start but for the rate buckets. */
 typedef struct servei_server {
     const char *db_path;
-    char token[65];             /* hex; empty: no token required (loopback) */
+    char token[65]; /* hex; empty: no token required (loopback) */
     unsigned rate_per_s;
     pthread_mutex_t rate_lock;
     servei_rate_slot rate[SERVEI_RATE_SLOTS];
@@ -41,11 +41,11 @@ typedef struct servei_server {
 /* One request's answer: status, body and its type. */
 typedef struct servei_reply {
     unsigned status;
-    char *body;                 /* malloc'd */
+    char *body; /* malloc'd */
     size_t size;
     const char *content_type;
-    const char *set_cookie;     /* borrowed; NULL: none */
-    const char *location;       /* borrowed; NULL: none */
+    const char *set_cookie; /* borrowed; NULL: none */
+    const char *location;   /* borrowed; NULL: none */
 } servei_reply;
 
 /* serve_http.c: libmicrohttpd's access handler (cls: servei_server). */
@@ -55,8 +55,8 @@ enum MHD_Result servei_handle(void *cls, struct MHD_Connection *connection, cons
 
 /* serve_api.c: answers GET /api/... (path after "/api/"); query values are
  * read from the connection. Fills reply with JSON or a JSON error. */
-void servei_api(const servei_server *server, struct MHD_Connection *connection,
-                const char *path, servei_reply *reply);
+void servei_api(const servei_server *server, struct MHD_Connection *connection, const char *path,
+                servei_reply *reply);
 
 /* Helpers the API handlers share (serve_api.c). */
 /* A query argument, or NULL when absent or empty. */
@@ -110,11 +110,11 @@ sqlite3_stmt *servei_db_prepare(sqlite3 *db, const char *sql, const char *what, 
 
 /* A section's result columns (from plugin_column), in `runner show` order. */
 typedef struct servei_columns {
-    char *plugin;               /* result table */
+    char *plugin; /* result table */
     size_t count;
     char **name;
     char **unit;
-    char **type;                /* "integer", "real", "text", "boolean" */
+    char **type; /* "integer", "real", "text", "boolean" */
     int *is_param;
     int64_t sweep_id;
 } servei_columns;
@@ -125,7 +125,6 @@ void servei_columns_clear(servei_columns *c);
 int servei_columns_find(const servei_columns *c, const char *name);
 /* The section's columns, for a handler (serve_api.c); 0, or -1 with reply
  * set (404 or 500). */
-int servei_section_columns(sqlite3 *db, int64_t section_id, servei_columns *c,
-                           servei_reply *reply);
+int servei_section_columns(sqlite3 *db, int64_t section_id, servei_columns *c, servei_reply *reply);
 
 #endif

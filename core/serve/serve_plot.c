@@ -19,7 +19,7 @@
 
 typedef struct plot_request {
     servei_columns columns;
-    int x, y, by;               /* column indices; by -1: one line */
+    int x, y, by; /* column indices; by -1: one line */
     char *labels[PLOT_MAX_LINES];
     size_t line_count;
     size_t groups_total;
@@ -138,8 +138,8 @@ static int collect(sqlite3_stmt *st, plot_request *p, sqlite3 *db, char **err)
             p->points = grown;
             p->cap = cap;
         }
-        p->points[p->count++] = (plot_point){ .group = (size_t)line, .order = p->count,
-                                              .x = x, .y = y };
+        p->points[p->count++] =
+            (plot_point){ .group = (size_t)line, .order = p->count, .x = x, .y = y };
     }
     if (rc != SQLITE_DONE)
         return util_fail(err, "cannot read the plot: %s", sqlite3_errmsg(db));
@@ -148,8 +148,7 @@ static int collect(sqlite3_stmt *st, plot_request *p, sqlite3 *db, char **err)
 
 /* The points: all of them when few, else each line's lowest and highest y
  * per x-column (SQLite's min()/max() take x from the same row). */
-static int read_points(sqlite3 *db, plot_request *p, int64_t section_id, int64_t total,
-                       char **err)
+static int read_points(sqlite3 *db, plot_request *p, int64_t section_id, int64_t total, char **err)
 {
     strbuf sql = { 0 };
     const char *x = p->columns.name[p->x], *y = p->columns.name[p->y];
@@ -241,19 +240,21 @@ static json_t *plot_json(plot_request *p, int64_t total)
     json_t *labels = json_array();
     json_array_append_new(labels, value_json_text(p->columns.name[p->x]));
     for (size_t k = 0; k < p->line_count; k++)
-        json_array_append_new(labels, p->by < 0 ? value_json_text(p->columns.name[p->y])
-            : json_sprintf("%s=%s", p->columns.name[p->by], p->labels[k]));
+        json_array_append_new(
+            labels, p->by < 0 ? value_json_text(p->columns.name[p->y])
+                              : json_sprintf("%s=%s", p->columns.name[p->by], p->labels[k]));
     size_t drawn = p->count;
-    plot_reduction r = { .lines_total = p->groups_total, .lines_drawn = p->line_count,
-                         .points_total = (size_t)total, .points_drawn = drawn,
+    plot_reduction r = { .lines_total = p->groups_total,
+                         .lines_drawn = p->line_count,
+                         .points_total = (size_t)total,
+                         .points_drawn = drawn,
                          .columns = total > SERVEI_PLOT_MAX_POINTS ? SERVE_PLOT_COLUMNS : 0 };
     char *note = plot_reduce_note(&r, p->by >= 0 ? p->columns.name[p->by] : NULL);
-    json_t *root = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}",
-                             "labels", labels, "rows", chart_rows(p),
-                             "x_unit", value_json_text(p->columns.unit[p->x]),
-                             "y_unit", value_json_text(p->columns.unit[p->y]),
-                             "note", value_json_text(note), "points_total", (json_int_t)total,
-                             "points_drawn", (json_int_t)drawn);
+    json_t *root =
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "labels", labels, "rows", chart_rows(p),
+                  "x_unit", value_json_text(p->columns.unit[p->x]), "y_unit",
+                  value_json_text(p->columns.unit[p->y]), "note", value_json_text(note),
+                  "points_total", (json_int_t)total, "points_drawn", (json_int_t)drawn);
     free(note);
     return root;
 }
@@ -286,7 +287,8 @@ void servei_plot(sqlite3 *db, struct MHD_Connection *connection, int64_t section
     p.by = by ? servei_columns_find(&p.columns, by) : -1;
     int64_t total = 0;
     if (!numeric(&p, p.x) || !numeric(&p, p.y) || (by && p.by < 0))
-        servei_reply_error(reply, 400, "x and y must be numeric columns of the section, by "
+        servei_reply_error(reply, 400,
+                           "x and y must be numeric columns of the section, by "
                            "one of its columns");
     else if ((total = count_points(db, &p, section_id, &err)) < 0 ||
              choose_lines(db, &p, section_id, &err) != 0 ||

@@ -19,8 +19,8 @@ static const struct {
     const char *name;
     const char *sql;
 } filter_ops[] = {
-    { "eq", " = ?" }, { "ne", " <> ?" }, { "lt", " < ?" }, { "le", " <= ?" },
-    { "gt", " > ?" }, { "ge", " >= ?" },
+    { "eq", " = ?" },  { "ne", " <> ?" }, { "lt", " < ?" },
+    { "le", " <= ?" }, { "gt", " > ?" },  { "ge", " >= ?" },
 };
 
 /* Binds value as a number when it reads as one (columns compare as SQLite
@@ -44,11 +44,11 @@ typedef struct row_cursor {
 /* A section's rows query under construction. */
 typedef struct row_query {
     servei_columns columns;
-    int filter_column;          /* -1: none */
-    const char *filter_sql;     /* " = ?" ... or NULL for contains */
+    int filter_column;      /* -1: none */
+    const char *filter_sql; /* " = ?" ... or NULL for contains */
     const char *filter_value;
-    row_cursor after;           /* keyset paging: ?4, ?5 */
-    int scan_table;             /* the section is most of its table */
+    row_cursor after; /* keyset paging: ?4, ?5 */
+    int scan_table;   /* the section is most of its table */
 } row_query;
 
 /* Reads col/op/value; 0, or -1 with a 400 in reply. */
@@ -62,8 +62,10 @@ static int read_filter(struct MHD_Connection *connection, row_query *q, servei_r
         return 0;
     q->filter_column = servei_columns_find(&q->columns, column);
     if (q->filter_column < 0 || !q->filter_value) {
-        servei_reply_error(reply, 400, q->filter_column < 0 ? "col: no such column in this "
-                           "section" : "value: missing");
+        servei_reply_error(reply, 400,
+                           q->filter_column < 0 ? "col: no such column in this "
+                                                  "section"
+                                                : "value: missing");
         return -1;
     }
     if (!op || strcmp(op, "contains") == 0)
@@ -120,10 +122,10 @@ static json_t *columns_json(const servei_columns *c)
 {
     json_t *out = json_array();
     for (size_t k = 0; k < c->count; k++)
-        json_array_append_new(out, json_pack("{s:o,s:o,s:s,s:b}", "name",
-                                             value_json_text(c->name[k]), "unit",
-                                             value_json_text(c->unit[k]), "type", c->type[k],
-                                             "param", c->is_param[k]));
+        json_array_append_new(out,
+                              json_pack("{s:o,s:o,s:s,s:b}", "name", value_json_text(c->name[k]),
+                                        "unit", value_json_text(c->unit[k]), "type", c->type[k],
+                                        "param", c->is_param[k]));
     return out;
 }
 
@@ -131,8 +133,7 @@ static json_t *columns_json(const servei_columns *c)
 static json_t *cursor_json(const row_cursor *last)
 {
     char text[48];
-    snprintf(text, sizeof text, "%lld:%lld", (long long)last->point_id,
-             (long long)last->row_id);
+    snprintf(text, sizeof text, "%lld:%lld", (long long)last->point_id, (long long)last->row_id);
     return json_string(text);
 }
 
@@ -146,8 +147,8 @@ static int run_rows(sqlite3 *db, const row_query *q, int64_t section_id, const c
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return util_fail(err, "cannot read the rows: %s", sqlite3_errmsg(db));
     sqlite3_stmt *count = servei_db_prepare(db, count_sql, "cannot count the rows", err);
-    sqlite3_stmt *page = count ? servei_db_prepare(db, page_sql, "cannot read the rows", err)
-                               : NULL;
+    sqlite3_stmt *page =
+        count ? servei_db_prepare(db, page_sql, "cannot read the rows", err) : NULL;
     int rc = -1;
     if (!page)
         goto done;
@@ -161,8 +162,7 @@ static int run_rows(sqlite3 *db, const row_query *q, int64_t section_id, const c
         for (int i = 0; i < width; i++)
             json_array_append_new(row, servei_db_cell(page, i));
         json_array_append_new(rows, row);
-        *last = (row_cursor){ 1, sqlite3_column_int64(page, 0),
-                              sqlite3_column_int64(page, width) };
+        *last = (row_cursor){ 1, sqlite3_column_int64(page, 0), sqlite3_column_int64(page, width) };
     }
     if (step != SQLITE_DONE)
         util_fail(err, "cannot read the rows: %s", sqlite3_errmsg(db));
@@ -191,8 +191,9 @@ static int read_cursor(struct MHD_Connection *connection, int sort_column, row_c
         ok = end != row && !*end;
     }
     if (!ok || sort_column >= 0) {
-        servei_reply_error(reply, 400, ok ? "after: only in the default order (no sort)"
-                                          : "after: expected POINT:ROW, a page's next");
+        servei_reply_error(reply, 400,
+                           ok ? "after: only in the default order (no sort)"
+                              : "after: expected POINT:ROW, a page's next");
         return -1;
     }
     *after = (row_cursor){ 1, point_id, row_id };
@@ -279,8 +280,8 @@ void servei_rows(sqlite3 *db, struct MHD_Connection *connection, int64_t section
     int sort_column = servei_columns_find(&q.columns, sort);
     const char *order = servei_arg(connection, "order");
     int descending = order && strcmp(order, "desc") == 0;
-    int64_t limit = servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS,
-                                   SERVE_TABLE_DEFAULT_PAGE);
+    int64_t limit =
+        servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS, SERVE_TABLE_DEFAULT_PAGE);
     int64_t offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0);
     row_cursor last = { 0 };
     if (sort && sort_column < 0) {
@@ -295,8 +296,7 @@ void servei_rows(sqlite3 *db, struct MHD_Connection *connection, int64_t section
     }
     strbuf page = { 0 }, count = { 0 };
     page_sql(&page, &q, sort_column, descending, limit, offset);
-    q.scan_table = (sort_column >= 0 || q.filter_column >= 0) &&
-                   mostly_section(db, &q, section_id);
+    q.scan_table = (sort_column >= 0 || q.filter_column >= 0) && mostly_section(db, &q, section_id);
     strbuf_str(&count, "SELECT count(*)");
     append_from_where(&count, &q, q.scan_table && q.filter_column >= 0);
     char *key = count_key(&q, section_id);
@@ -305,15 +305,14 @@ void servei_rows(sqlite3 *db, struct MHD_Connection *connection, int64_t section
     char *err = NULL;
     if (page.oom || count.oom || !key)
         util_fail(&err, "out of memory");
-    else if (run_rows(db, &q, section_id, page.data, count.data, key, &total, rows, &last,
-                      &err) == 0)
+    else if (run_rows(db, &q, section_id, page.data, count.data, key, &total, rows, &last, &err) ==
+             0)
         /* next: where the following page starts, in the default order. */
-        servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o}", "total",
-                                           (json_int_t)total, "offset", (json_int_t)offset,
-                                           "limit", (json_int_t)limit, "columns",
-                                           columns_json(&q.columns), "rows", rows, "next",
-                                           sort_column < 0 && last.set
-                                           ? cursor_json(&last) : json_null()));
+        servei_reply_json(
+            reply, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o}", "total", (json_int_t)total, "offset",
+                             (json_int_t)offset, "limit", (json_int_t)limit, "columns",
+                             columns_json(&q.columns), "rows", rows, "next",
+                             sort_column < 0 && last.set ? cursor_json(&last) : json_null()));
     if (err) {
         json_decref(rows);
         servei_reply_fail(reply, err);

@@ -23,19 +23,19 @@ typedef struct store store;
 typedef struct store_sweep_info {
     const char *script_path;
     const char *script_text;
-    const char *script_sha256;   /* hex */
-    const char *options_json;    /* option values used, JSON object */
-    const char *overrides_json;  /* --set NAME=VALUE given, JSON object */
+    const char *script_sha256;  /* hex */
+    const char *options_json;   /* option values used, JSON object */
+    const char *overrides_json; /* --set NAME=VALUE given, JSON object */
     const char *runner_version;
-    const char *git_commit;      /* NULL when the script is not in a git repo */
+    const char *git_commit; /* NULL when the script is not in a git repo */
     const char *host;
     const char *command_line;
     uint64_t seed;
-    double started_at;           /* unix time, s */
-    int64_t pid;                 /* the running process, so a dead one can be spotted */
-    const char *name;            /* NULL: unnamed (checked by the caller: selector.h) */
-    const char *note;            /* NULL: none */
-    const char *const *tags;     /* tag_count tags (checked by the caller) */
+    double started_at;       /* unix time, s */
+    int64_t pid;             /* the running process, so a dead one can be spotted */
+    const char *name;        /* NULL: unnamed (checked by the caller: selector.h) */
+    const char *note;        /* NULL: none */
+    const char *const *tags; /* tag_count tags (checked by the caller) */
     size_t tag_count;
 } store_sweep_info;
 
@@ -43,20 +43,20 @@ typedef struct store_sweep_info {
 typedef struct store_point {
     int64_t sweep_id;
     int64_t section_id;
-    int64_t ordinal;             /* index of the point within its section */
-    const char *params_json;     /* canonical parameters */
-    const char *params_swept;    /* JSON object of the parameters that vary within
+    int64_t ordinal;          /* index of the point within its section */
+    const char *params_json;  /* canonical parameters */
+    const char *params_swept; /* JSON object of the parameters that vary within
                                   * the section, the others being the same for
                                   * all its points; NULL if unknown */
-    const char *identity;        /* hex SHA-256 of plugin, version, params, seed */
+    const char *identity;     /* hex SHA-256 of plugin, version, params, seed */
     uint64_t seed;
-    const char *status;          /* "ok", "failed", "crashed" or "timeout" */
-    const char *error;           /* NULL when ok */
-    double started_at;           /* unix time, s */
+    const char *status; /* "ok", "failed", "crashed" or "timeout" */
+    const char *error;  /* NULL when ok */
+    double started_at;  /* unix time, s */
     double duration_s;
-    const value *params;         /* plugin->param_count values */
+    const value *params; /* plugin->param_count values */
     size_t row_count;
-    const value *rows;           /* row_count * plugin->column_count values */
+    const value *rows; /* row_count * plugin->column_count values */
     /* --reuse: the stored point whose rows are copied instead of rows
      * (0: none). The copy is done in SQL, value for value; row_count is
      * then what was copied. */
@@ -130,8 +130,7 @@ typedef struct store_cursor store_cursor;
 
 /* The section with this ordinal (1, 2, ...) in the sweep; *section_id is 0
  * when there is none. */
-int store_section_find(store *s, int64_t sweep_id, int ordinal, int64_t *section_id,
-                       char **err);
+int store_section_find(store *s, int64_t sweep_id, int ordinal, int64_t *section_id, char **err);
 /* An empty table (title, no rows) with plugin's result columns: its
  * parameters, then its outputs, with their types and units. NULL when out of
  * memory. The caller frees it. */
@@ -167,26 +166,26 @@ int store_cursor_next(store_cursor *c, value *row, store_row_key *key, char **er
 /* Ends the read (the cursor holds no read transaction afterwards); the
  * next store_cursor_next starts from the beginning or the last seek. */
 void store_cursor_rewind(store_cursor *c);
-void store_cursor_close(store_cursor *c);  /* accepts NULL */
+void store_cursor_close(store_cursor *c); /* accepts NULL */
 
 /* Resuming. A sweep record found for resuming; strings owned (clear it). */
 typedef struct store_sweep_record {
-    int64_t id;                  /* 0: none found */
+    int64_t id; /* 0: none found */
     char *script_path;
     char *script_text;
     char *overrides_json;
     uint64_t seed;
     char *status;
-    int64_t pid;                 /* 0 when unknown */
+    int64_t pid; /* 0 when unknown */
     char *host;
     char script_sha256[65];
-    uint32_t shard_index, shard_count;  /* --shard I/N it ran; 0, 0: not sharded */
+    uint32_t shard_index, shard_count; /* --shard I/N it ran; 0, 0: not sharded */
 } store_sweep_record;
 
 /* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.
  * out->id is 0 when there is none. */
-int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
-                     store_sweep_record *out, char **err);
+int store_find_sweep(store *s, int64_t sweep_id, const char *script_path, store_sweep_record *out,
+                     char **err);
 void store_sweep_record_clear(store_sweep_record *r);
 /* Marks the sweep running again under this process. */
 int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err);
@@ -194,18 +193,18 @@ int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err);
 /* Identities of a section's finished points, sorted for lookup; a grid may
  * hold one point several times, so an identity may appear more than once. */
 typedef struct store_identity {
-    char id[65];                 /* first, so the entries sort by it */
-    int64_t point_id;            /* the stored point's row */
+    char id[65];      /* first, so the entries sort by it */
+    int64_t point_id; /* the stored point's row */
 } store_identity;
 typedef struct store_identity_set {
     store_identity *entries;
-    unsigned char *taken;        /* per entry: claimed by store_identity_set_take */
+    unsigned char *taken; /* per entry: claimed by store_identity_set_take */
     size_t count;
 } store_identity_set;
 /* Claims one unclaimed occurrence of identity; 1 (and its point id in
  * *point_id) if there was one. */
 int store_identity_set_take(store_identity_set *set, const char *identity, int64_t *point_id);
-void store_identity_set_free(store_identity_set *set);  /* accepts NULL */
+void store_identity_set_free(store_identity_set *set); /* accepts NULL */
 
 /* Finds section `ordinal` of the sweep (same plugin) or begins it. For an
  * existing one, deletes its points that did not succeed (they run again) and
@@ -215,8 +214,8 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
                          int64_t *section_id, store_identity_set **done, char **err);
 /* Appends the stored rows of one point of the section to out, laid out as
  * parameters then outputs of plugin. */
-int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
-                     int64_t point_id, table *out, char **err);
+int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id, int64_t point_id,
+                     table *out, char **err);
 
 /* --- reuse (store_reuse.c, `runner sweep --reuse`) ----------------------
  * A point stored ok by another sweep with the same plugin file, identity
@@ -227,26 +226,26 @@ typedef struct store_reuse_entry {
     int64_t point_id, sweep_id, section_id;
 } store_reuse_entry;
 typedef struct store_reuse_set {
-    store_reuse_entry *entries;  /* one per identity and seed */
+    store_reuse_entry *entries; /* one per identity and seed */
     size_t count;
-    size_t *slots;               /* a hash table of entries (store_reuse.c) */
+    size_t *slots; /* a hash table of entries (store_reuse.c) */
     size_t slot_count;
 } store_reuse_set;
 /* The points of plugin, stored ok by sweeps other than exclude_sweep_id
  * whose sweep_plugin row has so_sha256. *out: free with
  * store_reuse_set_free. Commits a pending batch first. */
-int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
-                     int64_t exclude_sweep_id, store_reuse_set **out, char **err);
+int store_reuse_find(store *s, const char *plugin, const char *so_sha256, int64_t exclude_sweep_id,
+                     store_reuse_set **out, char **err);
 /* The stored point with this identity and seed, or NULL. Read-only: any
  * thread may look up while nobody frees the set. */
 const store_reuse_entry *store_reuse_lookup(const store_reuse_set *set, const char *identity,
                                             uint64_t seed);
-void store_reuse_set_free(store_reuse_set *set);  /* accepts NULL */
+void store_reuse_set_free(store_reuse_set *set); /* accepts NULL */
 
 /* --- a sweep's points with their rows (store_points.c: diff, verify) ----- */
 typedef enum store_point_order {
-    STORE_ORDER_PARAMS,          /* by canonical parameters, then section and point */
-    STORE_ORDER_STORED,          /* by section, point, row: as stored */
+    STORE_ORDER_PARAMS, /* by canonical parameters, then section and point */
+    STORE_ORDER_STORED, /* by section, point, row: as stored */
 } store_point_order;
 typedef struct store_point_stream store_point_stream;
 /* One result row with its point (a point without rows comes once, has_row
@@ -257,17 +256,16 @@ typedef struct store_stream_row {
     int section_ordinal;
     uint64_t seed;
     int has_row;
-    const value *cells;          /* the stream's columns, in their order */
+    const value *cells; /* the stream's columns, in their order */
 } store_stream_row;
 /* Opens a stream of the rows of every point plugin's sections of the sweep
  * hold, reading the columns `columns` names (borrowed: it outlives the
  * stream; their types say how to read NaN). */
-int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin,
-                            const table *columns, store_point_order order,
-                            store_point_stream **out, char **err);
+int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, const table *columns,
+                            store_point_order order, store_point_stream **out, char **err);
 /* 1 with *row, 0 at the end, -1 with *err. */
 int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char **err);
-void store_point_stream_close(store_point_stream *ps);  /* accepts NULL */
+void store_point_stream_close(store_point_stream *ps); /* accepts NULL */
 /* The version and .so SHA-256 the sweep recorded for plugin (malloc'd; NULL
  * when it recorded none). */
 int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char **version,
@@ -284,11 +282,11 @@ typedef int (*store_outbox_build_fn)(store *s, int64_t sweep_id, void *ctx, char
 
 /* A summary to queue in the outbox while closing a sweep. */
 typedef struct store_outbox_request {
-    const char *format;            /* "generic" or "slack", kept with the row */
+    const char *format; /* "generic" or "slack", kept with the row */
     store_outbox_build_fn build;
-    void *ctx;                     /* handed to build */
-    int64_t id;                    /* out: the outbox row written; 0 when none */
-    char *error;                   /* out: why none was written (malloc'd; caller frees) */
+    void *ctx;   /* handed to build */
+    int64_t id;  /* out: the outbox row written; 0 when none */
+    char *error; /* out: why none was written (malloc'd; caller frees) */
 } store_outbox_request;
 
 /* store_sweep_end, and in the same transaction an outbox row holding the
@@ -301,18 +299,18 @@ int store_sweep_end_with_outbox(store *s, int64_t sweep_id, const char *status, 
 
 /* One outbox row; strings owned (clear it). */
 typedef struct store_outbox_row {
-    int64_t id;                    /* 0: no such row */
+    int64_t id; /* 0: no such row */
     int64_t sweep_id;
     char *format;
     char *body;
     char *idempotency_key;
     int64_t attempts;
-    char *delivered_at;            /* NULL while pending */
-    char *next_attempt_at;         /* not before (a receiver's Retry-After); NULL: any time */
-    int due;                       /* pending, and next_attempt_at is NULL or has passed */
+    char *delivered_at;    /* NULL while pending */
+    char *next_attempt_at; /* not before (a receiver's Retry-After); NULL: any time */
+    int due;               /* pending, and next_attempt_at is NULL or has passed */
 } store_outbox_row;
 int store_outbox_read(store *s, int64_t id, store_outbox_row *out, char **err);
-void store_outbox_row_clear(store_outbox_row *row);  /* accepts NULL */
+void store_outbox_row_clear(store_outbox_row *row); /* accepts NULL */
 /* Ids of the undelivered rows, oldest first; *ids is malloc'd (caller frees). */
 int store_outbox_pending(store *s, int64_t **ids, size_t *count, char **err);
 /* Records one delivery attempt: attempts + 1; last_status = http_status (0:
@@ -328,32 +326,32 @@ typedef struct store_sweep_digest {
     char *script_path;
     char *status;
     char *started_at;
-    char *ended_at;                /* NULL while running */
-    double duration_s;             /* ended_at - started_at, to the ms; NaN while running */
+    char *ended_at;    /* NULL while running */
+    double duration_s; /* ended_at - started_at, to the ms; NaN while running */
     char *host;
     char *runner_version;
     int64_t points_ok;
-    int64_t points_failed;         /* every point not ok: failed, crashed, timeout */
+    int64_t points_failed; /* every point not ok: failed, crashed, timeout */
 } store_sweep_digest;
 int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out, char **err);
-void store_sweep_digest_clear(store_sweep_digest *d);  /* accepts NULL */
+void store_sweep_digest_clear(store_sweep_digest *d); /* accepts NULL */
 
 /* One section as its summary describes it; owned (clear it). */
 typedef struct store_section_digest {
     int64_t id;
     int ordinal;
     char *plugin;
-    char *title;                   /* NULL without one */
+    char *title; /* NULL without one */
     int64_t points_ok, points_failed;
-    int64_t row_count;             /* rows stored for the section */
-    table *head;                   /* its first rows (at most max_rows): parameters, then outputs */
-    value *min, *max;              /* per column of head, over all the section's numbers (NaN
+    int64_t row_count;  /* rows stored for the section */
+    table *head;        /* its first rows (at most max_rows): parameters, then outputs */
+    value *min, *max;   /* per column of head, over all the section's numbers (NaN
                                     * excluded); a NULL value for other types or no numbers */
-    int64_t *nan_count;            /* per column of head: cells holding NaN */
+    int64_t *nan_count; /* per column of head: cells holding NaN */
 } store_section_digest;
 int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
                               store_section_digest *out, char **err);
-void store_section_digest_clear(store_section_digest *d);  /* accepts NULL */
+void store_section_digest_clear(store_section_digest *d); /* accepts NULL */
 
 /* Which process runs a sweep (store_process.c): claim records who (when a
  * sweep begins or resumes); process reads it back (zeros and "" where the
@@ -366,8 +364,8 @@ int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, c
  * Returns 0 or -1 (out of memory). */
 struct sqlite3;
 int store_process_register_sql(struct sqlite3 *db);
-#define STORE_SWEEP_STATUS_SQL \
-    "runner_sweep_status(s.status, s.pid, coalesce(s.pid_host, s.host), s.pid_start_ticks," \
+#define STORE_SWEEP_STATUS_SQL                                                                     \
+    "runner_sweep_status(s.status, s.pid, coalesce(s.pid_host, s.host), s.pid_start_ticks,"        \
     " s.pid_boot_id)"
 
 /* --- sharded sweeps (store_merge.c, docs/slurm.md) ----------------------- */
@@ -388,14 +386,14 @@ int store_artifact_content(store *s, const char *sha256, void **data, size_t *si
 /* --- managing sweeps (store_manage.c) -------------------------------------
  * Which sweeps match: every field that is set must hold (NULL: any). */
 typedef struct store_sweep_filter {
-    int64_t id;                  /* 0: any */
-    const char *name;            /* sweep.name, exactly */
-    const char *script;          /* with a '/': the recorded path (a leading ./ either
+    int64_t id;         /* 0: any */
+    const char *name;   /* sweep.name, exactly */
+    const char *script; /* with a '/': the recorded path (a leading ./ either
                                   * side ignored); without: its file name (jitter.lua) */
     const char *tag;
-    const char *plugin;          /* has a section of this plugin */
+    const char *plugin; /* has a section of this plugin */
     const char *status;
-    const char *since, *until;   /* started_at >= since, < until (UTC ISO 8601 text) */
+    const char *since, *until; /* started_at >= since, < until (UTC ISO 8601 text) */
 } store_sweep_filter;
 
 /* Ids of the sweeps matching f (NULL: all), newest (highest id) first;
@@ -407,7 +405,7 @@ int store_sweeps_matching(store *s, const store_sweep_filter *f, int64_t **ids, 
  * free with store_free_strings and free. */
 int store_sweep_scripts_matching(store *s, const store_sweep_filter *f, char ***paths,
                                  int64_t **newest, size_t *count, char **err);
-void store_free_strings(char **list, size_t count);  /* accepts NULL */
+void store_free_strings(char **list, size_t count); /* accepts NULL */
 /* The sweeps matching f as `runner sweeps` lists them: id, name, script,
  * tags (comma-separated, sorted), status, sections, points_ok,
  * points_failed, started_at, duration (s; NULL while running), overrides
@@ -431,9 +429,9 @@ int store_vacuum(store *s, int64_t *bytes_before, int64_t *bytes_after, char **e
  * merge`, docs/slurm.md) into one sweep equal to a single-process run. */
 
 typedef struct store_merge_result {
-    int64_t sweep_id;            /* the merged sweep in the output database */
-    int already;                 /* it was there from an earlier merge: nothing written */
-    int failed;                  /* some points failed (status 'failed') */
+    int64_t sweep_id; /* the merged sweep in the output database */
+    int already;      /* it was there from an earlier merge: nothing written */
+    int failed;       /* some points failed (status 'failed') */
     int64_t points, rows;
 } store_merge_result;
 

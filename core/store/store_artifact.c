@@ -13,9 +13,11 @@ int store_sweep_command(store *s, int64_t sweep_id, const char *command, const c
                         int shell, const char *executable, const char *sha256, char **err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO sweep_command (sweep_id, command, "
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR IGNORE INTO sweep_command (sweep_id, command, "
                            "argv_template, shell, executable, executable_sha256) "
-                           "VALUES (?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+                           "VALUES (?, ?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "cannot record command %s", command);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_text(st, 2, command, -1, SQLITE_STATIC);
@@ -23,8 +25,9 @@ int store_sweep_command(store *s, int64_t sweep_id, const char *command, const c
     sqlite3_bind_int(st, 4, shell != 0);
     sqlite3_bind_text(st, 5, executable, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, sha256, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0
-             : storei_fail_sql(s, err, "cannot record command %s", command);
+    int rc = sqlite3_step(st) == SQLITE_DONE
+                 ? 0
+                 : storei_fail_sql(s, err, "cannot record command %s", command);
     sqlite3_finalize(st);
     return rc;
 }
@@ -32,8 +35,8 @@ int store_sweep_command(store *s, int64_t sweep_id, const char *command, const c
 static void undo_artifacts(store *s, int64_t point_id)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "DELETE FROM artifact WHERE point_id = ?", -1, &st,
-                           NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db, "DELETE FROM artifact WHERE point_id = ?", -1, &st, NULL) ==
+        SQLITE_OK) {
         sqlite3_bind_int64(st, 1, point_id);
         sqlite3_step(st);
     }
@@ -44,10 +47,14 @@ int storei_write_artifacts(store *s, int64_t sweep_id, int64_t point_id, const a
                            char **err)
 {
     sqlite3_stmt *blob = NULL, *ref = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO artifact_blob (sha256, bytes, content) "
-                           "VALUES (?, ?, ?)", -1, &blob, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO artifact (sweep_id, point_id, name, "
-                           "sha256, bytes) VALUES (?, ?, ?, ?, ?)", -1, &ref, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR IGNORE INTO artifact_blob (sha256, bytes, content) "
+                           "VALUES (?, ?, ?)",
+                           -1, &blob, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "INSERT OR REPLACE INTO artifact (sweep_id, point_id, name, "
+                           "sha256, bytes) VALUES (?, ?, ?, ?, ?)",
+                           -1, &ref, NULL) != SQLITE_OK) {
         sqlite3_finalize(blob);
         return storei_fail_sql(s, err, "cannot store the artifacts of point %lld",
                                (long long)point_id);
@@ -86,9 +93,11 @@ int store_artifact_list(store *s, int64_t sweep_id, int64_t point_id, table **ou
         return util_fail(err, "out of memory");
     }
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT point_id, name, bytes, sha256 FROM artifact "
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT point_id, name, bytes, sha256 FROM artifact "
                            "WHERE sweep_id = ?1 AND (?2 <= 0 OR point_id = ?2) "
-                           "ORDER BY point_id, name", -1, &st, NULL) != SQLITE_OK) {
+                           "ORDER BY point_id, name",
+                           -1, &st, NULL) != SQLITE_OK) {
         table_free(t);
         return storei_fail_sql(s, err, "cannot list the artifacts of sweep %lld",
                                (long long)sweep_id);
@@ -110,8 +119,11 @@ int store_artifact_list(store *s, int64_t sweep_id, int64_t point_id, table **ou
             break;
         }
     }
-    int rc = step == SQLITE_DONE ? 0 : storei_fail_sql(s, err, "cannot list the artifacts "
-                                                       "of sweep %lld", (long long)sweep_id);
+    int rc = step == SQLITE_DONE ? 0
+                                 : storei_fail_sql(s, err,
+                                                   "cannot list the artifacts "
+                                                   "of sweep %lld",
+                                                   (long long)sweep_id);
     sqlite3_finalize(st);
     if (rc != 0) {
         table_free(t);

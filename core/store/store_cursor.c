@@ -18,7 +18,7 @@ struct store_cursor {
     const table *columns;      /* borrowed; NULL: keys only */
     const value *where_values; /* borrowed */
     size_t where_count;
-    store_row_key from;        /* rows before this key are skipped */
+    store_row_key from; /* rows before this key are skipped */
     char what[96];
 };
 
@@ -62,14 +62,15 @@ static void bind_value(sqlite3_stmt *st, int index, const value *v)
     }
 }
 
-int store_section_find(store *s, int64_t sweep_id, int ordinal, int64_t *section_id,
-                       char **err)
+int store_section_find(store *s, int64_t sweep_id, int ordinal, int64_t *section_id, char **err)
 {
     *section_id = 0;
     sqlite3_stmt *st = NULL;
     const char *what = "cannot find the section";
-    if (sqlite3_prepare_v2(s->db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2"
-                           " ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2"
+                           " ORDER BY id LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int(st, 2, ordinal);
@@ -234,10 +235,7 @@ int store_cursor_next(store_cursor *c, value *row, store_row_key *key, char **er
     }
 }
 
-void store_cursor_rewind(store_cursor *c)
-{
-    sqlite3_reset(c->st);
-}
+void store_cursor_rewind(store_cursor *c) { sqlite3_reset(c->st); }
 
 void store_cursor_close(store_cursor *c)
 {

@@ -53,23 +53,23 @@ typedef struct storei_checkpointer {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    pthread_cond_t idle;          /* signalled when a checkpoint ends */
-    int started;                  /* thread, lock and conditions exist */
-    int pending;                  /* the WAL grew past the checkpoint threshold */
-    int running;                  /* the thread is checkpointing */
+    pthread_cond_t idle; /* signalled when a checkpoint ends */
+    int started;         /* thread, lock and conditions exist */
+    int pending;         /* the WAL grew past the checkpoint threshold */
+    int running;         /* the thread is checkpointing */
     int quit;
-    char *path;                   /* owned */
+    char *path; /* owned */
 } storei_checkpointer;
 
 /* A plugin's result table and its cached INSERT, made by
  * store_prepare_plugin (store_write.c), finalized by store_close. */
 typedef struct storei_plugin_entry {
-    const runner_plugin *plugin;  /* the descriptor last prepared (borrowed) */
-    char *name;                   /* owned */
+    const runner_plugin *plugin; /* the descriptor last prepared (borrowed) */
+    char *name;                  /* owned */
     uint32_t param_count;
     uint32_t column_count;
-    sqlite3_stmt *insert;         /* params bound once per point, outputs per row */
-    sqlite3_stmt *copy;           /* --reuse: a stored point's rows copied (store_reuse.c);
+    sqlite3_stmt *insert; /* params bound once per point, outputs per row */
+    sqlite3_stmt *copy;   /* --reuse: a stored point's rows copied (store_reuse.c);
                                    * prepared on first use */
 } storei_plugin_entry;
 
@@ -88,18 +88,18 @@ struct store {
     sqlite3_stmt *stmts[STMT_COUNT];
     storei_plugin_entry *plugins;
     size_t plugin_count;
-    size_t last_plugin;           /* index of the last plugin written, for a fast lookup */
-    int in_batch;                 /* 1 while our batch transaction is open */
-    int read_only;                /* opened by store_open_read */
+    size_t last_plugin; /* index of the last plugin written, for a fast lookup */
+    int in_batch;       /* 1 while our batch transaction is open */
+    int read_only;      /* opened by store_open_read */
     int64_t batch_points;
-    double batch_started;         /* monotonic s */
-    double last_point_at;         /* monotonic s of the previous store_write_point */
-    int64_t next_point_id;        /* the id the next point gets; read at batch begin */
+    double batch_started;  /* monotonic s */
+    double last_point_at;  /* monotonic s of the previous store_write_point */
+    int64_t next_point_id; /* the id the next point gets; read at batch begin */
     /* The open block: this batch's points of one section so far, a JSON
      * array without its closing bracket, written at the batch's commit or
      * when the section changes. */
     strbuf block;
-    char *block_params_base;      /* the first point's parameters (owned) */
+    char *block_params_base; /* the first point's parameters (owned) */
     int64_t block_sweep_id, block_section_id;
     int64_t block_first_id, block_points, block_ok;
     storei_checkpointer checkpoints;
@@ -127,8 +127,8 @@ void storei_rollback(store *s);
 int storei_exec(store *s, const char *sql, const char *what, char **err);
 /* Steps a prepared, bound statement and collects column 0 of every row
  * into a malloc'd array (caller frees). The caller resets or finalizes. */
-int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids,
-                       size_t *count, char **err);
+int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids, size_t *count,
+                       char **err);
 
 /* Binds text, or NULL when text is NULL. SQLITE_STATIC: callers keep the
  * text alive until the statement has been stepped. */
@@ -184,8 +184,8 @@ int storei_params_diff(strbuf *b, const char *base, const char *params);
 /* Copies the rows of point->reused_from into e's table as point point_id of
  * point's sweep and section, in their stored order; *copied says how many.
  * Runs inside the open batch. 0, or -1 with *err. */
-int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
-                     int64_t point_id, size_t *copied, char **err);
+int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point, int64_t point_id,
+                     size_t *copied, char **err);
 /* Inserts a point's artifacts (blobs deduplicated by SHA-256) inside the
  * open batch, before the point joins its block (store_artifact.c). */
 struct artifact;

@@ -15,8 +15,8 @@
  * that refers to sweep(id), such as a sweep's artifacts, is added here and
  * `runner rm` removes its rows too; docs/schema.md lists the same. */
 static const char *const sweep_tables[] = {
-    "artifact", "sweep_command", "point_block", "section", "sweep_plugin", "outbox",
-    "sweep_tag", "sweep",
+    "artifact",     "sweep_command", "point_block", "section",
+    "sweep_plugin", "outbox",        "sweep_tag",   "sweep",
 };
 
 /* --- which sweeps --------------------------------------------------------- */
@@ -175,14 +175,16 @@ int store_list_sweeps_matching(store *s, const store_sweep_filter *f, table **ou
         const char *name, *unit;
         runner_type type;
     } columns[] = {
-        { "id", "", RUNNER_INTEGER }, { "name", "", RUNNER_TEXT },
-        { "script", "", RUNNER_TEXT }, { "tags", "", RUNNER_TEXT },
-        { "status", "", RUNNER_TEXT }, { "sections", "", RUNNER_INTEGER },
+        { "id", "", RUNNER_INTEGER },        { "name", "", RUNNER_TEXT },
+        { "script", "", RUNNER_TEXT },       { "tags", "", RUNNER_TEXT },
+        { "status", "", RUNNER_TEXT },       { "sections", "", RUNNER_INTEGER },
         { "points_ok", "", RUNNER_INTEGER }, { "points_failed", "", RUNNER_INTEGER },
-        { "started_at", "", RUNNER_TEXT }, { "duration", "s", RUNNER_REAL },
+        { "started_at", "", RUNNER_TEXT },   { "duration", "s", RUNNER_REAL },
         { "overrides", "", RUNNER_TEXT },
     };
-    enum { NCOLS = sizeof columns / sizeof columns[0] };
+    enum {
+        NCOLS = sizeof columns / sizeof columns[0]
+    };
     value row[NCOLS] = { 0 };
     table *t = table_new("sweeps");
     sqlite3_stmt *st = NULL;
@@ -269,8 +271,7 @@ int store_sweep_retag(store *s, int64_t sweep_id, const char *const *add, size_t
 
 /* Deletes every row of one sweep: its result rows in each plugin's table,
  * then point_index through its blocks, then the catalog tables. */
-static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_count,
-                      char **err)
+static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_count, char **err)
 {
     char what[96];
     snprintf(what, sizeof what, "cannot remove sweep %" PRId64, sweep_id);
@@ -285,8 +286,9 @@ static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_
         if (rc != 0)
             return -1;
     }
-    if (run_on_sweep(s, "DELETE FROM point_index WHERE block_id IN"
-                        " (SELECT id FROM point_block WHERE sweep_id = ?1)",
+    if (run_on_sweep(s,
+                     "DELETE FROM point_index WHERE block_id IN"
+                     " (SELECT id FROM point_block WHERE sweep_id = ?1)",
                      sweep_id, NULL, what, err) != 0)
         return -1;
     for (size_t i = 0; i < sizeof sweep_tables / sizeof sweep_tables[0]; i++) {
@@ -312,8 +314,10 @@ int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err)
     int rc = sqlite3_prepare_v2(s->db,
                                 "SELECT DISTINCT c.plugin FROM plugin_column AS c"
                                 " JOIN sqlite_master AS m ON m.type = 'table'"
-                                " AND m.name = c.plugin ORDER BY 1", -1, &st, NULL) == SQLITE_OK
-                 ? 0 : storei_fail_sql(s, err, "%s", what);
+                                " AND m.name = c.plugin ORDER BY 1",
+                                -1, &st, NULL) == SQLITE_OK
+                 ? 0
+                 : storei_fail_sql(s, err, "%s", what);
     size_t cap = 0;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
         if (plugin_count == cap) {
@@ -336,8 +340,10 @@ int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err)
     /* Artifact contents are shared between sweeps (by SHA-256): only those
      * no artifact refers to any more go. */
     if (rc == 0)
-        rc = storei_exec(s, "DELETE FROM artifact_blob WHERE NOT EXISTS (SELECT 1 FROM artifact"
-                            " AS a WHERE a.sha256 = artifact_blob.sha256)", what, err);
+        rc = storei_exec(s,
+                         "DELETE FROM artifact_blob WHERE NOT EXISTS (SELECT 1 FROM artifact"
+                         " AS a WHERE a.sha256 = artifact_blob.sha256)",
+                         what, err);
     store_free_strings(plugins, plugin_count);
     if (rc == 0 && storei_exec(s, "COMMIT", what, err) == 0)
         return 0;

@@ -19,14 +19,15 @@
 
 #include "store.h"
 
-#define MERGE_SHOWN_MISSING 10    /* missing ordinals named per section */
+#define MERGE_SHOWN_MISSING 10 /* missing ordinals named per section */
 
 int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count, char **err)
 {
     sqlite3_stmt *st = NULL;
     const char *what = "cannot record the sweep's shard";
-    if (sqlite3_prepare_v2(s->db, "UPDATE sweep SET shard_index = ?2, shard_count = ?3 WHERE id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE sweep SET shard_index = ?2, shard_count = ?3 WHERE id = ?1", -1,
+                           &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, index);
@@ -92,10 +93,7 @@ static int attach(store *s, const char *path, char **err)
     return 0;
 }
 
-static void detach(store *s)
-{
-    sqlite3_exec(s->db, "DETACH shard", NULL, NULL, NULL);
-}
+static void detach(store *s) { sqlite3_exec(s->db, "DETACH shard", NULL, NULL, NULL); }
 
 /* --- the temporary catalog -------------------------------------------------- */
 
@@ -128,15 +126,12 @@ static const struct {
     const char *field;
     const char *expr;
 } belonging[] = {
-    { "shard count", "CAST(shard_count AS TEXT)" },
-    { "script SHA-256", "script_sha256" },
-    { "sweep seed", "CAST(seed AS TEXT)" },
-    { "overrides (--set)", "overrides_json" },
+    { "shard count", "CAST(shard_count AS TEXT)" }, { "script SHA-256", "script_sha256" },
+    { "sweep seed", "CAST(seed AS TEXT)" },         { "overrides (--set)", "overrides_json" },
     { "runner version", "runner_version" },
 };
 #define BELONGING_COUNT (sizeof belonging / sizeof belonging[0])
 _Static_assert(BELONGING_COUNT == MERGE_BELONGING_FIELDS, "merge.reference holds each field");
-
 
 /* Reads the shard's newest sharded sweep: its id, index, status and the
  * fields that must match the first shard's. */
@@ -148,7 +143,9 @@ static int read_shard_sweep(merge *m, size_t k, char **err)
     strbuf_str(&sql, "SELECT id, shard_index, status");
     for (size_t f = 0; f < BELONGING_COUNT; f++)
         strbuf_printf(&sql, ", %s", belonging[f].expr);
-    strbuf_str(&sql, ", started_at, ended_at FROM shard.sweep WHERE shard_index IS NOT NULL ORDER BY id DESC LIMIT 1");
+    strbuf_str(
+        &sql,
+        ", started_at, ended_at FROM shard.sweep WHERE shard_index IS NOT NULL ORDER BY id DESC LIMIT 1");
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (sql.oom || sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
@@ -220,15 +217,17 @@ static int check_shard_parts(merge *m, size_t k, char **err)
         " WHERE c.sweep_id = ?1 AND (c.plugin <> t.plugin OR c.point_count <> t.point_count)"
         " LIMIT 1";
     if (sqlite3_prepare_v2(s->db, diff, -1, &st, NULL) != SQLITE_OK)
-        return util_fail(err, "%s: cannot read its plugins: %s", m->paths[k], sqlite3_errmsg(s->db));
+        return util_fail(err, "%s: cannot read its plugins: %s", m->paths[k],
+                         sqlite3_errmsg(s->db));
     sqlite3_bind_int64(st, 1, sweep);
     if (sqlite3_step(st) == SQLITE_ROW) {
         const char *what = (const char *)sqlite3_column_text(st, 0);
         int section = strncmp(what, "section ", 8) == 0;
-        util_fail(err, "merge: %s does not belong with the shards before it: %s%s%s differs (%s, "
-                  "not %s)", m->paths[k], section ? "" : "plugin ", what,
-                  section ? "" : "'s .so SHA-256", sqlite3_column_text(st, 1),
-                  sqlite3_column_text(st, 2));
+        util_fail(err,
+                  "merge: %s does not belong with the shards before it: %s%s%s differs (%s, "
+                  "not %s)",
+                  m->paths[k], section ? "" : "plugin ", what, section ? "" : "'s .so SHA-256",
+                  sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
         sqlite3_finalize(st);
         return -1;
     }
@@ -242,13 +241,16 @@ static const struct {
     const char *sql, *what;
 } shard_catalog[] = {
     { "INSERT OR IGNORE INTO temp.merge_plugin SELECT plugin, plugin_version, so_path, so_sha256"
-      " FROM shard.sweep_plugin WHERE sweep_id = ?1", "cannot read the shard's plugins" },
+      " FROM shard.sweep_plugin WHERE sweep_id = ?1",
+      "cannot read the shard's plugins" },
     { "INSERT OR IGNORE INTO temp.merge_section (ordinal, plugin, title, script_line, point_count)"
       " SELECT ordinal, plugin, title, script_line, point_count FROM shard.section"
-      " WHERE sweep_id = ?1", "cannot read the shard's sections" },
+      " WHERE sweep_id = ?1",
+      "cannot read the shard's sections" },
     { "INSERT OR IGNORE INTO temp.merge_table SELECT t.name, t.sql FROM shard.sqlite_master AS t"
       " WHERE t.type = 'table' AND t.name IN (SELECT plugin FROM shard.section"
-      " WHERE sweep_id = ?1)", "cannot read the shard's result tables" },
+      " WHERE sweep_id = ?1)",
+      "cannot read the shard's result tables" },
     { "INSERT INTO temp.merge_column SELECT * FROM shard.plugin_column AS c WHERE c.plugin IN"
       " (SELECT plugin FROM shard.section WHERE sweep_id = ?1) AND NOT EXISTS (SELECT 1 FROM"
       " temp.merge_column AS t WHERE t.plugin = c.plugin AND t.name = c.name)",
@@ -287,10 +289,11 @@ static int read_shard(merge *m, size_t k, char **err)
     int64_t version = 0;
     int rc = query_int(s, "PRAGMA shard.user_version", NULL, 0, &version, "cannot read it", err);
     if (rc == 0 && version != store_schema_version())
-        rc = util_fail(err, "merge: %s: its schema version is %" PRId64 ", not %d as this "
+        rc = util_fail(err,
+                       "merge: %s: its schema version is %" PRId64 ", not %d as this "
                        "runner's (shards and merge need the same runner; 'runner migrate --db "
-                       "%s' upgrades an older one)", m->paths[k], version,
-                       store_schema_version(), m->paths[k]);
+                       "%s' upgrades an older one)",
+                       m->paths[k], version, store_schema_version(), m->paths[k]);
     if (rc == 0)
         rc = read_shard_sweep(m, k, err);
     if (rc == 0 && k == 0) {
@@ -324,20 +327,22 @@ static int find_missing(merge *m, char **err)
         while (k < m->count && m->index_of[k] != i)
             k++;
         if (k == m->count)
-            strbuf_printf(&m->problems, "%sshard %u/%u is missing", m->problems.len ? "; " : "",
-                          i, m->shard_count);
+            strbuf_printf(&m->problems, "%sshard %u/%u is missing", m->problems.len ? "; " : "", i,
+                          m->shard_count);
     }
     int64_t short_sections = 0;
-    if (query_int(m->s, "SELECT count(*) FROM temp.merge_section WHERE stored <> point_count",
-                  NULL, 0, &short_sections, "cannot count the points", err) != 0)
+    if (query_int(m->s, "SELECT count(*) FROM temp.merge_section WHERE stored <> point_count", NULL,
+                  0, &short_sections, "cannot count the points", err) != 0)
         return -1;
     if (!short_sections && !m->problems.len && !m->incomplete)
         return 0;
     for (size_t k = 0; k < m->count; k++)
         if (read_shard_ordinals(m, k, err) != 0)
             return -1;
-    if (run_sql(m->s, "CREATE INDEX temp.merge_point_by_ordinal ON merge_point"
-                      " (section_ordinal, ordinal)", NULL, 0, "cannot index the points", err) != 0)
+    if (run_sql(m->s,
+                "CREATE INDEX temp.merge_point_by_ordinal ON merge_point"
+                " (section_ordinal, ordinal)",
+                NULL, 0, "cannot index the points", err) != 0)
         return -1;
     sqlite3_stmt *st = NULL;
     const char *sql =
@@ -369,9 +374,10 @@ static int find_missing(merge *m, char **err)
     if (in_section > MERGE_SHOWN_MISSING)
         strbuf_printf(&m->problems, " and %" PRId64 " more", in_section - MERGE_SHOWN_MISSING);
     sqlite3_finalize(st);
-    return util_fail(err, "merge: cannot merge yet: %s (%" PRId64 " points missing; nothing "
-                     "was written)", m->problems.oom ? "out of memory" : m->problems.data,
-                     missing);
+    return util_fail(err,
+                     "merge: cannot merge yet: %s (%" PRId64 " points missing; nothing "
+                     "was written)",
+                     m->problems.oom ? "out of memory" : m->problems.data, missing);
 }
 
 /* --- writing ----------------------------------------------------------------------- */
@@ -419,18 +425,18 @@ static int find_earlier_merge(merge *m, int64_t *id, char **err)
     *id = 0;
     return run_sql(s,
                    "DELETE FROM main.point_index WHERE block_id IN"
-                   " (SELECT id FROM main.point_block WHERE sweep_id = ?1);"
-                   , args, 1, "cannot clear an unfinished merge", err) ||
-           run_sql(s,
-                   "DELETE FROM main.point_block WHERE sweep_id = ?1", args, 1,
-                   "cannot clear an unfinished merge", err) ||
-           run_sql(s, "DELETE FROM main.section WHERE sweep_id = ?1", args, 1,
-                   "cannot clear an unfinished merge", err) ||
-           run_sql(s, "DELETE FROM main.sweep_plugin WHERE sweep_id = ?1", args, 1,
-                   "cannot clear an unfinished merge", err) ||
-           run_sql(s, "DELETE FROM main.sweep WHERE id = ?1", args, 1,
-                   "cannot clear an unfinished merge", err)
-               ? -1 : 0;
+                   " (SELECT id FROM main.point_block WHERE sweep_id = ?1);",
+                   args, 1, "cannot clear an unfinished merge", err) ||
+                   run_sql(s, "DELETE FROM main.point_block WHERE sweep_id = ?1", args, 1,
+                           "cannot clear an unfinished merge", err) ||
+                   run_sql(s, "DELETE FROM main.section WHERE sweep_id = ?1", args, 1,
+                           "cannot clear an unfinished merge", err) ||
+                   run_sql(s, "DELETE FROM main.sweep_plugin WHERE sweep_id = ?1", args, 1,
+                           "cannot clear an unfinished merge", err) ||
+                   run_sql(s, "DELETE FROM main.sweep WHERE id = ?1", args, 1,
+                           "cannot clear an unfinished merge", err)
+               ? -1
+               : 0;
 }
 
 /* Adds to OUT's result table the columns a shard's has and it lacks (a
@@ -442,7 +448,8 @@ static int widen_table(store *s, const char *plugin, char **err)
                            "SELECT c.name, CASE c.type WHEN 'real' THEN 'REAL' WHEN 'text' THEN"
                            " 'TEXT' ELSE 'INTEGER' END FROM temp.merge_column AS c WHERE"
                            " c.plugin = ?1 AND c.name NOT IN (SELECT name FROM"
-                           " pragma_table_info(?1, 'main'))", -1, &st, NULL) != SQLITE_OK)
+                           " pragma_table_info(?1, 'main'))",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "cannot widen result table \"%s\"", plugin);
     storei_bind_text(st, 1, plugin);
     int rc = 0;
@@ -470,7 +477,8 @@ static int prepare_tables(merge *m, char **err)
     if (sqlite3_prepare_v2(s->db,
                            "SELECT t.plugin, t.create_sql, o.name IS NULL FROM temp.merge_table"
                            " AS t LEFT JOIN main.sqlite_master AS o ON o.type = 'table' AND"
-                           " o.name = t.plugin", -1, &st, NULL) != SQLITE_OK)
+                           " o.name = t.plugin",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "cannot prepare the result tables");
     int rc = 0;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
@@ -526,22 +534,26 @@ static int write_sweep(merge *m, const char *command_line, int64_t *sweep_id, ch
     return run_sql(s,
                    "INSERT INTO main.sweep_plugin (sweep_id, plugin, plugin_version, so_path,"
                    " so_sha256) SELECT ?1, plugin, plugin_version, so_path, so_sha256"
-                   " FROM temp.merge_plugin ORDER BY rowid", args, 1, what, err) ||
-           run_sql(s,
-                   "INSERT INTO main.section (sweep_id, ordinal, plugin, title, script_line,"
-                   " point_count) SELECT ?1, ordinal, plugin, title, script_line, point_count"
-                   " FROM temp.merge_section ORDER BY ordinal", args, 1, what, err) ||
-           run_sql(s,
-                   "UPDATE temp.merge_section SET new_id = (SELECT c.id FROM main.section AS c"
-                   " WHERE c.sweep_id = ?1 AND c.ordinal = merge_section.ordinal)",
-                   args, 1, what, err)
-               ? -1 : 0;
+                   " FROM temp.merge_plugin ORDER BY rowid",
+                   args, 1, what, err) ||
+                   run_sql(
+                       s,
+                       "INSERT INTO main.section (sweep_id, ordinal, plugin, title, script_line,"
+                       " point_count) SELECT ?1, ordinal, plugin, title, script_line, point_count"
+                       " FROM temp.merge_section ORDER BY ordinal",
+                       args, 1, what, err) ||
+                   run_sql(
+                       s,
+                       "UPDATE temp.merge_section SET new_id = (SELECT c.id FROM main.section AS c"
+                       " WHERE c.sweep_id = ?1 AND c.ordinal = merge_section.ordinal)",
+                       args, 1, what, err)
+               ? -1
+               : 0;
 }
 
 /* The sweep, its plugins and sections in one transaction; *already when
  * OUT holds this merge from an earlier run (nothing is written then). */
-static int write_catalog(merge *m, const char *command_line, store_merge_result *result,
-                         char **err)
+static int write_catalog(merge *m, const char *command_line, store_merge_result *result, char **err)
 {
     store *s = m->s;
     if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin the merge", err) != 0)
@@ -567,8 +579,10 @@ static int end_sweep(merge *m, int64_t sweep_id, char **err)
 {
     sqlite3_stmt *st = NULL;
     const char *what = "cannot end the merged sweep";
-    if (sqlite3_prepare_v2(m->s->db, "UPDATE main.sweep SET status = ?2, ended_at = ?3"
-                           " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(m->s->db,
+                           "UPDATE main.sweep SET status = ?2, ended_at = ?3"
+                           " WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(m->s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_text(st, 2, m->any_failed ? "failed" : "ok", -1, SQLITE_STATIC);

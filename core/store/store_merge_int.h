@@ -16,10 +16,10 @@ typedef struct merge {
     const char *const *paths;
     size_t count;
     uint32_t shard_count;
-    uint32_t *index_of;          /* per path: its shard index */
-    int64_t *sweep_of;           /* per path: its sharded sweep's id there */
+    uint32_t *index_of; /* per path: its shard index */
+    int64_t *sweep_of;  /* per path: its sharded sweep's id there */
     char *reference[MERGE_BELONGING_FIELDS];
-    int incomplete;              /* a shard is still running or was cut short */
+    int incomplete; /* a shard is still running or was cut short */
     int any_failed;
     char started[40], ended[40]; /* the first start and the last end of the shards */
     strbuf problems;             /* what is missing or incomplete, for the message */

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MERGE_BLOCK_POINTS 1000  /* points per point_block, as a batch writes them */
-#define MERGE_COMMIT_BLOCKS 1    /* a commit per block, as a batch: 20 cost 25% more CPU */
-#define ELEMENT_FIELDS 10        /* an element's fields, reused_from aside */
-#define MERGE_DIFF_KEYS 32       /* block bases differing in more keys: patches rebuilt */
+#define MERGE_BLOCK_POINTS 1000 /* points per point_block, as a batch writes them */
+#define MERGE_COMMIT_BLOCKS 1   /* a commit per block, as a batch: 20 cost 25% more CPU */
+#define ELEMENT_FIELDS 10       /* an element's fields, reused_from aside */
+#define MERGE_DIFF_KEYS 32      /* block bases differing in more keys: patches rebuilt */
 #define DIFF_UNKNOWN SIZE_MAX
 #define MERGE_MMAP_BYTES "1073741824" /* of each shard: address space, not memory */
 
@@ -106,7 +106,7 @@ static int params_patched(strbuf *out, const char *base, const char *patch, size
         }
         if (!first)
             strbuf_add(out, ",", 1);
-        strbuf_add(out, p, key_len + 1);  /* "key": */
+        strbuf_add(out, p, key_len + 1); /* "key": */
         strbuf_add(out, value, (size_t)(value_end - value));
         p = base_end + (*base_end == ',');
     }
@@ -136,30 +136,31 @@ static int patch_has_key(const char *patch, size_t patch_len, const char *key, s
  * limit), the current section's points in point order, and their rows. */
 typedef struct shard_cursor {
     sqlite3 *db;
-    int in_order;                /* its blocks follow point order: walked in C */
-    sqlite3_stmt *points;        /* in order: each block's params_base, points;
+    int in_order;         /* its blocks follow point order: walked in C */
+    sqlite3_stmt *points; /* in order: each block's params_base, points;
                                   * else each point's ordinal, params_base, element */
-    const char *base;            /* the current point's block's params_base */
-    const char *next;            /* in order: the ',' or ']' after the current element */
+    const char *base;     /* the current point's block's params_base */
+    const char *next;     /* in order: the ',' or ']' after the current element */
     const char *field[ELEMENT_FIELDS + 1], *end[ELEMENT_FIELDS + 1];
-    int fields;                  /* 11 with reused_from */
-    int64_t ordinal;             /* of the current point; in the heap while it has one */
-    sqlite3_stmt *scan;          /* in order: point_id and result columns, by row id */
-    int scan_row;                /* scan holds a row not yet copied */
-    sqlite3_stmt *seek;          /* one point's result columns, in row order */
-    sqlite3_stmt *insert;        /* result columns into OUT's table */
+    int fields;           /* 11 with reused_from */
+    int64_t ordinal;      /* of the current point; in the heap while it has one */
+    sqlite3_stmt *scan;   /* in order: point_id and result columns, by row id */
+    int scan_row;         /* scan holds a row not yet copied */
+    sqlite3_stmt *seek;   /* one point's result columns, in row order */
+    sqlite3_stmt *insert; /* result columns into OUT's table */
     /* The keys whose values differ between the merged block's base and
      * diff_base (this shard's block base), for merged block diff_block. */
     int64_t diff_block;
     char *diff_base;
-    size_t diff_count;           /* DIFF_UNKNOWN: not comparable, rebuild patches */
+    size_t diff_count; /* DIFF_UNKNOWN: not comparable, rebuild patches */
     const char *diff_key[MERGE_DIFF_KEYS];
     size_t diff_len[MERGE_DIFF_KEYS];
 } shard_cursor;
 
 static int cursor_malformed(sqlite3 *db, char **err)
 {
-    return util_fail(err, "%s: a malformed point block in a shard", sqlite3_db_filename(db, "main"));
+    return util_fail(err, "%s: a malformed point block in a shard",
+                     sqlite3_db_filename(db, "main"));
 }
 
 /* Steps cursor c to its next point: 1, 0 at the section's end, -1. */
@@ -170,7 +171,7 @@ static int cursor_advance(shard_cursor *c, char **err)
     if (c->in_order) {
         /* next is the block's '[' or the ',' before an element. */
         while (!c->next || (*c->next != ',' && *c->next != '[')) {
-            c->next = NULL;  /* the block's text goes with the step */
+            c->next = NULL; /* the block's text goes with the step */
             if ((rc = sqlite3_step(c->points)) != SQLITE_ROW)
                 goto end;
             c->base = (const char *)sqlite3_column_text(c->points, 0);
@@ -229,10 +230,10 @@ static int section_in_order(shard_cursor *c, int *in_order, char **err)
     }
     sqlite3_reset(c->points);
     if (*in_order && rc != SQLITE_DONE)
-        return rc == SQLITE_CORRUPT ? cursor_malformed(c->db, err)
-                                    : util_fail(err, "%s: cannot read its points: %s",
-                                                sqlite3_db_filename(c->db, "main"),
-                                                sqlite3_errmsg(c->db));
+        return rc == SQLITE_CORRUPT
+                   ? cursor_malformed(c->db, err)
+                   : util_fail(err, "%s: cannot read its points: %s",
+                               sqlite3_db_filename(c->db, "main"), sqlite3_errmsg(c->db));
     return 0;
 }
 
@@ -242,24 +243,24 @@ static int section_in_order(shard_cursor *c, int *in_order, char **err)
 typedef struct merge_writer {
     merge *m;
     int64_t sweep_id, section_id;
-    const char *plugin;          /* the current section's */
+    const char *plugin; /* the current section's */
     shard_cursor *cursors;
-    size_t *heap;                /* cursors with a current point, by ordinal */
+    size_t *heap; /* cursors with a current point, by ordinal */
     size_t heap_len;
-    int64_t next_id;             /* the next point's id */
-    strbuf points;               /* the open block's elements */
-    strbuf params;               /* a point's parameters, when its patch is rebuilt */
-    char *base;                  /* the open block's params_base */
-    int64_t block_serial;        /* counts the blocks begun, for the cursors' diff keys */
+    int64_t next_id;      /* the next point's id */
+    strbuf points;        /* the open block's elements */
+    strbuf params;        /* a point's parameters, when its patch is rebuilt */
+    char *base;           /* the open block's params_base */
+    int64_t block_serial; /* counts the blocks begun, for the cursors' diff keys */
     int64_t block_first, block_count, block_ok, blocks_uncommitted;
-    int64_t rows;                /* rows written */
-    store_reuse_set *reuse;      /* OUT's points by identity, for reused_from */
-    int reuse_read;              /* reuse was read for this section */
+    int64_t rows;           /* rows written */
+    store_reuse_set *reuse; /* OUT's points by identity, for reused_from */
+    int reuse_read;         /* reuse was read for this section */
 } merge_writer;
 
 /* Writes one block of the merged points, and its index rows. */
-static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t first,
-                       int64_t count, int64_t ok, strbuf *points, const char *base, char **err)
+static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t first, int64_t count,
+                       int64_t ok, strbuf *points, const char *base, char **err)
 {
     strbuf_add(points, "]", 1);
     if (points->oom)
@@ -278,8 +279,8 @@ static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t f
     if (storei_step_done(s, st, "cannot store points", err) != 0)
         return -1;
     int all_ok = ok == count;
-    sqlite3_stmt *index = storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK,
-                                      "cannot index points", err);
+    sqlite3_stmt *index =
+        storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK, "cannot index points", err);
     if (!index)
         return -1;
     sqlite3_bind_int64(index, 1, sqlite3_last_insert_rowid(s->db));
@@ -448,8 +449,8 @@ static int append_reused(merge_writer *w, shard_cursor *c, char **err)
                                -1, &st, NULL) != SQLITE_OK)
             return storei_fail_sql(s, err, "cannot read the merged plugins");
         storei_bind_text(st, 1, w->plugin);
-        const char *sha = sqlite3_step(st) == SQLITE_ROW
-                              ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        const char *sha =
+            sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
         int rc = sha ? store_reuse_find(s, w->plugin, sha, w->sweep_id, &w->reuse, err) : 0;
         sqlite3_finalize(st);
         if (rc != 0)
@@ -461,7 +462,7 @@ static int append_reused(merge_writer *w, shard_cursor *c, char **err)
         return 0;
     int64_t signed_seed = strtoll(c->field[4], NULL, 10);
     uint64_t seed;
-    memcpy(&seed, &signed_seed, sizeof seed);  /* stored as signed 64-bit */
+    memcpy(&seed, &signed_seed, sizeof seed); /* stored as signed 64-bit */
     const store_reuse_entry *e = store_reuse_lookup(w->reuse, identity, seed);
     if (e)
         strbuf_printf(&w->points, ",%" PRId64, e->point_id);
@@ -491,11 +492,11 @@ static int write_point(merge_writer *w, shard_cursor *c, char **err)
      * shard stored it, reused_from mapped]. */
     char digits[24], *d = digits + sizeof digits;
     for (uint64_t v = (uint64_t)id; d == digits + sizeof digits || v; v /= 10)
-        *--d = (char)('0' + v % 10);  /* ids are positive; printf cost 5% here */
+        *--d = (char)('0' + v % 10); /* ids are positive; printf cost 5% here */
     strbuf_add(&w->points, "[", 1);
     strbuf_add(&w->points, d, (size_t)(digits + sizeof digits - d));
     strbuf_add(&w->points, ",", 1);
-    strbuf_add(&w->points, field[1], (size_t)(c->end[1] - field[1]));  /* the ordinal */
+    strbuf_add(&w->points, field[1], (size_t)(c->end[1] - field[1])); /* the ordinal */
     strbuf_add(&w->points, ",", 1);
     if (append_params(w, c, err) != 0)
         return -1;
@@ -542,8 +543,8 @@ static const char points_sorted_sql[] =
 /* The statements reading a shard section's rows (cols: its result columns,
  * ", a, b"): by point, and in order also all of them by row id between the
  * section's first and last, so the scan reads no other section's. */
-static int prepare_rows(shard_cursor *c, const char *plugin, const char *cols,
-                        int64_t sweep_id, int64_t section_id)
+static int prepare_rows(shard_cursor *c, const char *plugin, const char *cols, int64_t sweep_id,
+                        int64_t section_id)
 {
     strbuf sql = { 0 };
     strbuf_printf(&sql, "SELECT %s FROM ", *cols ? cols + 2 : "NULL");
@@ -624,8 +625,8 @@ static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const
     int rc = -1;
     c->next = NULL;
     c->diff_block = -1;
-    if (sqlite3_prepare_v2(c->db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2",
-                           -1, &section, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(c->db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2", -1,
+                           &section, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(section, 1, sweep_id);
         sqlite3_bind_int64(section, 2, ordinal);
         if (sqlite3_step(section) == SQLITE_ROW)
@@ -731,15 +732,19 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
      * points deleted) numbers them as the first one did. */
     if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin storing merged points", err) != 0)
         goto done;
-    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(last_point_id), 0) + 1 FROM"
-                           " main.point_block", -1, &next_id, NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT coalesce(max(last_point_id), 0) + 1 FROM"
+                           " main.point_block",
+                           -1, &next_id, NULL) != SQLITE_OK ||
         sqlite3_step(next_id) != SQLITE_ROW) {
         storei_fail_sql(s, err, "cannot number the merged points");
         goto done;
     }
     w.next_id = sqlite3_column_int64(next_id, 0);
-    if (sqlite3_prepare_v2(s->db, "SELECT ordinal, plugin, new_id FROM temp.merge_section"
-                           " ORDER BY ordinal", -1, &sections, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT ordinal, plugin, new_id FROM temp.merge_section"
+                           " ORDER BY ordinal",
+                           -1, &sections, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "cannot read the sections");
         goto done;
     }

@@ -31,7 +31,7 @@ extern const char runner_schema_sql[];
 typedef struct migration {
     const char *what;
     const char *sql;
-    const char *done_if;  /* a count query; nonzero: the step's work is already there */
+    const char *done_if; /* a count query; nonzero: the step's work is already there */
 } migration;
 
 /* Version 3 stores points in blocks (schema.sql): the old point table's rows
@@ -59,16 +59,14 @@ static const char index_points_sql[] =
 
 /* Version 4 records which process runs a sweep beyond its pid (schema.sql):
  * resume tells a live runner from a pid reused after a reboot. */
-static const char process_identity_sql[] =
-    "ALTER TABLE sweep ADD COLUMN pid_host TEXT;"
-    "ALTER TABLE sweep ADD COLUMN pid_start_ticks INTEGER;"
-    "ALTER TABLE sweep ADD COLUMN pid_boot_id TEXT;";
+static const char process_identity_sql[] = "ALTER TABLE sweep ADD COLUMN pid_host TEXT;"
+                                           "ALTER TABLE sweep ADD COLUMN pid_start_ticks INTEGER;"
+                                           "ALTER TABLE sweep ADD COLUMN pid_boot_id TEXT;";
 
 /* Version 8 records which shard of a sharded sweep a sweep row holds
  * (schema.sql, sweep.shard_index and shard_count; docs/slurm.md). */
-static const char sweep_shard_sql[] =
-    "ALTER TABLE sweep ADD COLUMN shard_index INTEGER;"
-    "ALTER TABLE sweep ADD COLUMN shard_count INTEGER;";
+static const char sweep_shard_sql[] = "ALTER TABLE sweep ADD COLUMN shard_index INTEGER;"
+                                      "ALTER TABLE sweep ADD COLUMN shard_count INTEGER;";
 /* Version 6 shows where a --reuse point's rows came from: the view gains
  * reused_from (an 11th block element, absent in older blocks, so NULL);
  * schema.sql then recreates it. */
@@ -194,9 +192,10 @@ static int read_user_version(store *s, int *version, char **err)
 
 static int refuse_newer(store *s, int version, char **err)
 {
-    return util_fail(err, "%s: database schema version %d is newer than this runner supports "
-                     "(%d); use a newer runner or another --db", s->path, version,
-                     STORE_SCHEMA_VERSION);
+    return util_fail(err,
+                     "%s: database schema version %d is newer than this runner supports "
+                     "(%d); use a newer runner or another --db",
+                     s->path, version, STORE_SCHEMA_VERSION);
 }
 
 /* Reads PRAGMA user_version into *version and refuses a newer one. */
@@ -228,12 +227,16 @@ static int count_query(store *s, const char *sql, const char *what, int64_t *out
 static int check_empty(store *s, char **err)
 {
     int64_t objects = 0;
-    if (count_query(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%'"
-                    " ESCAPE '\\'", "cannot read the schema", &objects, err) != 0)
+    if (count_query(s,
+                    "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%'"
+                    " ESCAPE '\\'",
+                    "cannot read the schema", &objects, err) != 0)
         return -1;
     if (objects > 0)
-        return util_fail(err, "%s: not a runner database (it holds other tables and no runner "
-                         "schema version)", s->path);
+        return util_fail(err,
+                         "%s: not a runner database (it holds other tables and no runner "
+                         "schema version)",
+                         s->path);
     return 0;
 }
 
@@ -243,9 +246,9 @@ static int check_empty(store *s, char **err)
  * least these columns (a comma-separated list). Columns a later version
  * added are listed with that version; never remove a line. */
 typedef struct catalog_object {
-    int since, until;  /* the versions that have it; until 0: still current */
+    int since, until; /* the versions that have it; until 0: still current */
     const char *name;
-    const char *type;  /* "table" or "view" */
+    const char *type; /* "table" or "view" */
     const char *columns;
 } catalog_object;
 
@@ -295,16 +298,20 @@ static int check_catalog(store *s, int version, char **err)
         }
         const char *type = (const char *)sqlite3_column_text(st, 0);
         if (!type)
-            rc = util_fail(err, "%s: not a runner database (its user_version is %d, but it has "
-                           "no \"%s\" %s)", s->path, version, o->name, o->type);
+            rc = util_fail(err,
+                           "%s: not a runner database (its user_version is %d, but it has "
+                           "no \"%s\" %s)",
+                           s->path, version, o->name, o->type);
         else if (strcmp(type, o->type) != 0)
-            rc = util_fail(err, "%s: not a runner database (its user_version is %d, but its "
-                           "\"%s\" is a %s where runner's is a %s)", s->path, version, o->name,
-                           type, o->type);
+            rc = util_fail(err,
+                           "%s: not a runner database (its user_version is %d, but its "
+                           "\"%s\" is a %s where runner's is a %s)",
+                           s->path, version, o->name, type, o->type);
         else if (sqlite3_column_int(st, 1) != expected)
-            rc = util_fail(err, "%s: not a runner database (its user_version is %d, but its "
-                           "%s \"%s\" lacks columns runner's has: %s)", s->path, version,
-                           o->type, o->name, o->columns);
+            rc = util_fail(err,
+                           "%s: not a runner database (its user_version is %d, but its "
+                           "%s \"%s\" lacks columns runner's has: %s)",
+                           s->path, version, o->type, o->name, o->columns);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -318,15 +325,15 @@ static int check_regular_file(const char *path, char **err)
 {
     struct stat st;
     if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return 0;  /* missing: the open says so, or creates it */
+        return 0; /* missing: the open says so, or creates it */
     const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
                        : S_ISFIFO(st.st_mode) ? "a FIFO"
                        : S_ISCHR(st.st_mode)  ? "a character device"
                        : S_ISBLK(st.st_mode)  ? "a block device"
                        : S_ISSOCK(st.st_mode) ? "a socket"
                                               : "not a regular file";
-    return util_fail(err, "%s: not a database file (it is %s); --db needs a regular file",
-                     path, kind);
+    return util_fail(err, "%s: not a database file (it is %s); --db needs a regular file", path,
+                     kind);
 }
 
 /* --- checkpoints ---------------------------------------------------------- */
@@ -338,7 +345,7 @@ static void *checkpointer_main(void *arg)
     if (sqlite3_open_v2(c->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
         sqlite3_close(db);
-        db = NULL;  /* the writer's backstop checkpoints instead */
+        db = NULL; /* the writer's backstop checkpoints instead */
     }
     /* A connection sees the WAL only once it has read the file. */
     if (db &&
@@ -473,13 +480,17 @@ static int set_pragmas(store *s, char **err)
     }
     const char *mode = (const char *)sqlite3_column_text(st, 0);
     if (!mode || (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)) {
-        util_fail(err, "%s: cannot switch to WAL journal mode (SQLite kept \"%s\"); is the "
-                  "directory writable and on a local file system?", s->path, mode ? mode : "?");
+        util_fail(err,
+                  "%s: cannot switch to WAL journal mode (SQLite kept \"%s\"); is the "
+                  "directory writable and on a local file system?",
+                  s->path, mode ? mode : "?");
         goto done;
     }
     /* temp_store = MEMORY keeps temporary b-trees off the disk. */
-    if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
-                     " PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_exec(s->db,
+                     "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
+                     " PRAGMA temp_store = MEMORY",
+                     NULL, NULL, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "cannot set connection options");
         goto done;
     }
@@ -563,7 +574,8 @@ static store *store_connect(const char *path, int flags, char **err)
         util_fail(err, "%s: cannot open database: %s%s", path,
                   s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
                   (rc & 0xff) == SQLITE_CANTOPEN && (flags & SQLITE_OPEN_CREATE)
-                      ? " (does the directory exist, and may runner write to it?)" : "");
+                      ? " (does the directory exist, and may runner write to it?)"
+                      : "");
         store_close(s);
         return NULL;
     }
@@ -649,7 +661,8 @@ int store_open_read(const char *path, store **out, char **err)
     if (version < STORE_SCHEMA_VERSION && !readable_as_is(version)) {
         /* Reading never writes: the upgrade is the user's explicit step
          * (docs/schema.md, "Upgrading"). */
-        util_fail(err, "%s: database schema version %d is older than this runner's (%d); "
+        util_fail(err,
+                  "%s: database schema version %d is older than this runner's (%d); "
                   "reading commands never change it: upgrade it with 'runner migrate' (or any "
                   "writing command: sweep, resume, notify), or read it with an older runner",
                   path, version, STORE_SCHEMA_VERSION);
@@ -690,13 +703,6 @@ void store_close(store *s)
     free(s);
 }
 
-const char *store_path(const store *s)
-{
-    return s->path;
-}
+const char *store_path(const store *s) { return s->path; }
 
-int store_schema_version(void)
-{
-    return STORE_SCHEMA_VERSION;
-}
-
+int store_schema_version(void) { return STORE_SCHEMA_VERSION; }

@@ -20,8 +20,9 @@ static int outbox_insert(store *s, int64_t sweep_id, const char *format, const c
     char created[32], sha[DIGEST_HEX_SIZE], key[96];
     int rc = -1;
     *id = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(id), 0) + 1 FROM outbox", -1, &st,
-                           NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(id), 0) + 1 FROM outbox", -1, &st, NULL) !=
+            SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
         storei_fail_sql(s, err, "%s", what);
         goto done;
     }
@@ -35,8 +36,10 @@ static int outbox_insert(store *s, int64_t sweep_id, const char *format, const c
     snprintf(key, sizeof key, "runner-%" PRId64 "-%" PRId64 "-%.16s", sweep_id, next, sha);
     storei_format_utc(util_now(), created);
     /* A resumed sweep ends again: its new summary replaces one still waiting. */
-    if (sqlite3_prepare_v2(s->db, "DELETE FROM outbox WHERE sweep_id = ?1 AND"
-                           " delivered_at IS NULL", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db,
+                           "DELETE FROM outbox WHERE sweep_id = ?1 AND"
+                           " delivered_at IS NULL",
+                           -1, &st, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "%s", what);
         goto done;
     }
@@ -47,9 +50,10 @@ static int outbox_insert(store *s, int64_t sweep_id, const char *format, const c
     }
     sqlite3_finalize(st);
     st = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT INTO outbox (id, sweep_id, created_at, format, body,"
-                           " idempotency_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
-                           NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO outbox (id, sweep_id, created_at, format, body,"
+                           " idempotency_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                           -1, &st, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "%s", what);
         goto done;
     }
@@ -144,11 +148,13 @@ int store_outbox_read(store *s, int64_t id, store_outbox_row *out, char **err)
     const char *what = "cannot read the webhook outbox";
     sqlite3_stmt *st = NULL;
     /* next_attempt_at has format_utc's layout, so text order is time order. */
-    if (sqlite3_prepare_v2(s->db, "SELECT id, sweep_id, format, body, idempotency_key, attempts,"
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id, sweep_id, format, body, idempotency_key, attempts,"
                            " delivered_at, next_attempt_at, delivered_at IS NULL AND"
                            " (next_attempt_at IS NULL OR"
                            "  next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
-                           " FROM outbox WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+                           " FROM outbox WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st), oom = 0;
@@ -207,9 +213,11 @@ int store_outbox_attempt(store *s, int64_t id, int http_status, const char *erro
     char what[96];
     snprintf(what, sizeof what, "cannot record a delivery attempt of outbox row %" PRId64, id);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "UPDATE outbox SET attempts = attempts + 1, last_status = ?2,"
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE outbox SET attempts = attempts + 1, last_status = ?2,"
                            " last_error = ?3, delivered_at = ?4, next_attempt_at = ?5"
-                           " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+                           " WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     char now[32], later[32];
     storei_format_utc(util_now(), now);
@@ -230,4 +238,3 @@ int store_outbox_attempt(store *s, int64_t id, int http_status, const char *erro
     sqlite3_finalize(st);
     return rc;
 }
-

@@ -12,17 +12,26 @@
 
 struct store_point_stream {
     store *s;
-    sqlite3_stmt *points;        /* the points, in the stream's order */
-    sqlite3_stmt *rows;          /* one point's rows, by the result table's index */
-    const table *columns;        /* borrowed */
-    value *cells;                /* columns->column_count, cleared before each row */
-    int in_point;                /* points is on a point whose rows are being read */
-    int point_rows;              /* rows of that point returned so far */
+    sqlite3_stmt *points; /* the points, in the stream's order */
+    sqlite3_stmt *rows;   /* one point's rows, by the result table's index */
+    const table *columns; /* borrowed */
+    value *cells;         /* columns->column_count, cleared before each row */
+    int in_point;         /* points is on a point whose rows are being read */
+    int point_rows;       /* rows of that point returned so far */
 };
 
 /* The points statement's columns. */
-enum { COL_PARAMS, COL_POINT, COL_SECTION, COL_ORDINAL, COL_SEED, COL_STATUS, COL_ERROR,
-       COL_IDENTITY, COL_SWEEP };
+enum {
+    COL_PARAMS,
+    COL_POINT,
+    COL_SECTION,
+    COL_ORDINAL,
+    COL_SEED,
+    COL_STATUS,
+    COL_ERROR,
+    COL_IDENTITY,
+    COL_SWEEP
+};
 
 /* Points first, sorted on their own (small rows), then each point's rows
  * through the index: sorting whole rows by parameters cost twice as much. */
@@ -50,9 +59,8 @@ static void append_rows_sql(strbuf *sql, const char *plugin, const table *column
                     " ORDER BY \"row_id\"");
 }
 
-int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin,
-                            const table *columns, store_point_order order,
-                            store_point_stream **out, char **err)
+int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, const table *columns,
+                            store_point_order order, store_point_stream **out, char **err)
 {
     *out = NULL;
     store_point_stream *ps = calloc(1, sizeof *ps);
@@ -70,8 +78,8 @@ int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin,
         rc = util_fail(err, "out of memory");
     else if (sqlite3_prepare_v2(s->db, points.data, -1, &ps->points, NULL) != SQLITE_OK ||
              sqlite3_prepare_v2(s->db, rows.data, -1, &ps->rows, NULL) != SQLITE_OK)
-        rc = storei_fail_sql(s, err, "cannot read the points of \"%s\" in sweep %" PRId64,
-                             plugin, sweep_id);
+        rc = storei_fail_sql(s, err, "cannot read the points of \"%s\" in sweep %" PRId64, plugin,
+                             sweep_id);
     free(points.data);
     free(rows.data);
     if (rc != 0) {
@@ -115,7 +123,7 @@ int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char 
         }
         step = sqlite3_step(ps->rows);
         if (step == SQLITE_ROW || ps->point_rows == 0)
-            break;  /* a row, or a point without rows (shown once) */
+            break; /* a row, or a point without rows (shown once) */
         ps->in_point = 0;
         if (step != SQLITE_DONE)
             break;
@@ -135,10 +143,10 @@ int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char 
         .has_row = step == SQLITE_ROW,
         .cells = ps->cells,
     };
-    memcpy(&row->seed, &seed, sizeof seed);  /* stored as signed 64-bit */
+    memcpy(&row->seed, &seed, sizeof seed); /* stored as signed 64-bit */
     ps->point_rows++;
     if (step == SQLITE_DONE)
-        ps->in_point = 0;  /* the point without rows is done */
+        ps->in_point = 0; /* the point without rows is done */
     if (!row->params_json || !row->status)
         return util_fail(err, "out of memory");
     for (size_t i = 0; row->has_row && i < ps->columns->column_count; i++)
@@ -165,8 +173,10 @@ int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char
 {
     *version = *so_sha256 = NULL;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT plugin_version, so_sha256 FROM sweep_plugin"
-                           " WHERE sweep_id = ?1 AND plugin = ?2", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT plugin_version, so_sha256 FROM sweep_plugin"
+                           " WHERE sweep_id = ?1 AND plugin = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "cannot read which plugin files sweep %" PRId64 " used",
                                sweep_id);
     sqlite3_bind_int64(st, 1, sweep_id);

@@ -16,9 +16,10 @@ int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, c
     snprintf(what, sizeof what, "cannot record the process running sweep %lld",
              (long long)sweep_id);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "UPDATE sweep SET pid = ?2, pid_host = ?3,"
-                           " pid_start_ticks = ?4, pid_boot_id = ?5 WHERE id = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE sweep SET pid = ?2, pid_host = ?3,"
+                           " pid_start_ticks = ?4, pid_boot_id = ?5 WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, who->pid);
@@ -35,13 +36,14 @@ int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char 
 {
     memset(out, 0, sizeof *out);
     char what[96];
-    snprintf(what, sizeof what, "cannot read the process running sweep %lld",
-             (long long)sweep_id);
+    snprintf(what, sizeof what, "cannot read the process running sweep %lld", (long long)sweep_id);
     /* A row from before version 4 names only the pid, on the sweep's host. */
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(pid, 0), coalesce(pid_host, host),"
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT coalesce(pid, 0), coalesce(pid_host, host),"
                            " coalesce(pid_start_ticks, 0), coalesce(pid_boot_id, '')"
-                           " FROM sweep WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+                           " FROM sweep WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     int rc = sqlite3_step(st);
@@ -49,8 +51,7 @@ int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char 
         out->pid = sqlite3_column_int64(st, 0);
         snprintf(out->host, sizeof out->host, "%s", (const char *)sqlite3_column_text(st, 1));
         out->start_ticks = sqlite3_column_int64(st, 2);
-        snprintf(out->boot_id, sizeof out->boot_id, "%s",
-                 (const char *)sqlite3_column_text(st, 3));
+        snprintf(out->boot_id, sizeof out->boot_id, "%s", (const char *)sqlite3_column_text(st, 3));
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : storei_fail_sql(s, err, "%s", what);
     sqlite3_finalize(st);
@@ -91,5 +92,7 @@ int store_process_register_sql(struct sqlite3 *db)
     process_identity_self(self);
     /* SQLite frees self with the connection (or at once if this fails). */
     return sqlite3_create_function_v2(db, "runner_sweep_status", 5, SQLITE_UTF8, self,
-                                      sql_sweep_status, NULL, NULL, free) == SQLITE_OK ? 0 : -1;
+                                      sql_sweep_status, NULL, NULL, free) == SQLITE_OK
+               ? 0
+               : -1;
 }

@@ -32,9 +32,7 @@ static runner_type type_from_name(const char *name)
 static int column_value(sqlite3_stmt *st, int i, runner_type declared, value *out)
 {
     switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL:
-        *out = VALUE_NULL;
-        return 0;
+    case SQLITE_NULL: *out = VALUE_NULL; return 0;
     case SQLITE_INTEGER:
         if (declared == RUNNER_BOOLEAN)
             *out = value_boolean(sqlite3_column_int64(st, i) != 0);
@@ -61,7 +59,7 @@ static int column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
     }
     const char *text = (const char *)sqlite3_column_text(st, i);
     if (!text)
-        return -1;  /* only a conversion that ran out of memory leaves NULL here */
+        return -1; /* only a conversion that ran out of memory leaves NULL here */
     *out = value_text(text);
     return out->type == RUNNER_TEXT ? 0 : -1;
 }
@@ -82,8 +80,7 @@ int store_list_sweeps(store *s, table **out, char **err)
 
 /* Adds the plugin's recorded columns (parameters first, with their units)
  * to t. None when nothing is recorded for the plugin. */
-static int add_section_columns(store *s, const char *plugin, const char *what, table *t,
-                               char **err)
+static int add_section_columns(store *s, const char *plugin, const char *what, table *t, char **err)
 {
     sqlite3_stmt *st = storei_stmt(s, STMT_SECTION_COLUMNS, what, err);
     if (!st)
@@ -95,8 +92,8 @@ static int add_section_columns(store *s, const char *plugin, const char *what, t
         const char *role = (const char *)sqlite3_column_text(st, 1);
         runner_type type = type_from_name((const char *)sqlite3_column_text(st, 2));
         const char *unit = (const char *)sqlite3_column_text(st, 3);
-        if (!name || !role || table_add_column(t, name, unit ? unit : "", type,
-                                               strcmp(role, "param") == 0) != 0) {
+        if (!name || !role ||
+            table_add_column(t, name, unit ? unit : "", type, strcmp(role, "param") == 0) != 0) {
             sqlite3_reset(st);
             return util_fail(err, "%s: %s: out of memory", s->path, what);
         }
@@ -131,8 +128,7 @@ static void append_section_select(strbuf *sql, const table *t, const char *plugi
 }
 
 /* Steps st, a query of t's columns, and appends each row to t. */
-static int append_result_rows(store *s, sqlite3_stmt *st, table *t, const char *what,
-                              char **err)
+static int append_result_rows(store *s, sqlite3_stmt *st, table *t, const char *what, char **err)
 {
     value *row = calloc(t->column_count ? t->column_count : 1, sizeof *row);
     int rc;
@@ -197,7 +193,7 @@ int store_section_table(store *s, int64_t section_id, table **out, char **err)
     if (section_table_new(s, section_id, what, &t, &plugin, err) != 0 ||
         add_section_columns(s, plugin, what, t, err) != 0)
         goto done;
-    if (t->column_count == 0) {  /* nothing recorded for the plugin: no rows to show */
+    if (t->column_count == 0) { /* nothing recorded for the plugin: no rows to show */
         rc = 0;
         goto done;
     }
@@ -257,8 +253,8 @@ int store_sweep_sections(store *s, int64_t sweep_id, int64_t **ids, size_t *coun
 
 /* --- resuming ------------------------------------------------------------ */
 
-int store_find_sweep(store *s, int64_t sweep_id, const char *script_path,
-                     store_sweep_record *out, char **err)
+int store_find_sweep(store *s, int64_t sweep_id, const char *script_path, store_sweep_record *out,
+                     char **err)
 {
     memset(out, 0, sizeof *out);
     const char *sql =
@@ -317,8 +313,10 @@ int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err)
         return -1;
     sqlite3_stmt *st = NULL;
     const char *what = "cannot reopen the sweep";
-    if (sqlite3_prepare_v2(s->db, "UPDATE sweep SET status = 'running', ended_at = NULL, pid = ?2"
-                           " WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE sweep SET status = 'running', ended_at = NULL, pid = ?2"
+                           " WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, pid);
@@ -327,17 +325,14 @@ int store_sweep_reopen(store *s, int64_t sweep_id, int64_t pid, char **err)
     return rc;
 }
 
-static int compare_identity(const void *a, const void *b)
-{
-    return memcmp(a, b, 64);
-}
+static int compare_identity(const void *a, const void *b) { return memcmp(a, b, 64); }
 
 int store_identity_set_take(store_identity_set *set, const char *identity, int64_t *point_id)
 {
     if (!set || !set->count)
         return 0;
-    store_identity *hit = bsearch(identity, set->entries, set->count, sizeof set->entries[0],
-                                  compare_identity);
+    store_identity *hit =
+        bsearch(identity, set->entries, set->count, sizeof set->entries[0], compare_identity);
     if (!hit)
         return 0;
     size_t i = (size_t)(hit - set->entries);
@@ -382,8 +377,10 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
     snprintf(what, sizeof what, "cannot resume section %d (\"%s\") of sweep %" PRId64, ordinal,
              plugin, sweep_id);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2"
-                           " AND plugin = ?3 ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id FROM section WHERE sweep_id = ?1 AND ordinal = ?2"
+                           " AND plugin = ?3 ORDER BY id LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int(st, 2, ordinal);
@@ -408,10 +405,12 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
         return -1;
     /* Emptied blocks stay: their last_point_id keeps the ids of removed
      * points from being given out again. */
-    if (exec_with_id(s, "UPDATE point_block SET points = (SELECT json_group_array(json(p.value))"
+    if (exec_with_id(s,
+                     "UPDATE point_block SET points = (SELECT json_group_array(json(p.value))"
                      " FROM json_each(point_block.points) AS p"
                      " WHERE json_extract(p.value, '$[5]') = 'ok'), point_count = ok_count"
-                     " WHERE section_id = ?1 AND ok_count < point_count", found, what, err) != 0 ||
+                     " WHERE section_id = ?1 AND ok_count < point_count",
+                     found, what, err) != 0 ||
         storei_run_stmt(s, STMT_COMMIT, what, err) != 0) {
         storei_rollback(s);
         return -1;
@@ -420,9 +419,11 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
     size_t capacity = 0;
     if (!set)
         return util_fail(err, "out of memory");
-    if (sqlite3_prepare_v2(s->db, "SELECT json_extract(p.value, '$[3]'), json_extract(p.value, '$[0]')"
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT json_extract(p.value, '$[3]'), json_extract(p.value, '$[0]')"
                            " FROM point_block AS b, json_each(b.points) AS p"
-                           " WHERE b.section_id = ?1", -1, &st, NULL) != SQLITE_OK) {
+                           " WHERE b.section_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK) {
         store_identity_set_free(set);
         return storei_fail_sql(s, err, "%s", what);
     }
@@ -462,12 +463,11 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
     return 0;
 }
 
-int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
-                     int64_t point_id, table *out, char **err)
+int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id, int64_t point_id,
+                     table *out, char **err)
 {
     char what[160];
-    snprintf(what, sizeof what, "cannot read back a stored point of section %" PRId64,
-             section_id);
+    snprintf(what, sizeof what, "cannot read back a stored point of section %" PRId64, section_id);
     size_t width = plugin->param_count + plugin->column_count;
     strbuf sql = { 0 };
     sqlite3_stmt *st = NULL;
@@ -482,7 +482,7 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id,
     strbuf_str(&sql, " FROM ");
     storei_append_ident(&sql, plugin->name);
     strbuf_str(&sql, " WHERE \"sweep_id\" = (SELECT sweep_id FROM section WHERE id = ?1)"
-                 " AND \"section_id\" = ?1 AND \"point_id\" = ?2 ORDER BY \"row_id\"");
+                     " AND \"section_id\" = ?1 AND \"point_id\" = ?2 ORDER BY \"row_id\"");
     if (sql.oom || !row) {
         util_fail(err, "out of memory");
         goto done;
@@ -529,16 +529,18 @@ int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out,
     char what[96];
     snprintf(what, sizeof what, "cannot read sweep %" PRId64 " for its summary", sweep_id);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT id, script_path, " STORE_SWEEP_STATUS_SQL ", started_at, ended_at,"
-                           " round((julianday(ended_at) - julianday(started_at)) * 86400.0, 3),"
-                           " host, runner_version,"
-                           /* by section: blocks are indexed on section_id */
-                           " (SELECT coalesce(sum(ok_count), 0) FROM point_block WHERE section_id IN"
-                           "  (SELECT id FROM section WHERE sweep_id = ?1)),"
-                           " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block"
-                           "  WHERE section_id IN (SELECT id FROM section WHERE sweep_id = ?1))"
-                           " FROM sweep AS s WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            s->db,
+            "SELECT id, script_path, " STORE_SWEEP_STATUS_SQL ", started_at, ended_at,"
+            " round((julianday(ended_at) - julianday(started_at)) * 86400.0, 3),"
+            " host, runner_version,"
+            /* by section: blocks are indexed on section_id */
+            " (SELECT coalesce(sum(ok_count), 0) FROM point_block WHERE section_id IN"
+            "  (SELECT id FROM section WHERE sweep_id = ?1)),"
+            " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block"
+            "  WHERE section_id IN (SELECT id FROM section WHERE sweep_id = ?1))"
+            " FROM sweep AS s WHERE id = ?1",
+            -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     int rc = sqlite3_step(st), oom = 0;
@@ -548,8 +550,8 @@ int store_sweep_digest_read(store *s, int64_t sweep_id, store_sweep_digest *out,
         out->status = storei_column_strdup(st, 2, &oom);
         out->started_at = storei_column_strdup(st, 3, &oom);
         out->ended_at = storei_column_strdup(st, 4, &oom);
-        out->duration_s = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN
-                                                                    : sqlite3_column_double(st, 5);
+        out->duration_s =
+            sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
         out->host = storei_column_strdup(st, 6, &oom);
         out->runner_version = storei_column_strdup(st, 7, &oom);
         out->points_ok = sqlite3_column_int64(st, 8);
@@ -592,7 +594,8 @@ static int read_section_row(store *s, int64_t section_id, const char *what,
                            "  WHERE section_id = s.id),"
                            " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block"
                            "  WHERE section_id = s.id)"
-                           " FROM section AS s WHERE s.id = ?1", -1, &st, NULL) != SQLITE_OK)
+                           " FROM section AS s WHERE s.id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, section_id);
     int rc = sqlite3_step(st), oom = 0;
@@ -667,8 +670,8 @@ static int read_head_rows(store *s, int64_t section_id, size_t max_rows, const c
 }
 
 /* One scan of the section for out->row_count, ->min, ->max, ->nan_count. */
-static int read_figures(store *s, int64_t section_id, const char *what,
-                        store_section_digest *out, char **err)
+static int read_figures(store *s, int64_t section_id, const char *what, store_section_digest *out,
+                        char **err)
 {
     strbuf sql = { 0 };
     sqlite3_stmt *st = NULL;
@@ -727,7 +730,7 @@ int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
         util_fail(err, "%s: %s: out of memory", s->path, what);
         goto fail;
     }
-    if (n == 0)  /* nothing recorded for the plugin: no rows */
+    if (n == 0) /* nothing recorded for the plugin: no rows */
         return 0;
     if (read_head_rows(s, section_id, max_rows, what, out, err) != 0 ||
         read_figures(s, section_id, what, out, err) != 0)

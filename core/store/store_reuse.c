@@ -28,11 +28,11 @@ static const char candidates_sql[] =
 static uint64_t identity_hash(const char *identity, uint64_t seed)
 {
     uint64_t h = seed;
-    for (int i = 0; i < 16; i++) {  /* the first 64 bits of the SHA-256 */
+    for (int i = 0; i < 16; i++) { /* the first 64 bits of the SHA-256 */
         char c = identity[i];
         h = h << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
     }
-    h ^= seed * 0x9e3779b97f4a7c15u;  /* splitmix64's finalizer */
+    h ^= seed * 0x9e3779b97f4a7c15u; /* splitmix64's finalizer */
     h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
     return h ^ (h >> 31);
@@ -88,7 +88,7 @@ static int add_entry(store_reuse_set *set, size_t *capacity, sqlite3_stmt *st)
         return 0;
     int64_t signed_seed = sqlite3_column_int64(st, 1);
     uint64_t seed;
-    memcpy(&seed, &signed_seed, sizeof seed);  /* stored as signed 64-bit */
+    memcpy(&seed, &signed_seed, sizeof seed); /* stored as signed 64-bit */
     if (reserve(set, capacity) != 0)
         return -1;
     size_t *slot = find_slot(set, identity, seed);
@@ -104,8 +104,8 @@ static int add_entry(store_reuse_set *set, size_t *capacity, sqlite3_stmt *st)
     return 0;
 }
 
-int store_reuse_find(store *s, const char *plugin, const char *so_sha256,
-                     int64_t exclude_sweep_id, store_reuse_set **out, char **err)
+int store_reuse_find(store *s, const char *plugin, const char *so_sha256, int64_t exclude_sweep_id,
+                     store_reuse_set **out, char **err)
 {
     *out = NULL;
     char what[160];
@@ -162,8 +162,7 @@ void store_reuse_set_free(store_reuse_set *set)
 
 /* INSERT ... SELECT of one point's rows: every column the plugin declares,
  * taken as stored (NaN stays the text 'NaN'). */
-static int prepare_copy(store *s, storei_plugin_entry *e, const runner_plugin *plugin,
-                        char **err)
+static int prepare_copy(store *s, storei_plugin_entry *e, const runner_plugin *plugin, char **err)
 {
     uint32_t total = plugin->param_count + plugin->column_count;
     strbuf sql = { 0 }, columns = { 0 };
@@ -180,21 +179,20 @@ static int prepare_copy(store *s, storei_plugin_entry *e, const runner_plugin *p
     strbuf_str(&sql, " FROM ");
     storei_append_ident(&sql, e->name);
     strbuf_str(&sql, " WHERE \"sweep_id\" = ?4 AND \"section_id\" = ?5 AND \"point_id\" = ?6"
-                 " ORDER BY \"row_id\"");
+                     " ORDER BY \"row_id\"");
     int rc = 0;
     if (sql.oom || columns.oom)
         rc = util_fail(err, "%s: out of memory", s->path);
-    else if (sqlite3_prepare_v3(s->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT, &e->copy,
-                                NULL) != SQLITE_OK)
-        rc = storei_fail_sql(s, err, "cannot prepare the copy of reused rows of \"%s\"",
-                             e->name);
+    else if (sqlite3_prepare_v3(s->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT, &e->copy, NULL) !=
+             SQLITE_OK)
+        rc = storei_fail_sql(s, err, "cannot prepare the copy of reused rows of \"%s\"", e->name);
     free(sql.data);
     free(columns.data);
     return rc;
 }
 
-int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
-                     int64_t point_id, size_t *copied, char **err)
+int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point, int64_t point_id,
+                     size_t *copied, char **err)
 {
     *copied = 0;
     if (!e->copy && prepare_copy(s, e, e->plugin, err) != 0)
@@ -208,8 +206,9 @@ int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
     sqlite3_bind_int64(st, 6, point->reused_from);
     int rc = sqlite3_step(st) == SQLITE_DONE
                  ? 0
-                 : storei_fail_sql(s, err, "cannot copy the rows of point %" PRId64
-                                   " into point %" PRId64 " of section %" PRId64,
+                 : storei_fail_sql(s, err,
+                                   "cannot copy the rows of point %" PRId64 " into point %" PRId64
+                                   " of section %" PRId64,
                                    point->reused_from, point->ordinal, point->section_id);
     if (rc == 0)
         *copied = (size_t)sqlite3_changes64(s->db);

@@ -55,9 +55,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
         " type = excluded.type, unit = excluded.unit, doc = excluded.doc,"
         " position = excluded.position",
     [STMT_SECTION] = "SELECT plugin, title FROM section WHERE id = ?1",
-    [STMT_SECTION_COLUMNS] =
-        "SELECT name, role, type, unit FROM plugin_column WHERE plugin = ?1"
-        " ORDER BY role <> 'param', position, name",
+    [STMT_SECTION_COLUMNS] = "SELECT name, role, type, unit FROM plugin_column WHERE plugin = ?1"
+                             " ORDER BY role <> 'param', position, name",
     [STMT_SWEEP_SECTIONS] = "SELECT id FROM section WHERE sweep_id = ?1 ORDER BY ordinal, id",
 };
 
@@ -88,9 +87,8 @@ void storei_append_note(char **err, const char *note)
 
 sqlite3_stmt *storei_stmt(store *s, enum storei_stmt_id id, const char *what, char **err)
 {
-    if (!s->stmts[id] &&
-        sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s->stmts[id],
-                           NULL) != SQLITE_OK) {
+    if (!s->stmts[id] && sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                            &s->stmts[id], NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "%s", what);
         s->stmts[id] = NULL;
         return NULL;
@@ -129,8 +127,8 @@ int storei_exec(store *s, const char *sql, const char *what, char **err)
     return 0;
 }
 
-int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids,
-                       size_t *count, char **err)
+int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids, size_t *count,
+                       char **err)
 {
     int64_t *list = NULL;
     size_t n = 0, cap = 0;

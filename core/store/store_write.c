@@ -21,6 +21,7 @@ static const char *const fixed_columns[] = { "row_id", "sweep_id", "section_id",
 #define FIXED_COLUMN_COUNT 4
 
 /* Catalog object names: plugin tables share their namespace. */
+/* clang-format off */
 static const char *const catalog_names[] = {
     "sweep", "sweep_plugin", "section", "point", "point_block", "plugin_column",
     "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
@@ -31,13 +32,11 @@ static const char *const catalog_names[] = {
     "sweep_tag", "sweep_tag_by_tag", "id_high_water", "sweep_high_water",
     "section_high_water", "point_high_water", "point_block_by_sweep",
 };
+/* clang-format on */
 
 /* --- names -------------------------------------------------------------- */
 
-static int ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : (unsigned char)c;
-}
+static int ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : (unsigned char)c; }
 
 static int ascii_casecmp(const char *a, const char *b)
 {
@@ -74,7 +73,7 @@ static const char *sql_type(runner_type type)
     case RUNNER_INTEGER: return "INTEGER";
     case RUNNER_REAL: return "REAL";
     case RUNNER_TEXT: return "TEXT";
-    case RUNNER_BOOLEAN: return "INTEGER";  /* 0 or 1; plugin_column says boolean */
+    case RUNNER_BOOLEAN: return "INTEGER"; /* 0 or 1; plugin_column says boolean */
     default: return NULL;
     }
 }
@@ -202,7 +201,7 @@ int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id,
     char started[32];
     storei_format_utc(info->started_at, started);
     int64_t seed;
-    memcpy(&seed, &info->seed, sizeof seed);  /* stored as signed 64-bit */
+    memcpy(&seed, &info->seed, sizeof seed); /* stored as signed 64-bit */
     storei_bind_text(st, 1, info->script_path);
     storei_bind_text(st, 2, info->script_text);
     storei_bind_text(st, 3, info->script_sha256);
@@ -268,7 +267,7 @@ int store_section_begin(store *s, int64_t sweep_id, int ordinal, const char *plu
     if (script_line > 0)
         sqlite3_bind_int(st, 5, script_line);
     else
-        sqlite3_bind_null(st, 5);  /* unknown line */
+        sqlite3_bind_null(st, 5); /* unknown line */
     sqlite3_bind_int64(st, 6, point_count);
     if (storei_step_done(s, st, what, err) != 0)
         return -1;
@@ -284,15 +283,19 @@ static int check_plugin(store *s, const runner_plugin *plugin, char **err)
 {
     const char *name = plugin->name;
     if (!name || !*name || store_reserved_name(name))
-        return util_fail(err, "%s: cannot create a result table named \"%s\": the name is "
-                         "reserved or empty", s->path, name ? name : "(null)");
+        return util_fail(err,
+                         "%s: cannot create a result table named \"%s\": the name is "
+                         "reserved or empty",
+                         s->path, name ? name : "(null)");
     uint32_t total = plugin->param_count + plugin->column_count;
     for (uint32_t i = 0; i < total; i++) {
         int is_param = i < plugin->param_count;
         const char *col = storei_column_name(plugin, i);
         if (!col || !*col || store_reserved_name(col) || !sql_type(storei_column_type(plugin, i)))
-            return util_fail(err, "%s: plugin \"%s\": %s \"%s\" has a reserved or empty name "
-                             "or an unknown type", s->path, name, is_param ? "parameter" : "column",
+            return util_fail(err,
+                             "%s: plugin \"%s\": %s \"%s\" has a reserved or empty name "
+                             "or an unknown type",
+                             s->path, name, is_param ? "parameter" : "column",
                              col ? col : "(null)");
         for (uint32_t j = 0; j < i; j++) {
             if (ascii_casecmp(col, storei_column_name(plugin, j)) == 0)
@@ -307,14 +310,10 @@ static int check_plugin(store *s, const runner_plugin *plugin, char **err)
 static char *default_literal(const runner_param *p)
 {
     switch (p->type) {
-    case RUNNER_INTEGER:
-        return sqlite3_mprintf("%lld", (long long)p->default_number);
-    case RUNNER_REAL:
-        return sqlite3_mprintf("%!.17g", p->default_number);
-    case RUNNER_BOOLEAN:
-        return sqlite3_mprintf("%d", p->default_number != 0);
-    case RUNNER_TEXT:
-        return sqlite3_mprintf("%Q", p->default_text);
+    case RUNNER_INTEGER: return sqlite3_mprintf("%lld", (long long)p->default_number);
+    case RUNNER_REAL: return sqlite3_mprintf("%!.17g", p->default_number);
+    case RUNNER_BOOLEAN: return sqlite3_mprintf("%d", p->default_number != 0);
+    case RUNNER_TEXT: return sqlite3_mprintf("%Q", p->default_text);
     }
     return NULL;
 }
@@ -353,8 +352,8 @@ static int read_table_columns(store *s, const char *name, const char *what, name
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         char **grown = realloc(out->names, (out->count + 1) * sizeof *grown);
-        if (!grown || !(grown[out->count] =
-                            util_strdup((const char *)sqlite3_column_text(st, 0)))) {
+        if (!grown ||
+            !(grown[out->count] = util_strdup((const char *)sqlite3_column_text(st, 0)))) {
             if (grown)
                 out->names = grown;
             sqlite3_reset(st);
@@ -401,8 +400,10 @@ static int append_add_columns(store *s, strbuf *sql, const runner_plugin *plugin
 {
     for (size_t i = 0; i < FIXED_COLUMN_COUNT; i++)
         if (!name_in(fixed_columns[i], existing))
-            return util_fail(err, "%s: %s: a table of that name exists but is not a runner "
-                             "result table (no column \"%s\")", s->path, what, fixed_columns[i]);
+            return util_fail(err,
+                             "%s: %s: a table of that name exists but is not a runner "
+                             "result table (no column \"%s\")",
+                             s->path, what, fixed_columns[i]);
     uint32_t total = plugin->param_count + plugin->column_count;
     for (uint32_t i = 0; i < total; i++) {
         if (name_in(storei_column_name(plugin, i), existing))
@@ -642,8 +643,8 @@ static void sb_json_string(strbuf *b, const char *text)
  * string or a bare literal: canonical parameters hold nothing else) at p.
  * Sets the key (with its quotes) and the value; returns the text after the
  * value, or NULL when p is not such a member. */
-static const char *json_member(const char *p, const char **key, size_t *key_len,
-                               const char **value, size_t *value_len)
+static const char *json_member(const char *p, const char **key, size_t *key_len, const char **value,
+                               size_t *value_len)
 {
     const char *q;
     for (int part = 0; part < 2; part++) {
@@ -699,7 +700,7 @@ int storei_params_diff(strbuf *b, const char *base, const char *params)
             if (!first)
                 strbuf_add(b, ",", 1);
             first = 0;
-            strbuf_add(b, pk, pk_len + 1 + pv_len);  /* "key":value */
+            strbuf_add(b, pk, pk_len + 1 + pv_len); /* "key":value */
         }
         p += *p == ',', q += *q == ',';
     }
@@ -735,7 +736,7 @@ static void block_append(store *s, const store_point *point, int64_t point_id)
         strbuf_add(b, ",[", 2);
     }
     int64_t seed;
-    memcpy(&seed, &point->seed, sizeof seed);  /* stored as signed 64-bit */
+    memcpy(&seed, &point->seed, sizeof seed); /* stored as signed 64-bit */
     /* Integers: exact, and much cheaper to print than doubles. */
     double started_ms = floor(point->started_at * 1000.0 + 0.5);
     double duration_ns = floor(point->duration_s * 1e9 + 0.5);
@@ -746,7 +747,7 @@ static void block_append(store *s, const store_point *point, int64_t point_id)
     if (point->params_swept)
         strbuf_str(b, point->params_swept);
     else if (storei_params_diff(b, s->block_params_base, point->params_json) != 0)
-        strbuf_str(b, point->params_json);  /* a first point: its base is itself */
+        strbuf_str(b, point->params_json); /* a first point: its base is itself */
     strbuf_add(b, ",\"", 2);
     strbuf_str(b, point->identity);
     strbuf_add(b, "\",", 2);
@@ -795,20 +796,22 @@ static int undo_point(store *s, const storei_plugin_entry *e, const store_point 
     return rc;
 }
 
-int store_write_point(store *s, const runner_plugin *plugin, const store_point *point,
-                      char **err)
+int store_write_point(store *s, const runner_plugin *plugin, const store_point *point, char **err)
 {
     storei_plugin_entry *e = find_plugin(s, plugin);
     if (!e)
-        return util_fail(err, "%s: cannot store point: no result table prepared for plugin "
-                         "\"%s\" (store_prepare_plugin was not called)", s->path, plugin->name);
+        return util_fail(err,
+                         "%s: cannot store point: no result table prepared for plugin "
+                         "\"%s\" (store_prepare_plugin was not called)",
+                         s->path, plugin->name);
     /* The view promises these four; nothing else may go in. */
     const char *status = point->status ? point->status : "";
     if (strcmp(status, "ok") != 0 && strcmp(status, "failed") != 0 &&
         strcmp(status, "crashed") != 0 && strcmp(status, "timeout") != 0)
-        return util_fail(err, "%s: cannot store point %" PRId64 " of section %" PRId64
-                         ": status \"%s\" is not ok, failed, crashed or timeout", s->path,
-                         point->ordinal, point->section_id, status);
+        return util_fail(err,
+                         "%s: cannot store point %" PRId64 " of section %" PRId64
+                         ": status \"%s\" is not ok, failed, crashed or timeout",
+                         s->path, point->ordinal, point->section_id, status);
     /* A block holds one section's points, all of whose parameters json_patch
      * can rebuild from the block's base. */
     if (s->in_batch && s->block_points &&
@@ -850,9 +853,10 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
             for (uint32_t c = 0; c < e->column_count; c++)
                 bad |= bind_value(ins, first_output + (int)c, &row[c]) != SQLITE_OK;
             if (bad || sqlite3_step(ins) != SQLITE_DONE) {
-                storei_fail_sql(s, err, "cannot store row %zu of point %" PRId64 " of section %"
-                                PRId64 " in \"%s\"", r + 1, point->ordinal, point->section_id,
-                                e->name);
+                storei_fail_sql(s, err,
+                                "cannot store row %zu of point %" PRId64 " of section %" PRId64
+                                " in \"%s\"",
+                                r + 1, point->ordinal, point->section_id, e->name);
                 sqlite3_reset(ins);
                 sqlite3_clear_bindings(ins);
                 goto fail;
@@ -861,16 +865,17 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
             inserted = 1;
         }
         if (bad) {
-            storei_fail_sql(s, err, "cannot store point %" PRId64 " of section %" PRId64
-                            " in \"%s\"", point->ordinal, point->section_id, e->name);
+            storei_fail_sql(s, err,
+                            "cannot store point %" PRId64 " of section %" PRId64 " in \"%s\"",
+                            point->ordinal, point->section_id, e->name);
             sqlite3_clear_bindings(ins);
             goto fail;
         }
         /* Drop pointers into the caller's rows before they are freed. */
         sqlite3_clear_bindings(ins);
     }
-    if (point->artifacts && storei_write_artifacts(s, point->sweep_id, point_id,
-                                                   point->artifacts, err) != 0)
+    if (point->artifacts &&
+        storei_write_artifacts(s, point->sweep_id, point_id, point->artifacts, err) != 0)
         goto fail;
     block_append(s, point, point_id);
     s->next_point_id++;
@@ -898,8 +903,4 @@ fail:
     return -1;
 }
 
-int store_flush(store *s, char **err)
-{
-    return storei_batch_commit(s, err);
-}
-
+int store_flush(store *s, char **err) { return storei_batch_commit(s, err); }

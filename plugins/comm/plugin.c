@@ -34,26 +34,32 @@ static const char *const comm_scheme_sets[] = { "walkthrough", "all", NULL };
 
 static const runner_param comm_params[] = {
     [PARAM_MODEL_PARAMS] = RUNNER_PARAM_INTEGER("model_params", "params",
-        "number of model parameters P", 1000000, 1, 1e15),
-    [PARAM_BYTES_PER_PARAM] = RUNNER_PARAM_INTEGER("bytes_per_param", "bytes",
-        "bytes per parameter (4 = float32, 2 = float16/bfloat16)", 4, 1, 64),
-    [PARAM_WORKERS] = RUNNER_PARAM_INTEGER("workers", "workers",
-        "number of workers k exchanging gradients each round", 8, 1, 1e7),
-    [PARAM_LATENCY_S] = RUNNER_PARAM_REAL("latency_s", "s",
-        "alpha: start-up time of one message", 5e-6, 0, 1e3),
-    [PARAM_BANDWIDTH] = RUNNER_PARAM_REAL("bandwidth_bytes_per_s", "bytes/s",
-        "1/beta: bytes per second of every link, each direction (12.5e9 = 100 Gb/s)",
-        12.5e9, 1, 1e15),
-    [PARAM_REDUCE] = RUNNER_PARAM_REAL("reduce_bytes_per_s", "bytes/s",
+                                                "number of model parameters P", 1000000, 1, 1e15),
+    [PARAM_BYTES_PER_PARAM] =
+        RUNNER_PARAM_INTEGER("bytes_per_param", "bytes",
+                             "bytes per parameter (4 = float32, 2 = float16/bfloat16)", 4, 1, 64),
+    [PARAM_WORKERS] = RUNNER_PARAM_INTEGER(
+        "workers", "workers", "number of workers k exchanging gradients each round", 8, 1, 1e7),
+    [PARAM_LATENCY_S] =
+        RUNNER_PARAM_REAL("latency_s", "s", "alpha: start-up time of one message", 5e-6, 0, 1e3),
+    [PARAM_BANDWIDTH] = RUNNER_PARAM_REAL(
+        "bandwidth_bytes_per_s", "bytes/s",
+        "1/beta: bytes per second of every link, each direction (12.5e9 = 100 Gb/s)", 12.5e9, 1,
+        1e15),
+    [PARAM_REDUCE] = RUNNER_PARAM_REAL(
+        "reduce_bytes_per_s", "bytes/s",
         "1/gamma: bytes per second one node reduces (adds) into its buffer", 1e11, 1, 1e15),
-    [PARAM_SERVERS] = RUNNER_PARAM_INTEGER("servers", "servers",
+    [PARAM_SERVERS] = RUNNER_PARAM_INTEGER(
+        "servers", "servers",
         "parameter-server shards s, each holding 1/s of the weights (ps only)", 1, 1, 1e7),
-    [PARAM_SCHEMES] = RUNNER_PARAM_TEXT("schemes",
-        "walkthrough: ps, ring; all: also recursive_doubling, halving_doubling, "
-        "binary_tree, double_binary_tree", "walkthrough", comm_scheme_sets),
-    [PARAM_MEASURE] = RUNNER_PARAM_BOOLEAN("measure",
-        "also time a real allreduce of model_params doubles across the ranks (mpirun -np N)",
-        0),
+    [PARAM_SCHEMES] =
+        RUNNER_PARAM_TEXT("schemes",
+                          "walkthrough: ps, ring; all: also recursive_doubling, halving_doubling, "
+                          "binary_tree, double_binary_tree",
+                          "walkthrough", comm_scheme_sets),
+    [PARAM_MEASURE] = RUNNER_PARAM_BOOLEAN(
+        "measure",
+        "also time a real allreduce of model_params doubles across the ranks (mpirun -np N)", 0),
 };
 _Static_assert(RUNNER_COUNT(comm_params) == PARAM_COUNT, "one entry per PARAM_*");
 
@@ -88,70 +94,92 @@ enum {
 };
 
 static const runner_column comm_columns[] = {
-    [COL_SCHEME] = RUNNER_COLUMN("scheme", RUNNER_TEXT, "",
-        "exchange scheme: ps (parameter server), ring; with schemes = all also "
-        "recursive_doubling, halving_doubling, binary_tree, double_binary_tree"),
-    [COL_BYTES_PER_ROUND] = RUNNER_COLUMN("bytes_per_round", RUNNER_INTEGER, "bytes",
+    [COL_SCHEME] =
+        RUNNER_COLUMN("scheme", RUNNER_TEXT, "",
+                      "exchange scheme: ps (parameter server), ring; with schemes = all also "
+                      "recursive_doubling, halving_doubling, binary_tree, double_binary_tree"),
+    [COL_BYTES_PER_ROUND] = RUNNER_COLUMN(
+        "bytes_per_round", RUNNER_INTEGER, "bytes",
         "bytes per round where counted_at says, as the bandwidth term charges them: ps "
         "2 W k / servers, ring 2 (k-1) W / k, ...; nearest integer if not exact "
         "(see rounding_bytes)"),
-    [COL_COUNTED_AT] = RUNNER_COLUMN("counted_at", RUNNER_TEXT, "",
-        "where bytes_per_round is counted: server (ps; worker if servers > workers), "
-        "worker, or root (binary_tree)"),
+    [COL_COUNTED_AT] =
+        RUNNER_COLUMN("counted_at", RUNNER_TEXT, "",
+                      "where bytes_per_round is counted: server (ps; worker if servers > workers), "
+                      "worker, or root (binary_tree)"),
     [COL_COPY_BYTES] = RUNNER_COLUMN("copy_bytes", RUNNER_INTEGER, "bytes",
-        "one copy of the weights, W = model_params * bytes_per_param"),
-    [COL_COPIES_PER_ROUND] = RUNNER_COLUMN("copies_per_round", RUNNER_REAL, "copies",
+                                     "one copy of the weights, W = model_params * bytes_per_param"),
+    [COL_COPIES_PER_ROUND] = RUNNER_COLUMN(
+        "copies_per_round", RUNNER_REAL, "copies",
         "bytes per round in copies of the weights: ps 2 k / servers, ring 2 (k-1) / k, "
         "recursive_doubling ceil(lg k), binary_tree 2 ceil(lg k), double_binary_tree 2"),
-    [COL_MIB_PER_ROUND] = RUNNER_COLUMN("mib_per_round", RUNNER_REAL, "MiB",
-        "exact bytes per round / 2^20"),
-    [COL_GIB_PER_ROUND] = RUNNER_COLUMN("gib_per_round", RUNNER_REAL, "GiB",
-        "exact bytes per round / 2^30"),
-    [COL_CLUSTER_BYTES_PER_ROUND] = RUNNER_COLUMN("cluster_bytes_per_round", RUNNER_INTEGER,
-        "bytes", "bytes sent by all nodes together per round: ps 2 W k, ring 2 (k-1) W"),
-    [COL_BUSIEST_LINK_BYTES] = RUNNER_COLUMN("busiest_link_bytes", RUNNER_INTEGER, "bytes",
+    [COL_MIB_PER_ROUND] =
+        RUNNER_COLUMN("mib_per_round", RUNNER_REAL, "MiB", "exact bytes per round / 2^20"),
+    [COL_GIB_PER_ROUND] =
+        RUNNER_COLUMN("gib_per_round", RUNNER_REAL, "GiB", "exact bytes per round / 2^30"),
+    [COL_CLUSTER_BYTES_PER_ROUND] =
+        RUNNER_COLUMN("cluster_bytes_per_round", RUNNER_INTEGER, "bytes",
+                      "bytes sent by all nodes together per round: ps 2 W k, ring 2 (k-1) W"),
+    [COL_BUSIEST_LINK_BYTES] = RUNNER_COLUMN(
+        "busiest_link_bytes", RUNNER_INTEGER, "bytes",
         "bytes one direction of the busiest link carries per round (nearest integer): "
         "ps k W / servers, ring as bytes_per_round (each worker)"),
-    [COL_ROUNDING_BYTES] = RUNNER_COLUMN("rounding_bytes", RUNNER_REAL, "bytes",
+    [COL_ROUNDING_BYTES] = RUNNER_COLUMN(
+        "rounding_bytes", RUNNER_REAL, "bytes",
         "exact minus stored bytes_per_round (and ring busiest_link_bytes), in [-0.5, 0.5); "
         "0 when exact"),
-    [COL_TIME_S] = RUNNER_COLUMN("time_s", RUNNER_REAL, "s",
+    [COL_TIME_S] = RUNNER_COLUMN(
+        "time_s", RUNNER_REAL, "s",
         "alpha-beta time of the round, latency + bandwidth + reduction terms, n = copy_bytes"),
-    [COL_LATENCY_TERM_S] = RUNNER_COLUMN("latency_term_s", RUNNER_REAL, "s",
-        "latency_steps * latency_s"),
-    [COL_BANDWIDTH_TERM_S] = RUNNER_COLUMN("bandwidth_term_s", RUNNER_REAL, "s",
+    [COL_LATENCY_TERM_S] =
+        RUNNER_COLUMN("latency_term_s", RUNNER_REAL, "s", "latency_steps * latency_s"),
+    [COL_BANDWIDTH_TERM_S] = RUNNER_COLUMN(
+        "bandwidth_term_s", RUNNER_REAL, "s",
         "bytes on the busiest path / bandwidth_bytes_per_s = exact bytes_per_round * beta"),
-    [COL_REDUCTION_TERM_S] = RUNNER_COLUMN("reduction_term_s", RUNNER_REAL, "s",
-        "bytes reduced on the critical path / reduce_bytes_per_s"),
-    [COL_LATENCY_STEPS] = RUNNER_COLUMN("latency_steps", RUNNER_INTEGER, "messages",
+    [COL_REDUCTION_TERM_S] =
+        RUNNER_COLUMN("reduction_term_s", RUNNER_REAL, "s",
+                      "bytes reduced on the critical path / reduce_bytes_per_s"),
+    [COL_LATENCY_STEPS] = RUNNER_COLUMN(
+        "latency_steps", RUNNER_INTEGER, "messages",
         "messages on the critical path: ps k + s, ring 2 (k - 1), recursive_doubling "
         "ceil(lg k), halving_doubling and binary_tree 2 ceil(lg k), double_binary_tree "
         "2 floor(lg k)"),
-    [COL_ALGBW] = RUNNER_COLUMN("algbw_bytes_per_s", RUNNER_REAL, "bytes/s",
-        "algorithm bandwidth copy_bytes / time_s (nccl-tests); inf when time_s is 0"),
-    [COL_BUSBW] = RUNNER_COLUMN("busbw_bytes_per_s", RUNNER_REAL, "bytes/s",
+    [COL_ALGBW] =
+        RUNNER_COLUMN("algbw_bytes_per_s", RUNNER_REAL, "bytes/s",
+                      "algorithm bandwidth copy_bytes / time_s (nccl-tests); inf when time_s is 0"),
+    [COL_BUSBW] = RUNNER_COLUMN(
+        "busbw_bytes_per_s", RUNNER_REAL, "bytes/s",
         "bus bandwidth algbw * 2 (k - 1) / k (nccl-tests, all-reduce); 0 at one worker"),
-    [COL_RING_CROSSOVER] = RUNNER_COLUMN("ring_crossover_bytes", RUNNER_REAL, "bytes",
+    [COL_RING_CROSSOVER] = RUNNER_COLUMN(
+        "ring_crossover_bytes", RUNNER_REAL, "bytes",
         "message size at which this scheme and ring take equal time; NaN if none > 0"),
-    [COL_FASTEST_FROM] = RUNNER_COLUMN("fastest_from_bytes", RUNNER_REAL, "bytes",
+    [COL_FASTEST_FROM] = RUNNER_COLUMN(
+        "fastest_from_bytes", RUNNER_REAL, "bytes",
         "smallest message size from which this scheme is the fastest of the point's rows; "
         "NaN if never"),
-    [COL_FASTEST_TO] = RUNNER_COLUMN("fastest_to_bytes", RUNNER_REAL, "bytes",
+    [COL_FASTEST_TO] = RUNNER_COLUMN(
+        "fastest_to_bytes", RUNNER_REAL, "bytes",
         "largest message size up to which it stays the fastest (inf: every larger size); "
         "NaN if never"),
-    [COL_FASTEST] = RUNNER_COLUMN("fastest", RUNNER_BOOLEAN, "",
+    [COL_FASTEST] = RUNNER_COLUMN(
+        "fastest", RUNNER_BOOLEAN, "",
         "1 if this scheme has the smallest time_s of the point's rows (the first on a tie)"),
     /* measure = true only; NULL otherwise. One measurement per point, on
      * every row of it: MPI picks its own algorithm, not the row's scheme. */
-    [COL_MEASURED_RANKS] = RUNNER_COLUMN("measured_ranks", RUNNER_INTEGER, "processes",
-        "ranks the measured allreduce ran across (the mpirun -np; 1 in one process)"),
-    [COL_MEASURED_BYTES] = RUNNER_COLUMN("measured_bytes", RUNNER_INTEGER, "bytes",
+    [COL_MEASURED_RANKS] =
+        RUNNER_COLUMN("measured_ranks", RUNNER_INTEGER, "processes",
+                      "ranks the measured allreduce ran across (the mpirun -np; 1 in one process)"),
+    [COL_MEASURED_BYTES] = RUNNER_COLUMN(
+        "measured_bytes", RUNNER_INTEGER, "bytes",
         "bytes each rank contributed to the measured allreduce: model_params * 8 (doubles)"),
-    [COL_MEASURED_TIME_S] = RUNNER_COLUMN("measured_time_s", RUNNER_REAL, "s",
-        "median of 5 timed allreduces (after 1 warm-up), each the mean over ranks"),
-    [COL_MEASURED_ALGBW] = RUNNER_COLUMN("measured_algbw_bytes_per_s", RUNNER_REAL, "bytes/s",
-        "measured algorithm bandwidth measured_bytes / measured_time_s (nccl-tests)"),
-    [COL_MEASURED_BUSBW] = RUNNER_COLUMN("measured_busbw_bytes_per_s", RUNNER_REAL, "bytes/s",
+    [COL_MEASURED_TIME_S] =
+        RUNNER_COLUMN("measured_time_s", RUNNER_REAL, "s",
+                      "median of 5 timed allreduces (after 1 warm-up), each the mean over ranks"),
+    [COL_MEASURED_ALGBW] =
+        RUNNER_COLUMN("measured_algbw_bytes_per_s", RUNNER_REAL, "bytes/s",
+                      "measured algorithm bandwidth measured_bytes / measured_time_s (nccl-tests)"),
+    [COL_MEASURED_BUSBW] = RUNNER_COLUMN(
+        "measured_busbw_bytes_per_s", RUNNER_REAL, "bytes/s",
         "measured bus bandwidth algbw * 2 (n - 1) / n, n = measured_ranks (nccl-tests); "
         "0 on one rank"),
 };
@@ -192,9 +220,10 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
 {
     if (host->struct_size < offsetof(runner_host, allreduce_sum) + sizeof host->allreduce_sum)
         return host->fail(point, "measure = true needs a runner whose host has "
-                          "allreduce_sum; upgrade runner");
+                                 "allreduce_sum; upgrade runner");
     if (count > COMM_MEASURE_MAX_DOUBLES)
-        return host->fail(point, "measure = true allreduces model_params doubles; %lld "
+        return host->fail(point,
+                          "measure = true allreduces model_params doubles; %lld "
                           "is more than the %lld (1 GiB) it measures; lower model_params",
                           (long long)count, (long long)COMM_MEASURE_MAX_DOUBLES);
     int ranks = host->size(point);
@@ -206,12 +235,14 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
     }
     if (missing > 0.0) {
         free(buffer);
-        return host->fail(point, "%.0f of %d ranks could not allocate %lld bytes to "
-                          "measure; lower model_params", missing, ranks,
-                          (long long)count * (long long)sizeof(double));
+        return host->fail(point,
+                          "%.0f of %d ranks could not allocate %lld bytes to "
+                          "measure; lower model_params",
+                          missing, ranks, (long long)count * (long long)sizeof(double));
     }
     if (ranks == 1)
-        host->log(point, RUNNER_LOG_WARNING, "measure = true on one rank: the allreduce has "
+        host->log(point, RUNNER_LOG_WARNING,
+                  "measure = true on one rank: the allreduce has "
                   "nothing to exchange; run under mpirun -np N (docs/mpi.md)");
     for (int64_t i = 0; i < count; i++)
         buffer[i] = 1.0;
@@ -243,8 +274,7 @@ static int comm_measure(const runner_host *host, runner_point *point, int64_t co
 }
 
 /* Sets the measured columns of the current row (emitted by comm_emit). */
-static int comm_set_measured(const runner_host *host, runner_point *point,
-                             const comm_measured *m)
+static int comm_set_measured(const runner_host *host, runner_point *point, const comm_measured *m)
 {
     int rc = RUNNER_OK;
     rc |= host->set_integer(point, COL_MEASURED_RANKS, m->ranks);
@@ -314,28 +344,33 @@ static int comm_run(const runner_host *host, runner_point *point)
     };
     /* The walk-through's pair first, in its order, so its rows never move. */
     static const comm_scheme all[] = {
-        COMM_SCHEME_PS, COMM_SCHEME_RING, COMM_SCHEME_RECURSIVE_DOUBLING,
-        COMM_SCHEME_HALVING_DOUBLING, COMM_SCHEME_BINARY_TREE, COMM_SCHEME_DOUBLE_BINARY_TREE,
+        COMM_SCHEME_PS,
+        COMM_SCHEME_RING,
+        COMM_SCHEME_RECURSIVE_DOUBLING,
+        COMM_SCHEME_HALVING_DOUBLING,
+        COMM_SCHEME_BINARY_TREE,
+        COMM_SCHEME_DOUBLE_BINARY_TREE,
     };
-    size_t count = strcmp(host->param_text(point, PARAM_SCHEMES), "all") == 0 ? RUNNER_COUNT(all)
-                                                                              : 2;
+    size_t count =
+        strcmp(host->param_text(point, PARAM_SCHEMES), "all") == 0 ? RUNNER_COUNT(all) : 2;
     comm_row rows[RUNNER_COUNT(all)];
     comm_line lines[RUNNER_COUNT(all)];
     int64_t copy_bytes;
 
     if (comm_copy_bytes(model_params, bytes_per_param, &copy_bytes) != 0)
-        return host->fail(point, "one copy of %lld x %lld bytes does not fit in "
+        return host->fail(point,
+                          "one copy of %lld x %lld bytes does not fit in "
                           "int64 bytes; lower model_params or bytes_per_param",
                           (long long)model_params, (long long)bytes_per_param);
     /* Compute every row before emitting any: a point is all rows or none. */
     for (size_t i = 0; i < count; i++) {
         rows[i].scheme = all[i];
-        if (comm_round_bytes_sharded(all[i], copy_bytes, workers, net.servers,
-                                     &rows[i].round) != 0)
-            return host->fail(point, "%s bytes per round for %lld-byte copies on "
+        if (comm_round_bytes_sharded(all[i], copy_bytes, workers, net.servers, &rows[i].round) != 0)
+            return host->fail(point,
+                              "%s bytes per round for %lld-byte copies on "
                               "%lld workers exceed int64 (9.2e18 bytes); lower "
-                              "model_params or workers", comm_scheme_name(all[i]),
-                              (long long)copy_bytes, (long long)workers);
+                              "model_params or workers",
+                              comm_scheme_name(all[i]), (long long)copy_bytes, (long long)workers);
         comm_round_time(all[i], (double)copy_bytes, workers, &net, &rows[i].time);
         comm_time_line(all[i], workers, &net, &lines[i]);
     }
@@ -346,8 +381,7 @@ static int comm_run(const runner_host *host, runner_point *point)
     for (size_t i = 0; i < count; i++) {
         /* all[1] is the ring in both sets. */
         rows[i].ring_crossover_bytes = comm_crossover_bytes(&lines[i], &lines[1]);
-        comm_fastest_range(lines, count, i, &rows[i].fastest_from_bytes,
-                           &rows[i].fastest_to_bytes);
+        comm_fastest_range(lines, count, i, &rows[i].fastest_from_bytes, &rows[i].fastest_to_bytes);
         rows[i].fastest = i == fastest;
     }
     /* Every check above depends only on the parameters, so all ranks got

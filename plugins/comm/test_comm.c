@@ -92,7 +92,8 @@ static void test_1e9_parameters(void)
     comm_round ps = round_of(COMM_SCHEME_PS, big, 64);
     CHECK_INT_EQ(ring.bytes_per_round, 7875000000LL);
     CHECK_STR_EQ(printed(ring.bytes_exact, GIB, buffer, sizeof buffer), "7.3");
-    CHECK_INT_EQ(ring.bytes_per_round, 1000 * round_of(COMM_SCHEME_RING, small, 64).bytes_per_round);
+    CHECK_INT_EQ(ring.bytes_per_round,
+                 1000 * round_of(COMM_SCHEME_RING, small, 64).bytes_per_round);
     CHECK_INT_EQ(ps.bytes_per_round, 512000000000LL);
     CHECK_STR_EQ(printed(ps.bytes_exact, GIB, buffer, sizeof buffer), "476.8");
     CHECK(ps.bytes_exact / GIB > 100.0 && ps.bytes_exact / GIB < 1000.0);
@@ -102,13 +103,13 @@ static void test_1e9_parameters(void)
  * naive way (small numbers, no overflow): nearest integer, halves up. */
 static void test_ring_rounding(void)
 {
-    comm_round one_third = round_of(COMM_SCHEME_RING, 1, 3);   /* 4/3 */
+    comm_round one_third = round_of(COMM_SCHEME_RING, 1, 3); /* 4/3 */
     CHECK_INT_EQ(one_third.bytes_per_round, 1);
     CHECK_NEAR(one_third.rounding_bytes, 1.0 / 3.0, 1e-15);
-    comm_round half = round_of(COMM_SCHEME_RING, 1, 4);        /* 3/2 */
+    comm_round half = round_of(COMM_SCHEME_RING, 1, 4); /* 3/2 */
     CHECK_INT_EQ(half.bytes_per_round, 2);
     CHECK(half.rounding_bytes == -0.5);
-    comm_round two_thirds = round_of(COMM_SCHEME_RING, 5, 3);  /* 20/3 */
+    comm_round two_thirds = round_of(COMM_SCHEME_RING, 5, 3); /* 20/3 */
     CHECK_INT_EQ(two_thirds.bytes_per_round, 7);
     CHECK_NEAR(two_thirds.rounding_bytes, -1.0 / 3.0, 1e-15);
     /* default copy on 3 workers: 16e6 / 3 */
@@ -122,10 +123,8 @@ static void test_ring_rounding(void)
             int64_t numerator = 2 * (k - 1) * w;
             int64_t nearest = (2 * numerator + k) / (2 * k); /* floor(x + 1/2) */
             comm_round r;
-            if (comm_round_bytes(COMM_SCHEME_RING, w, k, &r) != 0 ||
-                r.bytes_per_round != nearest ||
-                r.cluster_bytes_per_round != numerator ||
-                r.busiest_link_bytes != nearest ||
+            if (comm_round_bytes(COMM_SCHEME_RING, w, k, &r) != 0 || r.bytes_per_round != nearest ||
+                r.cluster_bytes_per_round != numerator || r.busiest_link_bytes != nearest ||
                 r.rounding_bytes != (double)(numerator - nearest * k) / (double)k ||
                 r.rounding_bytes < -0.5 || r.rounding_bytes >= 0.5 ||
                 (numerator % k == 0) != (r.rounding_bytes == 0.0))
@@ -142,7 +141,7 @@ static void test_overflow(void)
 {
     int64_t w = 0;
     comm_round r;
-    CHECK_INT_EQ(comm_copy_bytes(1000000000000000LL, 64, &w), 0);   /* largest legal copy */
+    CHECK_INT_EQ(comm_copy_bytes(1000000000000000LL, 64, &w), 0); /* largest legal copy */
     CHECK_INT_EQ(w, 64000000000000000LL);
     CHECK_INT_EQ(comm_copy_bytes(INT64_MAX / 2 + 1, 2, &w), -1);
     CHECK_INT_EQ(comm_round_bytes(COMM_SCHEME_PS, 64000000000000000LL, 10000000, &r), -1);
@@ -157,7 +156,6 @@ static void test_overflow(void)
     /* ...but the cluster total 2 (k - 1) W must fit too. */
     CHECK_INT_EQ(comm_round_bytes(COMM_SCHEME_RING, 4000000000000000000LL, 3, &r), -1);
 }
-
 
 /* The default network: alpha 5 us, 100 Gb/s links, 1e11 bytes/s reduction. */
 static comm_net net_of(double latency_s, double bandwidth, double reduce, int64_t servers)
@@ -322,7 +320,7 @@ static void test_crossover(void)
     CHECK_REL(comm_crossover_bytes(&ps, &ring), 2.5e-5 / (14.25 * 8e-11 + 6.125e-11));
 
     const comm_line *pairs[][2] = { { &rd, &ring }, { &tree, &ring }, { &dbt, &ring },
-                                    { &ps, &ring }, { &rd, &hd }, { &rd, &dbt } };
+                                    { &ps, &ring }, { &rd, &hd },     { &rd, &dbt } };
     for (int i = 0; i < 6; i++) {
         const comm_line *a = pairs[i][0], *b = pairs[i][1];
         double n = comm_crossover_bytes(a, b);
@@ -332,8 +330,8 @@ static void test_crossover(void)
         CHECK(line_time(a, n / 2) < line_time(b, n / 2));
         CHECK(line_time(a, n * 2) > line_time(b, n * 2));
         /* The model's own evaluation agrees with the line. */
-        CHECK(line_time(a, n) == a->latency_term_s + n * (a->bandwidth_s_per_byte
-                                                          + a->reduce_s_per_byte));
+        CHECK(line_time(a, n) ==
+              a->latency_term_s + n * (a->bandwidth_s_per_byte + a->reduce_s_per_byte));
     }
 }
 
@@ -419,14 +417,14 @@ static void test_scheme_bytes(void)
 {
     const int64_t w = 4000000;
     comm_round rd = round_of(COMM_SCHEME_RECURSIVE_DOUBLING, w, 8);
-    CHECK_INT_EQ(rd.bytes_per_round, 12000000);          /* lg 8 = 3 copies */
-    CHECK_INT_EQ(rd.cluster_bytes_per_round, 96000000);  /* 8 workers x 3 W */
+    CHECK_INT_EQ(rd.bytes_per_round, 12000000);         /* lg 8 = 3 copies */
+    CHECK_INT_EQ(rd.cluster_bytes_per_round, 96000000); /* 8 workers x 3 W */
     CHECK_INT_EQ(rd.busiest_link_bytes, 12000000);
     comm_round hd = round_of(COMM_SCHEME_HALVING_DOUBLING, w, 8);
-    CHECK_INT_EQ(hd.bytes_per_round, 7000000);           /* as the ring */
+    CHECK_INT_EQ(hd.bytes_per_round, 7000000); /* as the ring */
     CHECK_INT_EQ(hd.cluster_bytes_per_round, 56000000);
     comm_round tree = round_of(COMM_SCHEME_BINARY_TREE, w, 8);
-    CHECK_INT_EQ(tree.bytes_per_round, 24000000);        /* root: 3 W in, 3 W out */
+    CHECK_INT_EQ(tree.bytes_per_round, 24000000); /* root: 3 W in, 3 W out */
     CHECK_INT_EQ(tree.busiest_link_bytes, 12000000);
     CHECK_INT_EQ(tree.cluster_bytes_per_round, 56000000); /* 2 (p - 1) messages of W */
     CHECK_STR_EQ(tree.counted_at, "root");
@@ -483,11 +481,13 @@ static void test_scheme_bytes(void)
             CHECK_INT_EQ(comm_round_bytes_sharded((comm_scheme)s, 999999, ks[i], ss[i], &bytes), 0);
             comm_time t = time_of((comm_scheme)s, 999999, ks[i], &net);
             CHECK_NEAR(t.bandwidth_term_s, bytes.bytes_exact / 12.5e9, 1e-15 * t.bandwidth_term_s);
-            CHECK_NEAR(bytes.copies_per_round * 999999, bytes.bytes_exact, 1e-9 * bytes.bytes_exact);
+            CHECK_NEAR(bytes.copies_per_round * 999999, bytes.bytes_exact,
+                       1e-9 * bytes.bytes_exact);
         }
     /* Overflow of the new schemes fails as the old ones do. */
-    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_RECURSIVE_DOUBLING,
-                                          64000000000000000LL, 10000000, 1, &r), -1);
+    CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_RECURSIVE_DOUBLING, 64000000000000000LL,
+                                          10000000, 1, &r),
+                 -1);
     CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 2, 1, 1, &r), 0);
     CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 4, 2, 3, &r), 0);
     CHECK_INT_EQ(comm_round_bytes_sharded(COMM_SCHEME_PS, INT64_MAX / 2 + 1, 1, 1, &r), -1);
@@ -515,13 +515,17 @@ static void test_plugin(void)
     CHECK(plugin->params[1].default_number == 4 && plugin->params[1].max == 64);
     CHECK_STR_EQ(plugin->params[2].name, "workers");
     CHECK(plugin->params[2].default_number == 8 && plugin->params[2].max == 1e7);
-    static const struct { const char *name; runner_type type; const char *unit; double def; }
-        added[] = {
-            { "latency_s", RUNNER_REAL, "s", 5e-6 },
-            { "bandwidth_bytes_per_s", RUNNER_REAL, "bytes/s", 12.5e9 },
-            { "reduce_bytes_per_s", RUNNER_REAL, "bytes/s", 1e11 },
-            { "servers", RUNNER_INTEGER, "servers", 1 },
-        };
+    static const struct {
+        const char *name;
+        runner_type type;
+        const char *unit;
+        double def;
+    } added[] = {
+        { "latency_s", RUNNER_REAL, "s", 5e-6 },
+        { "bandwidth_bytes_per_s", RUNNER_REAL, "bytes/s", 12.5e9 },
+        { "reduce_bytes_per_s", RUNNER_REAL, "bytes/s", 1e11 },
+        { "servers", RUNNER_INTEGER, "servers", 1 },
+    };
     for (int i = 0; i < 4 && plugin->param_count == 9; i++) {
         CHECK_STR_EQ(plugin->params[3 + i].name, added[i].name);
         CHECK_INT_EQ(plugin->params[3 + i].type, added[i].type);
@@ -535,12 +539,31 @@ static void test_plugin(void)
     CHECK_INT_EQ(plugin->flags, RUNNER_PLUGIN_COLLECTIVE);
     /* The walk-through's ten columns keep their place; new ones follow. */
     static const char *const columns[] = {
-        "scheme", "bytes_per_round", "counted_at", "copy_bytes", "copies_per_round",
-        "mib_per_round", "gib_per_round", "cluster_bytes_per_round", "busiest_link_bytes",
-        "rounding_bytes", "time_s", "latency_term_s", "bandwidth_term_s", "reduction_term_s",
-        "latency_steps", "algbw_bytes_per_s", "busbw_bytes_per_s", "ring_crossover_bytes",
-        "fastest_from_bytes", "fastest_to_bytes", "fastest",
-        "measured_ranks", "measured_bytes", "measured_time_s", "measured_algbw_bytes_per_s",
+        "scheme",
+        "bytes_per_round",
+        "counted_at",
+        "copy_bytes",
+        "copies_per_round",
+        "mib_per_round",
+        "gib_per_round",
+        "cluster_bytes_per_round",
+        "busiest_link_bytes",
+        "rounding_bytes",
+        "time_s",
+        "latency_term_s",
+        "bandwidth_term_s",
+        "reduction_term_s",
+        "latency_steps",
+        "algbw_bytes_per_s",
+        "busbw_bytes_per_s",
+        "ring_crossover_bytes",
+        "fastest_from_bytes",
+        "fastest_to_bytes",
+        "fastest",
+        "measured_ranks",
+        "measured_bytes",
+        "measured_time_s",
+        "measured_algbw_bytes_per_s",
         "measured_busbw_bytes_per_s",
     };
     CHECK_INT_EQ(plugin->column_count, sizeof columns / sizeof columns[0]);
@@ -576,8 +599,8 @@ static void test_plugin(void)
     CHECK_INT_EQ(harness_integer(&h, 0, "latency_steps"), 9);
     CHECK_INT_EQ(harness_integer(&h, 1, "latency_steps"), 14);
     CHECK(harness_real(&h, 1, "algbw_bytes_per_s") == 4e6 / harness_real(&h, 1, "time_s"));
-    CHECK(harness_real(&h, 1, "busbw_bytes_per_s")
-          == harness_real(&h, 1, "algbw_bytes_per_s") * 1.75);
+    CHECK(harness_real(&h, 1, "busbw_bytes_per_s") ==
+          harness_real(&h, 1, "algbw_bytes_per_s") * 1.75);
     /* Two schemes: the server wins below the crossover, the ring above. */
     double n_star = 2.5e-5 / (14.25 * 8e-11 + 6.125e-11);
     CHECK_REL(harness_real(&h, 0, "ring_crossover_bytes"), n_star);
@@ -595,9 +618,9 @@ static void test_plugin(void)
     CHECK_INT_EQ(harness_set(&all, "schemes", value_text("all")), 0);
     CHECK_INT_EQ(harness_run(&all, 1), 0);
     CHECK_INT_EQ(all.point.row_count, 6);
-    static const char *const names[] = { "ps", "ring", "recursive_doubling",
-                                         "halving_doubling", "binary_tree",
-                                         "double_binary_tree" };
+    static const char *const names[] = {
+        "ps", "ring", "recursive_doubling", "halving_doubling", "binary_tree", "double_binary_tree"
+    };
     static const double times[] = { 5.445e-3, 6.65e-4, 1.095e-3, 6.25e-4, 2.07e-3, 7.1e-4 };
     int fastest = 0;
     for (size_t i = 0; i < 6 && all.point.row_count == 6; i++) {
@@ -608,7 +631,7 @@ static void test_plugin(void)
     }
     CHECK_INT_EQ(fastest, 1);
     CHECK_INT_EQ(harness_boolean(&all, 3, "fastest"), 1); /* halving_doubling, 6.25e-4 s */
-    for (uint32_t c = 0; c < 10; c++) {  /* the walk-through's columns, bit for bit */
+    for (uint32_t c = 0; c < 10; c++) { /* the walk-through's columns, bit for bit */
         for (size_t i = 0; i < 2; i++) {
             const value *x = &h.point.rows[i * plugin->column_count + c];
             const value *y = &all.point.rows[i * plugin->column_count + c];
@@ -642,7 +665,8 @@ static void test_plugin(void)
     CHECK_INT_EQ(harness_set(&h, "workers", value_integer(10000000)), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
     CHECK_INT_EQ(h.point.row_count, 0);
-    CHECK_STR_EQ(h.point.error, "comm: ps bytes per round for 64000000000000000-byte copies "
+    CHECK_STR_EQ(h.point.error,
+                 "comm: ps bytes per round for 64000000000000000-byte copies "
                  "on 10000000 workers exceed int64 (9.2e18 bytes); lower model_params or workers");
     /* One past a declared bound never reaches run(). */
     CHECK_INT_EQ(harness_set(&h, "bytes_per_param", value_integer(65)), -1);
@@ -665,8 +689,8 @@ static void test_measure(void)
         CHECK_INT_EQ(harness_integer(&h, i, "measured_ranks"), 1);
         CHECK_INT_EQ(harness_integer(&h, i, "measured_bytes"), 8000);
         CHECK(harness_real(&h, i, "measured_time_s") > 0.0);
-        CHECK(harness_real(&h, i, "measured_algbw_bytes_per_s")
-              == 8000.0 / harness_real(&h, i, "measured_time_s"));
+        CHECK(harness_real(&h, i, "measured_algbw_bytes_per_s") ==
+              8000.0 / harness_real(&h, i, "measured_time_s"));
         CHECK(harness_real(&h, i, "measured_busbw_bytes_per_s") == 0.0); /* 2 (n - 1) / n */
     }
     /* The model's columns do not depend on measuring. */
@@ -674,7 +698,8 @@ static void test_measure(void)
     /* More than 1 GiB of doubles per rank is refused before any allreduce. */
     CHECK_INT_EQ(harness_set(&h, "model_params", value_integer(200000000)), 0);
     CHECK_INT_EQ(harness_run(&h, 1), -1);
-    CHECK_STR_EQ(h.point.error, "comm: measure = true allreduces model_params doubles; "
+    CHECK_STR_EQ(h.point.error,
+                 "comm: measure = true allreduces model_params doubles; "
                  "200000000 is more than the 134217728 (1 GiB) it measures; lower model_params");
     harness_free(&h);
 }

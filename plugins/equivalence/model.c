@@ -97,9 +97,8 @@ static double *alloc_doubles(size_t count, const char *what, char *err, size_t e
     return p;
 }
 
-int equivalence_data_new(int64_t samples, int64_t features, uint64_t seed,
-                         equivalence_stop_fn stop, void *context,
-                         equivalence_data **out, char *err, size_t err_size)
+int equivalence_data_new(int64_t samples, int64_t features, uint64_t seed, equivalence_stop_fn stop,
+                         void *context, equivalence_data **out, char *err, size_t err_size)
 {
     int64_t columns = features + 1;
     size_t cells;
@@ -157,10 +156,7 @@ int equivalence_data_new(int64_t samples, int64_t features, uint64_t seed,
  * serial OpenBLAS builds; an OpenMP build keeps the count per thread.) */
 static once_flag blas_threads_once = ONCE_FLAG_INIT;
 
-static void blas_single_thread(void)
-{
-    openblas_set_num_threads(1);
-}
+static void blas_single_thread(void) { openblas_set_num_threads(1); }
 
 void equivalence_gradient(const equivalence_data *data, int64_t first, int64_t count,
                           double *residual, double *grad)
@@ -171,12 +167,12 @@ void equivalence_gradient(const equivalence_data *data, int64_t first, int64_t c
     const double *x = data->x + (size_t)first * (size_t)data->columns;
     int rows = (int)count, columns = (int)data->columns;
 
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, rows, columns, 1.0, x, columns,
-                data->w, 1, 0.0, residual, 1);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, rows, columns, 1.0, x, columns, data->w, 1, 0.0,
+                residual, 1);
     for (int64_t i = 0; i < count; i++)
         residual[i] = sigmoid(residual[i]) - data->y[first + i];
-    cblas_dgemv(CblasRowMajor, CblasTrans, rows, columns, 1.0 / (double)count, x, columns,
-                residual, 1, 0.0, grad, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, rows, columns, 1.0 / (double)count, x, columns, residual,
+                1, 0.0, grad, 1);
 }
 
 static double max_abs_diff(const double *a, const double *b, int64_t n)
@@ -188,17 +184,16 @@ static double max_abs_diff(const double *a, const double *b, int64_t n)
 }
 
 int equivalence_compare(const equivalence_data *data, int64_t shards, equivalence_split split,
-                        equivalence_stop_fn stop, void *context,
-                        equivalence_result *result, char *err, size_t err_size)
+                        equivalence_stop_fn stop, void *context, equivalence_result *result,
+                        char *err, size_t err_size)
 {
-    return equivalence_compare_ranks(data, shards, split, 0, 1, NULL, NULL, stop, context,
-                                     result, err, err_size);
+    return equivalence_compare_ranks(data, shards, split, 0, 1, NULL, NULL, stop, context, result,
+                                     err, err_size);
 }
 
-int equivalence_compare_ranks(const equivalence_data *data, int64_t shards,
-                              equivalence_split split, int rank, int ranks,
-                              equivalence_reduce_fn reduce, void *reduce_context,
-                              equivalence_stop_fn stop, void *stop_context,
+int equivalence_compare_ranks(const equivalence_data *data, int64_t shards, equivalence_split split,
+                              int rank, int ranks, equivalence_reduce_fn reduce,
+                              void *reduce_context, equivalence_stop_fn stop, void *stop_context,
                               equivalence_result *result, char *err, size_t err_size)
 {
     int64_t n = data->samples, columns = data->columns;
@@ -215,8 +210,7 @@ int equivalence_compare_ranks(const equivalence_data *data, int64_t shards,
     if (!sizes)
         snprintf(err, err_size, "cannot allocate the sizes of %lld shards", (long long)shards);
     /* sums: the weighted sum in [0, columns), the plain one in [columns, 2 columns). */
-    if (!sizes ||
-        !(residual = alloc_doubles((size_t)n, "the residuals", err, err_size)) ||
+    if (!sizes || !(residual = alloc_doubles((size_t)n, "the residuals", err, err_size)) ||
         !(grad = alloc_doubles((size_t)columns, "the gradient", err, err_size)) ||
         !(shard_grad = alloc_doubles((size_t)columns, "a shard's gradient", err, err_size)) ||
         !(sums = alloc_doubles(2 * (size_t)columns, "the shard sums", err, err_size)))
@@ -251,8 +245,8 @@ int equivalence_compare_ranks(const equivalence_data *data, int64_t shards,
     if (trouble[0] > 0.0) {
         if (!sums) /* err says what this rank could not allocate */
             goto done;
-        snprintf(err, err_size, "%.0f of %d ranks could not allocate the gradients",
-                 trouble[0], ranks);
+        snprintf(err, err_size, "%.0f of %d ranks could not allocate the gradients", trouble[0],
+                 ranks);
         goto done;
     }
     if (trouble[1] > 0.0) {

@@ -26,12 +26,12 @@ void equivalence_shard_sizes(int64_t samples, int64_t shards, equivalence_split 
 
 /* A synthetic data set and the point the gradient is taken at. */
 typedef struct equivalence_data {
-    int64_t samples;  /* N, rows of x */
-    int64_t columns;  /* D + 1: column 0 is the bias, all ones */
-    double *x;        /* N x (D + 1), row-major */
-    double *y;        /* N labels, 0.0 or 1.0 */
-    double *w_true;   /* D + 1 weights the labels were drawn from */
-    double *w;        /* D + 1: the evaluation point, -w_true */
+    int64_t samples; /* N, rows of x */
+    int64_t columns; /* D + 1: column 0 is the bias, all ones */
+    double *x;       /* N x (D + 1), row-major */
+    double *y;       /* N labels, 0.0 or 1.0 */
+    double *w_true;  /* D + 1 weights the labels were drawn from */
+    double *w;       /* D + 1: the evaluation point, -w_true */
 } equivalence_data;
 
 /* Draws a data set from runner_rng seeded with `seed`, in this order:
@@ -42,9 +42,8 @@ typedef struct equivalence_data {
  * Calls stop(context) every 4096 rows (stop may be NULL).
  * Returns 0 and *out (free with equivalence_data_free), -1 with a message
  * in err if memory runs out, -2 if stop asked to stop. */
-int equivalence_data_new(int64_t samples, int64_t features, uint64_t seed,
-                         equivalence_stop_fn stop, void *context,
-                         equivalence_data **out, char *err, size_t err_size);
+int equivalence_data_new(int64_t samples, int64_t features, uint64_t seed, equivalence_stop_fn stop,
+                         void *context, equivalence_data **out, char *err, size_t err_size);
 
 /* Accepts NULL. */
 void equivalence_data_free(equivalence_data *data);
@@ -71,8 +70,8 @@ typedef struct equivalence_result {
  * a message in err if memory runs out, -2 if stop asked to stop.
  * equivalence_compare_ranks() on one rank. */
 int equivalence_compare(const equivalence_data *data, int64_t shards, equivalence_split split,
-                        equivalence_stop_fn stop, void *context,
-                        equivalence_result *result, char *err, size_t err_size);
+                        equivalence_stop_fn stop, void *context, equivalence_result *result,
+                        char *err, size_t err_size);
 
 /* Sums values[0 .. count - 1] element-wise over every rank, in place, like
  * MPI_Allreduce with MPI_SUM. Returns 0, or non-zero when it failed. */
@@ -94,10 +93,9 @@ typedef int (*equivalence_reduce_fn)(void *context, double *values, size_t count
  * another forever. Returns 0 and fills *result, -1 with a message in err
  * (memory, on this rank or another, or a failed reduce), -2 if stop asked
  * any rank to stop. */
-int equivalence_compare_ranks(const equivalence_data *data, int64_t shards,
-                              equivalence_split split, int rank, int ranks,
-                              equivalence_reduce_fn reduce, void *reduce_context,
-                              equivalence_stop_fn stop, void *stop_context,
+int equivalence_compare_ranks(const equivalence_data *data, int64_t shards, equivalence_split split,
+                              int rank, int ranks, equivalence_reduce_fn reduce,
+                              void *reduce_context, equivalence_stop_fn stop, void *stop_context,
                               equivalence_result *result, char *err, size_t err_size);
 
 #endif

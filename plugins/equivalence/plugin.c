@@ -25,18 +25,21 @@ static const char *const split_choices[] = { "uneven", "even", NULL };
 
 static const runner_param equivalence_params[] = {
     [PARAM_SAMPLES] = RUNNER_PARAM_INTEGER("samples", "samples",
-        "number of samples N in the full batch", 10000, 2, 1e8),
-    [PARAM_FEATURES] = RUNNER_PARAM_INTEGER("features", "features",
-        "number of features D (X has D + 1 columns with the bias)", 20, 1, 10000),
-    [PARAM_SHARDS] = RUNNER_PARAM_INTEGER("shards", "shards",
-        "number of shards S the samples are split into (at most samples)", 8, 1, 4096),
-    [PARAM_SPLIT] = RUNNER_PARAM_TEXT("split",
+                                           "number of samples N in the full batch", 10000, 2, 1e8),
+    [PARAM_FEATURES] = RUNNER_PARAM_INTEGER(
+        "features", "features", "number of features D (X has D + 1 columns with the bias)", 20, 1,
+        10000),
+    [PARAM_SHARDS] = RUNNER_PARAM_INTEGER(
+        "shards", "shards", "number of shards S the samples are split into (at most samples)", 8, 1,
+        4096),
+    [PARAM_SPLIT] = RUNNER_PARAM_TEXT(
+        "split",
         "shard sizes: uneven (in proportion 1 : 2 : ... : S) or even (differ by at most 1)",
         "uneven", split_choices),
     /* The host's seed already mixes every parameter, this one included, so
      * changing it only selects another data set. */
-    [PARAM_SEED] = RUNNER_PARAM_INTEGER("seed", "",
-        "replicate index, mixed into the point's seed", 42, 0, 9007199254740992.0),
+    [PARAM_SEED] = RUNNER_PARAM_INTEGER("seed", "", "replicate index, mixed into the point's seed",
+                                        42, 0, 9007199254740992.0),
 };
 _Static_assert(RUNNER_COUNT(equivalence_params) == PARAM_COUNT, "one entry per PARAM_*");
 
@@ -53,21 +56,22 @@ enum {
 };
 
 static const runner_column equivalence_columns[] = {
-    [COL_WEIGHTING] = RUNNER_COLUMN("weighting", RUNNER_TEXT, "",
-        "how shard gradients are combined: weighted (n_i / N) or plain (1 / S)"),
-    [COL_MAX_ABS_DIFF] = RUNNER_COLUMN("max_abs_diff", RUNNER_REAL, "",
-        "max_j |combined_j - g_j| against the full-batch gradient g"),
+    [COL_WEIGHTING] =
+        RUNNER_COLUMN("weighting", RUNNER_TEXT, "",
+                      "how shard gradients are combined: weighted (n_i / N) or plain (1 / S)"),
+    [COL_MAX_ABS_DIFF] =
+        RUNNER_COLUMN("max_abs_diff", RUNNER_REAL, "",
+                      "max_j |combined_j - g_j| against the full-batch gradient g"),
     [COL_GRAD_MAX_ABS] = RUNNER_COLUMN("grad_max_abs", RUNNER_REAL, "",
-        "max_j |g_j|, the scale of the full-batch gradient"),
-    [COL_REL_DIFF] = RUNNER_COLUMN("rel_diff", RUNNER_REAL, "",
-        "max_abs_diff / grad_max_abs"),
-    [COL_REL_DIFF_EPS] = RUNNER_COLUMN("rel_diff_eps", RUNNER_REAL, "eps",
-        "rel_diff in units of double epsilon 2^-52: a few means rounding"),
-    [COL_SHARD_MIN] = RUNNER_COLUMN("shard_min", RUNNER_INTEGER, "samples",
-        "smallest shard size"),
-    [COL_SHARD_MAX] = RUNNER_COLUMN("shard_max", RUNNER_INTEGER, "samples",
-        "largest shard size"),
-    [COL_RANKS] = RUNNER_COLUMN("ranks", RUNNER_INTEGER, "processes",
+                                       "max_j |g_j|, the scale of the full-batch gradient"),
+    [COL_REL_DIFF] = RUNNER_COLUMN("rel_diff", RUNNER_REAL, "", "max_abs_diff / grad_max_abs"),
+    [COL_REL_DIFF_EPS] =
+        RUNNER_COLUMN("rel_diff_eps", RUNNER_REAL, "eps",
+                      "rel_diff in units of double epsilon 2^-52: a few means rounding"),
+    [COL_SHARD_MIN] = RUNNER_COLUMN("shard_min", RUNNER_INTEGER, "samples", "smallest shard size"),
+    [COL_SHARD_MAX] = RUNNER_COLUMN("shard_max", RUNNER_INTEGER, "samples", "largest shard size"),
+    [COL_RANKS] = RUNNER_COLUMN(
+        "ranks", RUNNER_INTEGER, "processes",
         "processes (MPI ranks) the shards were spread over and reduced across; 1 in one process"),
 };
 _Static_assert(RUNNER_COUNT(equivalence_columns) == COL_COUNT, "one entry per COL_*");
@@ -117,7 +121,8 @@ static int equivalence_run(const runner_host *host, runner_point *point)
     int64_t features = host->param_integer(point, PARAM_FEATURES);
     int64_t shards = host->param_integer(point, PARAM_SHARDS);
     equivalence_split split = strcmp(host->param_text(point, PARAM_SPLIT), "even") == 0
-                                  ? EQUIVALENCE_SPLIT_EVEN : EQUIVALENCE_SPLIT_UNEVEN;
+                                  ? EQUIVALENCE_SPLIT_EVEN
+                                  : EQUIVALENCE_SPLIT_UNEVEN;
     runner_stop_context stop = { host, point };
     reduce_context reduce = { host, point };
     int rank = host_has_ranks(host) ? host->rank(point) : 0;
@@ -129,15 +134,16 @@ static int equivalence_run(const runner_host *host, runner_point *point)
 
     /* The same on every rank (same parameters), so all fail together. */
     if (shards > samples)
-        return host->fail(point, "shards (%lld) exceeds samples (%lld): every "
+        return host->fail(point,
+                          "shards (%lld) exceeds samples (%lld): every "
                           "shard needs at least one sample; lower shards or raise samples",
                           (long long)shards, (long long)samples);
 
     /* Data from the host's seed only, never from time: same point, same rows
      * (bit-identical on the same machine and BLAS build), and every rank
      * draws the same data set. */
-    rc = equivalence_data_new(samples, features, host->seed(point), runner_stop_requested,
-                              &stop, &data, err, sizeof err);
+    rc = equivalence_data_new(samples, features, host->seed(point), runner_stop_requested, &stop,
+                              &data, err, sizeof err);
     if (ranks > 1) {
         /* Every rank must reach the same reduces: agree first on whether
          * all have their data ([0] out of memory, [1] asked to stop). */
@@ -147,8 +153,8 @@ static int equivalence_run(const runner_host *host, runner_point *point)
             return RUNNER_ERROR; /* the host has failed the point */
         }
         if (rc == 0 && trouble[0] > 0.0)
-            snprintf(err, sizeof err, "%.0f of %d ranks could not build the data set",
-                     trouble[0], ranks);
+            snprintf(err, sizeof err, "%.0f of %d ranks could not build the data set", trouble[0],
+                     ranks);
         if (trouble[0] > 0.0)
             rc = -1;
         else if (trouble[1] > 0.0)
@@ -164,10 +170,10 @@ static int equivalence_run(const runner_host *host, runner_point *point)
     if (rc != 0)
         return host->fail(point, "%s; lower samples or features", err);
 
-    if (equivalence_emit(host, point, "weighted", result.weighted_max_abs_diff, &result,
-                         ranks) != RUNNER_OK ||
-        equivalence_emit(host, point, "plain", result.plain_max_abs_diff, &result,
-                         ranks) != RUNNER_OK)
+    if (equivalence_emit(host, point, "weighted", result.weighted_max_abs_diff, &result, ranks) !=
+            RUNNER_OK ||
+        equivalence_emit(host, point, "plain", result.plain_max_abs_diff, &result, ranks) !=
+            RUNNER_OK)
         return RUNNER_ERROR;
     return RUNNER_OK;
 }

@@ -14,8 +14,8 @@ static char err[256];
 static equivalence_data *data_of(int64_t samples, int64_t features, uint64_t seed)
 {
     equivalence_data *data = NULL;
-    CHECK_INT_EQ(equivalence_data_new(samples, features, seed, NULL, NULL, &data, err,
-                                      sizeof err), 0);
+    CHECK_INT_EQ(equivalence_data_new(samples, features, seed, NULL, NULL, &data, err, sizeof err),
+                 0);
     return data;
 }
 
@@ -24,8 +24,7 @@ static equivalence_result compare(const equivalence_data *data, int64_t shards,
 {
     equivalence_result result;
     memset(&result, 0, sizeof result);
-    CHECK_INT_EQ(equivalence_compare(data, shards, split, NULL, NULL, &result, err,
-                                     sizeof err), 0);
+    CHECK_INT_EQ(equivalence_compare(data, shards, split, NULL, NULL, &result, err, sizeof err), 0);
     return result;
 }
 
@@ -83,9 +82,9 @@ static void test_data(void)
     }
     double cells = (double)data->samples * (double)(data->columns - 1);
     CHECK_INT_EQ(bad, 0);
-    CHECK_NEAR(sum / cells, 0.0, 0.01);                /* 2e5 draws: sd 0.0022 */
-    CHECK_NEAR(sum_squares / cells, 1.0, 0.02);        /* sd 0.0032 */
-    CHECK(labels > 3000 && labels < 7000);             /* both classes present */
+    CHECK_NEAR(sum / cells, 0.0, 0.01);         /* 2e5 draws: sd 0.0022 */
+    CHECK_NEAR(sum_squares / cells, 1.0, 0.02); /* sd 0.0032 */
+    CHECK(labels > 3000 && labels < 7000);      /* both classes present */
     for (int64_t j = 0; j < data->columns; j++)
         CHECK(data->w[j] == -data->w_true[j] && data->w[j] != 0.0);
 
@@ -100,8 +99,7 @@ static void test_data(void)
 }
 
 /* An independent plain-loop gradient, the definition written out. */
-static void naive_gradient(const equivalence_data *data, int64_t first, int64_t count,
-                           double *grad)
+static void naive_gradient(const equivalence_data *data, int64_t first, int64_t count, double *grad)
 {
     int64_t c = data->columns;
     for (int64_t j = 0; j < c; j++)
@@ -145,10 +143,10 @@ static void test_uneven(void)
     if (!data)
         return;
     equivalence_result r = compare(data, 8, EQUIVALENCE_SPLIT_UNEVEN);
-    printf("uneven: |g| %.3e, weighted %.3e (rel %.2e), plain %.3e (rel %.2e)\n",
-           r.grad_max_abs, r.weighted_max_abs_diff, r.weighted_max_abs_diff / r.grad_max_abs,
-           r.plain_max_abs_diff, r.plain_max_abs_diff / r.grad_max_abs);
-    CHECK(r.grad_max_abs > 1e-2 && r.grad_max_abs < 1.0);       /* ~1e-1 */
+    printf("uneven: |g| %.3e, weighted %.3e (rel %.2e), plain %.3e (rel %.2e)\n", r.grad_max_abs,
+           r.weighted_max_abs_diff, r.weighted_max_abs_diff / r.grad_max_abs, r.plain_max_abs_diff,
+           r.plain_max_abs_diff / r.grad_max_abs);
+    CHECK(r.grad_max_abs > 1e-2 && r.grad_max_abs < 1.0); /* ~1e-1 */
     CHECK(r.weighted_max_abs_diff < 1e-14 * r.grad_max_abs);
     CHECK(r.plain_max_abs_diff > 1e-4 * r.grad_max_abs);
     CHECK_INT_EQ(r.shard_min, 278);
@@ -192,7 +190,8 @@ static void test_even(void)
 
 static void test_determinism(void)
 {
-    equivalence_data *a = data_of(2000, 10, 7), *b = data_of(2000, 10, 7), *c = data_of(2000, 10, 8);
+    equivalence_data *a = data_of(2000, 10, 7), *b = data_of(2000, 10, 7),
+                     *c = data_of(2000, 10, 8);
     if (a && b && c) {
         CHECK(memcmp(a->x, b->x, 2000 * 11 * sizeof(double)) == 0);
         CHECK(memcmp(a->y, b->y, 2000 * sizeof(double)) == 0);
@@ -224,8 +223,9 @@ static void test_stop(void)
     CHECK(data == NULL);
     data = data_of(1000, 3, 1);
     if (data)
-        CHECK_INT_EQ(equivalence_compare(data, 4, EQUIVALENCE_SPLIT_EVEN, stop_now, NULL, &r,
-                                         err, sizeof err), -2);
+        CHECK_INT_EQ(equivalence_compare(data, 4, EQUIVALENCE_SPLIT_EVEN, stop_now, NULL, &r, err,
+                                         sizeof err),
+                     -2);
     equivalence_data_free(data);
 }
 
@@ -259,8 +259,8 @@ static int sim_reduce_fn(void *context, double *values, size_t count)
     return 0;
 }
 
-static equivalence_result compare_on_ranks(const equivalence_data *data, int64_t shards,
-                                           int ranks, sim_reduce *sim)
+static equivalence_result compare_on_ranks(const equivalence_data *data, int64_t shards, int ranks,
+                                           sim_reduce *sim)
 {
     equivalence_result result, ignored;
     memset(&result, 0, sizeof result);
@@ -271,10 +271,10 @@ static equivalence_result compare_on_ranks(const equivalence_data *data, int64_t
         for (int r = 0; r < ranks; r++) {
             sim->rank = r;
             sim->calls = 0;
-            CHECK_INT_EQ(equivalence_compare_ranks(data, shards, EQUIVALENCE_SPLIT_UNEVEN, r,
-                                                   ranks, sim_reduce_fn, sim, NULL, NULL,
-                                                   r == 0 && pass ? &result : &ignored, err,
-                                                   sizeof err), 0);
+            CHECK_INT_EQ(equivalence_compare_ranks(
+                             data, shards, EQUIVALENCE_SPLIT_UNEVEN, r, ranks, sim_reduce_fn, sim,
+                             NULL, NULL, r == 0 && pass ? &result : &ignored, err, sizeof err),
+                         0);
             CHECK_INT_EQ(sim->calls, 2); /* the status, then the sums: on every rank */
         }
     }
@@ -295,7 +295,8 @@ static void test_ranks(void)
     }
     /* One rank is equivalence_compare, to the bit. */
     CHECK_INT_EQ(equivalence_compare_ranks(data, 8, EQUIVALENCE_SPLIT_UNEVEN, 0, 1, NULL, NULL,
-                                           NULL, NULL, &same, err, sizeof err), 0);
+                                           NULL, NULL, &same, err, sizeof err),
+                 0);
     CHECK(memcmp(&one, &same, sizeof one) == 0);
     for (int ranks = 2; ranks <= 5; ranks++) {
         equivalence_result many = compare_on_ranks(data, 8, ranks, sim);
@@ -324,8 +325,9 @@ static void test_ranks(void)
         sim->rank = r;
         sim->calls = 0;
         CHECK_INT_EQ(equivalence_compare_ranks(data, 8, EQUIVALENCE_SPLIT_UNEVEN, r, 2,
-                                               sim_reduce_fn, sim, r == 1 ? stop_now : NULL,
-                                               NULL, &same, err, sizeof err), -2);
+                                               sim_reduce_fn, sim, r == 1 ? stop_now : NULL, NULL,
+                                               &same, err, sizeof err),
+                     -2);
         CHECK_INT_EQ(sim->calls, 1);
     }
     free(sim);
@@ -364,8 +366,7 @@ static void test_plugin(void)
     CHECK_INT_EQ(harness_integer(&point, 0, "ranks"), 1); /* one process */
     /* The bits, for comparing runs under different OPENBLAS_NUM_THREADS
      * (test_equivalence_threads runs this program twice). */
-    printf("test_equivalence: weighted max_abs_diff %a\n",
-           harness_real(&point, 0, "max_abs_diff"));
+    printf("test_equivalence: weighted max_abs_diff %a\n", harness_real(&point, 0, "max_abs_diff"));
 
     /* Same point seed: bit-identical rows. Another seed: other data. */
     CHECK_INT_EQ(harness_run(&again, 12345), 0);
@@ -387,7 +388,7 @@ static void test_plugin(void)
     CHECK_INT_EQ(harness_run(&point, 1), -1);
     CHECK_INT_EQ(point.point.row_count, 0);
     CHECK_STR_EQ(point.point.error, "equivalence: shards (11) exceeds samples (10): every shard "
-                 "needs at least one sample; lower shards or raise samples");
+                                    "needs at least one sample; lower shards or raise samples");
 
     /* Ctrl-C: the stop flag the host was given ends the point. */
     CHECK_INT_EQ(harness_set(&point, "samples", value_integer(10000)), 0);
@@ -413,7 +414,8 @@ static void test_plugin(void)
         CHECK_INT_EQ(harness_set(&point, "samples", value_integer(100000000)), 0);
         CHECK_INT_EQ(harness_set(&point, "features", value_integer(10000)), 0);
         CHECK_INT_EQ(harness_run(&point, 1), -1);
-        CHECK_STR_EQ(point.point.error, "equivalence: cannot allocate 8000800000000 bytes for "
+        CHECK_STR_EQ(point.point.error,
+                     "equivalence: cannot allocate 8000800000000 bytes for "
                      "the 100000000 x 10001 samples (samples x (features + 1)); lower samples "
                      "or features");
     } else {

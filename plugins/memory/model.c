@@ -13,7 +13,7 @@ typedef struct stage_shape {
 } stage_shape;
 
 static const stage_shape stage_shapes[MEMORY_STAGE_COUNT] = {
-    [MEMORY_DDP]   = { "ddp",   0, 0, 0, 2, 0 },
+    [MEMORY_DDP] = { "ddp", 0, 0, 0, 2, 0 },
     [MEMORY_ZERO1] = { "zero1", 0, 0, 1, 1, 1 },
     [MEMORY_ZERO2] = { "zero2", 0, 1, 1, 1, 1 },
     [MEMORY_ZERO3] = { "zero3", 1, 1, 1, 1, 2 },
@@ -23,8 +23,9 @@ static const stage_shape stage_shapes[MEMORY_STAGE_COUNT] = {
 static int state_bytes(int64_t bytes_per_param, int sharded, int64_t shard_params,
                        int64_t model_params, int64_t *bytes)
 {
-    return __builtin_mul_overflow(bytes_per_param, sharded ? shard_params : model_params,
-                                  bytes) ? -1 : 0;
+    return __builtin_mul_overflow(bytes_per_param, sharded ? shard_params : model_params, bytes)
+               ? -1
+               : 0;
 }
 
 int memory_usage_of(memory_stage stage, const memory_config *config, memory_usage *out)
@@ -73,8 +74,8 @@ static int fits(memory_stage stage, memory_config config, int64_t psi, int64_t g
 /* Bisection on the monotone predicate fits(). The upper end needs no probe:
  * with at least one byte per parameter, every stage holds at least one shard
  * of ceil(Psi / N_d) bytes, so Psi = M N_d + 1 needs more than M bytes. */
-int memory_max_params(memory_stage stage, const memory_config *config,
-                      int64_t gpu_memory_bytes, int64_t *max_params)
+int memory_max_params(memory_stage stage, const memory_config *config, int64_t gpu_memory_bytes,
+                      int64_t *max_params)
 {
     int64_t lo = 1, hi; /* invariant: lo fits, hi does not */
 
@@ -96,7 +97,4 @@ int memory_max_params(memory_stage stage, const memory_config *config,
     return 0;
 }
 
-const char *memory_stage_name(memory_stage stage)
-{
-    return stage_shapes[stage].name;
-}
+const char *memory_stage_name(memory_stage stage) { return stage_shapes[stage].name; }

@@ -35,11 +35,11 @@ typedef struct memory_config {
  * way), so a sharded state takes bytes_per_param * shard_params, never a
  * fractional byte. Unpartitioned states take bytes_per_param * Psi. */
 typedef struct memory_usage {
-    int64_t shard_params;        /* ceil(Psi / N_d) */
+    int64_t shard_params; /* ceil(Psi / N_d) */
     int64_t weights_bytes;
     int64_t gradients_bytes;
     int64_t optimizer_bytes;
-    int64_t total_bytes;         /* the three above + activation_bytes */
+    int64_t total_bytes; /* the three above + activation_bytes */
     /* Bytes each GPU sends per training step in ring collectives over
      * N_d - 1 chunks of shard_params parameters (it receives as much):
      *   DDP      all-reduce of gradients          2 (N_d - 1) S g
@@ -66,8 +66,8 @@ int memory_usage_of(memory_stage stage, const memory_config *config, memory_usag
  * >= 1 (otherwise any Psi fits) and gpu_memory_bytes >= 0. Returns 0, or -1
  * if the search range, gpu_memory_bytes * N_d, does not fit in int64 (then
  * *max_params is unchanged). */
-int memory_max_params(memory_stage stage, const memory_config *config,
-                      int64_t gpu_memory_bytes, int64_t *max_params);
+int memory_max_params(memory_stage stage, const memory_config *config, int64_t gpu_memory_bytes,
+                      int64_t *max_params);
 
 /* "ddp", "zero1", "zero2", "zero3": static strings. */
 const char *memory_stage_name(memory_stage stage);

@@ -34,22 +34,28 @@ static const char *const stage_choices[] = { "all", "ddp", "zero1", "zero2", "ze
  * search finite (some state grows with every parameter). */
 static const runner_param memory_params[] = {
     [PARAM_MODEL_PARAMS] = RUNNER_PARAM_INTEGER("model_params", "params",
-        "number of model parameters Psi", 7.5e9, 1, 1e15),
-    [PARAM_WORKERS] = RUNNER_PARAM_INTEGER("workers", "GPUs",
-        "data-parallel degree N_d: GPUs the model states are partitioned over", 64, 1, 1e6),
-    [PARAM_STAGES] = RUNNER_PARAM_TEXT("stages",
-        "which stage to emit: ddp, zero1, zero2, zero3, or all (one row each)", "all",
+                                                "number of model parameters Psi", 7.5e9, 1, 1e15),
+    [PARAM_WORKERS] = RUNNER_PARAM_INTEGER(
+        "workers", "GPUs", "data-parallel degree N_d: GPUs the model states are partitioned over",
+        64, 1, 1e6),
+    [PARAM_STAGES] = RUNNER_PARAM_TEXT(
+        "stages", "which stage to emit: ddp, zero1, zero2, zero3, or all (one row each)", "all",
         stage_choices),
-    [PARAM_WEIGHT_BYTES] = RUNNER_PARAM_INTEGER("weight_bytes", "bytes/param",
-        "bytes per parameter of the working weights (2 = fp16)", 2, 1, 64),
-    [PARAM_GRAD_BYTES] = RUNNER_PARAM_INTEGER("grad_bytes", "bytes/param",
-        "bytes per parameter of the gradients (2 = fp16)", 2, 0, 64),
-    [PARAM_OPTIMIZER_BYTES_PER_PARAM] = RUNNER_PARAM_INTEGER("optimizer_bytes_per_param",
-        "bytes/param", "K: optimizer state per parameter (12 = Adam's fp32 master weights, "
-        "momentum, variance)", 12, 0, 64),
-    [PARAM_GPU_MEMORY_BYTES] = RUNNER_PARAM_INTEGER("gpu_memory_bytes", "bytes",
-        "memory of one GPU (80e9 = an 80 GB card, decimal)", 80e9, 1, 1e12),
-    [PARAM_ACTIVATION_BYTES] = RUNNER_PARAM_INTEGER("activation_bytes", "bytes",
+    [PARAM_WEIGHT_BYTES] =
+        RUNNER_PARAM_INTEGER("weight_bytes", "bytes/param",
+                             "bytes per parameter of the working weights (2 = fp16)", 2, 1, 64),
+    [PARAM_GRAD_BYTES] = RUNNER_PARAM_INTEGER(
+        "grad_bytes", "bytes/param", "bytes per parameter of the gradients (2 = fp16)", 2, 0, 64),
+    [PARAM_OPTIMIZER_BYTES_PER_PARAM] =
+        RUNNER_PARAM_INTEGER("optimizer_bytes_per_param", "bytes/param",
+                             "K: optimizer state per parameter (12 = Adam's fp32 master weights, "
+                             "momentum, variance)",
+                             12, 0, 64),
+    [PARAM_GPU_MEMORY_BYTES] =
+        RUNNER_PARAM_INTEGER("gpu_memory_bytes", "bytes",
+                             "memory of one GPU (80e9 = an 80 GB card, decimal)", 80e9, 1, 1e12),
+    [PARAM_ACTIVATION_BYTES] = RUNNER_PARAM_INTEGER(
+        "activation_bytes", "bytes",
         "activations and anything else per GPU, added to every stage unpartitioned", 0, 0, 1e12),
 };
 _Static_assert(RUNNER_COUNT(memory_params) == PARAM_COUNT, "one entry per PARAM_*");
@@ -72,33 +78,41 @@ enum {
 };
 
 static const runner_column memory_columns[] = {
-    [COL_STAGE] = RUNNER_COLUMN("stage", RUNNER_TEXT, "",
+    [COL_STAGE] = RUNNER_COLUMN(
+        "stage", RUNNER_TEXT, "",
         "ddp (nothing partitioned), zero1 (P_os), zero2 (P_os+g) or zero3 (P_os+g+p)"),
-    [COL_SHARD_PARAMS] = RUNNER_COLUMN("shard_params", RUNNER_INTEGER, "params",
-        "parameters in one GPU's shard of a partitioned state: ceil(Psi / N_d)"),
-    [COL_WEIGHTS_BYTES] = RUNNER_COLUMN("weights_bytes", RUNNER_INTEGER, "bytes",
-        "working weights per GPU: weight_bytes * (zero3 ? shard_params : Psi)"),
-    [COL_GRADIENTS_BYTES] = RUNNER_COLUMN("gradients_bytes", RUNNER_INTEGER, "bytes",
-        "gradients per GPU: grad_bytes * (zero2, zero3 ? shard_params : Psi)"),
-    [COL_OPTIMIZER_BYTES] = RUNNER_COLUMN("optimizer_bytes", RUNNER_INTEGER, "bytes",
-        "optimizer state per GPU: K * (ddp ? Psi : shard_params)"),
-    [COL_TOTAL_BYTES] = RUNNER_COLUMN("total_bytes", RUNNER_INTEGER, "bytes",
-        "weights + gradients + optimizer + activation_bytes, per GPU"),
-    [COL_TOTAL_GIB] = RUNNER_COLUMN("total_gib", RUNNER_REAL, "GiB",
-        "total_bytes / 2^30 (binary)"),
+    [COL_SHARD_PARAMS] =
+        RUNNER_COLUMN("shard_params", RUNNER_INTEGER, "params",
+                      "parameters in one GPU's shard of a partitioned state: ceil(Psi / N_d)"),
+    [COL_WEIGHTS_BYTES] =
+        RUNNER_COLUMN("weights_bytes", RUNNER_INTEGER, "bytes",
+                      "working weights per GPU: weight_bytes * (zero3 ? shard_params : Psi)"),
+    [COL_GRADIENTS_BYTES] =
+        RUNNER_COLUMN("gradients_bytes", RUNNER_INTEGER, "bytes",
+                      "gradients per GPU: grad_bytes * (zero2, zero3 ? shard_params : Psi)"),
+    [COL_OPTIMIZER_BYTES] =
+        RUNNER_COLUMN("optimizer_bytes", RUNNER_INTEGER, "bytes",
+                      "optimizer state per GPU: K * (ddp ? Psi : shard_params)"),
+    [COL_TOTAL_BYTES] =
+        RUNNER_COLUMN("total_bytes", RUNNER_INTEGER, "bytes",
+                      "weights + gradients + optimizer + activation_bytes, per GPU"),
+    [COL_TOTAL_GIB] = RUNNER_COLUMN("total_gib", RUNNER_REAL, "GiB", "total_bytes / 2^30 (binary)"),
     [COL_TOTAL_GB] = RUNNER_COLUMN("total_gb", RUNNER_REAL, "GB",
-        "total_bytes / 1e9 (decimal, the paper's unit)"),
-    [COL_FITS] = RUNNER_COLUMN("fits", RUNNER_BOOLEAN, "",
-        "total_bytes <= gpu_memory_bytes"),
-    [COL_REDUCTION_VS_DDP] = RUNNER_COLUMN("reduction_vs_ddp", RUNNER_REAL, "x",
-        "ddp's total_bytes / this stage's total_bytes (1 for ddp)"),
-    [COL_MAX_PARAMS_THAT_FIT] = RUNNER_COLUMN("max_params_that_fit", RUNNER_INTEGER, "params",
+                                   "total_bytes / 1e9 (decimal, the paper's unit)"),
+    [COL_FITS] = RUNNER_COLUMN("fits", RUNNER_BOOLEAN, "", "total_bytes <= gpu_memory_bytes"),
+    [COL_REDUCTION_VS_DDP] =
+        RUNNER_COLUMN("reduction_vs_ddp", RUNNER_REAL, "x",
+                      "ddp's total_bytes / this stage's total_bytes (1 for ddp)"),
+    [COL_MAX_PARAMS_THAT_FIT] = RUNNER_COLUMN(
+        "max_params_that_fit", RUNNER_INTEGER, "params",
         "largest Psi whose total_bytes fits in gpu_memory_bytes at this stage and N_d; "
         "0 if none"),
-    [COL_COMM_BYTES_PER_STEP] = RUNNER_COLUMN("comm_bytes_per_step", RUNNER_INTEGER, "bytes",
-        "sent per GPU per step by ring collectives: (N_d-1) shard_params times "
-        "ddp 2 g, zero1/zero2 g + w, zero3 g + 2 w"),
-    [COL_COMM_VS_DDP] = RUNNER_COLUMN("comm_vs_ddp", RUNNER_REAL, "x",
+    [COL_COMM_BYTES_PER_STEP] =
+        RUNNER_COLUMN("comm_bytes_per_step", RUNNER_INTEGER, "bytes",
+                      "sent per GPU per step by ring collectives: (N_d-1) shard_params times "
+                      "ddp 2 g, zero1/zero2 g + w, zero3 g + 2 w"),
+    [COL_COMM_VS_DDP] = RUNNER_COLUMN(
+        "comm_vs_ddp", RUNNER_REAL, "x",
         "comm_bytes_per_step / ddp's (1, 1, 1, 1.5 when g = w); NaN when ddp sends nothing"),
 };
 _Static_assert(RUNNER_COUNT(memory_columns) == COL_COUNT, "one entry per COL_*");
@@ -117,9 +131,10 @@ static int memory_emit(const runner_host *host, runner_point *point, const stage
                        const memory_usage *ddp, int64_t gpu_memory_bytes)
 {
     const memory_usage *u = &row->usage;
-    double comm_vs_ddp = ddp->comm_bytes_per_step == 0
-        ? NAN /* one GPU, or no gradients: DDP sends nothing, the ratio is undefined */
-        : (double)u->comm_bytes_per_step / (double)ddp->comm_bytes_per_step;
+    double comm_vs_ddp =
+        ddp->comm_bytes_per_step == 0
+            ? NAN /* one GPU, or no gradients: DDP sends nothing, the ratio is undefined */
+            : (double)u->comm_bytes_per_step / (double)ddp->comm_bytes_per_step;
     int rc = RUNNER_OK;
 
     rc |= host->set_text(point, COL_STAGE, memory_stage_name(row->stage));
@@ -170,21 +185,24 @@ static int memory_run(const runner_host *host, runner_point *point)
      * declared above make these failures unreachable for legal values; they
      * stay as the one honest answer if a bound is ever widened. */
     if (memory_usage_of(MEMORY_DDP, &config, &ddp) != 0)
-        return host->fail(point, "%lld parameters at %lld + %lld + %lld bytes each "
+        return host->fail(point,
+                          "%lld parameters at %lld + %lld + %lld bytes each "
                           "exceed int64 bytes; lower model_params",
                           (long long)config.model_params, (long long)config.weight_bytes,
                           (long long)config.grad_bytes, (long long)config.optimizer_bytes);
     for (int i = 0; i < row_count; i++) {
         const char *name = memory_stage_name(rows[i].stage);
         if (memory_usage_of(rows[i].stage, &config, &rows[i].usage) != 0)
-            return host->fail(point, "%s bytes per GPU exceed int64; lower "
-                              "model_params", name);
-        if (memory_max_params(rows[i].stage, &config, gpu_memory_bytes,
-                              &rows[i].max_params) != 0)
-            return host->fail(point, "%s: the largest model on %lld GPUs of %lld "
+            return host->fail(point,
+                              "%s bytes per GPU exceed int64; lower "
+                              "model_params",
+                              name);
+        if (memory_max_params(rows[i].stage, &config, gpu_memory_bytes, &rows[i].max_params) != 0)
+            return host->fail(point,
+                              "%s: the largest model on %lld GPUs of %lld "
                               "bytes may exceed int64 parameters; lower gpu_memory_bytes "
-                              "or workers", name, (long long)config.workers,
-                              (long long)gpu_memory_bytes);
+                              "or workers",
+                              name, (long long)config.workers, (long long)gpu_memory_bytes);
     }
     for (int i = 0; i < row_count; i++)
         if (memory_emit(host, point, &rows[i], &ddp, gpu_memory_bytes) != RUNNER_OK)

@@ -13,8 +13,12 @@
 static memory_config paper_config(int64_t model_params, int64_t workers)
 {
     memory_config config = {
-        .model_params = model_params, .workers = workers,
-        .weight_bytes = 2, .grad_bytes = 2, .optimizer_bytes = 12, .activation_bytes = 0,
+        .model_params = model_params,
+        .workers = workers,
+        .weight_bytes = 2,
+        .grad_bytes = 2,
+        .optimizer_bytes = 12,
+        .activation_bytes = 0,
     };
     return config;
 }
@@ -53,7 +57,10 @@ static void test_paper_figures(void)
     };
     const char *const paper_gb[MEMORY_STAGE_COUNT] = { "120.0", "31.4", "16.6", "1.9" };
     const int64_t exact[MEMORY_STAGE_COUNT] = {
-        120000000000LL, 31406250000LL, 16640625000LL, 1875000000LL,
+        120000000000LL,
+        31406250000LL,
+        16640625000LL,
+        1875000000LL,
     };
     char buffer[32];
 
@@ -135,8 +142,7 @@ static void test_small_case_by_hand(void)
     fp32_grads.grad_bytes = 4;
     const int64_t comm_fp32_grads[] = { 72, 54, 54, 72 };
     for (int s = 0; s < MEMORY_STAGE_COUNT; s++)
-        CHECK_INT_EQ(usage_of((memory_stage)s, fp32_grads).comm_bytes_per_step,
-                     comm_fp32_grads[s]);
+        CHECK_INT_EQ(usage_of((memory_stage)s, fp32_grads).comm_bytes_per_step, comm_fp32_grads[s]);
     /* 8 on 4 divides: zero3 is exactly 16 * 8 / 4. */
     CHECK_INT_EQ(usage_of(MEMORY_ZERO3, paper_config(8, 4)).total_bytes, 32);
     /* One GPU: nothing to partition, nothing to send. */

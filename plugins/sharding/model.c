@@ -79,8 +79,7 @@ void shard_hasher_cleanup(shard_hasher *hasher)
     hasher->md = NULL;
 }
 
-void shard_md5_digest(shard_hasher *hasher, const char *data, size_t len,
-                      unsigned char digest[16])
+void shard_md5_digest(shard_hasher *hasher, const char *data, size_t len, unsigned char digest[16])
 {
     unsigned char full[EVP_MAX_MD_SIZE];
     unsigned int digest_len = 0;
@@ -207,8 +206,8 @@ static unsigned bucket_bits_for(size_t count)
 /* Bytes shard_ring_new() allocates for a ring of count points. */
 static uint64_t ring_bytes(size_t count)
 {
-    return (uint64_t)count * sizeof(shard_ring_point)
-           + ((UINT64_C(1) << bucket_bits_for(count)) + 1) * sizeof(uint32_t);
+    return (uint64_t)count * sizeof(shard_ring_point) +
+           ((UINT64_C(1) << bucket_bits_for(count)) + 1) * sizeof(uint32_t);
 }
 
 /* A ring of count points whose hash and node the caller fills in before
@@ -278,8 +277,7 @@ void shard_ring_free(shard_ring *ring)
 }
 
 /* shard_ring_find(), adding the binary search's comparisons to *probes. */
-static inline size_t ring_find_counted(const shard_ring *ring, uint64_t key_hash,
-                                       uint64_t *probes)
+static inline size_t ring_find_counted(const shard_ring *ring, uint64_t key_hash, uint64_t *probes)
 {
     uint64_t bucket = key_hash >> (64 - ring->bucket_bits);
     size_t lo = ring->buckets[bucket], hi = ring->buckets[bucket + 1];
@@ -302,8 +300,8 @@ static inline size_t ring_find_counted(const shard_ring *ring, uint64_t key_hash
  * then out[0] is UINT32_MAX). The chain of jumps does not depend on the
  * bucket count; the bucket for n buckets is the last jump below n, and the
  * paper's loop for n buckets takes one step per jump below n. */
-static void jump_buckets(uint64_t key, uint32_t lo, uint32_t mid, uint32_t hi,
-                         uint32_t out[3], uint64_t *steps_mid)
+static void jump_buckets(uint64_t key, uint32_t lo, uint32_t mid, uint32_t hi, uint32_t out[3],
+                         uint64_t *steps_mid)
 {
     int64_t bucket = -1, next = 0;
     out[0] = UINT32_MAX;
@@ -318,8 +316,8 @@ static void jump_buckets(uint64_t key, uint32_t lo, uint32_t mid, uint32_t hi,
         }
         out[2] = (uint32_t)bucket;
         key = key * UINT64_C(2862933555777941757) + 1;
-        next = (int64_t)((double)(bucket + 1)
-                         * ((double)(INT64_C(1) << 31) / (double)((key >> 33) + 1)));
+        next = (int64_t)((double)(bucket + 1) *
+                         ((double)(INT64_C(1) << 31) / (double)((key >> 33) + 1)));
     }
 }
 
@@ -433,8 +431,7 @@ uint32_t shard_ketama_digests(uint64_t weight, uint64_t total, uint32_t servers)
     return (uint32_t)floorf((float)((double)pct * 40.0 * (double)(float)servers));
 }
 
-shard_ring *shard_ketama_new(shard_hasher *md5, const shard_ketama_server *servers,
-                             uint32_t count)
+shard_ring *shard_ketama_new(shard_hasher *md5, const shard_ketama_server *servers, uint32_t count)
 {
     if (count == 0 || md5->kind != SHARD_HASH_MD5)
         return NULL;
@@ -464,8 +461,8 @@ shard_ring *shard_ketama_new(shard_hasher *md5, const shard_ketama_server *serve
             unsigned char d[16];
             shard_md5_digest(md5, name, (size_t)len, d);
             for (int h = 0; h < 4; h++, i++) {
-                uint32_t p = (uint32_t)d[4 * h] | (uint32_t)d[4 * h + 1] << 8
-                             | (uint32_t)d[4 * h + 2] << 16 | (uint32_t)d[4 * h + 3] << 24;
+                uint32_t p = (uint32_t)d[4 * h] | (uint32_t)d[4 * h + 1] << 8 |
+                             (uint32_t)d[4 * h + 2] << 16 | (uint32_t)d[4 * h + 3] << 24;
                 ring->points[i].hash = (uint64_t)p << 32;
                 ring->points[i].node = s;
             }
@@ -540,7 +537,7 @@ double shard_load_cv_expected(uint64_t keys, uint32_t nodes, uint32_t vnodes)
     double n = nodes, k = (double)keys;
     double p = 1.0 / n;
     double var_p = p * (1.0 - p) / (n * vnodes + 1.0); /* Beta(v, (N-1)v) */
-    double mean_p_q = p - (var_p + p * p);               /* E[p(1-p)] */
+    double mean_p_q = p - (var_p + p * p);             /* E[p(1-p)] */
     /* Var(count) = K E[p(1-p)] + K^2 Var(p), relative to the mean K/N. */
     return sqrt(n * n * var_p + n * n * mean_p_q / k);
 }
@@ -643,12 +640,9 @@ static double cv_of_shares(const double *shares, uint32_t n)
 /* ---- the experiment ----------------------------------------------------- */
 
 static const char *const scheme_names[] = {
-    [SHARD_SCHEME_RING] = "ring",
-    [SHARD_SCHEME_MOD] = "mod",
-    [SHARD_SCHEME_JUMP] = "jump",
-    [SHARD_SCHEME_RENDEZVOUS] = "rendezvous",
-    [SHARD_SCHEME_MAGLEV] = "maglev",
-    [SHARD_SCHEME_KETAMA] = "ketama",
+    [SHARD_SCHEME_RING] = "ring",       [SHARD_SCHEME_MOD] = "mod",
+    [SHARD_SCHEME_JUMP] = "jump",       [SHARD_SCHEME_RENDEZVOUS] = "rendezvous",
+    [SHARD_SCHEME_MAGLEV] = "maglev",   [SHARD_SCHEME_KETAMA] = "ketama",
     [SHARD_SCHEME_BOUNDED] = "bounded",
 };
 
@@ -671,20 +665,24 @@ const char *shard_scheme_name(shard_scheme scheme)
 }
 
 /* Index of the three cluster sizes in the arrays below. */
-enum { SHRUNK = 0, BASE = 1, GROWN = 2 };
+enum {
+    SHRUNK = 0,
+    BASE = 1,
+    GROWN = 2
+};
 
 /* What one scheme needs to place a key on N-1, N and N+1 nodes. Only the
  * fields of config->scheme are set; the rest stay zero. */
 typedef struct scheme_state {
     shard_scheme scheme;
-    uint32_t size[3];          /* N-1, N, N+1 */
-    shard_ring *ring;          /* ring, bounded: N+1 nodes x vnodes */
-    uint32_t *shrunk_owner;    /* ring: owner on the N-1 ring, per point */
-    shard_ring *continuum[3];  /* ketama; [SHRUNK] NULL when N = 1 */
-    uint64_t *node_hashes;     /* rendezvous: N+1 */
-    shard_maglev table[3];     /* maglev; [SHRUNK] empty when N = 1 */
-    shard_bounded bounded[3];  /* bounded; [SHRUNK] unused when N = 1 */
-    char *server_names;        /* ketama: N+1 names of 24 bytes */
+    uint32_t size[3];         /* N-1, N, N+1 */
+    shard_ring *ring;         /* ring, bounded: N+1 nodes x vnodes */
+    uint32_t *shrunk_owner;   /* ring: owner on the N-1 ring, per point */
+    shard_ring *continuum[3]; /* ketama; [SHRUNK] NULL when N = 1 */
+    uint64_t *node_hashes;    /* rendezvous: N+1 */
+    shard_maglev table[3];    /* maglev; [SHRUNK] empty when N = 1 */
+    shard_bounded bounded[3]; /* bounded; [SHRUNK] unused when N = 1 */
+    char *server_names;       /* ketama: N+1 names of 24 bytes */
 } scheme_state;
 
 static void state_free(scheme_state *st)
@@ -718,8 +716,7 @@ static int state_build(scheme_state *st, shard_hasher *hasher, const shard_confi
 
     switch (config->scheme) {
     case SHARD_SCHEME_MOD:
-    case SHARD_SCHEME_JUMP:
-        return 0;
+    case SHARD_SCHEME_JUMP: return 0;
     case SHARD_SCHEME_RING:
     case SHARD_SCHEME_BOUNDED:
         if ((uint64_t)(nodes + 1) * config->vnodes > SHARD_RING_MAX_POINTS || config->vnodes == 0)
@@ -791,8 +788,7 @@ static int state_build(scheme_state *st, shard_hasher *hasher, const shard_confi
 
 /* Places one key on N-1 (owner[SHRUNK], UINT32_MAX when N = 1), N and N+1
  * nodes; adds the N-node lookup's probes to *probes. */
-static inline void state_place(scheme_state *st, uint64_t hash, uint32_t owner[3],
-                               uint64_t *probes)
+static inline void state_place(scheme_state *st, uint64_t hash, uint32_t owner[3], uint64_t *probes)
 {
     uint64_t ignored = 0;
     owner[SHRUNK] = UINT32_MAX;
@@ -864,20 +860,14 @@ static inline uint32_t state_lookup(scheme_state *st, shard_bounded *fresh, uint
 {
     uint64_t ignored = 0;
     switch (st->scheme) {
-    case SHARD_SCHEME_RING:
-        return shard_ring_node_without_last(st->ring, hash);
-    case SHARD_SCHEME_MOD:
-        return shard_mod_node(hash, st->size[BASE]);
-    case SHARD_SCHEME_JUMP:
-        return shard_jump_bucket(hash, st->size[BASE]);
+    case SHARD_SCHEME_RING: return shard_ring_node_without_last(st->ring, hash);
+    case SHARD_SCHEME_MOD: return shard_mod_node(hash, st->size[BASE]);
+    case SHARD_SCHEME_JUMP: return shard_jump_bucket(hash, st->size[BASE]);
     case SHARD_SCHEME_RENDEZVOUS:
         return shard_rendezvous_node(st->node_hashes, st->size[BASE], hash);
-    case SHARD_SCHEME_MAGLEV:
-        return shard_maglev_node(&st->table[BASE], hash);
-    case SHARD_SCHEME_KETAMA:
-        return shard_ketama_find(st->continuum[BASE], (uint32_t)hash)->node;
-    case SHARD_SCHEME_BOUNDED:
-        return shard_bounded_place(fresh, hash, &ignored);
+    case SHARD_SCHEME_MAGLEV: return shard_maglev_node(&st->table[BASE], hash);
+    case SHARD_SCHEME_KETAMA: return shard_ketama_find(st->continuum[BASE], (uint32_t)hash)->node;
+    case SHARD_SCHEME_BOUNDED: return shard_bounded_place(fresh, hash, &ignored);
     }
     return 0;
 }
@@ -903,9 +893,9 @@ static double measure_lookup_ns(scheme_state *st, shard_hasher *hasher, const sh
         return ns;
     for (size_t i = 0; i < count; i++)
         hashes[i] = shard_key_hash(hasher, i);
-    if (st->scheme == SHARD_SCHEME_BOUNDED
-        && shard_bounded_init(&fresh, st->ring, st->size[BASE],
-                              shard_bounded_capacity(count, st->size[BASE], config->epsilon)) != 0)
+    if (st->scheme == SHARD_SCHEME_BOUNDED &&
+        shard_bounded_init(&fresh, st->ring, st->size[BASE],
+                           shard_bounded_capacity(count, st->size[BASE], config->epsilon)) != 0)
         goto done;
 
     volatile uint32_t sink = 0;
@@ -934,19 +924,14 @@ static uint64_t table_bytes(const scheme_state *st, const shard_config *config)
 {
     uint64_t nodes = config->nodes;
     switch (config->scheme) {
-    case SHARD_SCHEME_RING:
-        return ring_bytes((size_t)(nodes * config->vnodes));
+    case SHARD_SCHEME_RING: return ring_bytes((size_t)(nodes * config->vnodes));
     case SHARD_SCHEME_BOUNDED:
         return ring_bytes((size_t)(nodes * config->vnodes)) + nodes * sizeof(uint64_t);
-    case SHARD_SCHEME_RENDEZVOUS:
-        return nodes * sizeof(uint64_t);
-    case SHARD_SCHEME_MAGLEV:
-        return (uint64_t)config->table_size * sizeof(uint32_t);
-    case SHARD_SCHEME_KETAMA:
-        return ring_bytes(st->continuum[BASE]->count);
+    case SHARD_SCHEME_RENDEZVOUS: return nodes * sizeof(uint64_t);
+    case SHARD_SCHEME_MAGLEV: return (uint64_t)config->table_size * sizeof(uint32_t);
+    case SHARD_SCHEME_KETAMA: return ring_bytes(st->continuum[BASE]->count);
     case SHARD_SCHEME_MOD:
-    case SHARD_SCHEME_JUMP:
-        break;
+    case SHARD_SCHEME_JUMP: break;
     }
     return 0;
 }
@@ -973,8 +958,8 @@ static int space_figures(const scheme_state *st, const shard_config *config, sha
         r->new_node_arc = shares[nodes];
         ring_shares(st->continuum[BASE], shares);
         r->share_cv = cv_of_shares(shares, nodes);
-        r->load_cv_expected = shard_load_cv_expected(config->keys, nodes,
-            (uint32_t)(st->continuum[BASE]->count / nodes));
+        r->load_cv_expected = shard_load_cv_expected(
+            config->keys, nodes, (uint32_t)(st->continuum[BASE]->count / nodes));
         r->ring_points = st->continuum[GROWN]->count;
         break;
     case SHARD_SCHEME_MAGLEV: {
@@ -1004,8 +989,8 @@ static int space_figures(const scheme_state *st, const shard_config *config, sha
 /* Between two stop checks: at most 65536 keys or about this many probes. */
 #define STOP_PROBES (UINT64_C(1) << 22)
 
-int shard_run(shard_hasher *hasher, const shard_config *config,
-              shard_stop_fn stop, void *stop_arg, shard_result *result)
+int shard_run(shard_hasher *hasher, const shard_config *config, shard_stop_fn stop, void *stop_arg,
+              shard_result *result)
 {
     uint32_t nodes = config->nodes, grown = config->nodes + 1;
     scheme_state state;
@@ -1019,8 +1004,8 @@ int shard_run(shard_hasher *hasher, const shard_config *config,
         goto done;
 
     memset(result, 0, sizeof(*result));
-    uint64_t moved_mod = 0, moved_grow = 0, grow_excess = 0, moved_shrink = 0,
-             shrink_excess = 0, probes = 0, probes_at_check = 0;
+    uint64_t moved_mod = 0, moved_grow = 0, grow_excess = 0, moved_shrink = 0, shrink_excess = 0,
+             probes = 0, probes_at_check = 0;
     for (uint64_t i = 0; i < config->keys; i++) {
         if (((i & 0xffff) == 0 || probes - probes_at_check >= STOP_PROBES) && stop) {
             probes_at_check = probes;

@@ -27,10 +27,10 @@ typedef enum shard_hash_kind {
 typedef struct shard_hasher {
     shard_hash_kind kind;
     uint64_t seed;
-    char prefix[24];   /* md5 namespace, "" for seed 0 */
+    char prefix[24]; /* md5 namespace, "" for seed 0 */
     size_t prefix_len;
-    void *md;          /* EVP_MD * (md5 only) */
-    void *md_ctx;      /* EVP_MD_CTX * (md5 only) */
+    void *md;     /* EVP_MD * (md5 only) */
+    void *md_ctx; /* EVP_MD_CTX * (md5 only) */
 } shard_hasher;
 
 /* Parses "xxh64" or "md5". Returns 0, or -1 for any other name. */
@@ -48,8 +48,7 @@ void shard_hasher_cleanup(shard_hasher *hasher);
 uint64_t shard_hash_bytes(shard_hasher *hasher, const char *data, size_t len);
 /* The whole 16-byte MD5 digest of the md5 namespace prefix and len bytes at
  * data. Only for an md5 hasher (ketama needs all four 32-bit words). */
-void shard_md5_digest(shard_hasher *hasher, const char *data, size_t len,
-                      unsigned char digest[16]);
+void shard_md5_digest(shard_hasher *hasher, const char *data, size_t len, unsigned char digest[16]);
 
 /* Writes "key:<index>" into buf (at least SHARD_NAME_MAX bytes), NUL-
  * terminated, and returns its length. No snprintf: this is the hot loop. */
@@ -73,8 +72,8 @@ static inline uint32_t shard_mod_node(uint64_t hash, uint32_t nodes)
 }
 
 typedef struct shard_ring_point {
-    uint64_t hash;   /* position on the circle */
-    uint32_t node;   /* owner on the full ring */
+    uint64_t hash;              /* position on the circle */
+    uint32_t node;              /* owner on the full ring */
     uint32_t node_without_last; /* owner once the highest-numbered node's
                                    points are removed (the ring one node
                                    smaller); UINT32_MAX on a 1-node ring */
@@ -87,10 +86,10 @@ typedef struct shard_ring_point {
 typedef struct shard_ring {
     shard_ring_point *points;
     size_t count;
-    uint32_t nodes;        /* owners are 0 .. nodes-1 */
-    uint32_t vnodes;       /* points per node; 0 when it varies (ketama) */
-    unsigned bucket_bits;  /* 1 .. 26 */
-    uint32_t *buckets;     /* 2^bucket_bits + 1 first-point indices */
+    uint32_t nodes;       /* owners are 0 .. nodes-1 */
+    uint32_t vnodes;      /* points per node; 0 when it varies (ketama) */
+    unsigned bucket_bits; /* 1 .. 26 */
+    uint32_t *buckets;    /* 2^bucket_bits + 1 first-point indices */
 } shard_ring;
 
 /* Builds the ring of nodes 0 .. nodes-1 with vnodes points each, point v of
@@ -149,8 +148,8 @@ static inline uint32_t shard_jump_bucket(uint64_t key, uint32_t buckets)
     while (next < (int64_t)buckets) {
         bucket = next;
         key = key * UINT64_C(2862933555777941757) + 1;
-        next = (int64_t)((double)(bucket + 1)
-                         * ((double)(INT64_C(1) << 31) / (double)((key >> 33) + 1)));
+        next = (int64_t)((double)(bucket + 1) *
+                         ((double)(INT64_C(1) << 31) / (double)((key >> 33) + 1)));
     }
     return (uint32_t)bucket;
 }
@@ -215,8 +214,8 @@ static inline uint32_t shard_maglev_node(const shard_maglev *table, uint64_t key
 /* ---- libketama's continuum (Last.fm, 2007) ------------------------------ */
 
 typedef struct shard_ketama_server {
-    const char *name;  /* "host:port"; its points hash "<name>-<k>" */
-    uint64_t weight;   /* libketama's "memory" column, >= 1 */
+    const char *name; /* "host:port"; its points hash "<name>-<k>" */
+    uint64_t weight;  /* libketama's "memory" column, >= 1 */
 } shard_ketama_server;
 
 /* Digests per server as libketama computes them, in float:
@@ -229,8 +228,7 @@ uint32_t shard_ketama_digests(uint64_t weight, uint64_t total, uint32_t servers)
  * index. Each 32-bit point p is stored as hash p << 32 so shard_ring_find()
  * applies unchanged; equal points are ordered by server index. Returns NULL
  * when out of memory, for no points, or over SHARD_RING_MAX_POINTS. */
-shard_ring *shard_ketama_new(shard_hasher *md5, const shard_ketama_server *servers,
-                             uint32_t count);
+shard_ring *shard_ketama_new(shard_hasher *md5, const shard_ketama_server *servers, uint32_t count);
 
 /* libketama's key hash: the first 4 bytes of MD5(key), little-endian (the
  * low half of shard_hash_bytes() of an md5 hasher). */
@@ -256,7 +254,7 @@ typedef struct shard_bounded {
     const shard_ring *ring; /* borrowed */
     uint32_t live;          /* nodes 0 .. live-1; other nodes' points are skipped */
     uint64_t capacity;
-    uint64_t *load;         /* live counters, owned */
+    uint64_t *load; /* live counters, owned */
 } shard_bounded;
 
 /* Returns 0, or -1 when out of memory (nothing to free). live >= 1 and
@@ -274,7 +272,7 @@ uint32_t shard_bounded_place(shard_bounded *bounded, uint64_t key_hash, uint64_t
 /* ---- the experiment ----------------------------------------------------- */
 
 typedef enum shard_scheme {
-    SHARD_SCHEME_RING = 0,   /* the v-point ring above: the default */
+    SHARD_SCHEME_RING = 0, /* the v-point ring above: the default */
     SHARD_SCHEME_MOD,
     SHARD_SCHEME_JUMP,
     SHARD_SCHEME_RENDEZVOUS,
@@ -290,37 +288,37 @@ int shard_scheme_parse(const char *name, shard_scheme *scheme);
 const char *shard_scheme_name(shard_scheme scheme);
 
 typedef struct shard_config {
-    uint64_t keys;    /* keys "key:0" .. "key:<keys-1>" */
-    uint32_t nodes;   /* N; the cluster grows to N+1 and shrinks to N-1 */
-    uint32_t vnodes;  /* ring points per node (ring, bounded) */
-    shard_scheme scheme;   /* 0 = SHARD_SCHEME_RING */
-    uint32_t table_size;   /* maglev: M, a prime */
-    double epsilon;        /* bounded: capacity ceil((1+epsilon) keys/N) */
-    int measure_lookup;    /* non-zero: time N-node lookups into lookup_ns */
+    uint64_t keys;       /* keys "key:0" .. "key:<keys-1>" */
+    uint32_t nodes;      /* N; the cluster grows to N+1 and shrinks to N-1 */
+    uint32_t vnodes;     /* ring points per node (ring, bounded) */
+    shard_scheme scheme; /* 0 = SHARD_SCHEME_RING */
+    uint32_t table_size; /* maglev: M, a prime */
+    double epsilon;      /* bounded: capacity ceil((1+epsilon) keys/N) */
+    int measure_lookup;  /* non-zero: time N-node lookups into lookup_ns */
 } shard_config;
 
 typedef struct shard_result {
-    uint64_t moved_mod_keys;   /* node(h mod N) != node(h mod N+1) */
+    uint64_t moved_mod_keys; /* node(h mod N) != node(h mod N+1) */
     /* The scheme under test from here on (the ring's figures for "ring"). */
-    uint64_t moved_grow_keys;  /* owner on N nodes != owner on N+1 */
+    uint64_t moved_grow_keys;          /* owner on N nodes != owner on N+1 */
     uint64_t moved_grow_excess_keys;   /* ... and not moved to node N */
     int has_shrink;                    /* N >= 2: the two below are set */
     uint64_t moved_shrink_keys;        /* owner on N != owner on N-1 */
     uint64_t moved_shrink_excess_keys; /* ... though not on node N-1 */
-    double new_node_arc;       /* share of the lookup space (circle or table)
+    double new_node_arc;               /* share of the lookup space (circle or table)
                                   node N owns on N+1 nodes; NaN without one */
-    uint64_t ring_points;      /* ring, bounded: (N+1) * vnodes; ketama: the
+    uint64_t ring_points;              /* ring, bounded: (N+1) * vnodes; ketama: the
                                   points of its N+1 continuum; else 0 */
 
     /* Key counts per node on N nodes. */
     uint64_t load_max, load_min;
     double load_mean, load_cv;
-    double load_cv_expected;   /* for an ideal hash; NaN for bounded */
-    double share_cv;           /* cv of the nodes' lookup-space shares; NaN without one */
-    uint64_t capacity;         /* bounded: the cap on N nodes; else 0 */
-    uint64_t probes;           /* probes of all N-node lookups (see docs) */
-    uint64_t table_bytes;      /* bytes of the N-node lookup structure */
-    double lookup_ns;          /* measured ns per N-node lookup; NaN unless measured */
+    double load_cv_expected; /* for an ideal hash; NaN for bounded */
+    double share_cv;         /* cv of the nodes' lookup-space shares; NaN without one */
+    uint64_t capacity;       /* bounded: the cap on N nodes; else 0 */
+    uint64_t probes;         /* probes of all N-node lookups (see docs) */
+    uint64_t table_bytes;    /* bytes of the N-node lookup structure */
+    double lookup_ns;        /* measured ns per N-node lookup; NaN unless measured */
     /* The same under mod-N placement. */
     uint64_t load_max_mod, load_min_mod;
     double load_cv_mod;
@@ -334,8 +332,8 @@ typedef struct shard_result {
  * 0; -1 when out of memory; -2 for a config it cannot run (maglev without a
  * prime table_size, ketama without md5, a ring over SHARD_RING_MAX_POINTS);
  * 1 when stop() asked to stop. result is complete only on 0. */
-int shard_run(shard_hasher *hasher, const shard_config *config,
-              shard_stop_fn stop, void *stop_arg, shard_result *result);
+int shard_run(shard_hasher *hasher, const shard_config *config, shard_stop_fn stop, void *stop_arg,
+              shard_result *result);
 
 /* max / min, +inf when min is 0 (some node holds no key). */
 double shard_load_ratio(uint64_t load_max, uint64_t load_min);

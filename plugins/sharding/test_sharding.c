@@ -17,8 +17,8 @@
 #include "model.h"
 #include "plugin_harness.h"
 
-static shard_result run_config(shard_hash_kind kind, uint64_t seed, uint64_t keys,
-                               uint32_t nodes, uint32_t vnodes)
+static shard_result run_config(shard_hash_kind kind, uint64_t seed, uint64_t keys, uint32_t nodes,
+                               uint32_t vnodes)
 {
     shard_hasher hasher;
     shard_result result;
@@ -153,22 +153,25 @@ static void test_ring_against_linear_scan(shard_hash_kind kind)
     for (uint64_t i = 0; i < 5000; i++) {
         uint64_t h = shard_key_hash(&hasher, i);
         mismatches += shard_ring_node(ring, h) != naive_owner(&naive, h, UINT32_MAX);
-        mismatches_old += shard_ring_node_without_last(ring, h) != naive_owner(&naive, h, nodes - 1);
+        mismatches_old +=
+            shard_ring_node_without_last(ring, h) != naive_owner(&naive, h, nodes - 1);
     }
     /* The edges: exactly on a point, just past it, 0 and the wrap at 2^64-1. */
     for (size_t i = 0; i < naive.count; i++) {
         const uint64_t probes[] = { naive.hash[i], naive.hash[i] + 1, naive.hash[i] - 1 };
         for (int p = 0; p < 3; p++) {
-            mismatches += shard_ring_node(ring, probes[p]) != naive_owner(&naive, probes[p], UINT32_MAX);
-            mismatches_old += shard_ring_node_without_last(ring, probes[p])
-                              != naive_owner(&naive, probes[p], nodes - 1);
+            mismatches +=
+                shard_ring_node(ring, probes[p]) != naive_owner(&naive, probes[p], UINT32_MAX);
+            mismatches_old += shard_ring_node_without_last(ring, probes[p]) !=
+                              naive_owner(&naive, probes[p], nodes - 1);
         }
     }
     const uint64_t extremes[] = { 0, UINT64_MAX };
     for (int p = 0; p < 2; p++) {
-        mismatches += shard_ring_node(ring, extremes[p]) != naive_owner(&naive, extremes[p], UINT32_MAX);
-        mismatches_old += shard_ring_node_without_last(ring, extremes[p])
-                          != naive_owner(&naive, extremes[p], nodes - 1);
+        mismatches +=
+            shard_ring_node(ring, extremes[p]) != naive_owner(&naive, extremes[p], UINT32_MAX);
+        mismatches_old += shard_ring_node_without_last(ring, extremes[p]) !=
+                          naive_owner(&naive, extremes[p], nodes - 1);
     }
     CHECK_INT_EQ(mismatches, 0);
     CHECK_INT_EQ(mismatches_old, 0);
@@ -291,8 +294,8 @@ static void test_defaults(shard_hash_kind kind)
     /* mod placement is a multinomial: cv ~ sqrt((N-1)/keys) = 1.9%. */
     double cv_mod = sqrt((nodes - 1.0) / keys);
     CHECK(r.load_cv_mod > 0.5 * cv_mod && r.load_cv_mod < 1.6 * cv_mod);
-    CHECK(shard_load_ratio(r.load_max_mod, r.load_min_mod)
-          < shard_load_ratio(r.load_max, r.load_min));
+    CHECK(shard_load_ratio(r.load_max_mod, r.load_min_mod) <
+          shard_load_ratio(r.load_max, r.load_min));
 }
 
 /* Virtual nodes are load balancing: one point per node is far worse. */
@@ -308,8 +311,8 @@ static void test_vnodes_balance(void)
     }
     shard_result one = run_config(SHARD_HASH_MD5, 0, 20000, 8, 1);
     shard_result many = run_config(SHARD_HASH_MD5, 0, 20000, 8, 120);
-    CHECK(shard_load_ratio(one.load_max, one.load_min)
-          > 2 * shard_load_ratio(many.load_max, many.load_min));
+    CHECK(shard_load_ratio(one.load_max, one.load_min) >
+          2 * shard_load_ratio(many.load_max, many.load_min));
 }
 
 /* Over many seeds the figures' averages converge on the theory: E[cv^2] is
@@ -520,7 +523,11 @@ static void test_jump_vectors(void)
     /* Lamping & Veach's published C++ as other implementations test it:
      * dgryski/go-jump (jump_test.go, "generated from the reference C++
      * code"): bucket for 1 .. 20 buckets. */
-    static const struct { uint64_t key; int32_t bucket[20]; int count; } go_jump[] = {
+    static const struct {
+        uint64_t key;
+        int32_t bucket[20];
+        int count;
+    } go_jump[] = {
         { 0, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 20 },
         { 1, { 0, 0, 0, 0, 0, 0, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 17, 17 }, 19 },
         { 0xdeadbeef, { 0, 1, 2, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 16, 16, 16 }, 19 },
@@ -561,7 +568,10 @@ static void test_jump_exact_arithmetic(void)
  * them. */
 static void test_jump_properties(void)
 {
-    enum { KEYS = 50000, MAX_N = 40 };
+    enum {
+        KEYS = 50000,
+        MAX_N = 40
+    };
     static uint32_t bucket[KEYS];
     int moved_elsewhere = 0;
     for (uint64_t k = 0; k < KEYS; k++)
@@ -600,7 +610,9 @@ static void test_rendezvous(void)
 {
     shard_hasher hasher;
     CHECK_INT_EQ(shard_hasher_init(&hasher, SHARD_HASH_XXH64, 3), 0);
-    enum { NODES = 12 };
+    enum {
+        NODES = 12
+    };
     uint64_t node_hashes[NODES];
     shard_rendezvous_hashes(&hasher, NODES, node_hashes);
     char name[32];
@@ -613,7 +625,8 @@ static void test_rendezvous(void)
     CHECK(shard_rendezvous_score(5, 5) == 0);
     double flipped = 0;
     for (uint64_t k = 1; k <= 1000; k++)
-        flipped += __builtin_popcountll(shard_rendezvous_score(k, 0) ^ shard_rendezvous_score(k ^ 1, 0));
+        flipped +=
+            __builtin_popcountll(shard_rendezvous_score(k, 0) ^ shard_rendezvous_score(k ^ 1, 0));
     CHECK_NEAR(flipped / 1000, 32, 1.0);
 
     /* The argmax against a scan that keeps every score. */
@@ -694,7 +707,9 @@ static void test_maglev_table(void)
     shard_hasher xxh, md5;
     CHECK_INT_EQ(shard_hasher_init(&xxh, SHARD_HASH_XXH64, 0), 0);
     CHECK_INT_EQ(shard_hasher_init(&md5, SHARD_HASH_MD5, 4), 0);
-    const struct { uint32_t nodes, size; } cases[] = {
+    const struct {
+        uint32_t nodes, size;
+    } cases[] = {
         { 1, 2 }, { 3, 2 }, { 5, 13 }, { 13, 7 }, { 100, 1009 }, { 8, 65537 }, { 9, 65537 },
     };
     for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
@@ -776,7 +791,7 @@ static void test_maglev_disruption(void)
 
 /* libketama's ketama.servers (RJ/ketama): address and "memory" weight. */
 static const shard_ketama_server ketama_servers[] = {
-    { "10.0.1.1:11211", 600 }, { "10.0.1.2:11211", 300 }, { "10.0.1.3:11211", 200 },
+    { "10.0.1.1:11211", 600 }, { "10.0.1.2:11211", 300 },  { "10.0.1.3:11211", 200 },
     { "10.0.1.4:11211", 350 }, { "10.0.1.5:11211", 1000 }, { "10.0.1.6:11211", 800 },
     { "10.0.1.7:11211", 950 }, { "10.0.1.8:11211", 100 },
 };
@@ -833,7 +848,11 @@ static void test_ketama_vectors(void)
 
     /* libketama's own output for keys "0" .. as published in MediaWiki's
      * HashRingTest (generated from RJ/ketama's ketama_test.c). */
-    static const struct { int key; uint32_t hash, point; const char *server; } lines[] = {
+    static const struct {
+        int key;
+        uint32_t hash, point;
+        const char *server;
+    } lines[] = {
         { 0, 2216742351u, 2217271743u, "10.0.1.1:11211" },
         { 1, 943901380u, 949045552u, "10.0.1.5:11211" },
         { 2, 2373066440u, 2374693370u, "10.0.1.6:11211" },
@@ -868,8 +887,8 @@ static void test_ketama_vectors(void)
     CHECK_STR_EQ(hex, "5672b131391f5aa2b280936aec1eea74");
 
     /* The wrap: past the last point back to the first; 0 to the first. */
-    CHECK(shard_ketama_find(ring, UINT32_MAX) == &ring->points[0]
-          || (ring->points[ring->count - 1].hash >> 32) == UINT32_MAX);
+    CHECK(shard_ketama_find(ring, UINT32_MAX) == &ring->points[0] ||
+          (ring->points[ring->count - 1].hash >> 32) == UINT32_MAX);
     CHECK(shard_ketama_find(ring, 0) == &ring->points[0]);
     shard_ring_free(ring);
 
@@ -884,19 +903,19 @@ static void test_ketama_vectors(void)
 
 static void test_bounded_capacity(void)
 {
-    CHECK_INT_EQ(shard_bounded_capacity(20000, 8, 0.25), 3125);  /* exactly 1.25 * 2500 */
-    CHECK_INT_EQ(shard_bounded_capacity(20000, 9, 0.25), 2778);  /* ceil(2777.8) */
-    CHECK_INT_EQ(shard_bounded_capacity(10, 3, 0.0), 4);         /* ceil(3.33) */
+    CHECK_INT_EQ(shard_bounded_capacity(20000, 8, 0.25), 3125); /* exactly 1.25 * 2500 */
+    CHECK_INT_EQ(shard_bounded_capacity(20000, 9, 0.25), 2778); /* ceil(2777.8) */
+    CHECK_INT_EQ(shard_bounded_capacity(10, 3, 0.0), 4);        /* ceil(3.33) */
     CHECK_INT_EQ(shard_bounded_capacity(9, 3, 0.0), 3);
-    CHECK_INT_EQ(shard_bounded_capacity(1, 8, 0.25), 1);         /* never below ceil(keys/N) */
+    CHECK_INT_EQ(shard_bounded_capacity(1, 8, 0.25), 1); /* never below ceil(keys/N) */
     CHECK_INT_EQ(shard_bounded_capacity(100, 1, 1e6), 100000100);
 }
 
 /* Keys placed one by one by a linear scan over the unsorted points: the
  * live point at or after the hash, then its successors, until a node with
  * room. */
-static uint32_t naive_bounded(const naive_ring *r, uint32_t live, uint64_t *load,
-                              uint64_t capacity, uint64_t h)
+static uint32_t naive_bounded(const naive_ring *r, uint32_t live, uint64_t *load, uint64_t capacity,
+                              uint64_t h)
 {
     size_t at = SIZE_MAX, first = SIZE_MAX;
     for (size_t i = 0; i < r->count; i++) {
@@ -916,8 +935,8 @@ static uint32_t naive_bounded(const naive_ring *r, uint32_t live, uint64_t *load
         }
         size_t next = SIZE_MAX;
         for (size_t i = 0; i < r->count; i++)
-            if (r->node[i] < live && naive_before(r, at, i)
-                && (next == SIZE_MAX || naive_before(r, i, next)))
+            if (r->node[i] < live && naive_before(r, at, i) &&
+                (next == SIZE_MAX || naive_before(r, i, next)))
                 next = i;
         at = next != SIZE_MAX ? next : first;
     }
@@ -941,7 +960,8 @@ static void test_bounded_against_naive(void)
         int mismatches = 0;
         for (uint64_t k = 0; k < keys; k++) {
             uint64_t h = shard_key_hash(&hasher, k);
-            mismatches += shard_bounded_place(&bounded, h, &probes) != naive_bounded(&naive, nodes, load, capacity, h);
+            mismatches += shard_bounded_place(&bounded, h, &probes) !=
+                          naive_bounded(&naive, nodes, load, capacity, h);
         }
         CHECK_INT_EQ(mismatches, 0);
         uint64_t total = 0;
@@ -984,21 +1004,18 @@ static uint32_t naive_place(naive_scheme *s, int k, uint64_t h, uint64_t *steps)
 {
     uint32_t n = s->nodes - 1 + (uint32_t)k;
     switch (s->scheme) {
-    case SHARD_SCHEME_RING:
-        return naive_owner_below(&s->ring, h, n);
-    case SHARD_SCHEME_MOD:
-        return (uint32_t)(h % n);
-    case SHARD_SCHEME_JUMP:
-        return jump_exact(h, n, steps);
+    case SHARD_SCHEME_RING: return naive_owner_below(&s->ring, h, n);
+    case SHARD_SCHEME_MOD: return (uint32_t)(h % n);
+    case SHARD_SCHEME_JUMP: return jump_exact(h, n, steps);
     case SHARD_SCHEME_RENDEZVOUS: {
         uint32_t best = 0;
         for (uint32_t i = 1; i < n; i++)
-            if (shard_rendezvous_score(h, s->node_hashes[i]) > shard_rendezvous_score(h, s->node_hashes[best]))
+            if (shard_rendezvous_score(h, s->node_hashes[i]) >
+                shard_rendezvous_score(h, s->node_hashes[best]))
                 best = i;
         return best;
     }
-    case SHARD_SCHEME_MAGLEV:
-        return s->table[k][h % s->table_size];
+    case SHARD_SCHEME_MAGLEV: return s->table[k][h % s->table_size];
     case SHARD_SCHEME_KETAMA: {
         const shard_ring *ring = s->continuum[k];
         uint64_t point = (h & 0xffffffffu) << 32;
@@ -1010,8 +1027,7 @@ static uint32_t naive_place(naive_scheme *s, int k, uint64_t h, uint64_t *steps)
             }
         return ring->points[best].node;
     }
-    case SHARD_SCHEME_BOUNDED:
-        return naive_bounded(&s->ring, n, s->load[k], s->capacity[k], h);
+    case SHARD_SCHEME_BOUNDED: return naive_bounded(&s->ring, n, s->load[k], s->capacity[k], h);
     }
     return UINT32_MAX;
 }
@@ -1126,8 +1142,8 @@ static void test_scheme_figures(void)
     CHECK_NEAR(shard_load_cv_fixed_shares(keys, 8, NULL), sqrt(7.0 / keys), 1e-15);
     CHECK_NEAR(shard_load_cv_fixed_shares(keys, 1, NULL), 0.0, 0.0);
     double two[2] = { 0.6, 0.4 };
-    CHECK_NEAR(shard_load_cv_fixed_shares(100, 2, two),
-               sqrt(2 * (2 * 0.24 / 100 + 0.01 + 0.01)), 1e-15);
+    CHECK_NEAR(shard_load_cv_fixed_shares(100, 2, two), sqrt(2 * (2 * 0.24 / 100 + 0.01 + 0.01)),
+               1e-15);
 
     for (int s = 0; s <= SHARD_SCHEME_BOUNDED; s++) {
         shard_config config = { keys, 8, 120, (shard_scheme)s, 65537, 0.25, 0 };
@@ -1185,7 +1201,10 @@ static void test_scheme_figures(void)
                 CHECK_NEAR(r.load_cv_expected, sqrt(8 * sum), 1e-12 * sqrt(8 * sum));
                 CHECK(fabs(r.load_cv_expected - sqrt(7.0 / keys)) > 1e-9);
                 double mean = 1.0 / 8, p0 = 8193.0 / 65537, p1 = 8192.0 / 65537;
-                CHECK_NEAR(r.share_cv, sqrt(((p0 - mean) * (p0 - mean) + 7 * (p1 - mean) * (p1 - mean)) / 8) / mean, 1e-12);
+                CHECK_NEAR(r.share_cv,
+                           sqrt(((p0 - mean) * (p0 - mean) + 7 * (p1 - mean) * (p1 - mean)) / 8) /
+                               mean,
+                           1e-12);
             }
             break;
         case SHARD_SCHEME_KETAMA:
@@ -1209,7 +1228,8 @@ static void test_scheme_figures(void)
                     double shares[9] = { 0 };
                     for (size_t i = 0; c && i < c->count; i++) {
                         uint32_t here = (uint32_t)(c->points[i].hash >> 32);
-                        uint32_t prev = (uint32_t)(c->points[(i + c->count - 1) % c->count].hash >> 32);
+                        uint32_t prev =
+                            (uint32_t)(c->points[(i + c->count - 1) % c->count].hash >> 32);
                         shares[c->points[i].node] += (double)(uint32_t)(here - prev) / 4294967296.0;
                     }
                     if (size == 9)
@@ -1261,18 +1281,18 @@ static void test_bounded_properties(void)
                 shard_result ring;
                 CHECK_INT_EQ(shard_run(&hasher, &ring_config, NULL, NULL, &ring), 0);
                 for (size_t e = 0; e < 3; e++) {
-                    shard_config config = { keys, nodes, vnodes, SHARD_SCHEME_BOUNDED, 0,
-                                            epsilons[e], 0 };
+                    shard_config config = { keys, nodes,       vnodes, SHARD_SCHEME_BOUNDED,
+                                            0,    epsilons[e], 0 };
                     shard_result r;
                     CHECK_INT_EQ(shard_run(&hasher, &config, NULL, NULL, &r), 0);
                     CHECK(r.load_max <= r.capacity);
                     if ((double)ring.load_max > (double)r.capacity)
                         CHECK_INT_EQ(r.load_max, r.capacity);
                     double envelope = 3 * (1 + epsilons[e]) / (epsilons[e] * nodes);
-                    CHECK((double)r.moved_grow_keys / keys
-                          <= (double)ring.moved_grow_keys / keys + envelope);
-                    CHECK((double)r.moved_shrink_keys / keys
-                          <= (double)ring.moved_shrink_keys / keys + envelope);
+                    CHECK((double)r.moved_grow_keys / keys <=
+                          (double)ring.moved_grow_keys / keys + envelope);
+                    CHECK((double)r.moved_shrink_keys / keys <=
+                          (double)ring.moved_shrink_keys / keys + envelope);
                 }
                 /* A cap out of reach is the ring, key for key. */
                 shard_config loose = { keys, nodes, vnodes, SHARD_SCHEME_BOUNDED, 0, 1e6, 0 };
@@ -1353,10 +1373,11 @@ static uint32_t find_field(const runner_plugin *plugin, const char *name, int co
 
 /* The columns of 1.0.0, in its order: they may only ever be added to. */
 static const char *const columns_1_0[] = {
-    "hash_name", "moved_mod", "moved_mod_expected", "moved_ring", "moved_ideal",
-    "new_node_arc", "moved_mod_keys", "moved_ring_keys", "load_mean", "load_max", "load_min",
-    "load_ratio", "load_cv", "load_cv_expected", "share_cv", "load_max_mod", "load_min_mod",
-    "load_ratio_mod", "load_cv_mod", "ring_points",
+    "hash_name",    "moved_mod",        "moved_mod_expected", "moved_ring",
+    "moved_ideal",  "new_node_arc",     "moved_mod_keys",     "moved_ring_keys",
+    "load_mean",    "load_max",         "load_min",           "load_ratio",
+    "load_cv",      "load_cv_expected", "share_cv",           "load_max_mod",
+    "load_min_mod", "load_ratio_mod",   "load_cv_mod",        "ring_points",
 };
 
 static void test_descriptor(void)
@@ -1371,7 +1392,12 @@ static void test_descriptor(void)
 
     /* The contract: names, types, units, defaults and ranges; the 1.0.0
      * parameters first and in their order. */
-    struct { const char *name; runner_type type; const char *unit; double def, min, max; } want[] = {
+    struct {
+        const char *name;
+        runner_type type;
+        const char *unit;
+        double def, min, max;
+    } want[] = {
         { "keys", RUNNER_INTEGER, "keys", 20000, 1, 1e8 },
         { "nodes", RUNNER_INTEGER, "nodes", 8, 1, 100000 },
         { "vnodes", RUNNER_INTEGER, "points/node", 120, 1, 10000 },
@@ -1413,13 +1439,14 @@ static void test_descriptor(void)
 
     for (size_t i = 0; i < sizeof(columns_1_0) / sizeof(columns_1_0[0]); i++)
         CHECK_INT_EQ(find_field(plugin, columns_1_0[i], 1), i);
-    const char *fractions[] = { "moved_mod", "moved_ring", "moved_ideal", "moved_mod_expected",
-                                "load_cv", "moved_grow", "moved_grow_excess", "moved_shrink",
-                                "moved_shrink_excess", "moved_shrink_ideal" };
+    const char *fractions[] = { "moved_mod",          "moved_ring",   "moved_ideal",
+                                "moved_mod_expected", "load_cv",      "moved_grow",
+                                "moved_grow_excess",  "moved_shrink", "moved_shrink_excess",
+                                "moved_shrink_ideal" };
     for (size_t i = 0; i < sizeof(fractions) / sizeof(fractions[0]); i++)
         CHECK_STR_EQ(plugin->columns[find_field(plugin, fractions[i], 1)].unit, "fraction");
-    const char *counts[] = { "load_max", "load_min", "load_mean", "capacity", "moved_grow_keys",
-                             "moved_shrink_keys" };
+    const char *counts[] = { "load_max", "load_min",        "load_mean",
+                             "capacity", "moved_grow_keys", "moved_shrink_keys" };
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
         CHECK_STR_EQ(plugin->columns[find_field(plugin, counts[i], 1)].unit, "keys");
     CHECK_STR_EQ(plugin->columns[find_field(plugin, "table_bytes", 1)].unit, "bytes");
@@ -1528,14 +1555,15 @@ static void test_plugin_schemes(void)
             /* Which columns are NULL. */
             shard_scheme scheme;
             shard_scheme_parse(schemes[s], &scheme);
-            int no_geometry = scheme == SHARD_SCHEME_MOD || scheme == SHARD_SCHEME_JUMP
-                              || scheme == SHARD_SCHEME_RENDEZVOUS;
+            int no_geometry = scheme == SHARD_SCHEME_MOD || scheme == SHARD_SCHEME_JUMP ||
+                              scheme == SHARD_SCHEME_RENDEZVOUS;
             for (uint32_t c = 0; c < h.plugin->column_count; c++) {
                 const char *name = h.plugin->columns[c].name;
-                int null = strcmp(name, "lookup_ns") == 0
-                           || (strcmp(name, "capacity") == 0 && scheme != SHARD_SCHEME_BOUNDED)
-                           || (strcmp(name, "load_cv_expected") == 0 && scheme == SHARD_SCHEME_BOUNDED)
-                           || (strcmp(name, "ring_points") == 0 && scheme == SHARD_SCHEME_MAGLEV);
+                int null =
+                    strcmp(name, "lookup_ns") == 0 ||
+                    (strcmp(name, "capacity") == 0 && scheme != SHARD_SCHEME_BOUNDED) ||
+                    (strcmp(name, "load_cv_expected") == 0 && scheme == SHARD_SCHEME_BOUNDED) ||
+                    (strcmp(name, "ring_points") == 0 && scheme == SHARD_SCHEME_MAGLEV);
                 for (int g = 0; g < 3; g++)
                     null |= no_geometry && strcmp(name, geometry[g]) == 0;
                 for (int g = 0; g < 4; g++)
@@ -1550,7 +1578,8 @@ static void test_plugin_schemes(void)
 
             /* The row is the model's result. */
             shard_hasher hasher;
-            shard_hash_kind kind = scheme == SHARD_SCHEME_KETAMA ? SHARD_HASH_MD5 : SHARD_HASH_XXH64;
+            shard_hash_kind kind =
+                scheme == SHARD_SCHEME_KETAMA ? SHARD_HASH_MD5 : SHARD_HASH_XXH64;
             CHECK_INT_EQ(shard_hasher_init(&hasher, kind, 0), 0);
             shard_config config = { 20000, (uint32_t)nodes, 120, scheme, 65537, 0.25, 0 };
             shard_result r;
@@ -1559,7 +1588,8 @@ static void test_plugin_schemes(void)
             CHECK_STR_EQ(harness_text(&h, 0, "hash_name"), shard_hash_name(kind));
             CHECK_INT_EQ(harness_integer(&h, 0, "moved_grow_keys"), r.moved_grow_keys);
             CHECK_INT_EQ(harness_integer(&h, 0, "moved_ring_keys"), r.moved_grow_keys);
-            CHECK_NEAR(harness_real(&h, 0, "moved_grow_excess"), r.moved_grow_excess_keys / 20000.0, 0);
+            CHECK_NEAR(harness_real(&h, 0, "moved_grow_excess"), r.moved_grow_excess_keys / 20000.0,
+                       0);
             CHECK_INT_EQ(harness_integer(&h, 0, "moved_mod_keys"), r.moved_mod_keys);
             CHECK_INT_EQ(harness_integer(&h, 0, "load_max"), r.load_max);
             CHECK_INT_EQ(harness_integer(&h, 0, "load_min"), r.load_min);
@@ -1701,7 +1731,8 @@ int main(void)
     test_bounded_capacity();
     test_bounded_against_naive();
     for (int s = 0; s <= SHARD_SCHEME_BOUNDED; s++) {
-        shard_hash_kind kind = s == SHARD_SCHEME_KETAMA || s % 2 ? SHARD_HASH_MD5 : SHARD_HASH_XXH64;
+        shard_hash_kind kind =
+            s == SHARD_SCHEME_KETAMA || s % 2 ? SHARD_HASH_MD5 : SHARD_HASH_XXH64;
         test_run_against_naive((shard_scheme)s, kind, 5, 3000);
         test_run_against_naive((shard_scheme)s, kind, 2, 500);
         test_run_against_naive((shard_scheme)s, kind, 1, 500);

@@ -21,7 +21,7 @@ int comm_copy_bytes(int64_t model_params, int64_t bytes_per_param, int64_t *copy
 static void nearest_quotient(int64_t m, int64_t d, int64_t *nearest, double *rounding)
 {
     int64_t q = m / d, r = m % d;
-    if (r >= d - r) {                   /* r / d >= 1/2, written without 2 r */
+    if (r >= d - r) { /* r / d >= 1/2, written without 2 r */
         *nearest = q + 1;
         *rounding = -(double)(d - r) / (double)d;
     } else {
@@ -41,7 +41,7 @@ static int nearest_twice_quotient(int64_t m, int64_t d, int64_t *nearest, double
         f = r - (d - r);
     } else {
         c = 0;
-        f = 2 * r;                      /* < d, cannot overflow */
+        f = 2 * r; /* < d, cannot overflow */
     }
     nearest_quotient(f, d, &up, rounding);
     if (__builtin_add_overflow(q, q, &whole) || __builtin_add_overflow(whole, c + up, &whole))
@@ -91,15 +91,15 @@ static int comm_ring(int64_t copy_bytes, int64_t workers, comm_round *out)
 {
     int64_t k = workers;
     int64_t q = copy_bytes / k, r = copy_bytes % k;
-    int64_t half = copy_bytes - q;      /* W - q, 2 (W - q) may overflow */
+    int64_t half = copy_bytes - q; /* W - q, 2 (W - q) may overflow */
     int64_t c, f, down, bytes, cluster, k_minus_1 = k - 1;
 
-    if (r >= k - r) {                   /* 2 r >= k, written without 2 r */
+    if (r >= k - r) { /* 2 r >= k, written without 2 r */
         c = 1;
         f = r - (k - r);
     } else {
         c = 0;
-        f = 2 * r;                      /* < k, cannot overflow */
+        f = 2 * r; /* < k, cannot overflow */
     }
     /* exact = 2 (W - q) - c - f / k; round to nearest, halves up. */
     if (f == 0) {
@@ -149,8 +149,7 @@ int comm_round_bytes_sharded(comm_scheme scheme, int64_t copy_bytes, int64_t wor
 {
     int64_t lg = comm_ceil_log2(workers), cluster_factor;
     switch (scheme) {
-    case COMM_SCHEME_PS:
-        return comm_ps(copy_bytes, workers, servers, out);
+    case COMM_SCHEME_PS: return comm_ps(copy_bytes, workers, servers, out);
     case COMM_SCHEME_RING:
     case COMM_SCHEME_HALVING_DOUBLING:
         /* Reduce-scatter then all-gather either way: the same bytes as the
@@ -175,8 +174,7 @@ int comm_round_bytes_sharded(comm_scheme scheme, int64_t copy_bytes, int64_t wor
         if (__builtin_mul_overflow(workers - 1, 2, &cluster_factor))
             return -1;
         return comm_whole_copies(copy_bytes, 2, cluster_factor, 2, "worker", out);
-    case COMM_SCHEME_COUNT:
-        break;
+    case COMM_SCHEME_COUNT: break;
     }
     return -1;
 }
@@ -207,7 +205,7 @@ int64_t comm_floor_log2(int64_t p)
 void comm_time_line(comm_scheme scheme, int64_t workers, const comm_net *net, comm_line *out)
 {
     double p = (double)workers;
-    double share = (p - 1.0) / p;        /* (p - 1) / p of the vector */
+    double share = (p - 1.0) / p; /* (p - 1) / p of the vector */
     double lg = (double)comm_ceil_log2(workers);
     double bandwidth_copies = 0.0, reduce_copies = 0.0;
     int64_t steps = 0;
@@ -260,8 +258,7 @@ void comm_time_line(comm_scheme scheme, int64_t workers, const comm_net *net, co
             reduce_copies = 1.0;
         }
         break;
-    case COMM_SCHEME_COUNT:
-        break;
+    case COMM_SCHEME_COUNT: break;
     }
     out->latency_steps = steps;
     out->latency_term_s = (double)steps * net->latency_s;
@@ -269,13 +266,10 @@ void comm_time_line(comm_scheme scheme, int64_t workers, const comm_net *net, co
     out->reduce_s_per_byte = reduce_copies / net->reduce_bytes_per_s;
 }
 
-double comm_busbw_factor(int64_t workers)
-{
-    return 2.0 * (double)(workers - 1) / (double)workers;
-}
+double comm_busbw_factor(int64_t workers) { return 2.0 * (double)(workers - 1) / (double)workers; }
 
-void comm_round_time(comm_scheme scheme, double message_bytes, int64_t workers,
-                     const comm_net *net, comm_time *out)
+void comm_round_time(comm_scheme scheme, double message_bytes, int64_t workers, const comm_net *net,
+                     comm_time *out)
 {
     comm_line line;
     comm_time_line(scheme, workers, net, &line);
@@ -286,8 +280,8 @@ void comm_round_time(comm_scheme scheme, double message_bytes, int64_t workers,
     out->time_s = out->latency_term_s + out->bandwidth_term_s + out->reduction_term_s;
     out->algbw_bytes_per_s = out->time_s > 0.0 ? message_bytes / out->time_s : HUGE_VAL;
     /* One worker: nothing crosses a bus, whatever the algorithm bandwidth. */
-    out->busbw_bytes_per_s = workers > 1 ? out->algbw_bytes_per_s * comm_busbw_factor(workers)
-                                         : 0.0;
+    out->busbw_bytes_per_s =
+        workers > 1 ? out->algbw_bytes_per_s * comm_busbw_factor(workers) : 0.0;
 }
 
 static double comm_slope(const comm_line *line)
@@ -304,8 +298,8 @@ double comm_crossover_bytes(const comm_line *a, const comm_line *b)
     return n > 0.0 && isfinite(n) ? n : NAN;
 }
 
-void comm_fastest_range(const comm_line *lines, size_t count, size_t which,
-                        double *from, double *to)
+void comm_fastest_range(const comm_line *lines, size_t count, size_t which, double *from,
+                        double *to)
 {
     const comm_line *mine = &lines[which];
     double low = 0.0, high = HUGE_VAL;
@@ -351,6 +345,7 @@ const char *comm_scheme_name(comm_scheme scheme)
 
 const char *comm_counted_at(comm_scheme scheme)
 {
-    return scheme == COMM_SCHEME_PS ? "server"
-         : scheme == COMM_SCHEME_BINARY_TREE ? "root" : "worker";
+    return scheme == COMM_SCHEME_PS            ? "server"
+           : scheme == COMM_SCHEME_BINARY_TREE ? "root"
+                                               : "worker";
 }

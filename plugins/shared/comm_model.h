@@ -98,8 +98,8 @@ int64_t comm_floor_log2(int64_t p);
 void comm_time_line(comm_scheme scheme, int64_t workers, const comm_net *net, comm_line *out);
 
 /* The line evaluated at n = message_bytes (>= 0), with the bandwidths. */
-void comm_round_time(comm_scheme scheme, double message_bytes, int64_t workers,
-                     const comm_net *net, comm_time *out);
+void comm_round_time(comm_scheme scheme, double message_bytes, int64_t workers, const comm_net *net,
+                     comm_time *out);
 
 /* nccl-tests' all-reduce bus-bandwidth factor 2 (p - 1) / p (0 at p = 1). */
 double comm_busbw_factor(int64_t workers);
@@ -113,8 +113,8 @@ double comm_crossover_bytes(const comm_line *a, const comm_line *b);
  * `count` lines (n >= 0; *to may be +inf). Where lines are identical the
  * earlier one counts as the faster. Both NaN when it is never the fastest
  * over an interval of positive length. */
-void comm_fastest_range(const comm_line *lines, size_t count, size_t which,
-                        double *from, double *to);
+void comm_fastest_range(const comm_line *lines, size_t count, size_t which, double *from,
+                        double *to);
 
 /* "ps", "ring", "recursive_doubling", "halving_doubling", "binary_tree",
  * "double_binary_tree". Static strings. */

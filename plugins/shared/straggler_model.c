@@ -43,9 +43,8 @@ double straggler_sum_max_unit(runner_rng *rng, int64_t workers, int64_t trials)
     return sum;
 }
 
-int straggler_max_delay_mc(runner_rng *rng, double jitter, int64_t workers,
-                           int64_t trials, straggler_stop_fn stop, void *context,
-                           double *mean)
+int straggler_max_delay_mc(runner_rng *rng, double jitter, int64_t workers, int64_t trials,
+                           straggler_stop_fn stop, void *context, double *mean)
 {
     int64_t chunk = STRAGGLER_CHECK_DRAWS / workers;
     if (chunk < 1)
@@ -69,8 +68,8 @@ static double share_of(double part, double whole)
     return whole > 0.0 ? part / whole : NAN;
 }
 
-void straggler_row_fill(straggler_row *row, double base, double jitter,
-                        int64_t workers, int64_t trials, double max_delay_mc)
+void straggler_row_fill(straggler_row *row, double base, double jitter, int64_t workers,
+                        int64_t trials, double max_delay_mc)
 {
     row->compute_s = base / (double)workers;
     row->max_delay_s = max_delay_mc;
@@ -130,16 +129,12 @@ static inline double sampler_unit(const sampler *s, uint64_t draw)
      * decreases in v, so the delay grows with the draw. */
     double v = (double)(((uint64_t)1 << 53) - bits) * 0x1.0p-53;
     switch (s->law) {
-    case STRAGGLER_EXPONENTIAL:
-        return 0.0 - log(v); /* +0, not -0, at v = 1 */
-    case STRAGGLER_PARETO:
-        return pow(v, s->neg_inv_alpha);
+    case STRAGGLER_EXPONENTIAL: return 0.0 - log(v); /* +0, not -0, at v = 1 */
+    case STRAGGLER_PARETO: return pow(v, s->neg_inv_alpha);
     case STRAGGLER_LOGNORMAL:
         /* sigma = 0 is a constant delay; this also avoids 0 * inf at v = 1. */
-        return s->sigma == 0.0 ? 1.0
-                               : exp(s->log_shift - s->sigma * straggler_normal_quantile(v));
-    default:
-        return NAN;
+        return s->sigma == 0.0 ? 1.0 : exp(s->log_shift - s->sigma * straggler_normal_quantile(v));
+    default: return NAN;
     }
 }
 
@@ -155,15 +150,12 @@ double straggler_delay_mean(const straggler_delay *delay)
     if (delay->scale == 0.0)
         return 0.0;
     switch (delay->law) {
-    case STRAGGLER_UNIFORM:
-        return 0.5 * delay->scale;
+    case STRAGGLER_UNIFORM: return 0.5 * delay->scale;
     case STRAGGLER_EXPONENTIAL:
-    case STRAGGLER_LOGNORMAL:
-        return delay->scale;
+    case STRAGGLER_LOGNORMAL: return delay->scale;
     case STRAGGLER_PARETO:
         return delay->shape > 1.0 ? delay->scale * delay->shape / (delay->shape - 1.0) : HUGE_VAL;
-    default:
-        return NAN;
+    default: return NAN;
     }
 }
 
@@ -189,8 +181,8 @@ static double harmonic(int64_t n)
     if (n <= HARMONIC_EXACT_TERMS)
         return power_sum(0, n, 1);
     double inv = 1.0 / (double)n, inv2 = inv * inv;
-    return log((double)n) + EULER_GAMMA + 0.5 * inv
-           - inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 / 252));
+    return log((double)n) + EULER_GAMMA + 0.5 * inv -
+           inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 / 252));
 }
 
 /* sum_(i > n) 1/i^2 = psi'(n + 1): for n >= 4096 the series
@@ -218,18 +210,15 @@ double straggler_harmonic2_span(int64_t lo, int64_t hi)
     return harmonic2_tail(lo) - harmonic2_tail(hi);
 }
 
-double straggler_harmonic(int64_t n)
-{
-    return straggler_harmonic_span(0, n);
-}
+double straggler_harmonic(int64_t n) { return straggler_harmonic_span(0, n); }
 
 /* The Stirling series of ln G(y) beyond (y - 1/2) ln y - y + ln(2 pi)/2;
  * the next term, -691/(360360 y^11), is below 1e-17 for y >= 20. */
 static double stirling_tail(double y)
 {
     double inv = 1.0 / y, inv2 = inv * inv;
-    return inv * (1.0 / 12
-                  - inv2 * (1.0 / 360 - inv2 * (1.0 / 1260 - inv2 * (1.0 / 1680 - inv2 / 1188))));
+    return inv * (1.0 / 12 -
+                  inv2 * (1.0 / 360 - inv2 * (1.0 / 1260 - inv2 * (1.0 / 1680 - inv2 / 1188))));
 }
 
 double straggler_log_gamma_ratio(double x, double c)
@@ -242,38 +231,50 @@ double straggler_log_gamma_ratio(double x, double c)
     }
     double z = x - c;
     /* (x - 1/2) ln x - (z - 1/2) ln z, without subtracting two large logs. */
-    return correction + c * log(x) - (z - 0.5) * log1p(-c / x) - c + stirling_tail(x)
-           - stirling_tail(z);
+    return correction + c * log(x) - (z - 0.5) * log1p(-c / x) - c + stirling_tail(x) -
+           stirling_tail(z);
 }
 
 double straggler_normal_quantile(double p)
 {
     /* Wichura (1988), Algorithm AS 241 (PPND16): three rational
      * approximations, for the centre and for the near and far tails. */
-    static const double a[8] = {
-        3.3871328727963666080e0, 1.3314166789178437745e+2, 1.9715909503065514427e+3,
-        1.3731693765509461125e+4, 4.5921953931549871457e+4, 6.7265770927008700853e+4,
-        3.3430575583588128105e+4, 2.5090809287301226727e+3 };
-    static const double b[8] = {
-        1.0, 4.2313330701600911252e+1, 6.8718700749205790830e+2, 5.3941960214247511077e+3,
-        2.1213794301586595867e+4, 3.9307895800092710610e+4, 2.8729085735721942674e+4,
-        5.2264952788528545610e+3 };
-    static const double c[8] = {
-        1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
-        3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
-        2.27238449892691845833e-2, 7.74545014278341407640e-4 };
-    static const double d[8] = {
-        1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
-        1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4,
-        1.05075007164441684324e-9 };
-    static const double e[8] = {
-        6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
-        2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
-        2.71155556874348757815e-5, 2.01033439929228813265e-7 };
-    static const double f[8] = {
-        1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
-        7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7,
-        2.04426310338993978564e-15 };
+    static const double a[8] = { 3.3871328727963666080e0,  1.3314166789178437745e+2,
+                                 1.9715909503065514427e+3, 1.3731693765509461125e+4,
+                                 4.5921953931549871457e+4, 6.7265770927008700853e+4,
+                                 3.3430575583588128105e+4, 2.5090809287301226727e+3 };
+    static const double b[8] = { 1.0,
+                                 4.2313330701600911252e+1,
+                                 6.8718700749205790830e+2,
+                                 5.3941960214247511077e+3,
+                                 2.1213794301586595867e+4,
+                                 3.9307895800092710610e+4,
+                                 2.8729085735721942674e+4,
+                                 5.2264952788528545610e+3 };
+    static const double c[8] = { 1.42343711074968357734e0,  4.63033784615654529590e0,
+                                 5.76949722146069140550e0,  3.64784832476320460504e0,
+                                 1.27045825245236838258e0,  2.41780725177450611770e-1,
+                                 2.27238449892691845833e-2, 7.74545014278341407640e-4 };
+    static const double d[8] = { 1.0,
+                                 2.05319162663775882187e0,
+                                 1.67638483018380384940e0,
+                                 6.89767334985100004550e-1,
+                                 1.48103976427480074590e-1,
+                                 1.51986665636164571966e-2,
+                                 5.47593808499534494600e-4,
+                                 1.05075007164441684324e-9 };
+    static const double e[8] = { 6.65790464350110377720e0,  5.46378491116411436990e0,
+                                 1.78482653991729133580e0,  2.96560571828504891230e-1,
+                                 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+                                 2.71155556874348757815e-5, 2.01033439929228813265e-7 };
+    static const double f[8] = { 1.0,
+                                 5.99832206555887937690e-1,
+                                 1.36929880922735805310e-1,
+                                 1.48753612908506148525e-2,
+                                 7.86869131145613259100e-4,
+                                 1.84631831751005468180e-5,
+                                 1.42151175831644588870e-7,
+                                 2.04426310338993978564e-15 };
     const double *num, *den;
 
     if (isnan(p))
@@ -339,10 +340,8 @@ double straggler_order_stat_exact(const straggler_delay *delay, int64_t rank, in
         if (delay->shape * (double)(n - rank + 1) <= 1.0)
             return HUGE_VAL;
         return scale * exp(pareto_log_moment(delay->shape, rank, n, 1.0));
-    case STRAGGLER_LOGNORMAL:
-        return delay->shape == 0.0 ? scale : NAN;
-    default:
-        return NAN;
+    case STRAGGLER_LOGNORMAL: return delay->shape == 0.0 ? scale : NAN;
+    default: return NAN;
     }
 }
 
@@ -356,8 +355,7 @@ double straggler_order_stat_sd(const straggler_delay *delay, int64_t rank, int64
         double k = (double)rank, a = (double)(n - rank + 1), m = (double)n;
         return scale * sqrt(k * a / ((m + 1.0) * (m + 1.0) * (m + 2.0)));
     }
-    case STRAGGLER_EXPONENTIAL:
-        return scale * sqrt(straggler_harmonic2_span(n - rank, n));
+    case STRAGGLER_EXPONENTIAL: return scale * sqrt(straggler_harmonic2_span(n - rank, n));
     case STRAGGLER_PARETO: {
         if (delay->shape * (double)(n - rank + 1) <= 2.0)
             return HUGE_VAL;
@@ -367,10 +365,8 @@ double straggler_order_stat_sd(const straggler_delay *delay, int64_t rank, int64
         double ratio = expm1(second - 2.0 * first);
         return scale * exp(first) * sqrt(ratio > 0.0 ? ratio : 0.0);
     }
-    case STRAGGLER_LOGNORMAL:
-        return delay->shape == 0.0 ? 0.0 : NAN;
-    default:
-        return NAN;
+    case STRAGGLER_LOGNORMAL: return delay->shape == 0.0 ? 0.0 : NAN;
+    default: return NAN;
     }
 }
 
@@ -449,8 +445,8 @@ static void heap_replace_min(uint64_t *heap, int64_t size, uint64_t value)
 /* One synchronous round: k worker draws then b backup draws. *largest is the
  * largest of the k, *kth the (b + 1)-th largest of all k + b, i.e. the k-th
  * smallest. The raw draws are compared: see straggler_sum_max_unit(). */
-static inline void draw_round(runner_rng *rng, int64_t workers, int64_t backups,
-                              uint64_t *heap, uint64_t *largest, uint64_t *kth)
+static inline void draw_round(runner_rng *rng, int64_t workers, int64_t backups, uint64_t *heap,
+                              uint64_t *largest, uint64_t *kth)
 {
     uint64_t top = 0;
     if (backups == 0) {
@@ -479,8 +475,8 @@ static inline void draw_round(runner_rng *rng, int64_t workers, int64_t backups,
 }
 
 int straggler_sync_mc(runner_rng *rng, const straggler_delay *delay, int64_t workers,
-                      int64_t backups, int64_t trials, straggler_stop_fn stop,
-                      void *context, straggler_mc *out)
+                      int64_t backups, int64_t trials, straggler_stop_fn stop, void *context,
+                      straggler_mc *out)
 {
     uint64_t small_heap[64];
     uint64_t *heap = small_heap;
@@ -545,8 +541,8 @@ static int64_t lag_at(const double *complete, int64_t ring, int64_t round, int64
 }
 
 int straggler_ssp_mc(runner_rng *rng, const straggler_delay *delay, double compute_s,
-                     int64_t workers, int64_t staleness, int64_t trials,
-                     straggler_stop_fn stop, void *context, straggler_mc *out)
+                     int64_t workers, int64_t staleness, int64_t trials, straggler_stop_fn stop,
+                     void *context, straggler_mc *out)
 {
     /* finish[i] = F_i(last round); complete[q mod (s + 1)] = G(q) for
      * q in [r-1-s, r-1], G(q <= 0) = 0. All times are relative to `offset`,
@@ -578,8 +574,8 @@ int straggler_ssp_mc(runner_rng *rng, const straggler_delay *delay, double compu
         int64_t chunk_staleness = 0;
         for (int64_t t = 0; t < rounds; t++) {
             round++;
-            double gate = complete[round % ring];            /* G(r-1-s) */
-            double newest = complete[(round - 1) % ring];    /* G(r-1) */
+            double gate = complete[round % ring];         /* G(r-1-s) */
+            double newest = complete[(round - 1) % ring]; /* G(r-1) */
             double last = -HUGE_VAL;
             uint64_t largest = 0;
             for (int64_t i = 0; i < workers; i++) {
@@ -632,8 +628,8 @@ static double wait_fraction(double part, double whole)
 }
 
 void straggler_result_fill(straggler_result *row, const straggler_delay *delay, double base,
-                           int64_t workers, int64_t backups, int64_t staleness,
-                           int64_t trials, const straggler_mc *mc)
+                           int64_t workers, int64_t backups, int64_t staleness, int64_t trials,
+                           const straggler_mc *mc)
 {
     int64_t all = workers + backups;
     double root_trials = sqrt((double)trials);

@@ -32,26 +32,25 @@ typedef int (*straggler_stop_fn)(void *context);
  * Calls stop(context) about every 2^20 draws (at least once per round, so a
  * round of more than 2^20 workers is never interrupted mid-way); stop may be
  * NULL. Returns 0 and sets *mean, or -1 if stop asked to stop (*mean unset). */
-int straggler_max_delay_mc(runner_rng *rng, double jitter, int64_t workers,
-                           int64_t trials, straggler_stop_fn stop, void *context,
-                           double *mean);
+int straggler_max_delay_mc(runner_rng *rng, double jitter, int64_t workers, int64_t trials,
+                           straggler_stop_fn stop, void *context, double *mean);
 
 /* One output row of the original (uniform, synchronous) model. */
 typedef struct straggler_row {
-    double compute_s;           /* base / k */
-    double max_delay_s;         /* Monte Carlo E[max] */
-    double max_delay_exact_s;   /* J k / (k + 1) */
-    double max_delay_stderr_s;  /* exact sd / sqrt(trials) */
-    double round_s;             /* compute_s + max_delay_s */
-    double round_exact_s;       /* compute_s + max_delay_exact_s */
-    double wait_share;          /* max_delay_s / round_s; NaN if round_s is 0 */
-    double wait_share_exact;    /* likewise with the exact values */
-    int64_t samples;            /* k * trials delays drawn */
+    double compute_s;          /* base / k */
+    double max_delay_s;        /* Monte Carlo E[max] */
+    double max_delay_exact_s;  /* J k / (k + 1) */
+    double max_delay_stderr_s; /* exact sd / sqrt(trials) */
+    double round_s;            /* compute_s + max_delay_s */
+    double round_exact_s;      /* compute_s + max_delay_exact_s */
+    double wait_share;         /* max_delay_s / round_s; NaN if round_s is 0 */
+    double wait_share_exact;   /* likewise with the exact values */
+    int64_t samples;           /* k * trials delays drawn */
 } straggler_row;
 
 /* Fills every field from the parameters and a Monte Carlo E[max]. */
-void straggler_row_fill(straggler_row *row, double base, double jitter,
-                        int64_t workers, int64_t trials, double max_delay_mc);
+void straggler_row_fill(straggler_row *row, double base, double jitter, int64_t workers,
+                        int64_t trials, double max_delay_mc);
 
 /* --- Delay laws. --- */
 
@@ -155,8 +154,8 @@ typedef struct straggler_mc {
  * rng. Stop checks as straggler_max_delay_mc(). Returns 0 and fills *out
  * (round_s NaN), or STRAGGLER_STOPPED / STRAGGLER_NO_MEMORY (*out unset). */
 int straggler_sync_mc(runner_rng *rng, const straggler_delay *delay, int64_t workers,
-                      int64_t backups, int64_t trials, straggler_stop_fn stop,
-                      void *context, straggler_mc *out);
+                      int64_t backups, int64_t trials, straggler_stop_fn stop, void *context,
+                      straggler_mc *out);
 
 /* Stale synchronous parallel (SSP, Ho et al. 2013) with bound s: worker i
  * finishes its round r at F_i(r) = S_i(r) + compute_s + d_ir, where it may
@@ -169,24 +168,24 @@ int straggler_sync_mc(runner_rng *rng, const straggler_delay *delay, int64_t wor
  * counterfactual on the same delays) is bit-identical to its. Allocates k
  * doubles and s + 1 doubles. Returns as straggler_sync_mc(). */
 int straggler_ssp_mc(runner_rng *rng, const straggler_delay *delay, double compute_s,
-                     int64_t workers, int64_t staleness, int64_t trials,
-                     straggler_stop_fn stop, void *context, straggler_mc *out);
+                     int64_t workers, int64_t staleness, int64_t trials, straggler_stop_fn stop,
+                     void *context, straggler_mc *out);
 
 /* --- One output row of the plugin. --- */
 
 typedef struct straggler_result {
-    double compute_s;                  /* base / k */
-    double max_delay_s;                /* Monte Carlo E[slowest of k] */
-    double max_delay_exact_s;          /* exact E[slowest of k]; NaN, +inf */
-    double max_delay_stderr_s;         /* exact sd / sqrt(trials); NaN, +inf */
-    double round_s;                    /* compute_s + wait_s; SSP: makespan / trials */
-    double round_exact_s;              /* compute_s + order_stat_exact_s; NaN under SSP */
-    double wait_share;                 /* wait_s / round_s */
-    double wait_share_exact;           /* order_stat_exact_s / round_exact_s */
-    int64_t samples;                   /* (k + b) * trials delays drawn */
-    double delay_mean_s;               /* mean of one delay */
-    double max_delay_sample_stderr_s;  /* sample sd / sqrt(trials) */
-    double order_stat_s;               /* Monte Carlo E[k-th fastest of k + b] */
+    double compute_s;                 /* base / k */
+    double max_delay_s;               /* Monte Carlo E[slowest of k] */
+    double max_delay_exact_s;         /* exact E[slowest of k]; NaN, +inf */
+    double max_delay_stderr_s;        /* exact sd / sqrt(trials); NaN, +inf */
+    double round_s;                   /* compute_s + wait_s; SSP: makespan / trials */
+    double round_exact_s;             /* compute_s + order_stat_exact_s; NaN under SSP */
+    double wait_share;                /* wait_s / round_s */
+    double wait_share_exact;          /* order_stat_exact_s / round_exact_s */
+    int64_t samples;                  /* (k + b) * trials delays drawn */
+    double delay_mean_s;              /* mean of one delay */
+    double max_delay_sample_stderr_s; /* sample sd / sqrt(trials) */
+    double order_stat_s;              /* Monte Carlo E[k-th fastest of k + b] */
     double order_stat_exact_s;
     double order_stat_stderr_s;        /* exact sd / sqrt(trials) */
     double order_stat_sample_stderr_s; /* sample sd / sqrt(trials) */
@@ -197,7 +196,7 @@ typedef struct straggler_result {
 /* Fills every field from the parameters and a Monte Carlo run (staleness 0:
  * straggler_sync_mc(); otherwise straggler_ssp_mc() with backups 0). */
 void straggler_result_fill(straggler_result *row, const straggler_delay *delay, double base,
-                           int64_t workers, int64_t backups, int64_t staleness,
-                           int64_t trials, const straggler_mc *mc);
+                           int64_t workers, int64_t backups, int64_t staleness, int64_t trials,
+                           const straggler_mc *mc);
 
 #endif

@@ -44,21 +44,22 @@ double speedup_ceiling_of(const speedup_setup *setup)
     double alpha = setup->net.latency_s;
     if (setup->model == SPEEDUP_MODEL_WALKTHROUGH)
         return setup->scaling == SPEEDUP_SCALING_STRONG
-                   ? speedup_ceiling(setup->base, setup->jitter) : HUGE_VAL;
+                   ? speedup_ceiling(setup->base, setup->jitter)
+                   : HUGE_VAL;
     if (setup->scaling == SPEEDUP_SCALING_WEAK)
         /* k T1 / (base + 2 (k-1) alpha + ...) -> T1 / (2 alpha). */
         return alpha > 0.0 ? t1 / (2.0 * alpha) : HUGE_VAL;
     if (alpha > 0.0)
         return 0.0;
     /* No latency: T_k -> n (2 beta + gamma) + J. */
-    double limit_round = setup->copy_bytes * (2.0 / setup->net.bandwidth_bytes_per_s
-                                              + 1.0 / setup->net.reduce_bytes_per_s)
-                         + setup->jitter;
+    double limit_round = setup->copy_bytes * (2.0 / setup->net.bandwidth_bytes_per_s +
+                                              1.0 / setup->net.reduce_bytes_per_s) +
+                         setup->jitter;
     return limit_round > 0.0 ? t1 / limit_round : HUGE_VAL;
 }
 
-void speedup_row_fill_setup(speedup_row *row, const speedup_setup *setup,
-                            double wait_1_s, double wait_k_s)
+void speedup_row_fill_setup(speedup_row *row, const speedup_setup *setup, double wait_1_s,
+                            double wait_k_s)
 {
     double k = (double)setup->workers;
     int combined = setup->model == SPEEDUP_MODEL_COMBINED;
@@ -66,8 +67,7 @@ void speedup_row_fill_setup(speedup_row *row, const speedup_setup *setup,
     double comm_1 = combined ? speedup_comm_s(&setup->net, setup->copy_bytes, 1) : 0.0;
     row->wait_s = wait_k_s;
     row->compute_s = strong ? setup->base / k : setup->base;
-    row->comm_s = combined ? speedup_comm_s(&setup->net, setup->copy_bytes, setup->workers)
-                           : 0.0;
+    row->comm_s = combined ? speedup_comm_s(&setup->net, setup->copy_bytes, setup->workers) : 0.0;
     row->round_s = row->compute_s + row->comm_s + wait_k_s;
     row->t1_s = setup->base + comm_1 + wait_1_s;
     /* base = J = 0 without communication: no round at all, so no speedup
@@ -78,8 +78,8 @@ void speedup_row_fill_setup(speedup_row *row, const speedup_setup *setup,
         row->speedup = NAN;
     row->efficiency = row->speedup / k;
     row->ceiling = speedup_ceiling_of(setup);
-    row->ceiling_amdahl = !combined && strong ? speedup_ceiling_amdahl(setup->base, setup->jitter)
-                                              : NAN;
+    row->ceiling_amdahl =
+        !combined && strong ? speedup_ceiling_amdahl(setup->base, setup->jitter) : NAN;
     row->karp_flatt = speedup_karp_flatt(row->speedup, setup->workers);
     /* The serial part of the k-worker round: waiting and communicating. */
     double serial_fraction = row->round_s > 0.0 ? (wait_k_s + row->comm_s) / row->round_s : NAN;

@@ -33,11 +33,11 @@ typedef enum speedup_scaling {
 typedef struct speedup_setup {
     speedup_model model;
     speedup_scaling scaling;
-    double base;         /* s, one worker's whole round of compute */
-    double jitter;       /* s, J */
-    int64_t workers;     /* k >= 1 */
-    double copy_bytes;   /* gradient all-reduced per round (combined only) */
-    comm_net net;        /* alpha, bandwidth, reduction (combined only) */
+    double base;       /* s, one worker's whole round of compute */
+    double jitter;     /* s, J */
+    int64_t workers;   /* k >= 1 */
+    double copy_bytes; /* gradient all-reduced per round (combined only) */
+    comm_net net;      /* alpha, bandwidth, reduction (combined only) */
 } speedup_setup;
 
 /* Exact limit of T1 / T_k as k -> infinity with exact waits:
@@ -70,24 +70,24 @@ double speedup_ceiling_of(const speedup_setup *setup);
 
 /* One output row of the speedup plugin. */
 typedef struct speedup_row {
-    double wait_s;          /* W(k) */
-    double round_s;         /* T_k = compute_s + comm_s + W(k) */
-    double speedup;         /* T1 / T_k (strong), k T1 / T_k (weak); NaN if T_k is 0 */
-    double efficiency;      /* speedup / k */
-    double ceiling;         /* speedup_ceiling_of(setup) */
-    double ceiling_amdahl;  /* base / J for the walk-through's strong scaling, else NaN */
-    double karp_flatt;      /* speedup_karp_flatt(speedup, k) */
-    double t1_s;            /* T1 = base + comm(1) + W(1); comm(1) = 0 */
-    double compute_s;       /* base / k (strong) or base (weak) */
-    double gustafson;       /* speedup_gustafson(k, (W(k) + comm_s) / T_k) */
-    double comm_s;          /* ring all-reduce of the gradient (combined), else 0 */
-    double comm_share;      /* comm_s / T_k; NaN if T_k is 0 */
+    double wait_s;         /* W(k) */
+    double round_s;        /* T_k = compute_s + comm_s + W(k) */
+    double speedup;        /* T1 / T_k (strong), k T1 / T_k (weak); NaN if T_k is 0 */
+    double efficiency;     /* speedup / k */
+    double ceiling;        /* speedup_ceiling_of(setup) */
+    double ceiling_amdahl; /* base / J for the walk-through's strong scaling, else NaN */
+    double karp_flatt;     /* speedup_karp_flatt(speedup, k) */
+    double t1_s;           /* T1 = base + comm(1) + W(1); comm(1) = 0 */
+    double compute_s;      /* base / k (strong) or base (weak) */
+    double gustafson;      /* speedup_gustafson(k, (W(k) + comm_s) / T_k) */
+    double comm_s;         /* ring all-reduce of the gradient (combined), else 0 */
+    double comm_share;     /* comm_s / T_k; NaN if T_k is 0 */
 } speedup_row;
 
 /* Fills every field from the setup and the waits W(1) and W(k) (exact:
  * straggler_max_delay_exact; or Monte Carlo estimates). */
-void speedup_row_fill_setup(speedup_row *row, const speedup_setup *setup,
-                            double wait_1_s, double wait_k_s);
+void speedup_row_fill_setup(speedup_row *row, const speedup_setup *setup, double wait_1_s,
+                            double wait_k_s);
 
 /* speedup_row_fill_setup() for the walk-through's model, strong scaling. */
 void speedup_row_fill(speedup_row *row, double base, double jitter, int64_t workers,

@@ -30,7 +30,9 @@ static void test_walk_through_speedups(void)
      * 14.70, 15.09. */
     static const int64_t workers[] = { 2, 4, 8, 16, 64, 256, 512 };
     static const double printed[] = { 1.90, 3.40, 5.60, 8.25, 12.71, 14.69, 15.08 };
-    static const char *const exact[] = { "1.90", "3.41", "5.61", "8.25", "12.72", "14.70", "15.09" };
+    static const char *const exact[] = {
+        "1.90", "3.41", "5.61", "8.25", "12.72", "14.70", "15.09"
+    };
     char text[32];
     CHECK(exact_row(30, 2, 1).speedup == 1.0);
     for (int i = 0; i < 7; i++) {
@@ -117,18 +119,16 @@ static void test_degenerate(void)
 {
     /* base = J = 0: no round, so no speedup - NaN, not 0 or inf. */
     speedup_row row = exact_row(0, 0, 8);
-    CHECK(isnan(row.speedup) && isnan(row.efficiency) && isnan(row.karp_flatt)
-          && isnan(row.gustafson));
+    CHECK(isnan(row.speedup) && isnan(row.efficiency) && isnan(row.karp_flatt) &&
+          isnan(row.gustafson));
     /* base = 0: only waiting. One worker waits J/2, k workers J k/(k+1). */
     row = exact_row(0, 2, 8);
     CHECK_NEAR(row.speedup, 9.0 / 16.0, 1e-15);
     CHECK(row.ceiling == 0.5 && row.ceiling_amdahl == 0.0);
 }
 
-
 /* The combined model's setup: ResNet-101-like gradient, 25 Gb/s. */
-static speedup_setup combined(speedup_scaling scaling, double base, double jitter,
-                              int64_t workers)
+static speedup_setup combined(speedup_scaling scaling, double base, double jitter, int64_t workers)
 {
     speedup_setup setup = {
         .model = SPEEDUP_MODEL_COMBINED,
@@ -136,7 +136,7 @@ static speedup_setup combined(speedup_scaling scaling, double base, double jitte
         .base = base,
         .jitter = jitter,
         .workers = workers,
-        .copy_bytes = 178e6,                        /* 44.5e6 float32 */
+        .copy_bytes = 178e6, /* 44.5e6 float32 */
         .net = { 5e-6, 3.125e9, 1e11, 1 },
     };
     return setup;
@@ -164,7 +164,7 @@ static void test_combined_round(void)
     CHECK_REL(row.comm_s, comm);
     CHECK(row.compute_s == 3.75);
     CHECK_REL(row.round_s, round);
-    CHECK(row.t1_s == 31.0);                 /* one worker sends nothing */
+    CHECK(row.t1_s == 31.0); /* one worker sends nothing */
     CHECK_REL(row.speedup, 31.0 / round);
     CHECK_REL(row.efficiency, 31.0 / round / 8.0);
     CHECK_REL(row.comm_share, comm / round);
@@ -193,8 +193,12 @@ static void test_combined_round(void)
     /* Weak scaling, walk-through: each worker keeps base = 30 s, so
      * S = k T1 / T_k = 8 x 31 / (30 + 16/9) and the efficiency T1 / T_k. */
     setup = (speedup_setup){ .model = SPEEDUP_MODEL_WALKTHROUGH,
-                             .scaling = SPEEDUP_SCALING_WEAK, .base = 30, .jitter = 2,
-                             .workers = 8, .copy_bytes = 0, .net = { 0, 1, 1, 1 } };
+                             .scaling = SPEEDUP_SCALING_WEAK,
+                             .base = 30,
+                             .jitter = 2,
+                             .workers = 8,
+                             .copy_bytes = 0,
+                             .net = { 0, 1, 1, 1 } };
     row = exact_setup_row(&setup);
     CHECK(row.compute_s == 30.0);
     CHECK_REL(row.speedup, 8.0 * 31.0 / (30.0 + 16.0 / 9.0));
@@ -210,7 +214,7 @@ static void test_combined_round(void)
     comm = 5.11e-3 + 0.1136975 + 0.0017765234375;
     CHECK_REL(row.comm_s, comm);
     CHECK_REL(row.efficiency, 0.5 / (0.5 + comm));
-    CHECK_NEAR(row.efficiency, 0.8057, 1e-4);  /* below Horovod's ~90%: no overlap */
+    CHECK_NEAR(row.efficiency, 0.8057, 1e-4); /* below Horovod's ~90%: no overlap */
 }
 
 static void test_combined_ceilings(void)
@@ -247,8 +251,12 @@ static void test_combined_ceilings(void)
 /* The declared contract, as docs/plugins/speedup.md lists it. */
 static void test_declarations(const runner_plugin *plugin)
 {
-    static const struct { const char *name; runner_type type; const char *unit;
-                          double def, min, max; } params[] = {
+    static const struct {
+        const char *name;
+        runner_type type;
+        const char *unit;
+        double def, min, max;
+    } params[] = {
         { "base", RUNNER_REAL, "s", 30, 0, 1e9 },
         { "jitter", RUNNER_REAL, "s", 2, 0, 1e9 },
         { "workers", RUNNER_INTEGER, "workers", 1, 1, 1e7 },
@@ -261,7 +269,11 @@ static void test_declarations(const runner_plugin *plugin)
         { "bandwidth_bytes_per_s", RUNNER_REAL, "bytes/s", 3.125e9, 1, 1e15 },
         { "reduce_bytes_per_s", RUNNER_REAL, "bytes/s", 1e11, 1, 1e15 },
     };
-    static const struct { const char *name; runner_type type; const char *unit; } columns[] = {
+    static const struct {
+        const char *name;
+        runner_type type;
+        const char *unit;
+    } columns[] = {
         { "wait_s", RUNNER_REAL, "s" },
         { "round_s", RUNNER_REAL, "s" },
         { "speedup", RUNNER_REAL, "" },
@@ -349,7 +361,8 @@ static void test_plugin_exact_mode(const runner_plugin *plugin)
 
     /* J = 0: the ceilings are +inf. */
     run_point(&point, 1, 0, 8, 0);
-    CHECK(isinf(harness_real(&point, 0, "ceiling")) && isinf(harness_real(&point, 0, "ceiling_amdahl")));
+    CHECK(isinf(harness_real(&point, 0, "ceiling")) &&
+          isinf(harness_real(&point, 0, "ceiling_amdahl")));
     harness_free(&point);
 }
 
@@ -382,9 +395,10 @@ static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
     /* At 512 workers and 4000 rounds the estimate's standard error is about
      * 0.005 (almost all of it from W(1)), so the walk-through's 15.08 and the
      * exact 15.09 are both ordinary draws. */
-    double se_speedup = exact_row(30, 2, 512).speedup
-        * (straggler_max_delay_sd(2, 1) / sqrt(4000.0) / 31.0
-           + straggler_max_delay_sd(2, 512) / sqrt(4000.0) / exact_row(30, 2, 512).round_s);
+    double se_speedup =
+        exact_row(30, 2, 512).speedup *
+        (straggler_max_delay_sd(2, 1) / sqrt(4000.0) / 31.0 +
+         straggler_max_delay_sd(2, 512) / sqrt(4000.0) / exact_row(30, 2, 512).round_s);
     CHECK(se_speedup > 0.004 && se_speedup < 0.006);
 
     /* Same seed, bit-identical row; another seed, another estimate. */
@@ -412,7 +426,6 @@ static void test_plugin_monte_carlo_mode(const runner_plugin *plugin)
     CHECK_INT_EQ(point.point.row_count, 0);
     harness_free(&point);
 }
-
 
 static void test_plugin_combined(const runner_plugin *plugin)
 {

@@ -44,7 +44,8 @@ static void test_exact_values(void)
     CHECK(straggler_max_delay_exact(0.0, 512) == 0.0);
     CHECK(straggler_max_delay_sd(0.0, 512) == 0.0);
     /* The spread of the max shrinks like 1/k: sd(512) = 2 sqrt(512/(513^2 514)). */
-    CHECK_NEAR(straggler_max_delay_sd(2.0, 512), 2.0 * sqrt(512.0 / (513.0 * 513.0 * 514.0)), 1e-15);
+    CHECK_NEAR(straggler_max_delay_sd(2.0, 512), 2.0 * sqrt(512.0 / (513.0 * 513.0 * 514.0)),
+               1e-15);
 }
 
 static void test_monte_carlo_within_four_standard_errors(void)
@@ -120,7 +121,9 @@ static void test_second_method(void)
      * sorted, the last one is the max. Its mean must equal the sampler's
      * (which compares raw integers) to rounding, its mean must match J k/(k+1)
      * and its variance the known J^2 k / ((k+1)^2 (k+2)). */
-    enum { ROUNDS = 20000 };
+    enum {
+        ROUNDS = 20000
+    };
     static double draws[512];
     for (int i = 0; i < 4; i++) {
         int64_t k = walk_through_workers[i];
@@ -171,7 +174,8 @@ static void test_interruption(void)
     CHECK_INT_EQ(stop_calls, 8);
     stop_calls = 0;
     mean = -1.0;
-    CHECK_INT_EQ(straggler_max_delay_mc(&rng, 2.0, 8, 1000000, stop_on_third_call, NULL, &mean), -1);
+    CHECK_INT_EQ(straggler_max_delay_mc(&rng, 2.0, 8, 1000000, stop_on_third_call, NULL, &mean),
+                 -1);
     CHECK_INT_EQ(stop_calls, 3);
     CHECK(mean == -1.0);
 }
@@ -187,8 +191,8 @@ static straggler_delay law_of(straggler_law law, double scale, double shape)
     return delay;
 }
 
-static straggler_mc sync_run(uint64_t seed, straggler_delay delay, int64_t workers,
-                             int64_t backups, int64_t trials)
+static straggler_mc sync_run(uint64_t seed, straggler_delay delay, int64_t workers, int64_t backups,
+                             int64_t trials)
 {
     runner_rng rng;
     runner_rng_seed(&rng, seed);
@@ -198,22 +202,19 @@ static straggler_mc sync_run(uint64_t seed, straggler_delay delay, int64_t worke
     return mc;
 }
 
-static straggler_mc ssp_run(uint64_t seed, straggler_delay delay, double compute_s,
-                            int64_t workers, int64_t staleness, int64_t trials)
+static straggler_mc ssp_run(uint64_t seed, straggler_delay delay, double compute_s, int64_t workers,
+                            int64_t staleness, int64_t trials)
 {
     runner_rng rng;
     runner_rng_seed(&rng, seed);
     straggler_mc mc;
     memset(&mc, 0, sizeof mc);
-    CHECK_INT_EQ(straggler_ssp_mc(&rng, &delay, compute_s, workers, staleness, trials, NULL,
-                                  NULL, &mc), 0);
+    CHECK_INT_EQ(
+        straggler_ssp_mc(&rng, &delay, compute_s, workers, staleness, trials, NULL, NULL, &mc), 0);
     return mc;
 }
 
-static double normal_cdf(double x)
-{
-    return 0.5 * erfc(-x / sqrt(2.0));
-}
+static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
 
 static double exact_of(straggler_law law, double scale, double shape, int64_t rank, int64_t n)
 {
@@ -227,10 +228,7 @@ static double sd_of(straggler_law law, double scale, double shape, int64_t rank,
     return straggler_order_stat_sd(&delay, rank, n);
 }
 
-static int same_bits(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 static void test_harmonic_numbers(void)
 {
@@ -303,8 +301,8 @@ static void test_normal_quantile(void)
     CHECK(isinf(straggler_normal_quantile(1.0)) && straggler_normal_quantile(1.0) > 0);
     CHECK(isnan(straggler_normal_quantile(NAN)));
     /* Round trip through erfc on all three branches, and symmetry. */
-    static const double ps[] = { 1e-300, 1e-20, 1e-10, 1e-5, 0.01, 0.07, 0.075, 0.2,
-                                 0.4999999, 0.6, 0.925, 0.99 };
+    static const double ps[] = { 1e-300, 1e-20, 1e-10,     1e-5, 0.01,  0.07,
+                                 0.075,  0.2,   0.4999999, 0.6,  0.925, 0.99 };
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
         double p = ps[i], z = straggler_normal_quantile(p);
         double tolerance = 2e-15 * (1.0 + z * z) * (p < 0.5 ? p : 1.0 - p);
@@ -322,9 +320,9 @@ static void test_delay_units(void)
     /* Every law's unit variable is non-decreasing in the raw draw (so the
      * order statistics of draws are those of delays) and finite. */
     static const straggler_delay laws[] = {
-        { STRAGGLER_UNIFORM, 1, 0 }, { STRAGGLER_EXPONENTIAL, 1, 0 },
+        { STRAGGLER_UNIFORM, 1, 0 },   { STRAGGLER_EXPONENTIAL, 1, 0 },
         { STRAGGLER_LOGNORMAL, 1, 1 }, { STRAGGLER_LOGNORMAL, 1, 0 },
-        { STRAGGLER_PARETO, 1, 2.5 }, { STRAGGLER_PARETO, 1, 0.1 },
+        { STRAGGLER_PARETO, 1, 2.5 },  { STRAGGLER_PARETO, 1, 0.1 },
     };
     runner_rng rng;
     runner_rng_seed(&rng, 5);
@@ -361,7 +359,8 @@ static void test_delay_units(void)
     }
     /* The extreme draws: the largest is 2^-53 from the top of the law. */
     CHECK_NEAR(straggler_delay_unit(&exponential, UINT64_MAX), 53.0 * log(2.0), 1e-13);
-    CHECK(straggler_delay_unit(&exponential, 0) == 0.0 && !signbit(straggler_delay_unit(&exponential, 0)));
+    CHECK(straggler_delay_unit(&exponential, 0) == 0.0 &&
+          !signbit(straggler_delay_unit(&exponential, 0)));
 }
 
 static void test_exact_order_statistics(void)
@@ -396,8 +395,7 @@ static void test_exact_order_statistics(void)
     CHECK(straggler_order_stat_sd(&exponential, 1, 1) == 1.5);
     CHECK_NEAR(straggler_order_stat_exact(&exponential, 1, 4), 1.5 / 4.0, 1e-15);
     /* H_k grows like ln k: 4.744 at 64 against 1.969 for the uniform of the same mean. */
-    CHECK_NEAR(exact_of(STRAGGLER_EXPONENTIAL, 1, 0, 64, 64),
-               4.7438909037057, 1e-12);
+    CHECK_NEAR(exact_of(STRAGGLER_EXPONENTIAL, 1, 0, 64, 64), 4.7438909037057, 1e-12);
 
     /* Pareto: one worker waits the mean alpha x_m / (alpha - 1). */
     static const double alphas[] = { 1.5, 2.0, 2.5, 3.0, 10.0 };
@@ -417,8 +415,8 @@ static void test_exact_order_statistics(void)
                 double n = (double)(ks[j] + bs[m]), b = (double)bs[m];
                 if (n > 120)
                     continue;
-                double reference = 0.6 * tgamma(n + 1) * tgamma(b + 1 - 1 / alpha)
-                                   / (tgamma(b + 1) * tgamma(n + 1 - 1 / alpha));
+                double reference = 0.6 * tgamma(n + 1) * tgamma(b + 1 - 1 / alpha) /
+                                   (tgamma(b + 1) * tgamma(n + 1 - 1 / alpha));
                 CHECK_NEAR(straggler_order_stat_exact(&pareto, ks[j], ks[j] + bs[m]), reference,
                            1e-13 * reference);
             }
@@ -435,7 +433,7 @@ static void test_exact_order_statistics(void)
     CHECK(isinf(straggler_order_stat_sd(&cauchy_like, 64, 64)));
     /* One backup is enough for a finite mean: the k-th of k + 1 needs 2 alpha > 1. */
     CHECK(isfinite(straggler_order_stat_exact(&cauchy_like, 64, 65)));
-    CHECK(isinf(straggler_order_stat_sd(&cauchy_like, 64, 65)));   /* 2 alpha <= 2 */
+    CHECK(isinf(straggler_order_stat_sd(&cauchy_like, 64, 65)));    /* 2 alpha <= 2 */
     CHECK(isfinite(straggler_order_stat_sd(&cauchy_like, 64, 66))); /* 3 alpha > 2 */
     CHECK(isinf(exact_of(STRAGGLER_PARETO, 1.0, 0.3, 64, 66)));
     CHECK(isinf(sd_of(STRAGGLER_PARETO, 1.0, 2.0, 64, 64)));
@@ -466,14 +464,22 @@ typedef struct mc_case {
 static void test_closed_forms_against_monte_carlo(void)
 {
     static const mc_case cases[] = {
-        { { STRAGGLER_UNIFORM, 2.0, 0 }, 64, 2 },   { { STRAGGLER_UNIFORM, 2.0, 0 }, 8, 8 },
-        { { STRAGGLER_UNIFORM, 2.0, 0 }, 1, 3 },    { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 1, 0 },
-        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 8, 0 }, { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 64, 0 },
-        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 64, 2 }, { { STRAGGLER_EXPONENTIAL, 2.0, 0 }, 1, 3 },
-        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 512, 64 }, { { STRAGGLER_PARETO, 0.6, 2.5 }, 1, 0 },
-        { { STRAGGLER_PARETO, 0.6, 2.5 }, 64, 0 },  { { STRAGGLER_PARETO, 0.6, 2.5 }, 64, 2 },
-        { { STRAGGLER_PARETO, 1.0, 6.0 }, 8, 0 },   { { STRAGGLER_PARETO, 1.0, 6.0 }, 8, 2 },
-        { { STRAGGLER_PARETO, 1.0, 0.8 }, 8, 2 },   { { STRAGGLER_PARETO, 1.0, 0.8 }, 8, 80 },
+        { { STRAGGLER_UNIFORM, 2.0, 0 }, 64, 2 },
+        { { STRAGGLER_UNIFORM, 2.0, 0 }, 8, 8 },
+        { { STRAGGLER_UNIFORM, 2.0, 0 }, 1, 3 },
+        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 1, 0 },
+        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 8, 0 },
+        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 64, 0 },
+        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 64, 2 },
+        { { STRAGGLER_EXPONENTIAL, 2.0, 0 }, 1, 3 },
+        { { STRAGGLER_EXPONENTIAL, 1.0, 0 }, 512, 64 },
+        { { STRAGGLER_PARETO, 0.6, 2.5 }, 1, 0 },
+        { { STRAGGLER_PARETO, 0.6, 2.5 }, 64, 0 },
+        { { STRAGGLER_PARETO, 0.6, 2.5 }, 64, 2 },
+        { { STRAGGLER_PARETO, 1.0, 6.0 }, 8, 0 },
+        { { STRAGGLER_PARETO, 1.0, 6.0 }, 8, 2 },
+        { { STRAGGLER_PARETO, 1.0, 0.8 }, 8, 2 },
+        { { STRAGGLER_PARETO, 1.0, 0.8 }, 8, 80 },
     };
     static const uint64_t seeds[] = { 1, 0x5eed5eed5eedULL };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
@@ -493,8 +499,8 @@ static void test_closed_forms_against_monte_carlo(void)
                 CHECK(m->delay.law == STRAGGLER_PARETO && m->delay.shape <= 2.0);
             /* The sample sd estimates the exact one when the 4th moment exists
              * (for Pareto alpha (b + 1) > 4): a few percent at 20000 rounds. */
-            int fourth_moment = m->delay.law != STRAGGLER_PARETO
-                                || m->delay.shape * (double)(m->backups + 1) > 4.0;
+            int fourth_moment =
+                m->delay.law != STRAGGLER_PARETO || m->delay.shape * (double)(m->backups + 1) > 4.0;
             if (fourth_moment)
                 CHECK_NEAR(mc.order_stat.sd / sd, 1.0, 0.10);
         }
@@ -553,8 +559,10 @@ static void test_lognormal_monte_carlo(void)
 static void test_backups_reduce_waiting(void)
 {
     static const straggler_delay laws[] = {
-        { STRAGGLER_UNIFORM, 2.0, 0 }, { STRAGGLER_EXPONENTIAL, 1.0, 0 },
-        { STRAGGLER_LOGNORMAL, 1.0, 1.0 }, { STRAGGLER_PARETO, 0.6, 2.5 },
+        { STRAGGLER_UNIFORM, 2.0, 0 },
+        { STRAGGLER_EXPONENTIAL, 1.0, 0 },
+        { STRAGGLER_LOGNORMAL, 1.0, 1.0 },
+        { STRAGGLER_PARETO, 0.6, 2.5 },
     };
     static const int64_t backups[] = { 0, 1, 2, 4, 16, 64 };
     for (size_t l = 0; l < 4; l++) {
@@ -627,8 +635,10 @@ static void ssp_by_events(const double *delays, int workers, int rounds, int sta
 static void test_staleness(void)
 {
     static const straggler_delay laws[] = {
-        { STRAGGLER_UNIFORM, 2.0, 0 }, { STRAGGLER_EXPONENTIAL, 1.0, 0 },
-        { STRAGGLER_LOGNORMAL, 1.0, 1.0 }, { STRAGGLER_PARETO, 0.6, 2.5 },
+        { STRAGGLER_UNIFORM, 2.0, 0 },
+        { STRAGGLER_EXPONENTIAL, 1.0, 0 },
+        { STRAGGLER_LOGNORMAL, 1.0, 1.0 },
+        { STRAGGLER_PARETO, 0.6, 2.5 },
     };
     /* s = 0 is the synchronous round: the same draws give the same slowest
      * delays (bit for bit) and the same round time, to rounding. */
@@ -678,7 +688,10 @@ static void test_staleness(void)
     CHECK_NEAR(alone.round_s - 0.47, 1.0, 4.0 / sqrt(MC_ROUNDS));
 
     /* Against the event-driven simulation, on the same delays. */
-    enum { EVENT_WORKERS = 5, EVENT_ROUNDS = 300 };
+    enum {
+        EVENT_WORKERS = 5,
+        EVENT_ROUNDS = 300
+    };
     static double delays[EVENT_WORKERS * EVENT_ROUNDS];
     static const int event_bounds[] = { 0, 1, 2, 5, 400 };
     for (size_t l = 0; l < 4; l++)
@@ -690,8 +703,8 @@ static void test_staleness(void)
             double makespan, lag_sum;
             ssp_by_events(delays, EVENT_WORKERS, EVENT_ROUNDS, event_bounds[s], 0.3, &makespan,
                           &lag_sum);
-            straggler_mc ssp = ssp_run(35, laws[l], 0.3, EVENT_WORKERS, event_bounds[s],
-                                       EVENT_ROUNDS);
+            straggler_mc ssp =
+                ssp_run(35, laws[l], 0.3, EVENT_WORKERS, event_bounds[s], EVENT_ROUNDS);
             CHECK_NEAR(ssp.round_s * EVENT_ROUNDS, makespan, 1e-10 * makespan);
             CHECK_NEAR(ssp.mean_staleness * EVENT_WORKERS * EVENT_ROUNDS, lag_sum, 1e-9);
             if (event_bounds[s] == 400) {
@@ -713,7 +726,11 @@ static void test_staleness_long_runs(void)
     /* 16384 workers: 64 rounds per stop check, so 256 rounds cross three
      * re-basings of the clocks. Checked against the plain recursion with
      * absolute times and a linear search for the staleness. */
-    enum { WORKERS = 16384, ROUNDS = 256, BOUND = 3 };
+    enum {
+        WORKERS = 16384,
+        ROUNDS = 256,
+        BOUND = 3
+    };
     straggler_delay lognormal = law_of(STRAGGLER_LOGNORMAL, 1.0, 1.0);
     double *finish = calloc(WORKERS, sizeof *finish);
     double *complete = calloc(ROUNDS + 1, sizeof *complete);
@@ -758,12 +775,14 @@ static void test_new_interruption(void)
     CHECK_INT_EQ(straggler_sync_mc(&rng, &exponential, 6, 2, 1000000, never_stop, NULL, &mc), 0);
     CHECK_INT_EQ(stop_calls, 8);
     stop_calls = 0;
-    CHECK_INT_EQ(straggler_sync_mc(&rng, &exponential, 6, 2, 1000000, stop_on_third_call, NULL,
-                                   &mc), STRAGGLER_STOPPED);
+    CHECK_INT_EQ(
+        straggler_sync_mc(&rng, &exponential, 6, 2, 1000000, stop_on_third_call, NULL, &mc),
+        STRAGGLER_STOPPED);
     CHECK_INT_EQ(stop_calls, 3);
     stop_calls = 0;
-    CHECK_INT_EQ(straggler_ssp_mc(&rng, &exponential, 0.5, 8, 2, 1000000, stop_on_third_call,
-                                  NULL, &mc), STRAGGLER_STOPPED);
+    CHECK_INT_EQ(
+        straggler_ssp_mc(&rng, &exponential, 0.5, 8, 2, 1000000, stop_on_third_call, NULL, &mc),
+        STRAGGLER_STOPPED);
     CHECK_INT_EQ(stop_calls, 3);
     stop_calls = 0;
     CHECK_INT_EQ(straggler_ssp_mc(&rng, &exponential, 0.5, 8, 2, 1000000, never_stop, NULL, &mc),
@@ -794,8 +813,13 @@ static void test_laws_by_name(const runner_plugin *plugin)
  * five parameters and nine columns are the original ones, in their order. */
 static void test_declarations(const runner_plugin *plugin)
 {
-    static const struct { const char *name; runner_type type; const char *unit;
-                          double def, min, max; const char *text; } params[] = {
+    static const struct {
+        const char *name;
+        runner_type type;
+        const char *unit;
+        double def, min, max;
+        const char *text;
+    } params[] = {
         { "base", RUNNER_REAL, "s", 30, 0, 1e9, NULL },
         { "jitter", RUNNER_REAL, "s", 2, 0, 1e9, NULL },
         { "workers", RUNNER_INTEGER, "workers", 1, 1, 1e7, NULL },
@@ -809,7 +833,11 @@ static void test_declarations(const runner_plugin *plugin)
         { "backups", RUNNER_INTEGER, "workers", 0, 0, 1e7, NULL },
         { "staleness", RUNNER_INTEGER, "rounds", 0, 0, 1e6, NULL },
     };
-    static const struct { const char *name; runner_type type; const char *unit; } columns[] = {
+    static const struct {
+        const char *name;
+        runner_type type;
+        const char *unit;
+    } columns[] = {
         { "compute_s", RUNNER_REAL, "s" },
         { "max_delay_s", RUNNER_REAL, "s" },
         { "max_delay_exact_s", RUNNER_REAL, "s" },
@@ -892,8 +920,9 @@ static void test_plugin_run(const runner_plugin *plugin)
     CHECK(harness_real(&point, 0, "order_stat_stderr_s") == row.max_delay_stderr_s);
     CHECK(harness_real(&point, 0, "mean_staleness_rounds") == 0.0);
     /* The sample's standard error estimates the exact one (uniform: 1.6%). */
-    CHECK_NEAR(harness_real(&point, 0, "max_delay_sample_stderr_s")
-                   / harness_real(&point, 0, "max_delay_stderr_s"), 1.0, 0.05);
+    CHECK_NEAR(harness_real(&point, 0, "max_delay_sample_stderr_s") /
+                   harness_real(&point, 0, "max_delay_stderr_s"),
+               1.0, 0.05);
 
     /* Same point, same seed: the same row to the bit; another seed differs. */
     CHECK_INT_EQ(harness_run(&again, 0x1234), 0);
@@ -943,25 +972,46 @@ static void test_plugin_run(const runner_plugin *plugin)
 }
 
 /* Every column of row 0 is the model's, from the same seed, to the bit. */
-static void check_row_is_model(const harness *h, uint64_t seed, straggler_delay delay,
-                               double base, int64_t workers, int64_t backups,
-                               int64_t staleness, int64_t trials)
+static void check_row_is_model(const harness *h, uint64_t seed, straggler_delay delay, double base,
+                               int64_t workers, int64_t backups, int64_t staleness, int64_t trials)
 {
     straggler_mc mc = staleness > 0
-        ? ssp_run(seed, delay, base / (double)workers, workers, staleness, trials)
-        : sync_run(seed, delay, workers, backups, trials);
+                          ? ssp_run(seed, delay, base / (double)workers, workers, staleness, trials)
+                          : sync_run(seed, delay, workers, backups, trials);
     straggler_result r;
     straggler_result_fill(&r, &delay, base, workers, backups, staleness, trials, &mc);
-    static const char *const names[] = {
-        "compute_s", "max_delay_s", "max_delay_exact_s", "max_delay_stderr_s", "round_s",
-        "round_exact_s", "wait_share", "wait_share_exact", "delay_mean_s",
-        "max_delay_sample_stderr_s", "order_stat_s", "order_stat_exact_s",
-        "order_stat_stderr_s", "order_stat_sample_stderr_s", "wait_s", "mean_staleness_rounds" };
-    const double values[] = {
-        r.compute_s, r.max_delay_s, r.max_delay_exact_s, r.max_delay_stderr_s, r.round_s,
-        r.round_exact_s, r.wait_share, r.wait_share_exact, r.delay_mean_s,
-        r.max_delay_sample_stderr_s, r.order_stat_s, r.order_stat_exact_s,
-        r.order_stat_stderr_s, r.order_stat_sample_stderr_s, r.wait_s, r.mean_staleness_rounds };
+    static const char *const names[] = { "compute_s",
+                                         "max_delay_s",
+                                         "max_delay_exact_s",
+                                         "max_delay_stderr_s",
+                                         "round_s",
+                                         "round_exact_s",
+                                         "wait_share",
+                                         "wait_share_exact",
+                                         "delay_mean_s",
+                                         "max_delay_sample_stderr_s",
+                                         "order_stat_s",
+                                         "order_stat_exact_s",
+                                         "order_stat_stderr_s",
+                                         "order_stat_sample_stderr_s",
+                                         "wait_s",
+                                         "mean_staleness_rounds" };
+    const double values[] = { r.compute_s,
+                              r.max_delay_s,
+                              r.max_delay_exact_s,
+                              r.max_delay_stderr_s,
+                              r.round_s,
+                              r.round_exact_s,
+                              r.wait_share,
+                              r.wait_share_exact,
+                              r.delay_mean_s,
+                              r.max_delay_sample_stderr_s,
+                              r.order_stat_s,
+                              r.order_stat_exact_s,
+                              r.order_stat_stderr_s,
+                              r.order_stat_sample_stderr_s,
+                              r.wait_s,
+                              r.mean_staleness_rounds };
     _Static_assert(sizeof names / sizeof names[0] == sizeof values / sizeof values[0], "pairs");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!same_bits(harness_real(h, 0, names[i]), values[i])) {
@@ -1006,8 +1056,8 @@ static void test_plugin_laws(const runner_plugin *plugin)
     CHECK_INT_EQ(harness_integer(&h, 0, "samples"), 66 * 4000);
     CHECK(harness_real(&h, 0, "order_stat_s") < harness_real(&h, 0, "max_delay_s"));
     CHECK(harness_real(&h, 0, "wait_s") == harness_real(&h, 0, "order_stat_s"));
-    CHECK(harness_real(&h, 0, "round_s")
-          == harness_real(&h, 0, "compute_s") + harness_real(&h, 0, "order_stat_s"));
+    CHECK(harness_real(&h, 0, "round_s") ==
+          harness_real(&h, 0, "compute_s") + harness_real(&h, 0, "order_stat_s"));
     CHECK_NEAR(harness_real(&h, 0, "order_stat_s"), harness_real(&h, 0, "order_stat_exact_s"),
                4.0 * harness_real(&h, 0, "order_stat_stderr_s"));
 
@@ -1047,8 +1097,8 @@ static void test_plugin_laws(const runner_plugin *plugin)
     CHECK(harness_real(&h, 0, "mean_staleness_rounds") <= 2.0);
     CHECK(harness_real(&h, 0, "wait_s") < harness_real(&h, 0, "max_delay_s"));
     CHECK(harness_real(&h, 0, "wait_s") > 1.0); /* at least the mean delay */
-    CHECK(harness_real(&h, 0, "wait_s")
-          == harness_real(&h, 0, "round_s") - harness_real(&h, 0, "compute_s"));
+    CHECK(harness_real(&h, 0, "wait_s") ==
+          harness_real(&h, 0, "round_s") - harness_real(&h, 0, "compute_s"));
     harness_free(&h);
 }
 

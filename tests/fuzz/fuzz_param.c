@@ -63,12 +63,12 @@ static const runner_plugin plugin = {
     .run = never_run,
 };
 
-#define EXPECT(cond)                                                                    \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "fuzz_param: %s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                    \
-        }                                                                               \
+#define EXPECT(cond)                                                                               \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_param: %s:%d: expected %s\n", __FILE__, __LINE__, #cond);        \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* A cursor over the input; reads past the end give zeros. */
@@ -77,10 +77,7 @@ typedef struct reader {
     size_t size, at;
 } reader;
 
-static uint8_t take_byte(reader *r)
-{
-    return r->at < r->size ? r->data[r->at++] : 0;
-}
+static uint8_t take_byte(reader *r) { return r->at < r->size ? r->data[r->at++] : 0; }
 
 static uint64_t take_u64(reader *r)
 {
@@ -105,8 +102,7 @@ static value take_value(reader *r, char text[TEXT_MAX + 1])
         memcpy(&x, &bits, sizeof x);
         return value_real(x);
     }
-    case 2:
-        return value_boolean(take_byte(r) & 1);
+    case 2: return value_boolean(take_byte(r) & 1);
     case 3: {
         /* Small integers near the bounds: ranges are checked at their edges. */
         int64_t small = (int8_t)take_byte(r);
@@ -135,9 +131,7 @@ static void check_accepted(const runner_param *spec, const value *v)
         EXPECT(isfinite(v->as.real));
         EXPECT(v->as.real >= spec->min && v->as.real <= spec->max);
         break;
-    case RUNNER_BOOLEAN:
-        EXPECT(v->as.boolean == 0 || v->as.boolean == 1);
-        break;
+    case RUNNER_BOOLEAN: EXPECT(v->as.boolean == 0 || v->as.boolean == 1); break;
     case RUNNER_TEXT:
         if (spec->choices) {
             int found = 0;
@@ -172,7 +166,8 @@ static void check_points(const grid *g, uint64_t count)
         const char *key;
         json_t *member;
         uint32_t p = 0;
-        json_object_foreach(back, key, member) {
+        json_object_foreach(back, key, member)
+        {
             EXPECT(strcmp(key, params[p].name) == 0);
             p++;
         }

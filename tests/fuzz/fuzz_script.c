@@ -55,10 +55,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-static void remove_work_dir(void)
-{
-    nftw(work_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+static void remove_work_dir(void) { nftw(work_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 static void remove_database(void)
 {

@@ -10,20 +10,14 @@
 
 /* A descriptor initialiser over two static arrays (counted with
  * RUNNER_COUNT, so pass the arrays themselves, not pointers). */
-#define DEMO_PLUGIN_NAMED(name_, version_, params_, columns_, run_) \
-    {                                                               \
-        .abi_version = RUNNER_PLUGIN_ABI,                           \
-        .struct_size = sizeof(runner_plugin),                       \
-        .name = (name_),                                            \
-        .version = (version_),                                      \
-        .summary = "a plugin that exists only in this test",        \
-        .params = (params_),                                        \
-        .param_count = RUNNER_COUNT(params_),                       \
-        .columns = (columns_),                                      \
-        .column_count = RUNNER_COUNT(columns_),                     \
-        .run = (run_),                                              \
+#define DEMO_PLUGIN_NAMED(name_, version_, params_, columns_, run_)                                \
+    {                                                                                              \
+        .abi_version = RUNNER_PLUGIN_ABI, .struct_size = sizeof(runner_plugin), .name = (name_),   \
+        .version = (version_), .summary = "a plugin that exists only in this test",                \
+        .params = (params_), .param_count = RUNNER_COUNT(params_), .columns = (columns_),          \
+        .column_count = RUNNER_COUNT(columns_), .run = (run_),                                     \
     }
-#define DEMO_PLUGIN(version_, params_, columns_, run_) \
+#define DEMO_PLUGIN(version_, params_, columns_, run_)                                             \
     DEMO_PLUGIN_NAMED("demo", version_, params_, columns_, run_)
 
 /* run() of a demo the test never runs: any point would fail. */

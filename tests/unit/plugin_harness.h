@@ -126,8 +126,7 @@ static inline const value *harness_cell(const harness *h, size_t row, const char
             continue;
         if (row < h->point.row_count)
             return &h->point.rows[row * h->plugin->column_count + i];
-        fprintf(stderr, "harness: no row %zu (the point emitted %zu)\n", row,
-                h->point.row_count);
+        fprintf(stderr, "harness: no row %zu (the point emitted %zu)\n", row, h->point.row_count);
         check_failures++;
         return NULL;
     }
@@ -183,8 +182,7 @@ static inline int harness_row_problems(const harness *h, size_t row)
 {
     int problems = 0;
     if (row >= h->point.row_count) {
-        fprintf(stderr, "harness: no row %zu (the point emitted %zu)\n", row,
-                h->point.row_count);
+        fprintf(stderr, "harness: no row %zu (the point emitted %zu)\n", row, h->point.row_count);
         return 1;
     }
     for (uint32_t i = 0; i < h->plugin->column_count; i++) {

@@ -12,8 +12,15 @@ static const runner_param params[] = {
 };
 static const runner_column columns[] = { RUNNER_COLUMN("round_s", RUNNER_REAL, "s", "") };
 static const runner_plugin plugin = {
-    .abi_version = RUNNER_PLUGIN_ABI, .struct_size = sizeof plugin, .name = "t", .version = "1",
-    .summary = "t", .params = params, .param_count = 3, .columns = columns, .column_count = 1,
+    .abi_version = RUNNER_PLUGIN_ABI,
+    .struct_size = sizeof plugin,
+    .name = "t",
+    .version = "1",
+    .summary = "t",
+    .params = params,
+    .param_count = 3,
+    .columns = columns,
+    .column_count = 1,
 };
 
 static void expect_substitute(const char *tmpl, int shell, const char *expected)
@@ -50,14 +57,17 @@ static void test_value_text(void)
     char buf[64];
     CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 0.1 }, buf, sizeof buf),
                  "0.1");
-    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 1.0 / 3 }, buf,
-                                 sizeof buf), "0.3333333333333333");
+    CHECK_STR_EQ(
+        exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 1.0 / 3 }, buf, sizeof buf),
+        "0.3333333333333333");
     CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_REAL, .as.real = 2 }, buf, sizeof buf),
                  "2");
-    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_INTEGER, .as.integer = -7 }, buf,
-                                 sizeof buf), "-7");
-    CHECK_STR_EQ(exec_value_text(&(value){ .type = RUNNER_BOOLEAN, .as.boolean = 1 }, buf,
-                                 sizeof buf), "true");
+    CHECK_STR_EQ(
+        exec_value_text(&(value){ .type = RUNNER_INTEGER, .as.integer = -7 }, buf, sizeof buf),
+        "-7");
+    CHECK_STR_EQ(
+        exec_value_text(&(value){ .type = RUNNER_BOOLEAN, .as.boolean = 1 }, buf, sizeof buf),
+        "true");
 }
 
 static void expect_refused(const char *const *argv, int shell, const char *artifact,

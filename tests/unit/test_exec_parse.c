@@ -36,9 +36,12 @@ static void test_jsonl(void)
     CHECK_INT_EQ(exec_parser_new(EXEC_OUTPUT_JSONL, columns, 4, NULL, &p, &err), 0);
     value *rows = NULL;
     size_t n = 0;
-    CHECK_INT_EQ(exec_parse(p, "log line\n{\"step\": 1, \"loss\": 2, \"ok\": true, \"tag\": \"a b\", "
+    CHECK_INT_EQ(exec_parse(p,
+                            "log line\n{\"step\": 1, \"loss\": 2, \"ok\": true, \"tag\": \"a b\", "
                             "\"extra\": 0}\n  {\"step\": 2, \"loss\": \"NaN\", \"ok\": false, "
-                            "\"tag\": \"\"}\r\n", &rows, &n, &err), 0);
+                            "\"tag\": \"\"}\r\n",
+                            &rows, &n, &err),
+                 0);
     CHECK_INT_EQ(n, 2);
     CHECK_INT_EQ(rows[0].as.integer, 1);
     CHECK_NEAR(rows[1].as.real, 2.0, 0);
@@ -51,7 +54,8 @@ static void test_jsonl(void)
                 "\"loss\": 1, \"ok\": true, \"tag\": \"\"}");
     parse_fails(p, "\n{\"step\": 1, \"ok\": true, \"tag\": \"\"}",
                 "column 'loss' is missing from line 2: {\"step\": 1, \"ok\": true, \"tag\": \"\"}");
-    parse_fails(p, "{\"step\": 1,", "line 1 is not a JSON object (string or '}' expected near "
+    parse_fails(p, "{\"step\": 1,",
+                "line 1 is not a JSON object (string or '}' expected near "
                 "end of file): {\"step\": 1,");
     exec_parser_free(p);
 }
@@ -64,14 +68,18 @@ static void test_keyvalue(void)
     value *rows = NULL;
     size_t n = 0;
     /* A key seen again starts a row; so does a blank line. */
-    CHECK_INT_EQ(exec_parse(p, "step=1\nloss = 0.5\nok=true\ntag=x y\nstep=2\nloss=1e3\nok=0\n"
-                            "tag=\nignored line\n", &rows, &n, &err), 0);
+    CHECK_INT_EQ(exec_parse(p,
+                            "step=1\nloss = 0.5\nok=true\ntag=x y\nstep=2\nloss=1e3\nok=0\n"
+                            "tag=\nignored line\n",
+                            &rows, &n, &err),
+                 0);
     CHECK_INT_EQ(n, 2);
     CHECK_STR_EQ(rows[3].as.text, "x y");
     CHECK_NEAR(rows[5].as.real, 1000, 0);
     CHECK_INT_EQ(rows[6].as.boolean, 0);
     free_rows(rows, n);
-    parse_fails(p, "step=one\n", "column 'step': expected an integer, got \"one\" in line 1: "
+    parse_fails(p, "step=one\n",
+                "column 'step': expected an integer, got \"one\" in line 1: "
                 "step=one");
     parse_fails(p, "step=1\nloss=2\nok=1\n", "column 'tag' is missing from row 1 of the output");
     exec_parser_free(p);
@@ -102,7 +110,8 @@ static void test_patterns(void)
     value_clear(&rows[0]), value_clear(&rows[1]);
     free(rows);
     parse_fails(p, "step 7\n", "column 'loss': no line of the output matches its pattern");
-    parse_fails(p, "a\nstep 7\nloss=abc\n", "column 'loss': expected a real, got \"abc\" in "
+    parse_fails(p, "a\nstep 7\nloss=abc\n",
+                "column 'loss': expected a real, got \"abc\" in "
                 "line 3: loss=abc");
     exec_parser_free(p);
 }

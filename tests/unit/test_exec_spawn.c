@@ -12,8 +12,11 @@ static char *no_env[] = { NULL };
 
 static int spawn(char **argv, double timeout_s, size_t cap, exec_spawn_result *r)
 {
-    exec_spawn_request req = { .path = "/bin/sh", .argv = argv, .envp = no_env,
-                               .timeout_s = timeout_s, .output_cap_bytes = cap };
+    exec_spawn_request req = { .path = "/bin/sh",
+                               .argv = argv,
+                               .envp = no_env,
+                               .timeout_s = timeout_s,
+                               .output_cap_bytes = cap };
     char *err = NULL;
     int rc = exec_spawn_run(&req, r, &err);
     if (err)
@@ -25,8 +28,8 @@ static int spawn(char **argv, double timeout_s, size_t cap, exec_spawn_result *r
 static void test_output_and_status(void)
 {
     exec_spawn_result r;
-    char *argv[] = { "sh", "-c", "printf '%s|' \"$@\"; echo err >&2; exit 7", "sh",
-                     "a b", "$(x)", "'q'", NULL };
+    char *argv[] = { "sh",  "-c", "printf '%s|' \"$@\"; echo err >&2; exit 7", "sh", "a b", "$(x)",
+                     "'q'", NULL };
     CHECK_INT_EQ(spawn(argv, 0, 1 << 20, &r), 0);
     CHECK_STR_EQ(r.out, "a b|$(x)|'q'|");
     CHECK_STR_EQ(r.err, "err\n");
@@ -100,8 +103,10 @@ static void test_background_after_exit(void)
 static void test_missing_program(void)
 {
     exec_spawn_result r;
-    exec_spawn_request req = { .path = "/nonexistent/prog", .argv = (char *[]){ "x", NULL },
-                               .envp = no_env, .output_cap_bytes = 16 };
+    exec_spawn_request req = { .path = "/nonexistent/prog",
+                               .argv = (char *[]){ "x", NULL },
+                               .envp = no_env,
+                               .output_cap_bytes = 16 };
     char *err = NULL;
     CHECK_INT_EQ(exec_spawn_run(&req, &r, &err), -1);
     CHECK_STR_EQ(err, "cannot run /nonexistent/prog: No such file or directory");

@@ -11,7 +11,12 @@
 #include "demo_plugin.h"
 #include "plugin/grid.h"
 
-enum { P_A, P_B, P_C, P_D };
+enum {
+    P_A,
+    P_B,
+    P_C,
+    P_D
+};
 static const runner_param demo_params[] = {
     RUNNER_PARAM_INTEGER("a", "", "an integer", 1, 0, 100),
     RUNNER_PARAM_REAL("b", "s", "a real", 0.5, 0, 10),
@@ -82,7 +87,7 @@ static void test_defaults_only(void)
     CHECK_INT_EQ(point[P_D].type, RUNNER_BOOLEAN);
     CHECK_INT_EQ(point[P_D].as.boolean, 0);
     grid_free(g);
-    grid_free(NULL);  /* accepted */
+    grid_free(NULL); /* accepted */
 }
 
 /* One value fixes a parameter: still one point, with that value. */
@@ -98,7 +103,7 @@ static void test_single_value_fixes(void)
     CHECK_INT_EQ(count, 1);
     value point[PARAM_COUNT];
     grid_point(g, 0, point);
-    CHECK_INT_EQ(point[P_A].as.integer, 1);  /* still the default */
+    CHECK_INT_EQ(point[P_A].as.integer, 1); /* still the default */
     CHECK(point[P_B].as.real == 7.25);
     CHECK_STR_EQ(point[P_C].as.text, "fixed");
     grid_free(g);
@@ -112,7 +117,7 @@ static void test_cartesian_order(void)
     const char *c[] = { "p", "q" };
     int64_t a[] = { 10, 20, 30 };
     double b[] = { 1.5 };
-    CHECK_INT_EQ(grid_set(g, P_C, texts(2, c), 2, 0), 0);  /* set first... */
+    CHECK_INT_EQ(grid_set(g, P_C, texts(2, c), 2, 0), 0); /* set first... */
     CHECK_INT_EQ(grid_set(g, P_B, reals(1, b), 1, 0), 0);
     CHECK_INT_EQ(grid_set(g, P_A, integers(3, a), 3, 0), 0); /* ...set last */
     uint64_t count = 0;
@@ -165,7 +170,7 @@ static void test_zip(void)
     CHECK_INT_EQ(grid_set(g, P_A, integers(2, a), 2, 0), 0);
     uint64_t count = 0;
     CHECK_INT_EQ(grid_finish(g, 0, &count, msg, sizeof msg), 0);
-    CHECK_INT_EQ(count, 12);  /* 2 (a) x 3 (b with d) x 2 (c) */
+    CHECK_INT_EQ(count, 12); /* 2 (a) x 3 (b with d) x 2 (c) */
 
     for (uint64_t i = 0; i < 12; i++) {
         value point[PARAM_COUNT];
@@ -173,7 +178,7 @@ static void test_zip(void)
         size_t ia = (size_t)(i / 6), ibd = (size_t)(i / 2 % 3), ic = (size_t)(i % 2);
         CHECK_INT_EQ(point[P_A].as.integer, a[ia]);
         CHECK(point[P_B].as.real == b[ibd]);
-        CHECK_INT_EQ(point[P_D].as.boolean, d[ibd]);  /* always b's partner */
+        CHECK_INT_EQ(point[P_D].as.boolean, d[ibd]); /* always b's partner */
         CHECK_STR_EQ(point[P_C].as.text, c[ic]);
     }
     /* Spelled out once: point 5 is a = 1, b = 0.3 with d = true, c = q. */
@@ -226,7 +231,7 @@ static void test_zip_length_mismatch(void)
     /* Named in declaration order, not in the order they were set. */
     CHECK_STR_EQ(msg, "zipped parameters 'a' (2 values) and 'c' (3 values) must have the "
                       "same length");
-    CHECK_INT_EQ(count, 12345);  /* untouched on failure */
+    CHECK_INT_EQ(count, 12345); /* untouched on failure */
     grid_free(g);
 }
 
@@ -248,7 +253,9 @@ static void test_max_points(void)
 }
 
 /* Four axes of 65536 values: 2^64 points, one more than uint64_t holds. */
-enum { WIDE_AXIS = 65536 };
+enum {
+    WIDE_AXIS = 65536
+};
 static const runner_param wide_params[] = {
     RUNNER_PARAM_INTEGER("w", "", "axis", 0, 0, WIDE_AXIS),
     RUNNER_PARAM_INTEGER("x", "", "axis", 0, 0, WIDE_AXIS),
@@ -286,7 +293,7 @@ static void test_count_overflow(void)
     CHECK_INT_EQ(point[1].as.integer, WIDE_AXIS - 1);
     CHECK_INT_EQ(point[2].as.integer, WIDE_AXIS - 1);
     CHECK_INT_EQ(point[3].as.integer, 0);
-    grid_point(g, (uint64_t)1 << 32, point);  /* 1 * 2^32 + 0 * 2^16 + 0 */
+    grid_point(g, (uint64_t)1 << 32, point); /* 1 * 2^32 + 0 * 2^16 + 0 */
     CHECK_INT_EQ(point[0].as.integer, 1);
     CHECK_INT_EQ(point[1].as.integer, 0);
     CHECK_INT_EQ(point[2].as.integer, 0);

@@ -14,7 +14,12 @@
 #include "demo_plugin.h"
 #include "plugin/host.h"
 
-enum { P_COUNT, P_SCALE, P_LABEL, P_FLAG };
+enum {
+    P_COUNT,
+    P_SCALE,
+    P_LABEL,
+    P_FLAG
+};
 static const runner_param demo_params[] = {
     RUNNER_PARAM_INTEGER("count", "", "rows to emit", 3, 0, 100),
     RUNNER_PARAM_REAL("scale", "s", "a factor", 1.0, 0, 100),
@@ -22,7 +27,13 @@ static const runner_param demo_params[] = {
     RUNNER_PARAM_BOOLEAN("flag", "a flag", 0),
 };
 
-enum { C_INDEX, C_Y, C_TAG, C_EVEN, COLUMN_COUNT };
+enum {
+    C_INDEX,
+    C_Y,
+    C_TAG,
+    C_EVEN,
+    COLUMN_COUNT
+};
 static const runner_column demo_columns[] = {
     RUNNER_COLUMN("index", RUNNER_INTEGER, "", "row index"),
     RUNNER_COLUMN("y", RUNNER_REAL, "s", "scale times index"),
@@ -107,7 +118,7 @@ static void test_ranks_in_one_process(void)
     CHECK_INT_EQ(p.size, 1);
     CHECK_INT_EQ(p.row_count, 1);
     if (p.row_count == 1) {
-        CHECK_INT_EQ(cell(&p, 0, C_INDEX)->as.integer, 1);    /* rank 0, size 1 */
+        CHECK_INT_EQ(cell(&p, 0, C_INDEX)->as.integer, 1);     /* rank 0, size 1 */
         CHECK(cell(&p, 0, C_Y)->as.real == 1.5 - 20.0 + 25.0); /* untouched */
     }
     host_point_free(&p);
@@ -138,7 +149,7 @@ static void test_params_by_index(void)
         CHECK_INT_EQ(cell(&p, 0, C_INDEX)->as.integer, 2);
         CHECK(cell(&p, 0, C_Y)->as.real == 0.5);
         CHECK_STR_EQ(cell(&p, 0, C_TAG)->as.text, "shard");
-        CHECK(cell(&p, 0, C_TAG)->as.text != params[P_LABEL].as.text);  /* copied */
+        CHECK(cell(&p, 0, C_TAG)->as.text != params[P_LABEL].as.text); /* copied */
         CHECK_INT_EQ(cell(&p, 0, C_EVEN)->type, RUNNER_BOOLEAN);
         CHECK_INT_EQ(cell(&p, 0, C_EVEN)->as.boolean, 1);
     }
@@ -150,7 +161,7 @@ static void test_params_by_index(void)
  * fails the point with a message naming the index. */
 static int run_wrong_param_type(const runner_host *host, runner_point *point)
 {
-    host->param_real(point, P_COUNT);  /* an integer */
+    host->param_real(point, P_COUNT); /* an integer */
     return RUNNER_OK;
 }
 
@@ -208,7 +219,7 @@ static void test_rows_in_order(void)
     runner_plugin plugin = demo_with(run_rows);
     value params[RUNNER_COUNT(demo_params)];
     make_params(params);
-    params[P_COUNT] = value_integer(9);  /* more than the first allocation */
+    params[P_COUNT] = value_integer(9); /* more than the first allocation */
     runner_point p;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), 0);
     CHECK(p.error == NULL);
@@ -223,7 +234,7 @@ static void test_rows_in_order(void)
             CHECK_INT_EQ(cell(&p, r, C_Y)->type, RUNNER_REAL);
             CHECK(cell(&p, r, C_Y)->as.real == 1.5 * (double)r);
         } else {
-            CHECK_INT_EQ(cell(&p, r, C_Y)->type, 0);  /* unset: NULL, not the last value */
+            CHECK_INT_EQ(cell(&p, r, C_Y)->type, 0); /* unset: NULL, not the last value */
         }
     }
 
@@ -232,7 +243,7 @@ static void test_rows_in_order(void)
     host_point_reset(&p, params, 2);
     CHECK_INT_EQ(p.row_count, 0);
     CHECK_INT_EQ(host_run_point(&p), 0);
-    CHECK_INT_EQ(p.row_count, 0);  /* zero rows is a valid result */
+    CHECK_INT_EQ(p.row_count, 0); /* zero rows is a valid result */
     host_point_free(&p);
     clear_params(params);
 }
@@ -261,14 +272,14 @@ static void test_negative_zero(void)
 
 /* --- wrong set_* calls ---------------------------------------------------- */
 
-static int set_result;  /* what the last checked set_* returned */
+static int set_result; /* what the last checked set_* returned */
 
 static int run_set_wrong_type(const runner_host *host, runner_point *point)
 {
     host->set_real(point, C_Y, 1.0);
     host->emit_row(point);
     set_result = host->set_integer(point, C_Y, 1);
-    return RUNNER_OK;  /* the plugin ignored the error; the host did not */
+    return RUNNER_OK; /* the plugin ignored the error; the host did not */
 }
 
 static int run_set_bad_index(const runner_host *host, runner_point *point)
@@ -288,7 +299,7 @@ static void test_set_errors(void)
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, NULL), -1);
     CHECK_INT_EQ(set_result, RUNNER_ERROR);
     CHECK_STR_EQ(p.error, "demo set column 'y' as integer, but declares it real");
-    CHECK_INT_EQ(p.row_count, 0);  /* the row emitted before is discarded */
+    CHECK_INT_EQ(p.row_count, 0); /* the row emitted before is discarded */
     host_point_free(&p);
 
     plugin = demo_with(run_set_bad_index);
@@ -317,7 +328,7 @@ static int run_fail(const runner_host *host, runner_point *point)
         host->emit_row(point);
     }
     fail_result = host->fail(point, "diverged at round %d (loss %.1f)", 3, 2.5);
-    host->fail(point, "a second failure");  /* the first message is kept */
+    host->fail(point, "a second failure"); /* the first message is kept */
     return fail_result;
 }
 
@@ -392,7 +403,7 @@ static void test_random_streams(void)
 
     CHECK_INT_EQ(run_once(&p, &plugin, params, 42, NULL), 0);
     CHECK_INT_EQ(p.row_count, 6);
-    CHECK_INT_EQ(cell(&p, 0, C_INDEX)->as.integer, 42);  /* seed() */
+    CHECK_INT_EQ(cell(&p, 0, C_INDEX)->as.integer, 42); /* seed() */
     draws(&p, first_u64, first_uniform);
 
     /* The same seed again, on the same point object: the same stream. */
@@ -483,7 +494,7 @@ static void test_should_stop(void)
     runner_point p;
     CHECK_INT_EQ(run_once(&p, &plugin, params, 1, &stop), 0);
     CHECK_INT_EQ(cell(&p, 0, C_EVEN)->as.boolean, 0);
-    stop = 1;  /* Ctrl-C */
+    stop = 1; /* Ctrl-C */
     host_point_reset(&p, params, 1);
     CHECK_INT_EQ(host_run_point(&p), 0);
     CHECK_INT_EQ(cell(&p, 0, C_EVEN)->as.boolean, 1);
@@ -495,7 +506,7 @@ static void test_should_stop(void)
     host_point_free(&p);
     clear_params(params);
 
-    host_point_free(NULL);  /* accepted */
+    host_point_free(NULL); /* accepted */
 }
 
 int main(void)

@@ -20,8 +20,8 @@
 #include "notify/webhook.h"
 
 static volatile sig_atomic_t stop_flag;
-static int runs;            /* points the plugin computed */
-static int64_t stop_after;  /* the point (workers value) after which Ctrl-C comes */
+static int runs;           /* points the plugin computed */
+static int64_t stop_after; /* the point (workers value) after which Ctrl-C comes */
 
 static const runner_param demo_params[] = {
     RUNNER_PARAM_INTEGER("workers", "", "number of workers", 1, 1, 64),
@@ -72,10 +72,15 @@ static const char *fresh_db(const char *name)
 static lifecycle_config config_for(const char *db_path, const char *script_text)
 {
     lifecycle_config c = {
-        .script_path = "demo.lua", .script_text = script_text,
-        .script_text_len = strlen(script_text), .db_path = db_path,
-        .command_line = "runner sweep demo.lua", .seed = 42, .stop = &stop_flag,
-        .quiet = 1, .jobs = 1,
+        .script_path = "demo.lua",
+        .script_text = script_text,
+        .script_text_len = strlen(script_text),
+        .db_path = db_path,
+        .command_line = "runner sweep demo.lua",
+        .seed = 42,
+        .stop = &stop_flag,
+        .quiet = 1,
+        .jobs = 1,
     };
     return c;
 }
@@ -188,8 +193,7 @@ static void test_begin_section_end(void)
 
     CHECK_STR_EQ(query(path, "SELECT status FROM sweep WHERE id = 1"), "failed");
     CHECK_STR_EQ(query(path, "SELECT ended_at IS NOT NULL FROM sweep WHERE id = 1"), "1");
-    CHECK_STR_EQ(query(path, "SELECT options_json || seed FROM sweep WHERE id = 1"),
-                 "{\"n\":3}42");
+    CHECK_STR_EQ(query(path, "SELECT options_json || seed FROM sweep WHERE id = 1"), "{\"n\":3}42");
     CHECK_STR_EQ(query(path, "SELECT sum(doubled) FROM lifecycle_demo"), "6");
     CHECK_STR_EQ(query(path, "SELECT count(*) FROM outbox"), "0");
 }
@@ -224,9 +228,11 @@ static void test_resume_interrupted(void)
     char *err = NULL;
     CHECK_INT_EQ(lifecycle_begin(lc, NULL, NULL, &err), -1);
     char expected[900];
-    snprintf(expected, sizeof expected, "%s: sweep 1 ran another version of demo.lua (the text "
+    snprintf(expected, sizeof expected,
+             "%s: sweep 1 ran another version of demo.lua (the text "
              "changed since); 'runner resume 1' finishes it with its own text, or drop "
-             "--resume to start a new sweep", path);
+             "--resume to start a new sweep",
+             path);
     CHECK_STR_EQ(err, expected);
     free(err);
     CHECK_INT_EQ(lifecycle_end(lc, LIFECYCLE_STORE_FAILED), EXIT_USAGE);
@@ -245,8 +251,10 @@ static void test_resume_interrupted(void)
     CHECK_INT_EQ(runs, 2);
     CHECK_INT_EQ(lifecycle_end(lc, LIFECYCLE_FINISHED), EXIT_OK);
     char *line = lifecycle_summary_line(lc);
-    snprintf(expected, sizeof expected, "runner: sweep 1 resumed in %s: 2 points ok, 0 failed, "
-             "2 already stored", path);
+    snprintf(expected, sizeof expected,
+             "runner: sweep 1 resumed in %s: 2 points ok, 0 failed, "
+             "2 already stored",
+             path);
     CHECK_STR_EQ(line, expected);
     free(line);
     lifecycle_free(lc);
@@ -264,8 +272,10 @@ static void test_nothing_to_resume(void)
     char *err = NULL;
     CHECK_INT_EQ(lifecycle_begin(lc, NULL, NULL, &err), -1);
     char expected[800];
-    snprintf(expected, sizeof expected, "%s: no earlier sweep of demo.lua to resume; run it "
-             "without --resume", path);
+    snprintf(expected, sizeof expected,
+             "%s: no earlier sweep of demo.lua to resume; run it "
+             "without --resume",
+             path);
     CHECK_STR_EQ(err, expected);
     free(err);
     lifecycle_free(lc);
@@ -315,7 +325,8 @@ static void test_summary_queued(void)
     lifecycle_free(lc);
     CHECK_STR_EQ(query(path, "SELECT status FROM sweep"), "ok");
     CHECK_STR_EQ(query(path, "SELECT sweep_id || ' ' || attempts || ' ' || "
-                             "(delivered_at IS NULL) FROM outbox"), "1 1 1");
+                             "(delivered_at IS NULL) FROM outbox"),
+                 "1 1 1");
 }
 
 int main(void)

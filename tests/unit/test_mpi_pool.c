@@ -51,11 +51,11 @@ static void test_srun_without_mpi_plugin(void)
     CHECK_INT_EQ(mpi_pool_start(&err), -1);
     if (mpi_pool_compiled())
         CHECK_STR_EQ(err, "srun started 4 tasks without an MPI plugin, so each would run the "
-                     "whole script alone; use srun --mpi=pmix (docs/mpi.md)");
+                          "whole script alone; use srun --mpi=pmix (docs/mpi.md)");
     else
         CHECK_STR_EQ(err, "launched on 4 ranks by mpirun or srun, but this runner was built "
-                     "without MPI, so every rank would run the whole script; install "
-                     "libopenmpi-dev and rebuild (docs/mpi.md)");
+                          "without MPI, so every rank would run the whole script; install "
+                          "libopenmpi-dev and rebuild (docs/mpi.md)");
     CHECK_INT_EQ(mpi_pool_size(), 1);
     free(err);
     clear_launcher_env();

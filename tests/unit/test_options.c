@@ -56,8 +56,9 @@ static void test_defaults(void)
 static void test_values(void)
 {
     options_parsed a;
-    char *argv[] = { "runner", "sweep", "--jobs=4", "--set", "a=1", "s.lua", "--set=b=2",
-                     "--point-timeout", "0.5", "--quiet", "--seed", "18446744073709551615",
+    char *argv[] = { "runner", "sweep",   "--jobs=4",  "--set",
+                     "a=1",    "s.lua",   "--set=b=2", "--point-timeout",
+                     "0.5",    "--quiet", "--seed",    "18446744073709551615",
                      NULL };
     CHECK_INT_EQ(parse(&sweep, &a, argv), EXIT_OK);
     CHECK_INT_EQ(a.values[OPTION_JOBS].integer, 4);
@@ -74,13 +75,23 @@ static void test_values(void)
 static void test_refused(void)
 {
     const char *bad[][2] = {
-        { "--jobs", " 4" }, { "--jobs", "+4" }, { "--jobs", "0" }, { "--jobs", "1025" },
-        { "--seed", "-1" }, { "--seed", "18446744073709551616" },
-        { "--script-timeout", "inf" }, { "--script-timeout", "nan" },
-        { "--script-timeout", "0x10" }, { "--script-timeout", "0" },
-        { "--script-timeout", "1e400" }, { "--script-timeout", "." },
-        { "--point-timeout", "1e10" }, { "--max-points", "2k" },
-        { "--webhook-format", "teams" }, { "--format", "csv" }, { "--frob", "1" },
+        { "--jobs", " 4" },
+        { "--jobs", "+4" },
+        { "--jobs", "0" },
+        { "--jobs", "1025" },
+        { "--seed", "-1" },
+        { "--seed", "18446744073709551616" },
+        { "--script-timeout", "inf" },
+        { "--script-timeout", "nan" },
+        { "--script-timeout", "0x10" },
+        { "--script-timeout", "0" },
+        { "--script-timeout", "1e400" },
+        { "--script-timeout", "." },
+        { "--point-timeout", "1e10" },
+        { "--max-points", "2k" },
+        { "--webhook-format", "teams" },
+        { "--format", "csv" },
+        { "--frob", "1" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         options_parsed a;

@@ -47,7 +47,7 @@ static table *speedup_table(void)
     static const double round_s[] = { 30, 15.5, 7.751234567 };
     for (int r = 0; r < 3; r++) {
         value row[6] = {
-            value_integer(workers[r]), value_text(modes[r]), value_real(30),
+            value_integer(workers[r]), value_text(modes[r]),   value_real(30),
             value_integer(0),          value_real(round_s[r]), value_integer(1024),
         };
         table_append_row(t, row);
@@ -60,13 +60,12 @@ static void test_text(void)
     table *t = speedup_table();
     char *text = printed(output_table_text, t);
     /* Numbers right-aligned, text left-aligned, reals to 6 digits. */
-    CHECK_STR_EQ(text,
-                 "speedup\n"
-                 "  base_s = 30 s, trials = 0\n"
-                 "workers  mode  round_s [s]  moved_bytes [bytes]\n"
-                 "      1  ring           30                 1024\n"
-                 "      2  tree         15.5                 1024\n"
-                 "      4  ring      7.75123                 1024\n");
+    CHECK_STR_EQ(text, "speedup\n"
+                       "  base_s = 30 s, trials = 0\n"
+                       "workers  mode  round_s [s]  moved_bytes [bytes]\n"
+                       "      1  ring           30                 1024\n"
+                       "      2  tree         15.5                 1024\n"
+                       "      4  ring      7.75123                 1024\n");
     free(text);
     table_free(t);
 }
@@ -82,9 +81,8 @@ static void test_text_single_row(void)
     value row[3] = { value_real(30), value_boolean(1), value_real(NAN) };
     table_append_row(t, row);
     char *text = printed(output_table_text, t);
-    CHECK_STR_EQ(text,
-                 "base_s [s]  converged  speedup\n"
-                 "        30  true           NaN\n");
+    CHECK_STR_EQ(text, "base_s [s]  converged  speedup\n"
+                       "        30  true           NaN\n");
     free(text);
     table_free(t);
 }
@@ -114,13 +112,12 @@ static void test_csv(void)
 {
     table *t = mixed_table();
     char *csv = printed(output_table_csv, t);
-    CHECK_STR_EQ(csv,
-                 "label,x,n,ok\n"
-                 "plain,0.10000000000000001,3,true\n"
-                 "\"a,b\",NaN,-7,false\n"
-                 "\"say \"\"hi\"\"\",inf,,true\n"
-                 "\"two\nlines\",-inf,0,false\n"
-                 ",0.33333333333333331,9223372036854775807,\n");
+    CHECK_STR_EQ(csv, "label,x,n,ok\n"
+                      "plain,0.10000000000000001,3,true\n"
+                      "\"a,b\",NaN,-7,false\n"
+                      "\"say \"\"hi\"\"\",inf,,true\n"
+                      "\"two\nlines\",-inf,0,false\n"
+                      ",0.33333333333333331,9223372036854775807,\n");
     /* 17 significant digits read back as the same double. */
     CHECK(strtod("0.33333333333333331", NULL) == 1.0 / 3.0);
     CHECK(strtod("0.10000000000000001", NULL) == 0.1);
@@ -141,8 +138,7 @@ static void test_json(void)
     json_t *doc = text ? json_loads(text, 0, &error) : NULL;
     CHECK(doc != NULL);
     if (!doc) {
-        fprintf(stderr, "  not JSON (%s): %s\n", text ? error.text : "no output",
-                text ? text : "");
+        fprintf(stderr, "  not JSON (%s): %s\n", text ? error.text : "no output", text ? text : "");
         free(text);
         table_free(t);
         return;
@@ -159,8 +155,7 @@ static void test_json(void)
     json_t *label = json_array_get(columns, 0);
     CHECK_STR_EQ(json_string_value(json_object_get(label, "type")), "text");
     CHECK_STR_EQ(json_string_value(json_object_get(label, "role")), "param");
-    CHECK_STR_EQ(json_string_value(json_object_get(json_array_get(columns, 3), "type")),
-                 "boolean");
+    CHECK_STR_EQ(json_string_value(json_object_get(json_array_get(columns, 3), "type")), "boolean");
 
     json_t *rows = json_object_get(doc, "rows");
     CHECK_INT_EQ(json_array_size(rows), 5);
@@ -169,7 +164,7 @@ static void test_json(void)
            *r4 = json_array_get(rows, 4);
     CHECK_STR_EQ(json_string_value(json_array_get(r0, 0)), "plain");
     CHECK(json_is_real(json_array_get(r0, 1)));
-    CHECK(json_real_value(json_array_get(r0, 1)) == 0.1);  /* round-trips exactly */
+    CHECK(json_real_value(json_array_get(r0, 1)) == 0.1); /* round-trips exactly */
     CHECK(json_is_integer(json_array_get(r0, 2)));
     CHECK_INT_EQ(json_integer_value(json_array_get(r0, 2)), 3);
     CHECK(json_is_true(json_array_get(r0, 3)));
@@ -182,7 +177,7 @@ static void test_json(void)
     CHECK_STR_EQ(json_string_value(json_array_get(r1, 0)), "a,b");
     CHECK_STR_EQ(json_string_value(json_array_get(r2, 0)), "say \"hi\"");
     CHECK_STR_EQ(json_string_value(json_array_get(r3, 0)), "two\nlines");
-    CHECK(json_is_null(json_array_get(r2, 2)));  /* a NULL cell */
+    CHECK(json_is_null(json_array_get(r2, 2))); /* a NULL cell */
     CHECK(json_is_false(json_array_get(r1, 3)));
     CHECK(json_real_value(json_array_get(r4, 1)) == 1.0 / 3.0);
     CHECK_INT_EQ(json_integer_value(json_array_get(r4, 2)), INT64_MAX);
@@ -252,10 +247,10 @@ static void test_parse_format(void)
     CHECK_INT_EQ(output_parse_format("json", &format), 0);
     CHECK_INT_EQ(format, OUTPUT_JSON);
 
-    CHECK_INT_EQ(output_parse_format("CSV", &format), -1);  /* exact names only */
+    CHECK_INT_EQ(output_parse_format("CSV", &format), -1); /* exact names only */
     CHECK_INT_EQ(output_parse_format("tsv", &format), -1);
     CHECK_INT_EQ(output_parse_format("", &format), -1);
-    CHECK_INT_EQ(format, OUTPUT_JSON);  /* untouched on failure */
+    CHECK_INT_EQ(format, OUTPUT_JSON); /* untouched on failure */
 }
 
 int main(void)

@@ -16,7 +16,13 @@
 
 static const char *const hash_choices[] = { "xxh64", "md5", NULL };
 
-enum { P_WORKERS, P_JITTER, P_HASH, P_VERBOSE, P_LABEL };
+enum {
+    P_WORKERS,
+    P_JITTER,
+    P_HASH,
+    P_VERBOSE,
+    P_LABEL
+};
 static const runner_param demo_params[] = {
     RUNNER_PARAM_INTEGER("workers", "workers", "number of workers", 4, 1, 1e7),
     RUNNER_PARAM_REAL("jitter", "s", "largest extra delay", 0.5, 0, HUGE_VAL),
@@ -129,7 +135,7 @@ static void test_real(void)
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: -0.5 is out of range [0, inf] s");
 
-    v = value_integer(-3);  /* converted, then refused with the real's range */
+    v = value_integer(-3); /* converted, then refused with the real's range */
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: -3 is out of range [0, inf] s");
 
@@ -187,7 +193,7 @@ static void test_boolean(void)
     v = value_integer(1);
     CHECK_INT_EQ(check_value(P_VERBOSE, &v), -1);
     CHECK_STR_EQ(msg, "verbose: expected true or false, got an integer");
-    CHECK_INT_EQ(v.type, RUNNER_INTEGER);  /* left as it was */
+    CHECK_INT_EQ(v.type, RUNNER_INTEGER); /* left as it was */
 }
 
 static void test_message_fits_small_buffer(void)
@@ -195,7 +201,7 @@ static void test_message_fits_small_buffer(void)
     char small[16];
     value v = value_real(8.5);
     CHECK_INT_EQ(param_check(spec(P_WORKERS), &v, small, sizeof small), -1);
-    CHECK_STR_EQ(small, "workers: expect");  /* truncated, still terminated */
+    CHECK_STR_EQ(small, "workers: expect"); /* truncated, still terminated */
 }
 
 static void test_find_and_suggest(void)
@@ -207,9 +213,9 @@ static void test_find_and_suggest(void)
 
     CHECK_STR_EQ(param_suggest(&demo, "jiter"), "jitter");
     CHECK_STR_EQ(param_suggest(&demo, "wrkers"), "workers");
-    CHECK_STR_EQ(param_suggest(&demo, "hsh"), "hash");  /* short names allow one edit */
+    CHECK_STR_EQ(param_suggest(&demo, "hsh"), "hash"); /* short names allow one edit */
     CHECK(param_suggest(&demo, "zzzzzz") == NULL);
-    CHECK(param_suggest(&demo, "hs") == NULL);          /* two edits is too many for "hs" */
+    CHECK(param_suggest(&demo, "hs") == NULL); /* two edits is too many for "hs" */
 }
 
 static void test_defaults(void)
@@ -229,7 +235,7 @@ static void test_defaults(void)
     v = param_default(spec(P_HASH));
     CHECK_INT_EQ(v.type, RUNNER_TEXT);
     CHECK_STR_EQ(v.as.text, "xxh64");
-    CHECK(v.as.text != hash_choices[0]);  /* a copy the caller clears */
+    CHECK(v.as.text != hash_choices[0]); /* a copy the caller clears */
     value_clear(&v);
 
     /* Every default passes its own check. */
@@ -300,7 +306,7 @@ static void test_units(void)
     CHECK_STR_EQ(msg, "workers: '1.2345k' is 1234.5 workers, not a whole number");
     value_clear(&v);
 
-    v = value_text("20M");  /* converted, then the declared range applies */
+    v = value_text("20M"); /* converted, then the declared range applies */
     CHECK_INT_EQ(check_value(P_WORKERS, &v), -1);
     CHECK_STR_EQ(msg, "workers: 20000000 is out of range [1, 10000000] workers");
 
@@ -308,7 +314,7 @@ static void test_units(void)
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: -0.001 is out of range [0, inf] s");
 
-    v = value_text("30 ");  /* a number in quotes is no number */
+    v = value_text("30 "); /* a number in quotes is no number */
     CHECK_INT_EQ(check_value(P_JITTER, &v), -1);
     CHECK_STR_EQ(msg, "jitter: expected a number, got a text");
     value_clear(&v);
@@ -364,7 +370,7 @@ static void test_canonical_json(void)
 static void test_canonical_json_keeps_non_utf8_text(void)
 {
     value params[RUNNER_COUNT(demo_params)];
-    make_params(params, "caf\xe9");  /* Latin-1, not UTF-8 */
+    make_params(params, "caf\xe9"); /* Latin-1, not UTF-8 */
     char *json = param_canonical_json(&demo, params);
     value other[RUNNER_COUNT(demo_params)];
     make_params(other, "caf\xe8");

@@ -17,7 +17,7 @@ static void test_format_from_path(void)
     CHECK_INT_EQ(f, PLOT_PNG);
     CHECK_INT_EQ(plot_format_from_path("speedup.jpg", &f), -1);
     CHECK_INT_EQ(plot_format_from_path("speedup", &f), -1);
-    CHECK_INT_EQ(plot_format_from_path(".svg", &f), -1);  /* no name before the dot */
+    CHECK_INT_EQ(plot_format_from_path(".svg", &f), -1); /* no name before the dot */
 }
 
 static void test_output_path(void)
@@ -74,8 +74,12 @@ static table *speedup_table(void)
             double wait = J * k / (k + 1), t1 = 30 + J / 2;
             double s = t1 / (30 / k + wait);
             value row[7] = {
-                value_real(30), value_real(J), value_integer(workers[w]), value_real(wait),
-                value_real(s), value_real(k == 1 ? NAN : (1 / s - 1 / k) / (1 - 1 / k)),
+                value_real(30),
+                value_real(J),
+                value_integer(workers[w]),
+                value_real(wait),
+                value_real(s),
+                value_real(k == 1 ? NAN : (1 / s - 1 / k) / (1 - 1 / k)),
                 value_text("walkthrough"),
             };
             table_append_row(t, row);
@@ -125,14 +129,14 @@ static void test_default_spec(void)
     plot_spec spec = { 0 };
     char why[160] = "";
     CHECK_INT_EQ(default_spec(t, "speedup", &spec, why, sizeof why), 0);
-    CHECK_STR_EQ(spec.x, "workers");     /* the varying integer parameter */
-    CHECK_STR_EQ(spec.y, "speedup");     /* named after the plugin */
-    CHECK_STR_EQ(spec.by, "jitter");     /* the other varying parameter */
-    CHECK_INT_EQ(spec.logx, 1);          /* 1 .. 512 */
+    CHECK_STR_EQ(spec.x, "workers"); /* the varying integer parameter */
+    CHECK_STR_EQ(spec.y, "speedup"); /* named after the plugin */
+    CHECK_STR_EQ(spec.by, "jitter"); /* the other varying parameter */
+    CHECK_INT_EQ(spec.logx, 1);      /* 1 .. 512 */
     CHECK_INT_EQ(spec.logy, 0);
     memset(&spec, 0, sizeof spec);
     CHECK_INT_EQ(default_spec(t, "other", &spec, why, sizeof why), 0);
-    CHECK_STR_EQ(spec.y, "wait_s");      /* else the first varying numeric output */
+    CHECK_STR_EQ(spec.y, "wait_s"); /* else the first varying numeric output */
     table_free(t);
 
     /* comm-like: one parameter varies; the scheme is a text output. */
@@ -153,14 +157,15 @@ static void test_default_spec(void)
     CHECK_STR_EQ(spec.x, "workers");
     CHECK_STR_EQ(spec.y, "bytes_per_round");
     CHECK_STR_EQ(spec.by, "scheme");
-    CHECK_INT_EQ(spec.logx, 0);          /* 8 .. 64: less than 100x */
+    CHECK_INT_EQ(spec.logx, 0); /* 8 .. 64: less than 100x */
     table_free(comm);
 
     /* Nothing numeric varies: no plot, and why. */
     table *flat = table_new("flat");
     table_add_column(flat, "split", "", RUNNER_TEXT, 1);
     table_add_column(flat, "diff", "", RUNNER_REAL, 0);
-    value a[2] = { value_text("even"), value_real(1) }, b[2] = { value_text("uneven"), value_real(2) };
+    value a[2] = { value_text("even"), value_real(1) },
+          b[2] = { value_text("uneven"), value_real(2) };
     table_append_row(flat, a);
     table_append_row(flat, b);
     CHECK_INT_EQ(default_spec(flat, "flat", &spec, why, sizeof why), -1);
@@ -184,10 +189,7 @@ static void test_skip_note(void)
     free(note);
 }
 
-static int have_gnuplot(void)
-{
-    return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
+static int have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
 /* Set when the render checks were skipped: the program then exits 77
  * (ctest: skipped), or fails under `make test`, which installs gnuplot and
@@ -204,7 +206,7 @@ static void test_render(void)
         const char *required = getenv("RUNNER_TEST_REQUIRE_TOOLS");
         if (required && *required) {
             fprintf(stderr, "test_plot: gnuplot is required under make test "
-                    "(RUNNER_TEST_REQUIRE_TOOLS is set); render checks not run\n");
+                            "(RUNNER_TEST_REQUIRE_TOOLS is set); render checks not run\n");
             CHECK(have_gnuplot());
         } else {
             printf("test_plot: gnuplot not installed; render checks skipped\n");
@@ -216,7 +218,7 @@ static void test_render(void)
     CHECK_INT_EQ(plot_render(t, &spec, PLOT_SVG, &image, &err), 0);
     CHECK(err == NULL);
     CHECK_INT_EQ(image.rows, 8);
-    CHECK_INT_EQ(image.skipped_nonfinite, 2);   /* NaN at one worker, per jitter */
+    CHECK_INT_EQ(image.skipped_nonfinite, 2); /* NaN at one worker, per jitter */
     CHECK_INT_EQ(image.plotted, 6);
     CHECK_INT_EQ(image.lines, 2);
     CHECK(image.data && strstr(image.data, "<svg") != NULL);
@@ -272,11 +274,11 @@ static void test_reduce(void)
     CHECK_INT_EQ(r.lines_drawn, PLOT_MAX_LINES);
     CHECK_INT_EQ(count, PLOT_MAX_LINES * 10);
     CHECK_INT_EQ(kept[0], 0);
-    CHECK_INT_EQ(kept[1], 3);   /* 29 / 11 = 2.6, rounded */
+    CHECK_INT_EQ(kept[1], 3); /* 29 / 11 = 2.6, rounded */
     CHECK_INT_EQ(kept[PLOT_MAX_LINES - 1], 29);
     CHECK_INT_EQ(points[count - 1].group, PLOT_MAX_LINES - 1);
     plot_reduce_points(points, &count, 0, 800, &r);
-    CHECK_INT_EQ(r.columns, 0);  /* 120 points: under the budget */
+    CHECK_INT_EQ(r.columns, 0); /* 120 points: under the budget */
     char *note = plot_reduce_note(&r, "jitter");
     CHECK_STR_EQ(note, "12 of 30 lines drawn (evenly spaced by jitter)");
     free(note);
@@ -285,10 +287,11 @@ static void test_reduce(void)
     count = 10000;
     points = calloc(count, sizeof *points);
     for (size_t i = 0; i < count; i++)
-        points[i] = (plot_point){ .order = i, .x = (double)i, .y = i == 4321 ? 1e9 : (double)(i % 7) };
+        points[i] =
+            (plot_point){ .order = i, .x = (double)i, .y = i == 4321 ? 1e9 : (double)(i % 7) };
     plot_reduce_lines(points, &count, 1, kept, &r);
     plot_reduce_points(points, &count, 0, 100, &r);
-    CHECK_INT_EQ(r.columns, 100);  /* the width caps the budget's 3000 */
+    CHECK_INT_EQ(r.columns, 100); /* the width caps the budget's 3000 */
     CHECK_INT_EQ(count, 200);
     int spike = 0, sorted = 1;
     for (size_t i = 0; i < count; i++) {
@@ -299,7 +302,8 @@ static void test_reduce(void)
     CHECK(spike);
     CHECK(sorted);
     note = plot_reduce_note(&r, NULL);
-    CHECK_STR_EQ(note, "200 of 10000 points drawn (lowest and highest y in each of 100 x-columns per line)");
+    CHECK_STR_EQ(
+        note, "200 of 10000 points drawn (lowest and highest y in each of 100 x-columns per line)");
     free(note);
     free(points);
     CHECK(plot_reduce_note(&(plot_reduction){ .lines_total = 3, .lines_drawn = 3 }, "x") == NULL);

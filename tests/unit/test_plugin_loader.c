@@ -118,8 +118,8 @@ static void test_load_future_abi(void)
     CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
     char *expected = util_format("%s: future needs plugin ABI %d, runner provides %d; upgrade "
                                  "runner or rebuild the plugin against this runner's "
-                                 "<runner/plugin.h>", path, RUNNER_PLUGIN_ABI + 1,
-                                 RUNNER_PLUGIN_ABI);
+                                 "<runner/plugin.h>",
+                                 path, RUNNER_PLUGIN_ABI + 1, RUNNER_PLUGIN_ABI);
     CHECK_STR_EQ(err, expected);
     free(expected);
     free(err);
@@ -132,7 +132,8 @@ static void test_load_bad_metadata(void)
     char *err = NULL;
     CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
     char *expected = util_format("%s: invalid plugin metadata: parameter 'x': default 30 is "
-                                 "outside [0, 10]", path);
+                                 "outside [0, 10]",
+                                 path);
     CHECK_STR_EQ(err, expected);
     free(expected);
     free(err);
@@ -166,8 +167,8 @@ static void test_load_struct_too_small(void)
     char *err = NULL;
     CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
     char *expected = util_format("%s: invalid plugin metadata: struct_size 16 is smaller than "
-                                 "ABI 1's runner_plugin (%zu bytes)", path,
-                                 (size_t)RUNNER_PLUGIN_ABI1_SIZE);
+                                 "ABI 1's runner_plugin (%zu bytes)",
+                                 path, (size_t)RUNNER_PLUGIN_ABI1_SIZE);
     CHECK_STR_EQ(err, expected);
     free(expected);
     free(err);
@@ -206,14 +207,14 @@ static void test_load_good(void)
     CHECK_INT_EQ(lp.desc->param_count, 4);
     CHECK_INT_EQ(lp.desc->column_count, 8);
     CHECK_STR_EQ(lp.path, path);
-    CHECK(lp.path != path);  /* a copy */
+    CHECK(lp.path != path); /* a copy */
     CHECK_STR_EQ(lp.file_stem, "testkit");
     char expected_sha[DIGEST_HEX_SIZE];
     CHECK_INT_EQ(digest_file_sha256_hex(path, expected_sha), 0);
     CHECK_STR_EQ(lp.sha256, expected_sha);
     plugin_unload(&lp);
     CHECK(lp.desc == NULL && lp.handle == NULL && lp.path == NULL && lp.file_stem == NULL);
-    plugin_unload(NULL);  /* accepted */
+    plugin_unload(NULL); /* accepted */
 
     /* Each twin loads on its own; only together in one directory are they
      * a problem (see test_registry_duplicate). */
@@ -289,11 +290,11 @@ static void test_validate_plugin(void)
     CHECK_INT_EQ(validate(&plugin), -1);
     CHECK_STR_EQ(msg, "name 'Bad-Name' is not a lower_snake_case identifier");
 
-    plugin.name = "point";  /* a catalog table */
+    plugin.name = "point"; /* a catalog table */
     CHECK_INT_EQ(validate(&plugin), -1);
     CHECK_STR_EQ(msg, "name 'point' is reserved by runner's catalog");
 
-    plugin.name = "sqlite_stat1";  /* SQLite's own namespace */
+    plugin.name = "sqlite_stat1"; /* SQLite's own namespace */
     CHECK_INT_EQ(validate(&plugin), -1);
     CHECK_STR_EQ(msg, "name 'sqlite_stat1' is reserved by runner's catalog");
 
@@ -388,13 +389,13 @@ static void test_validate_params(void)
 static void test_validate_non_finite_default(void)
 {
     runner_plugin plugin;
-    plugin = with_param(0, (runner_param)RUNNER_PARAM_REAL("x", "s", "d", HUGE_VAL,
-                                                           -HUGE_VAL, HUGE_VAL));
+    plugin = with_param(
+        0, (runner_param)RUNNER_PARAM_REAL("x", "s", "d", HUGE_VAL, -HUGE_VAL, HUGE_VAL));
     CHECK_INT_EQ(validate(&plugin), -1);
     CHECK(starts_with(msg, "parameter 'x': "));
 
-    plugin = with_param(1, (runner_param)RUNNER_PARAM_INTEGER("n", "", "d", -HUGE_VAL,
-                                                              -HUGE_VAL, HUGE_VAL));
+    plugin = with_param(
+        1, (runner_param)RUNNER_PARAM_INTEGER("n", "", "d", -HUGE_VAL, -HUGE_VAL, HUGE_VAL));
     CHECK_INT_EQ(validate(&plugin), -1);
     CHECK(starts_with(msg, "parameter 'n': "));
 }
@@ -448,7 +449,8 @@ static void test_load_bad_text(void)
     char *err = NULL;
     CHECK_INT_EQ(plugin_load_file(path, &lp, &err), -1);
     char *expected = util_format("%s: invalid plugin metadata: parameter 'label': default is not "
-                                 "valid UTF-8: 'caf\\xe9'", path);
+                                 "valid UTF-8: 'caf\\xe9'",
+                                 path);
     CHECK_STR_EQ(err, expected);
     free(expected);
     free(err);
@@ -530,7 +532,8 @@ static void test_registry_get(void)
      * file's own load error, which is also listed. */
     char *noentry_error = util_format("%s/noentry.so: not a runner plugin: no "
                                       "'runner_plugin_entry' symbol (define it with "
-                                      "RUNNER_PLUGIN_DEFINE from <runner/plugin.h>)", noentry);
+                                      "RUNNER_PLUGIN_DEFINE from <runner/plugin.h>)",
+                                      noentry);
     CHECK(plugin_registry_get(reg, "noentry", &err) == NULL);
     CHECK_STR_EQ(err, noentry_error);
     free(err);
@@ -552,14 +555,15 @@ static void test_registry_get(void)
     free(own);
     CHECK_STR_EQ(plugin_registry_search_path(reg), search);
     char *expected = util_format("unknown plugin 'zzzzzzzz'; searched %s; 'runner plugins' "
-                                 "lists the installed ones", search);
+                                 "lists the installed ones",
+                                 search);
     CHECK(plugin_registry_get(reg, "zzzzzzzz", &err) == NULL);
     CHECK_STR_EQ(err, expected);
     free(expected);
     free(search);
     free(err);
     plugin_registry_free(reg);
-    plugin_registry_free(NULL);  /* accepted */
+    plugin_registry_free(NULL); /* accepted */
 }
 
 static void test_registry_duplicate(void)
@@ -573,7 +577,8 @@ static void test_registry_duplicate(void)
         return;
     char *expected = util_format("two plugins named 'twin': %s/twin_a.so and %s/twin_b.so; "
                                  "remove one, or put the one you want in an earlier "
-                                 "--plugin-dir", dir, dir);
+                                 "--plugin-dir",
+                                 dir, dir);
     CHECK_STR_EQ(registry_error_containing(reg, "two plugins named 'twin'"), expected);
     /* Neither twin is usable; asking for it explains why. */
     CHECK(plugin_registry_get(reg, "twin", &err) == NULL);
@@ -633,7 +638,7 @@ static void test_registry_search_order(void)
     if (reg) {
         const loaded_plugin *lp = plugin_registry_get(reg, "testkit", &err);
         CHECK(lp && strcmp(lp->path, copy) == 0);
-        CHECK(registry_error_containing(reg, "testkit") == NULL);  /* shadowing is no error */
+        CHECK(registry_error_containing(reg, "testkit") == NULL); /* shadowing is no error */
         plugin_registry_free(reg);
     }
 
@@ -673,12 +678,13 @@ int main(void)
     const char *fx = getenv("RUNNER_TEST_FIXTURES");
     const char *tmp = getenv("RUNNER_TEST_TMP");
     if (!fx || !*fx) {
-        fprintf(stderr, "test_plugin_loader: RUNNER_TEST_FIXTURES is not set (run through ctest)\n");
+        fprintf(stderr,
+                "test_plugin_loader: RUNNER_TEST_FIXTURES is not set (run through ctest)\n");
         return 1;
     }
     snprintf(fixtures, sizeof fixtures, "%s", fx);
     snprintf(tmp_dir, sizeof tmp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
-    unsetenv("RUNNER_PLUGIN_PATH");  /* the registry tests name every directory */
+    unsetenv("RUNNER_PLUGIN_PATH"); /* the registry tests name every directory */
 
     test_load_not_a_shared_object();
     test_load_no_entry();

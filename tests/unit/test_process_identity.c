@@ -38,19 +38,19 @@ static void test_check(void)
     }
     r = self;
     CHECK_INT_EQ(process_identity_check(&r, &self), PROCESS_ALIVE);
-    r.start_ticks = self.start_ticks + 1;  /* the pid was reused */
+    r.start_ticks = self.start_ticks + 1; /* the pid was reused */
     CHECK_INT_EQ(process_identity_check(&r, &self), PROCESS_GONE);
     r = self;
-    strcpy(r.boot_id, "another-boot");     /* the host rebooted since */
+    strcpy(r.boot_id, "another-boot"); /* the host rebooted since */
     CHECK_INT_EQ(process_identity_check(&r, &self), PROCESS_GONE);
     r = self;
     strcpy(r.host, "elsewhere");
     CHECK_INT_EQ(process_identity_check(&r, &self), PROCESS_OTHER_HOST);
     r = self;
-    r.start_ticks = 0;                     /* a row an older runner wrote */
+    r.start_ticks = 0; /* a row an older runner wrote */
     r.boot_id[0] = '\0';
     CHECK_INT_EQ(process_identity_check(&r, &self), PROCESS_UNSURE);
-    r.host[0] = '\0';                      /* no host recorded: this one's */
+    r.host[0] = '\0'; /* no host recorded: this one's */
     CHECK_INT_EQ(process_identity_check(&r, &self), PROCESS_UNSURE);
     /* A pid no process holds, whatever else the row says. */
     pid_t child = fork();

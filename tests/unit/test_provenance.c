@@ -21,8 +21,8 @@ static char *command_line(int argc, const char *const *argv)
 
 static void test_command_line(void)
 {
-    const char *plain[] = { "runner", "run", "scripts/sweep.lua", "--max-points=5",
-                            "a,b", "user@host:1%+" };
+    const char *plain[] = { "runner",         "run", "scripts/sweep.lua",
+                            "--max-points=5", "a,b", "user@host:1%+" };
     char *line = command_line(6, plain);
     CHECK_STR_EQ(line, "runner run scripts/sweep.lua --max-points=5 a,b user@host:1%+");
     free(line);
@@ -65,7 +65,7 @@ static void test_host(void)
     }
     char small[3];
     provenance_host(small, sizeof small);
-    CHECK(strlen(small) < sizeof small);  /* terminated, whatever it says */
+    CHECK(strlen(small) < sizeof small); /* terminated, whatever it says */
 }
 
 /* Runs argv (argv[0] found on PATH) with output discarded; returns the exit
@@ -167,11 +167,12 @@ static void test_repository(void)
     CHECK_INT_EQ(run((const char *const[]){ "git", "-C", dir, "init", "-q", NULL }), 0);
     CHECK_INT_EQ(write_file(dir, "sweep.lua", "return {}\n"), 0);
     CHECK_INT_EQ(write_file(dir, "notes.txt", "first\n"), 0);
-    CHECK_INT_EQ(run((const char *const[]){ "git", "-C", dir, "add", "sweep.lua", "notes.txt",
-                                            NULL }), 0);
+    CHECK_INT_EQ(
+        run((const char *const[]){ "git", "-C", dir, "add", "sweep.lua", "notes.txt", NULL }), 0);
     CHECK_INT_EQ(run((const char *const[]){ "git", "-C", dir, "-c", "user.name=x", "-c",
-                                            "user.email=y", "-c", "commit.gpgsign=false",
-                                            "commit", "-q", "-m", "first", NULL }), 0);
+                                            "user.email=y", "-c", "commit.gpgsign=false", "commit",
+                                            "-q", "-m", "first", NULL }),
+                 0);
     char *head = git_head(dir);
     CHECK(is_hex40(head));
 

@@ -36,11 +36,36 @@ static uint64_t next_random(void)
 
 static void test_edges(void)
 {
-    const double edges[] = { 0.0, -0.0, 1.0, -1.0, 0.1, 0.5, 2.5, 1e-6, 1e-5, 1e-4, 1e-3,
-                             9.9999999999999995e-7, 0.0001, 123456.789, 1e16, 1e17,
-                             99999999999999984.0, 1e17 - 16, 9007199254740993.0, 1.5e300,
-                             DBL_MIN, DBL_MAX, DBL_TRUE_MIN, NAN, INFINITY, -INFINITY,
-                             2.0 / 3.0, 1.0 / 3.0, 3.14159265358979, 6.02214076e23 };
+    const double edges[] = { 0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             0.1,
+                             0.5,
+                             2.5,
+                             1e-6,
+                             1e-5,
+                             1e-4,
+                             1e-3,
+                             9.9999999999999995e-7,
+                             0.0001,
+                             123456.789,
+                             1e16,
+                             1e17,
+                             99999999999999984.0,
+                             1e17 - 16,
+                             9007199254740993.0,
+                             1.5e300,
+                             DBL_MIN,
+                             DBL_MAX,
+                             DBL_TRUE_MIN,
+                             NAN,
+                             INFINITY,
+                             -INFINITY,
+                             2.0 / 3.0,
+                             1.0 / 3.0,
+                             3.14159265358979,
+                             6.02214076e23 };
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
         check_one(edges[i]);
         check_one(-edges[i]);

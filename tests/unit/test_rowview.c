@@ -25,7 +25,14 @@ static const runner_param demo_params[] = {
     RUNNER_PARAM_INTEGER("workers", "", "number of workers", 1, 1, 100000),
 };
 
-enum { COL_DOUBLED, COL_HALF, COL_TAG, COL_EVEN, COL_NAN, COL_INF };
+enum {
+    COL_DOUBLED,
+    COL_HALF,
+    COL_TAG,
+    COL_EVEN,
+    COL_NAN,
+    COL_INF
+};
 static const runner_column demo_columns[] = {
     [COL_DOUBLED] = RUNNER_COLUMN("doubled", RUNNER_INTEGER, "", "twice the workers"),
     [COL_HALF] = RUNNER_COLUMN("half", RUNNER_REAL, "", "half the workers"),
@@ -102,8 +109,14 @@ int main(void)
         remove(path);
     }
     lifecycle_config config = {
-        .script_path = "demo.lua", .script_text = "-- demo", .script_text_len = 7,
-        .db_path = db_path, .seed = 1, .stop = &stop_flag, .quiet = 1, .jobs = 1,
+        .script_path = "demo.lua",
+        .script_text = "-- demo",
+        .script_text_len = 7,
+        .db_path = db_path,
+        .seed = 1,
+        .stop = &stop_flag,
+        .quiet = 1,
+        .jobs = 1,
     };
     lifecycle *lc = lifecycle_new(&config);
     char *err = NULL;

@@ -56,8 +56,7 @@ static const runner_param demo_v3_params[] = {
     RUNNER_PARAM_INTEGER("copies", "", "a new integer parameter", 3, 0, 9),
 };
 
-static const runner_plugin demo_v3 =
-    DEMO_PLUGIN("3.0.0", demo_v3_params, demo_v2_columns, NULL);
+static const runner_plugin demo_v3 = DEMO_PLUGIN("3.0.0", demo_v3_params, demo_v2_columns, NULL);
 
 /* 2026-11-30T05:12:00.123Z */
 #define STARTED_AT 1796015520.123
@@ -201,8 +200,8 @@ static int64_t begin_section(store *s, int64_t sweep_id, int ordinal, const char
 {
     int64_t id = -1;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_section_begin(s, sweep_id, ordinal, "demo", title, 3, 2, &id,
-                                            &err), &err), 0);
+    CHECK_INT_EQ(
+        report(store_section_begin(s, sweep_id, ordinal, "demo", title, 3, 2, &id, &err), &err), 0);
     return id;
 }
 
@@ -252,11 +251,16 @@ static void write_rounds(store *s, int64_t sweep_id, int64_t section_id, value r
     char *err = NULL;
     set_params(4);
     const value written[5 * 4] = {
-        value_integer(1), value_real(0.5), value_text("plain"), value_boolean(0),
-        value_integer(2), value_real(NAN), value_text("NaN"), value_boolean(1),
-        value_integer(3), value_real(INFINITY), value_text(""), value_boolean(1),
-        value_integer(4), value_real(-INFINITY), VALUE_NULL, value_boolean(0),
-        VALUE_NULL, VALUE_NULL, VALUE_NULL, VALUE_NULL,
+        value_integer(1),    value_real(0.5),
+        value_text("plain"), value_boolean(0),
+        value_integer(2),    value_real(NAN),
+        value_text("NaN"),   value_boolean(1),
+        value_integer(3),    value_real(INFINITY),
+        value_text(""),      value_boolean(1),
+        value_integer(4),    value_real(-INFINITY),
+        VALUE_NULL,          value_boolean(0),
+        VALUE_NULL,          VALUE_NULL,
+        VALUE_NULL,          VALUE_NULL,
     };
     memcpy(rows, written, sizeof written);
     store_point p = make_point(sweep_id, section_id, 0, rows, 5);
@@ -272,16 +276,18 @@ static void write_rounds(store *s, int64_t sweep_id, int64_t section_id, value r
 
 static void test_reserved_names(void)
 {
-    const char *reserved[] = { "sweep", "sweep_plugin", "section", "point", "plugin_column",
-                               "SWEEP", "sqlite_master", "sqlite_stat1", "SQLITE_x", "row_id",
-                               "sweep_id", "section_id", "point_id", "point_by_identity" };
+    const char *reserved[] = { "sweep",         "sweep_plugin",     "section",
+                               "point",         "plugin_column",    "SWEEP",
+                               "sqlite_master", "sqlite_stat1",     "SQLITE_x",
+                               "row_id",        "sweep_id",         "section_id",
+                               "point_id",      "point_by_identity" };
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         if (!store_reserved_name(reserved[i])) {
             fprintf(stderr, "  %s should be reserved\n", reserved[i]);
             check_failures++;
         }
-    const char *free_names[] = { "demo", "sweeps", "sqlite", "sqlitex", "points", "round_s",
-                                 "row", "comm" };
+    const char *free_names[] = { "demo",   "sweeps",  "sqlite", "sqlitex",
+                                 "points", "round_s", "row",    "comm" };
     for (size_t i = 0; i < sizeof free_names / sizeof free_names[0]; i++)
         if (store_reserved_name(free_names[i])) {
             fprintf(stderr, "  %s should not be reserved\n", free_names[i]);
@@ -296,18 +302,22 @@ static void test_open_creates_catalog(void)
     if (!s)
         return;
     CHECK_STR_EQ(store_path(s), path);
-    CHECK(store_schema_version() >= 8);  /* 6: point.reused_from; 8: sweep.shard_*; others may add more */
+    CHECK(store_schema_version() >=
+          8); /* 6: point.reused_from; 8: sweep.shard_*; others may add more */
     store_close(s);
 
     sqlite3 *db = raw_open(path);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                              " ('sweep', 'sweep_plugin', 'section', 'point_block', 'plugin_column',"
-                             " 'outbox')"), 6);
+                             " 'outbox')"),
+                 6);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
-                             " AND name = 'point'"), 1);
+                             " AND name = 'point'"),
+                 1);
     CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), store_schema_version());
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('point')"
-                             " WHERE name = 'reused_from'"), 1);
+                             " WHERE name = 'reused_from'"),
+                 1);
     CHECK_STR_EQ(raw_text(db, "PRAGMA journal_mode"), "wal");
     sqlite3_close(db);
 
@@ -337,9 +347,11 @@ static void test_result_table(void)
                  "round INTEGER, round_s REAL, note TEXT, converged INTEGER");
     CHECK_INT_EQ(raw_int(db, "SELECT pk FROM pragma_table_info('demo') WHERE name = 'row_id'"), 1);
     CHECK_INT_EQ(raw_int(db, "SELECT sum(\"notnull\") FROM pragma_table_info('demo')"
-                             " WHERE name IN ('sweep_id', 'section_id', 'point_id')"), 3);
+                             " WHERE name IN ('sweep_id', 'section_id', 'point_id')"),
+                 3);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-                             " AND tbl_name = 'demo'"), 1);
+                             " AND tbl_name = 'demo'"),
+                 1);
     CHECK_STR_EQ(raw_text(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM"
                               " pragma_index_info('demo_by_sweep_section_point') ORDER BY seqno)"),
                  "sweep_id,section_id,point_id");
@@ -365,8 +377,9 @@ static void test_write_and_read_back(void)
     char *err = NULL;
     CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "demo.lua");
-    CHECK_INT_EQ(report(store_sweep_plugin(s, sweep_id, "demo", "1.0.0", "/p/demo.so", "beef",
-                                           &err), &err), 0);
+    CHECK_INT_EQ(
+        report(store_sweep_plugin(s, sweep_id, "demo", "1.0.0", "/p/demo.so", "beef", &err), &err),
+        0);
 
     /* The sweep row is committed at once: another connection sees it. */
     sqlite3 *db = raw_open(path);
@@ -392,9 +405,11 @@ static void test_write_and_read_back(void)
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE point_id ="
                              " (SELECT id FROM point WHERE ordinal = 0) AND section_id = 1"
                              " AND sweep_id = 1 AND workers = 4 AND jitter_s = 0.25"
-                             " AND reduction = 'tree' AND weighted = 1"), 5);
+                             " AND reduction = 'tree' AND weighted = 1"),
+                 5);
     CHECK_STR_EQ(raw_text(db, "SELECT typeof(round_s) || ' ' || round_s FROM demo"
-                              " WHERE round = 2"), "text NaN");
+                              " WHERE round = 2"),
+                 "text NaN");
     CHECK_STR_EQ(raw_text(db, "SELECT typeof(round_s) FROM demo WHERE round = 3"), "real");
     CHECK_INT_EQ(raw_int(db, "SELECT round_s > 1e308 FROM demo WHERE round = 3"), 1);
     CHECK_INT_EQ(raw_int(db, "SELECT round_s < -1e308 FROM demo WHERE round = 4"), 1);
@@ -402,7 +417,8 @@ static void test_write_and_read_back(void)
     CHECK_STR_EQ(raw_text(db, "SELECT typeof(converged) || converged FROM demo WHERE round = 2"),
                  "integer1");
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE round IS NULL AND round_s IS NULL"
-                             " AND note IS NULL AND converged IS NULL"), 1);
+                             " AND note IS NULL AND converged IS NULL"),
+                 1);
 
     /* What runner show reads back. */
     table *t = NULL;
@@ -429,7 +445,7 @@ static void test_write_and_read_back(void)
                 }
         }
         CHECK(isnan(table_cell(t, 1, 5)->as.real));
-        CHECK_INT_EQ(table_cell(t, 1, 6)->type, RUNNER_TEXT);  /* text "NaN" stays text */
+        CHECK_INT_EQ(table_cell(t, 1, 6)->type, RUNNER_TEXT); /* text "NaN" stays text */
         CHECK(isinf(table_cell(t, 2, 5)->as.real) && table_cell(t, 2, 5)->as.real > 0);
         CHECK(isinf(table_cell(t, 3, 5)->as.real) && table_cell(t, 3, 5)->as.real < 0);
         CHECK_INT_EQ(table_cell(t, 0, 7)->type, RUNNER_BOOLEAN);
@@ -449,9 +465,11 @@ static void test_write_and_read_back(void)
     CHECK_STR_EQ(raw_text(db, "SELECT status || ' ' || ended_at FROM sweep"),
                  "failed 2026-11-30T05:13:01.623Z");
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM sweep_plugin WHERE plugin = 'demo'"
-                             " AND so_sha256 = 'beef'"), 1);
+                             " AND so_sha256 = 'beef'"),
+                 1);
     CHECK_STR_EQ(raw_text(db, "SELECT title || ' ' || script_line || ' ' || point_count"
-                              " FROM section"), "rounds 3 2");
+                              " FROM section"),
+                 "rounds 3 2");
     /* Unknown statuses are the schema's to refuse, with SQLite's reason. */
     CHECK(store_sweep_end(s, sweep_id, "great", STARTED_AT, &err) == -1 && err &&
           strstr(err, "CHECK constraint failed"));
@@ -517,12 +535,13 @@ static void test_list_sweeps(void)
     CHECK_INT_EQ(report(store_list_sweeps(s, &t, &err), &err), 0);
     if (t) {
         CHECK_INT_EQ(t->column_count, 11);
-        const char *names[] = { "id", "name", "script", "tags", "status", "sections",
-                                "points_ok", "points_failed", "started_at", "duration",
-                                "overrides" };
-        const runner_type types[] = { RUNNER_INTEGER, RUNNER_TEXT, RUNNER_TEXT, RUNNER_TEXT,
-                                      RUNNER_TEXT, RUNNER_INTEGER, RUNNER_INTEGER,
-                                      RUNNER_INTEGER, RUNNER_TEXT, RUNNER_REAL, RUNNER_TEXT };
+        const char *names[] = { "id",         "name",     "script",    "tags",
+                                "status",     "sections", "points_ok", "points_failed",
+                                "started_at", "duration", "overrides" };
+        const runner_type types[] = { RUNNER_INTEGER, RUNNER_TEXT,    RUNNER_TEXT,
+                                      RUNNER_TEXT,    RUNNER_TEXT,    RUNNER_INTEGER,
+                                      RUNNER_INTEGER, RUNNER_INTEGER, RUNNER_TEXT,
+                                      RUNNER_REAL,    RUNNER_TEXT };
         for (size_t i = 0; i < 11 && i < t->column_count; i++) {
             CHECK_STR_EQ(t->columns[i].name, names[i]);
             CHECK_INT_EQ(t->columns[i].type, types[i]);
@@ -582,7 +601,8 @@ static void test_newer_schema_refused_untouched(void)
     char expected[800];
     snprintf(expected, sizeof expected,
              "%s: database schema version 99 is newer than this runner supports (%d); "
-             "use a newer runner or another --db", path, store_schema_version());
+             "use a newer runner or another --db",
+             path, store_schema_version());
     CHECK_STR_EQ(err, expected);
     free(err);
     char *after = read_all(path, &after_len);
@@ -616,8 +636,7 @@ static void test_not_a_database_refused_untouched(void)
     CHECK_INT_EQ(store_open(path, &s, &err), -1);
     CHECK(s == NULL);
     char expected[800];
-    snprintf(expected, sizeof expected, "%s: not a runner database (file is not a database)",
-             path);
+    snprintf(expected, sizeof expected, "%s: not a runner database (file is not a database)", path);
     CHECK_STR_EQ(err, expected);
     free(err);
     char *after = read_all(path, &after_len);
@@ -639,8 +658,10 @@ static void test_foreign_sqlite_database_refused(void)
     char *err = NULL;
     CHECK_INT_EQ(store_open(path, &s, &err), -1);
     char expected[800];
-    snprintf(expected, sizeof expected, "%s: not a runner database (it holds other tables and "
-             "no runner schema version)", path);
+    snprintf(expected, sizeof expected,
+             "%s: not a runner database (it holds other tables and "
+             "no runner schema version)",
+             path);
     CHECK_STR_EQ(err, expected);
     free(err);
     db = raw_open(path);
@@ -674,8 +695,10 @@ static void test_read_only_file(void)
     char *err = NULL;
     CHECK_INT_EQ(store_open(path, &s, &err), -1);
     char expected[800];
-    snprintf(expected, sizeof expected, "%s: cannot open database for writing: the file is "
-             "read-only", path);
+    snprintf(expected, sizeof expected,
+             "%s: cannot open database for writing: the file is "
+             "read-only",
+             path);
     CHECK_STR_EQ(err, expected);
     free(err);
     chmod(path, 0644);
@@ -701,7 +724,8 @@ static void test_new_parameter_defaults(void)
     CHECK_INT_EQ(report(store_prepare_plugin(s, &demo_v3, &err), &err), 0);
     sqlite3 *db = raw_open(path);
     CHECK_STR_EQ(raw_text(db, "SELECT label || '|' || scale || '|' || copies FROM demo"
-                              " WHERE note = 'v1'"), "it's new|0.25|3");
+                              " WHERE note = 'v1'"),
+                 "it's new|0.25|3");
     sqlite3_close(db);
     clear_values(old_row, 4);
     clear_values(params, 4);
@@ -728,9 +752,11 @@ static void test_widening(void)
     sqlite3 *db = raw_open(path);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('demo')"), 13);
     CHECK_STR_EQ(raw_text(db, "SELECT type FROM pragma_table_info('demo')"
-                              " WHERE name = 'moved_bytes'"), "INTEGER");
+                              " WHERE name = 'moved_bytes'"),
+                 "INTEGER");
     CHECK_STR_EQ(raw_text(db, "SELECT unit || ' ' || position FROM plugin_column"
-                              " WHERE name = 'moved_bytes'"), "bytes 4");
+                              " WHERE name = 'moved_bytes'"),
+                 "bytes 4");
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE moved_bytes IS NULL"), 1);
 
     value new_row[5] = { value_integer(1), value_real(3.0), value_text("v2"), value_boolean(1),
@@ -796,17 +822,18 @@ static void test_failed_point_leaves_nothing(void)
     rows[0].as.integer = 21;
     rows[4].as.integer = 22;
     rows[8].as.integer = 23;
-    p = make_point(sweep_id, section_id, 1, rows, 3);  /* 21, 22, 23: fine */
+    p = make_point(sweep_id, section_id, 1, rows, 3); /* 21, 22, 23: fine */
     CHECK_INT_EQ(report(store_write_point(s, &demo, &p, &err), &err), 0);
     rows[0].as.integer = 31;
     rows[4].as.integer = 32;
     rows[8].as.integer = 13;
-    p = make_point(sweep_id, section_id, 2, rows, 3);  /* 31, 32, then 13 fails */
+    p = make_point(sweep_id, section_id, 2, rows, 3); /* 31, 32, then 13 fails */
     CHECK_INT_EQ(store_write_point(s, &demo, &p, &err), -1);
     char expected[800];
     snprintf(expected, sizeof expected,
              "%s: cannot store row 3 of point 2 of section %" PRId64 " in \"demo\": "
-             "round 13 refused", path, section_id);
+             "round 13 refused",
+             path, section_id);
     CHECK_STR_EQ(err, expected);
     free(err);
     err = NULL;
@@ -822,25 +849,27 @@ static void test_failed_point_leaves_nothing(void)
     CHECK_INT_EQ(store_write_point(s, &demo, &p, &err), -1);
     snprintf(expected, sizeof expected,
              "%s: cannot store point 4 of section %" PRId64 ": status \"maybe\" is not ok,"
-             " failed, crashed or timeout", path, section_id);
+             " failed, crashed or timeout",
+             path, section_id);
     CHECK_STR_EQ(err, expected);
     free(err);
     err = NULL;
     CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
 
     CHECK_STR_EQ(raw_text(db, "SELECT group_concat(ordinal) FROM (SELECT ordinal FROM point"
-                              " ORDER BY ordinal)"), "0,1,3");
+                              " ORDER BY ordinal)"),
+                 "0,1,3");
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE round IN (31, 32)"), 0);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), 9);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo WHERE point_id NOT IN"
-                             " (SELECT id FROM point)"), 0);
+                             " (SELECT id FROM point)"),
+                 0);
 
     /* The result table vanishes under the store: rows cannot go in, so the
      * point does not either. */
     raw_exec(db, "DROP TABLE demo");
     p = make_point(sweep_id, section_id, 5, rows, 3);
-    CHECK(store_write_point(s, &demo, &p, &err) == -1 && err &&
-          strstr(err, "no such table: demo"));
+    CHECK(store_write_point(s, &demo, &p, &err) == -1 && err && strstr(err, "no such table: demo"));
     free(err);
     err = NULL;
     CHECK_INT_EQ(report(store_flush(s, &err), &err), 0);
@@ -871,7 +900,9 @@ static void test_batches_commit_on_close(void)
     int64_t section_id = begin_section(s, sweep_id, 1, NULL);
     set_params(3);
     value row[4] = { value_integer(0), value_real(0.5), value_text("many"), value_boolean(1) };
-    enum { POINTS = 2500 };
+    enum {
+        POINTS = 2500
+    };
     for (int i = 0; i < POINTS; i++) {
         row[0].as.integer = i;
         store_point p = make_point(sweep_id, section_id, i, row, 1);
@@ -880,7 +911,7 @@ static void test_batches_commit_on_close(void)
             break;
         }
     }
-    store_close(s);  /* commits the last, partial batch */
+    store_close(s); /* commits the last, partial batch */
 
     sqlite3 *db = raw_open(path);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point"), POINTS);
@@ -914,7 +945,9 @@ static void test_point_view_params(void)
         "{\"jitter_s\":0.5,\"workers\":7,\"reduction\":\"\\u00e9\",\"weighted\":true}",
         "{\"workers\":8,\"jitter_s\":0.25,\"reduction\":\"ring\",\"weighted\":true}",
     };
-    enum { GIVEN = sizeof given / sizeof given[0] };
+    enum {
+        GIVEN = sizeof given / sizeof given[0]
+    };
     for (int i = 0; i < GIVEN; i++) {
         store_point p = make_point(sweep_id, section_id, i, NULL, 0);
         p.params_json = given[i];
@@ -938,7 +971,8 @@ static void test_point_view_params(void)
      * own. */
     CHECK_INT_EQ(raw_int(db, "SELECT count(DISTINCT b.id) FROM point_block AS b,"
                              " json_each(b.points) AS e"
-                             " WHERE json_extract(e.value, '$[1]') IN (1, 2, 3)"), 1);
+                             " WHERE json_extract(e.value, '$[1]') IN (1, 2, 3)"),
+                 1);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point_block"), 4);
     CHECK_INT_EQ(raw_int(db, "SELECT sum(point_count) FROM point_block"), GIVEN);
     CHECK_INT_EQ(raw_int(db, "SELECT count(DISTINCT id) FROM point"), GIVEN);
@@ -970,7 +1004,9 @@ static void test_wal_stays_bounded(void)
     memset(note, 'n', 3999);
     note[3999] = '\0';
     value row[4] = { value_integer(0), value_real(0.5), value_text(note), value_boolean(1) };
-    enum { POINTS = 30000 };  /* about 120 MB of rows */
+    enum {
+        POINTS = 30000
+    }; /* about 120 MB of rows */
     char wal[700];
     snprintf(wal, sizeof wal, "%s-wal", path);
     off_t largest_wal = 0;
@@ -1053,10 +1089,11 @@ static void test_digests(void)
     store_section_digest_clear(&d);
 
     char expected[700];
-    snprintf(expected, sizeof expected, "%s: cannot read section 99 for its summary: no such "
-             "section", path);
-    CHECK(store_section_digest_read(s, 99, 2, &d, &err) == -1 && err &&
-          strcmp(err, expected) == 0);
+    snprintf(expected, sizeof expected,
+             "%s: cannot read section 99 for its summary: no such "
+             "section",
+             path);
+    CHECK(store_section_digest_read(s, 99, 2, &d, &err) == -1 && err && strcmp(err, expected) == 0);
     free(err);
     err = NULL;
     CHECK(d.head == NULL && d.plugin == NULL);
@@ -1084,8 +1121,8 @@ static void test_reserved_plugin_refused(void)
 
 /* Opens path with open_fn and expects -1 with exactly "<path>: <message>",
  * the file's bytes unchanged and no -wal, -shm or -journal beside it. */
-static void expect_refused_unchanged(const char *path, int (*open_fn)(const char *, store **,
-                                                                        char **),
+static void expect_refused_unchanged(const char *path,
+                                     int (*open_fn)(const char *, store **, char **),
                                      const char *message)
 {
     size_t before_len = 0, after_len = 0;
@@ -1159,7 +1196,8 @@ static void test_readers_never_migrate(void)
              "database schema version 3 is older than this runner's (%d); reading "
              "commands never change it: upgrade it with 'runner migrate' (or any "
              "writing command: sweep, resume, notify), or read it with an older "
-             "runner", store_schema_version());
+             "runner",
+             store_schema_version());
     expect_refused_unchanged(path, store_open_read, older);
     store *s = NULL;
     char *err = NULL;
@@ -1168,7 +1206,8 @@ static void test_readers_never_migrate(void)
     db = raw_open(path);
     CHECK_INT_EQ(raw_int(db, "PRAGMA user_version"), store_schema_version());
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM pragma_table_info('sweep') WHERE name IN"
-                             " ('pid_host', 'pid_start_ticks', 'pid_boot_id')"), 3);
+                             " ('pid_host', 'pid_start_ticks', 'pid_boot_id')"),
+                 3);
     sqlite3_close(db);
     CHECK_INT_EQ(report(store_open_read(path, &s, &err), &err), 0);
     store_close(s);
@@ -1184,8 +1223,10 @@ static void test_not_a_regular_file(void)
     char *err = NULL;
     char expected[800];
     CHECK_INT_EQ(store_open_read(fifo, &s, &err), -1);
-    snprintf(expected, sizeof expected, "%s: not a database file (it is a FIFO); --db needs a "
-             "regular file", fifo);
+    snprintf(expected, sizeof expected,
+             "%s: not a database file (it is a FIFO); --db needs a "
+             "regular file",
+             fifo);
     CHECK_STR_EQ(err, expected);
     free(err);
     err = NULL;
@@ -1201,8 +1242,10 @@ static void test_not_a_regular_file(void)
     CHECK(access("/dev/null-journal", F_OK) != 0);
     err = NULL;
     CHECK_INT_EQ(store_open(tmp_dir, &s, &err), -1);
-    snprintf(expected, sizeof expected, "%s: not a database file (it is a directory); --db "
-             "needs a regular file", tmp_dir);
+    snprintf(expected, sizeof expected,
+             "%s: not a database file (it is a directory); --db "
+             "needs a regular file",
+             tmp_dir);
     CHECK_STR_EQ(err, expected);
     free(err);
 }
@@ -1216,8 +1259,8 @@ static void test_sweep_process(void)
         return;
     int64_t id = begin_sweep(s, "p.lua");
     char *err = NULL;
-    process_identity who = { .pid = 4242, .start_ticks = 777, .host = "node7",
-                             .boot_id = "0f0f" }, back;
+    process_identity who = { .pid = 4242, .start_ticks = 777, .host = "node7", .boot_id = "0f0f" },
+                     back;
     CHECK_INT_EQ(report(store_sweep_claim(s, id, &who, &err), &err), 0);
     CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &err), &err), 0);
     CHECK_INT_EQ(back.pid, 4242);
@@ -1269,18 +1312,18 @@ static void test_sweep_status_sql(void)
              (long long)self.start_ticks, self.boot_id);
     check_status_sql(db, sql, "running");
     snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
-             (long long)self.start_ticks + 1, self.boot_id);  /* the pid was reused */
+             (long long)self.start_ticks + 1, self.boot_id); /* the pid was reused */
     check_status_sql(db, sql, "interrupted");
     snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
              (long long)self.start_ticks, "another-boot");
     check_status_sql(db, sql, "interrupted");
     snprintf(sql, sizeof sql, form, "running", (long long)self.pid + 1000000, "elsewhere",
-             (long long)self.start_ticks, self.boot_id);  /* cannot be checked here */
+             (long long)self.start_ticks, self.boot_id); /* cannot be checked here */
     check_status_sql(db, sql, "running");
     snprintf(sql, sizeof sql, form, "ok", (long long)self.pid + 1, self.host, 1LL, "b");
     check_status_sql(db, sql, "ok");
     check_status_sql(db, "SELECT runner_sweep_status('running', NULL, NULL, NULL, NULL)",
-                     "running");  /* no pid recorded: nothing to judge */
+                     "running"); /* no pid recorded: nothing to judge */
     sqlite3_close(db);
 }
 

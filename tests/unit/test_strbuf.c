@@ -35,8 +35,7 @@ static void test_growth_rule(void)
     CHECK(strbuf_grown_capacity(256, 1000) == 1024);
     /* Doubling would wrap: exactly what was asked, never less. */
     CHECK(strbuf_grown_capacity(SIZE_MAX / 2 + 1, SIZE_MAX) == SIZE_MAX);
-    CHECK(strbuf_grown_capacity(SIZE_MAX / 4 * 3, SIZE_MAX / 4 * 3 + 1) ==
-          SIZE_MAX / 4 * 3 + 1);
+    CHECK(strbuf_grown_capacity(SIZE_MAX / 4 * 3, SIZE_MAX / 4 * 3 + 1) == SIZE_MAX / 4 * 3 + 1);
 }
 
 static void test_sizes_that_wrap(void)

@@ -67,15 +67,21 @@ static store *make_sweep(const char *path, int sections, int rows, const char *t
         return NULL;
     CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     store_sweep_info info = {
-        .script_path = "demo.lua", .script_text = "-- demo", .script_sha256 = "00",
-        .runner_version = "0.1.0", .host = "testhost", .command_line = "runner sweep demo.lua",
+        .script_path = "demo.lua",
+        .script_text = "-- demo",
+        .script_sha256 = "00",
+        .runner_version = "0.1.0",
+        .host = "testhost",
+        .command_line = "runner sweep demo.lua",
         .started_at = STARTED_AT,
     };
     CHECK_INT_EQ(report(store_sweep_begin(s, &info, sweep_id, &err), &err), 0);
     for (int k = 1; k <= sections; k++) {
         int64_t section_id = 0;
-        CHECK_INT_EQ(report(store_section_begin(s, *sweep_id, k, "demo", title, 1, 3,
-                                                &section_id, &err), &err), 0);
+        CHECK_INT_EQ(
+            report(store_section_begin(s, *sweep_id, k, "demo", title, 1, 3, &section_id, &err),
+                   &err),
+            0);
         for (int p = 0; p < 3; p++) {
             value params[1] = { value_integer(p + 1) };
             value *cells = calloc((size_t)rows * 3 + 1, sizeof *cells);
@@ -90,10 +96,17 @@ static store *make_sweep(const char *path, int sections, int rows, const char *t
                 cells[3 * r + 2] = value_boolean(r % 2);
             }
             store_point point = {
-                .sweep_id = *sweep_id, .section_id = section_id, .ordinal = p,
-                .params_json = "{}", .identity = "id", .status = p == 2 ? "failed" : "ok",
-                .error = p == 2 ? "asked to fail" : NULL, .started_at = STARTED_AT,
-                .duration_s = 0.1, .params = params, .row_count = p == 2 ? 0 : (size_t)rows,
+                .sweep_id = *sweep_id,
+                .section_id = section_id,
+                .ordinal = p,
+                .params_json = "{}",
+                .identity = "id",
+                .status = p == 2 ? "failed" : "ok",
+                .error = p == 2 ? "asked to fail" : NULL,
+                .started_at = STARTED_AT,
+                .duration_s = 0.1,
+                .params = params,
+                .row_count = p == 2 ? 0 : (size_t)rows,
                 .rows = cells,
             };
             CHECK_INT_EQ(report(store_write_point(s, &demo, &point, &err), &err), 0);
@@ -112,9 +125,12 @@ static json_t *close_with_summary(store *s, int64_t sweep_id, summary_options *o
 {
     char *err = NULL;
     store_outbox_request request = { .format = summary_format_name(options->format),
-                                     .build = summary_build, .ctx = options };
+                                     .build = summary_build,
+                                     .ctx = options };
     CHECK_INT_EQ(report(store_sweep_end_with_outbox(s, sweep_id, "failed", STARTED_AT + 61.5,
-                                                    &request, &err), &err), 0);
+                                                    &request, &err),
+                        &err),
+                 0);
     CHECK(request.error == NULL);
     if (request.error)
         fprintf(stderr, "  summary error: %s\n", request.error);
@@ -209,7 +225,8 @@ static void test_bytes_bounded(void)
     store *s = make_sweep(path, 6, 40, NULL, &sweep_id);
     if (!s)
         return;
-    summary_options options = { .format = SUMMARY_GENERIC, .db_path = "here.db",
+    summary_options options = { .format = SUMMARY_GENERIC,
+                                .db_path = "here.db",
                                 .max_bytes = 2500 };
     store_outbox_row row;
     json_t *doc = close_with_summary(s, sweep_id, &options, &row);
@@ -283,8 +300,10 @@ static void test_failed_summary_keeps_the_sweep(void)
         return;
     char *err = NULL;
     store_outbox_request request = { .format = "generic", .build = failing_build };
-    CHECK_INT_EQ(report(store_sweep_end_with_outbox(s, sweep_id, "ok", STARTED_AT + 1, &request,
-                                                    &err), &err), 0);
+    CHECK_INT_EQ(
+        report(store_sweep_end_with_outbox(s, sweep_id, "ok", STARTED_AT + 1, &request, &err),
+               &err),
+        0);
     CHECK_INT_EQ(request.id, 0);
     CHECK_STR_EQ(request.error, "no body today");
     free(request.error);
@@ -293,8 +312,10 @@ static void test_failed_summary_keeps_the_sweep(void)
     sqlite3 *db = NULL;
     CHECK(sqlite3_open(path, &db) == SQLITE_OK);
     sqlite3_stmt *st = NULL;
-    CHECK(sqlite3_prepare_v2(db, "SELECT (SELECT status FROM sweep), (SELECT count(*) FROM outbox),"
-                             " (SELECT count(*) FROM demo)", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db,
+                             "SELECT (SELECT status FROM sweep), (SELECT count(*) FROM outbox),"
+                             " (SELECT count(*) FROM demo)",
+                             -1, &st, NULL) == SQLITE_OK);
     CHECK(sqlite3_step(st) == SQLITE_ROW);
     CHECK_STR_EQ((const char *)sqlite3_column_text(st, 0), "ok");
     CHECK_INT_EQ(sqlite3_column_int(st, 1), 0);
@@ -358,18 +379,21 @@ static void test_resumed_sweep_replaces_waiting_summary(void)
     int64_t *ids = NULL;
     size_t count = 0;
     for (int round = 1; round <= 3; round++) {
-        store_outbox_request request = { .format = "generic", .build = summary_build,
+        store_outbox_request request = { .format = "generic",
+                                         .build = summary_build,
                                          .ctx = &options };
         CHECK_INT_EQ(report(store_sweep_reopen(s, sweep_id, 1, &err), &err), 0);
         CHECK_INT_EQ(report(store_sweep_end_with_outbox(s, sweep_id, "ok", STARTED_AT + round,
-                                                        &request, &err), &err), 0);
+                                                        &request, &err),
+                            &err),
+                     0);
         CHECK_INT_EQ(request.id, round);
         free(request.error);
         CHECK_INT_EQ(report(store_outbox_pending(s, &ids, &count, &err), &err), 0);
         CHECK_INT_EQ(count, 1);
         CHECK(count == 1 && ids[0] == round);
         free(ids);
-        if (round == 2)  /* delivered: kept when the third summary comes */
+        if (round == 2) /* delivered: kept when the third summary comes */
             CHECK_INT_EQ(report(store_outbox_attempt(s, 2, 200, NULL, 1, 0, &err), &err), 0);
     }
     store_outbox_row row;

@@ -15,7 +15,7 @@ static void test_columns(void)
     CHECK_INT_EQ(table_add_column(t, "scheme", NULL, RUNNER_TEXT, 0), 0);
     CHECK_INT_EQ(t->column_count, 3);
     CHECK_STR_EQ(t->columns[1].unit, "bytes");
-    CHECK_STR_EQ(t->columns[2].unit, "");  /* NULL unit means dimensionless */
+    CHECK_STR_EQ(t->columns[2].unit, ""); /* NULL unit means dimensionless */
     CHECK_INT_EQ(t->columns[0].is_param, 1);
     CHECK_INT_EQ(t->columns[1].is_param, 0);
     CHECK_INT_EQ(t->columns[1].type, RUNNER_REAL);
@@ -30,7 +30,7 @@ static void test_columns(void)
     CHECK_INT_EQ(untitled->row_count, 0);
     CHECK(table_cell(untitled, 0, 0) == NULL);
     table_free(untitled);
-    table_free(NULL);  /* accepted */
+    table_free(NULL); /* accepted */
 }
 
 static void test_rows(void)
@@ -39,7 +39,9 @@ static void test_rows(void)
     table_add_column(t, "k", "", RUNNER_INTEGER, 1);
     table_add_column(t, "label", "", RUNNER_TEXT, 0);
 
-    enum { ROWS = 1000 };  /* well past the first few growth steps */
+    enum {
+        ROWS = 1000
+    }; /* well past the first few growth steps */
     for (int i = 0; i < ROWS; i++) {
         char label[32];
         snprintf(label, sizeof label, "row %d", i);
@@ -64,7 +66,7 @@ static void test_rows(void)
     value nulls[2] = { VALUE_NULL, VALUE_NULL };
     CHECK_INT_EQ(table_append_row(t, nulls), 0);
     CHECK_INT_EQ(table_cell(t, ROWS, 1)->type, 0);
-    table_free(t);  /* frees every row's text (run under ASan to see) */
+    table_free(t); /* frees every row's text (run under ASan to see) */
 }
 
 int main(void)

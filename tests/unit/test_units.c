@@ -19,25 +19,26 @@ static double converted(const char *text, const char *declared)
 }
 
 /* Refused, with exactly this message. */
-#define CHECK_REFUSED(text, declared, expected) do { \
-    CHECK(isnan(converted((text), (declared)))); \
-    CHECK_STR_EQ(msg, (expected)); \
-} while (0)
+#define CHECK_REFUSED(text, declared, expected)                                                    \
+    do {                                                                                           \
+        CHECK(isnan(converted((text), (declared))));                                               \
+        CHECK_STR_EQ(msg, (expected));                                                             \
+    } while (0)
 
 static void test_time(void)
 {
     CHECK(converted("1ns", "s") == 1e-9);
     CHECK(converted("1us", "s") == 1e-6);
-    CHECK(converted("1\xc2\xb5s", "s") == 1e-6);   /* micro sign */
-    CHECK(converted("1\xce\xbcs", "s") == 1e-6);   /* Greek mu */
-    CHECK(converted("500ms", "s") == 0.5);         /* exactly, not 500 * 0.001 */
+    CHECK(converted("1\xc2\xb5s", "s") == 1e-6); /* micro sign */
+    CHECK(converted("1\xce\xbcs", "s") == 1e-6); /* Greek mu */
+    CHECK(converted("500ms", "s") == 0.5);       /* exactly, not 500 * 0.001 */
     CHECK(converted("2s", "s") == 2.0);
     CHECK(converted("2min", "s") == 120.0);
     CHECK(converted("1.5h", "s") == 5400.0);
     CHECK(converted("2s", "ms") == 2000.0);
     CHECK(converted("1h", "min") == 60.0);
-    CHECK(converted("90 s", "min") == 1.5);        /* spaces between number and unit */
-    CHECK(converted("0.1s", "s") == 0.1);          /* the declared unit: the number as written */
+    CHECK(converted("90 s", "min") == 1.5); /* spaces between number and unit */
+    CHECK(converted("0.1s", "s") == 0.1);   /* the declared unit: the number as written */
     CHECK(converted("-3ms", "s") == -0.003);
     CHECK(converted("+2.5e3ms", "s") == 2.5);
 }
@@ -82,7 +83,7 @@ static void test_counts(void)
     CHECK(converted("2k", "workers") == 2000.0);
     CHECK(converted("7.5M", "") == 7.5e6);
     CHECK(converted("1T", "keys") == 1e12);
-    CHECK(converted("64 workers", "workers") == 64.0);  /* the declared word itself */
+    CHECK(converted("64 workers", "workers") == 64.0); /* the declared word itself */
     CHECK(converted("4 points/node", "points/node") == 4.0);
     CHECK(converted("3k", "points/node") == 3000.0);
 }
@@ -99,26 +100,34 @@ static void test_refused(void)
 {
     CHECK_REFUSED("2GiB", "s", "'2GiB': GiB (bytes) does not convert to s (time)");
     CHECK_REFUSED("2s", "bytes", "'2s': s (time) does not convert to bytes (bytes)");
-    CHECK_REFUSED("1.5GiB", "params",
-                  "'1.5GiB': GiB (bytes) does not convert to params (a count)");
+    CHECK_REFUSED("1.5GiB", "params", "'1.5GiB': GiB (bytes) does not convert to params (a count)");
     CHECK_REFUSED("2ms", "", "'2ms': ms (time) does not convert to a plain number");
-    CHECK_REFUSED("1GB", "bytes/s", "'1GB': GB (bytes) does not convert to bytes/s (bytes per time)");
-    CHECK_REFUSED("1GB/s", "bytes", "'1GB/s': GB/s (bytes per time) does not convert to bytes (bytes)");
+    CHECK_REFUSED("1GB", "bytes/s",
+                  "'1GB': GB (bytes) does not convert to bytes/s (bytes per time)");
+    CHECK_REFUSED("1GB/s", "bytes",
+                  "'1GB/s': GB/s (bytes per time) does not convert to bytes (bytes)");
     CHECK_REFUSED("2k", "s", "'2k': k (a count) does not convert to s (time)");
-    CHECK_REFUSED("2 fortnights", "s",
-                  "'2 fortnights': unknown unit 'fortnights'; s takes ns, us, \xc2\xb5s, ms, s, min, h");
+    CHECK_REFUSED(
+        "2 fortnights", "s",
+        "'2 fortnights': unknown unit 'fortnights'; s takes ns, us, \xc2\xb5s, ms, s, min, h");
     /* case matters: KB, mb and Gb are not units (kB or KiB, MB, Gbit) */
-    CHECK_REFUSED("1KB", "bytes", "'1KB': unknown unit 'KB'; bytes takes B, kB, MB, GB, TB, "
+    CHECK_REFUSED("1KB", "bytes",
+                  "'1KB': unknown unit 'KB'; bytes takes B, kB, MB, GB, TB, "
                   "KiB, MiB, GiB, TiB, bit, kbit, Mbit, Gbit, Tbit");
-    CHECK_REFUSED("1mb", "bytes", "'1mb': unknown unit 'mb'; bytes takes B, kB, MB, GB, TB, "
+    CHECK_REFUSED("1mb", "bytes",
+                  "'1mb': unknown unit 'mb'; bytes takes B, kB, MB, GB, TB, "
                   "KiB, MiB, GiB, TiB, bit, kbit, Mbit, Gbit, Tbit");
-    CHECK_REFUSED("1Gb/s", "bytes/s", "'1Gb/s': unknown unit 'Gb/s'; bytes/s takes a size over a "
+    CHECK_REFUSED("1Gb/s", "bytes/s",
+                  "'1Gb/s': unknown unit 'Gb/s'; bytes/s takes a size over a "
                   "time, such as MB/s, GiB/s or Gbit/s");
-    CHECK_REFUSED("3 workers", "params", "'3 workers': unknown unit 'workers'; params takes k, M, G, T");
-    CHECK_REFUSED("1GB/s/s", "bytes/s", "'1GB/s/s': unknown unit 'GB/s/s'; bytes/s takes a size over "
+    CHECK_REFUSED("3 workers", "params",
+                  "'3 workers': unknown unit 'workers'; params takes k, M, G, T");
+    CHECK_REFUSED("1GB/s/s", "bytes/s",
+                  "'1GB/s/s': unknown unit 'GB/s/s'; bytes/s takes a size over "
                   "a time, such as MB/s, GiB/s or Gbit/s");
     CHECK_REFUSED("s", "s", "'s' is not a number");
-    CHECK_REFUSED("0x10s", "s", "'0x10s': unknown unit 'x10s'; s takes ns, us, \xc2\xb5s, ms, s, min, h");
+    CHECK_REFUSED("0x10s", "s",
+                  "'0x10s': unknown unit 'x10s'; s takes ns, us, \xc2\xb5s, ms, s, min, h");
     CHECK_REFUSED("infs", "s", "'infs' is not a number");
 }
 
@@ -158,7 +167,7 @@ static void test_split(void)
     CHECK_INT_EQ(units_split(".", &x, &unit), UNITS_NOT_A_NUMBER);
     CHECK_INT_EQ(units_split(".5", &x, &unit), UNITS_BARE);
     CHECK(x == 0.5);
-    CHECK_INT_EQ(units_split("1e", &x, &unit), UNITS_NOT_A_NUMBER);  /* 'e' is no unit */
+    CHECK_INT_EQ(units_split("1e", &x, &unit), UNITS_NOT_A_NUMBER); /* 'e' is no unit */
     CHECK_INT_EQ(units_split("1e999", &x, &unit), UNITS_BARE);
     CHECK(isinf(x));
 }
@@ -201,16 +210,16 @@ static void test_settings(void)
     CHECK_INT_EQ(read_setting("1.3e9", 1, NULL), 0);
     CHECK_INT_EQ(setting.kind, UNITS_SETTING_INTEGER);
     CHECK_INT_EQ(setting.integer, 1300000000);
-    CHECK_INT_EQ(read_setting("9007199254740993", 1, NULL), 0);  /* digits: exact past 2^53 */
+    CHECK_INT_EQ(read_setting("9007199254740993", 1, NULL), 0); /* digits: exact past 2^53 */
     CHECK_INT_EQ(setting.integer, 9007199254740993LL);
     CHECK_INT_EQ(read_setting("-64", 1, NULL), 0);
     CHECK_INT_EQ(setting.integer, -64);
-    CHECK_INT_EQ(read_setting("2.5k", 1, NULL), 0);              /* a count prefix, any option */
+    CHECK_INT_EQ(read_setting("2.5k", 1, NULL), 0); /* a count prefix, any option */
     CHECK_INT_EQ(setting.kind, UNITS_SETTING_INTEGER);
     CHECK_INT_EQ(setting.integer, 2500);
-    CHECK_INT_EQ(read_setting("2min", 1, NULL), 0);              /* for the parameter to convert */
+    CHECK_INT_EQ(read_setting("2min", 1, NULL), 0); /* for the parameter to convert */
     CHECK_INT_EQ(setting.kind, UNITS_SETTING_TEXT);
-    CHECK_INT_EQ(read_setting("2min", 1, "s"), 0);               /* the option's own unit */
+    CHECK_INT_EQ(read_setting("2min", 1, "s"), 0); /* the option's own unit */
     CHECK_INT_EQ(setting.kind, UNITS_SETTING_INTEGER);
     CHECK_INT_EQ(setting.integer, 120);
     CHECK_INT_EQ(read_setting("250ms", 0, "s"), 0);

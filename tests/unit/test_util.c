@@ -14,13 +14,13 @@ static char tmp_dir[512];
 static void test_edit_distance(void)
 {
     CHECK_INT_EQ(util_edit_distance("kitten", "sitting"), 3);
-    CHECK_INT_EQ(util_edit_distance("sitting", "kitten"), 3);  /* symmetric */
+    CHECK_INT_EQ(util_edit_distance("sitting", "kitten"), 3); /* symmetric */
     CHECK_INT_EQ(util_edit_distance("", ""), 0);
-    CHECK_INT_EQ(util_edit_distance("", "abc"), 3);             /* three insertions */
-    CHECK_INT_EQ(util_edit_distance("abc", ""), 3);             /* three deletions */
+    CHECK_INT_EQ(util_edit_distance("", "abc"), 3); /* three insertions */
+    CHECK_INT_EQ(util_edit_distance("abc", ""), 3); /* three deletions */
     CHECK_INT_EQ(util_edit_distance("jitter", "jitter"), 0);
-    CHECK_INT_EQ(util_edit_distance("jiter", "jitter"), 1);     /* one insertion */
-    CHECK_INT_EQ(util_edit_distance("workers", "wrokers"), 2);  /* a swap is two edits */
+    CHECK_INT_EQ(util_edit_distance("jiter", "jitter"), 1);    /* one insertion */
+    CHECK_INT_EQ(util_edit_distance("workers", "wrokers"), 2); /* a swap is two edits */
     CHECK_INT_EQ(util_edit_distance("flaw", "lawn"), 2);
 }
 
@@ -33,9 +33,9 @@ static void test_is_identifier(void)
 
     CHECK(!util_is_identifier(NULL));
     CHECK(!util_is_identifier(""));
-    CHECK(!util_is_identifier("1a"));      /* must start with a letter */
+    CHECK(!util_is_identifier("1a")); /* must start with a letter */
     CHECK(!util_is_identifier("_a"));
-    CHECK(!util_is_identifier("Jitter"));  /* lower case only */
+    CHECK(!util_is_identifier("Jitter")); /* lower case only */
     CHECK(!util_is_identifier("jitTer"));
     CHECK(!util_is_identifier("a-b"));
     CHECK(!util_is_identifier("a b"));
@@ -146,7 +146,7 @@ static void test_fail_and_strdup(void)
     CHECK_INT_EQ(util_fail(&err, "plugin '%s' not found", "comm"), -1);
     CHECK_STR_EQ(err, "plugin 'comm' not found");
     free(err);
-    CHECK_INT_EQ(util_fail(NULL, "nobody reads this"), -1);  /* err may be NULL */
+    CHECK_INT_EQ(util_fail(NULL, "nobody reads this"), -1); /* err may be NULL */
 
     const char *original = "shard";
     char *copy = util_strdup(original);
@@ -164,7 +164,7 @@ static void test_printable(void)
     CHECK_STR_EQ(util_printable("a\nb\tc\033[31m", buf, sizeof buf), "a\\nb\\tc\\x1b[31m");
     CHECK_STR_EQ(util_printable("caf\xe9 caf\xc3\xa9", buf, sizeof buf), "caf\\xe9 caf\xc3\xa9");
     CHECK_STR_EQ(util_printable("\xed\xa0\x80", buf, sizeof buf), "\\xed\\xa0\\x80");
-    CHECK_STR_EQ(util_printable("\xe2\x82\xac\xe2\x82\xac", buf, 7), "\xe2\x82\xac");  /* no half */
+    CHECK_STR_EQ(util_printable("\xe2\x82\xac\xe2\x82\xac", buf, 7), "\xe2\x82\xac"); /* no half */
     CHECK_STR_EQ(util_printable(NULL, buf, sizeof buf), "");
     CHECK_INT_EQ(util_utf8_valid("caf\xc3\xa9"), 1);
     CHECK_INT_EQ(util_utf8_valid("caf\xe9"), 0);

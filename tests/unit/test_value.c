@@ -28,13 +28,13 @@ static void test_constructors(void)
 
     value b = value_boolean(7);
     CHECK_INT_EQ(b.type, RUNNER_BOOLEAN);
-    CHECK_INT_EQ(b.as.boolean, 1);  /* normalised to 0 or 1 */
+    CHECK_INT_EQ(b.as.boolean, 1); /* normalised to 0 or 1 */
     CHECK_INT_EQ(value_boolean(0).as.boolean, 0);
 
     char source[] = "hello";
     value t = value_text(source);
     CHECK_INT_EQ(t.type, RUNNER_TEXT);
-    CHECK(t.as.text != source);    /* copied, not borrowed */
+    CHECK(t.as.text != source); /* copied, not borrowed */
     source[0] = 'j';
     CHECK_STR_EQ(t.as.text, "hello");
     value_clear(&t);
@@ -42,7 +42,7 @@ static void test_constructors(void)
 
     CHECK_INT_EQ(value_text(NULL).type, 0);
     CHECK_INT_EQ(VALUE_NULL.type, 0);
-    value_clear(NULL);  /* accepted */
+    value_clear(NULL); /* accepted */
 }
 
 static void test_copy(void)
@@ -51,7 +51,7 @@ static void test_copy(void)
     value dst = value_integer(1);
     CHECK_INT_EQ(value_copy(&dst, &src), 0);
     CHECK_INT_EQ(dst.type, RUNNER_TEXT);
-    CHECK(dst.as.text != src.as.text);  /* deep copy: both can be cleared */
+    CHECK(dst.as.text != src.as.text); /* deep copy: both can be cleared */
     CHECK_STR_EQ(dst.as.text, "shard");
     value_clear(&src);
     CHECK_STR_EQ(dst.as.text, "shard");
@@ -71,7 +71,7 @@ static void test_number(void)
     v = value_boolean(1);
     CHECK(value_number(&v) == 1.0);
     v = value_text("3");
-    CHECK(isnan(value_number(&v)));  /* text is not a number, even "3" */
+    CHECK(isnan(value_number(&v))); /* text is not a number, even "3" */
     value_clear(&v);
     v = VALUE_NULL;
     CHECK(isnan(value_number(&v)));
@@ -85,7 +85,7 @@ static void test_format(void)
     CHECK_STR_EQ(formatted(value_real(0.1), 6), "0.1");
     CHECK_STR_EQ(formatted(value_real(3.053e-16), 4), "3.053e-16");
     CHECK_STR_EQ(formatted(value_real(4000000), 6), "4e+06");
-    CHECK_STR_EQ(formatted(value_real(1.0 / 3.0), 0), "0.33333333333333331");  /* default 17 */
+    CHECK_STR_EQ(formatted(value_real(1.0 / 3.0), 0), "0.33333333333333331"); /* default 17 */
     CHECK_STR_EQ(formatted(value_real(NAN), 6), "NaN");
     CHECK_STR_EQ(formatted(value_real(-NAN), 6), "NaN");
     CHECK_STR_EQ(formatted(value_real(INFINITY), 6), "inf");
@@ -97,7 +97,7 @@ static void test_format(void)
     value t = value_text("ring allreduce");
     char small[5];
     value_format(&t, 6, small, sizeof small);
-    CHECK_STR_EQ(small, "ring");  /* truncated, still terminated */
+    CHECK_STR_EQ(small, "ring"); /* truncated, still terminated */
     char buf[32];
     value_format(&t, 6, buf, sizeof buf);
     CHECK_STR_EQ(buf, "ring allreduce");
@@ -130,7 +130,7 @@ static void test_type_is_numeric(void)
 static void test_equal(void)
 {
     value a = value_integer(1), b = value_real(1.0);
-    CHECK(!value_equal(&a, &b));  /* types differ */
+    CHECK(!value_equal(&a, &b)); /* types differ */
     b = value_integer(1);
     CHECK(value_equal(&a, &b));
     b = value_integer(2);
@@ -165,10 +165,12 @@ static void test_equal(void)
 /* JSON has no NaN or infinities: they travel as strings, everywhere. */
 static void test_json(void)
 {
-    value cases[] = { value_integer(-7), value_real(0.5), value_real(NAN), value_real(INFINITY),
-                      value_real(-INFINITY), value_boolean(1), value_text("a\"b"), VALUE_NULL };
-    const char *expected[] = { "-7", "0.5", "\"NaN\"", "\"inf\"", "\"-inf\"", "true",
-                               "\"a\\\"b\"", "null" };
+    value cases[] = { value_integer(-7),     value_real(0.5),
+                      value_real(NAN),       value_real(INFINITY),
+                      value_real(-INFINITY), value_boolean(1),
+                      value_text("a\"b"),    VALUE_NULL };
+    const char *expected[] = { "-7",       "0.5",  "\"NaN\"",    "\"inf\"",
+                               "\"-inf\"", "true", "\"a\\\"b\"", "null" };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *j = value_to_json(&cases[i]);
         char *text = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
@@ -177,7 +179,7 @@ static void test_json(void)
         json_decref(j);
         value_clear(&cases[i]);
     }
-    value bad = value_text("caf\xe9");  /* Latin-1, not UTF-8 */
+    value bad = value_text("caf\xe9"); /* Latin-1, not UTF-8 */
     CHECK(value_to_json(&bad) == NULL);
     value_clear(&bad);
 }
@@ -188,10 +190,29 @@ static void test_json(void)
 static void test_utf8_agrees_with_jansson(void)
 {
     static const char *const cases[] = {
-        "", "plain", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
-        "caf\xe9", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80",
-        "\xed\xbf\xbf", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff",
-        "\x80", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "a\xc3(", "\xef\xbf\xbd",
+        "",
+        "plain",
+        "caf\xc3\xa9",
+        "\xe2\x82\xac",
+        "\xf0\x9f\x98\x80",
+        "\xf4\x8f\xbf\xbf",
+        "caf\xe9",
+        "\xc0\x80",
+        "\xc1\xbf",
+        "\xe0\x80\x80",
+        "\xe0\x9f\xbf",
+        "\xed\xa0\x80",
+        "\xed\xbf\xbf",
+        "\xf0\x80\x80\x80",
+        "\xf4\x90\x80\x80",
+        "\xf5\x80\x80\x80",
+        "\xff",
+        "\x80",
+        "\xc3",
+        "\xe2\x82",
+        "\xf0\x9f\x98",
+        "a\xc3(",
+        "\xef\xbf\xbd",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *j = json_string(cases[i]);
@@ -209,7 +230,9 @@ static void test_json_text(void)
         { "caf\xc3\xa9", "\"caf\\u00E9\"" },
         { "caf\xe9", "\"caf\\uFFFD\"" },
         { "\xff\xfe", "\"\\uFFFD\\uFFFD\"" },
-        { "a\xe2\x82" "b", "\"a\\uFFFD\\uFFFDb\"" },
+        { "a\xe2\x82"
+          "b",
+          "\"a\\uFFFD\\uFFFDb\"" },
         { "", "\"\"" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -28,8 +28,7 @@ static void test_signature(void)
 static void test_url_display(void)
 {
     char buf[200];
-    webhook_url_display("https://user:pw@hooks.slack.com/services/T0/B0/XXXX?x=1", buf,
-                        sizeof buf);
+    webhook_url_display("https://user:pw@hooks.slack.com/services/T0/B0/XXXX?x=1", buf, sizeof buf);
     CHECK_STR_EQ(buf, "https://hooks.slack.com/\xe2\x80\xa6");
     webhook_url_display("http://127.0.0.1:8080/hooks/TOKEN", buf, sizeof buf);
     CHECK_STR_EQ(buf, "http://127.0.0.1/\xe2\x80\xa6");
@@ -114,8 +113,12 @@ static void test_nobody_listening(void)
         free(err);
         return;
     }
-    store_sweep_info info = { .script_path = "x.lua", .script_text = "", .script_sha256 = "",
-                              .runner_version = "0.1.0", .host = "h", .command_line = "runner" };
+    store_sweep_info info = { .script_path = "x.lua",
+                              .script_text = "",
+                              .script_sha256 = "",
+                              .runner_version = "0.1.0",
+                              .host = "h",
+                              .command_line = "runner" };
     int64_t sweep_id = 0;
     CHECK_INT_EQ(store_sweep_begin(s, &info, &sweep_id, &err), 0);
     store_outbox_request request = { .format = "generic", .build = body_of_braces };

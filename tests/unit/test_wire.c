@@ -16,7 +16,8 @@ static void test_numbers_and_text(void)
     wire_put_u32(&w, 4000000000u);
     wire_put_u64(&w, 0xfedcba9876543210ULL);
     wire_put_f64(&w, -0.0);
-    wire_put_text(&w, "gr\xc3\xa4" "dient");
+    wire_put_text(&w, "gr\xc3\xa4"
+                      "dient");
     wire_put_text(&w, NULL);
     CHECK(!w.failed);
     wire_reader r = wire_reader_of(w.data, w.len);
@@ -26,7 +27,8 @@ static void test_numbers_and_text(void)
     double zero = wire_get_f64(&r);
     CHECK(zero == 0.0 && signbit(zero));
     char *text = wire_get_text(&r), *empty = wire_get_text(&r);
-    CHECK_STR_EQ(text, "gr\xc3\xa4" "dient");
+    CHECK_STR_EQ(text, "gr\xc3\xa4"
+                       "dient");
     CHECK_STR_EQ(empty, "");
     CHECK(!r.failed && r.pos == r.len);
     /* Past the end: zeros, and the reader says so from then on. */
@@ -41,8 +43,13 @@ static void test_numbers_and_text(void)
 static void test_cells(void)
 {
     value cells[8] = {
-        value_integer(-9007199254740993LL), value_real(NAN), value_real(INFINITY),
-        value_real(-INFINITY), value_boolean(1), value_text("shard 3"), VALUE_NULL,
+        value_integer(-9007199254740993LL),
+        value_real(NAN),
+        value_real(INFINITY),
+        value_real(-INFINITY),
+        value_boolean(1),
+        value_text("shard 3"),
+        VALUE_NULL,
         value_text(""),
     };
     wire_writer w = { 0 };

@@ -3,20 +3,29 @@
  * Amdahl's law: speedup on k workers when a fraction s of the work is serial. */
 #include <runner/plugin.h>
 
-enum { PARAM_SERIAL_FRACTION, PARAM_WORKERS, PARAM_COUNT };
+enum {
+    PARAM_SERIAL_FRACTION,
+    PARAM_WORKERS,
+    PARAM_COUNT
+};
 static const runner_param amdahl_params[] = {
-    [PARAM_SERIAL_FRACTION] = RUNNER_PARAM_REAL("serial_fraction", "fraction",
-        "share of the work that cannot be split", 0.05, 0, 1),
+    [PARAM_SERIAL_FRACTION] = RUNNER_PARAM_REAL(
+        "serial_fraction", "fraction", "share of the work that cannot be split", 0.05, 0, 1),
     [PARAM_WORKERS] = RUNNER_PARAM_INTEGER("workers", "workers", "number of workers", 1, 1, 1e7),
 };
 _Static_assert(RUNNER_COUNT(amdahl_params) == PARAM_COUNT, "one entry per PARAM_*");
 
-enum { COL_SPEEDUP, COL_EFFICIENCY, COL_CEILING, COL_COUNT };
+enum {
+    COL_SPEEDUP,
+    COL_EFFICIENCY,
+    COL_CEILING,
+    COL_COUNT
+};
 static const runner_column amdahl_columns[] = {
     [COL_SPEEDUP] = RUNNER_COLUMN("speedup", RUNNER_REAL, "", "1 / (s + (1 - s) / k)"),
     [COL_EFFICIENCY] = RUNNER_COLUMN("efficiency", RUNNER_REAL, "fraction", "speedup / k"),
-    [COL_CEILING] = RUNNER_COLUMN("ceiling", RUNNER_REAL, "",
-        "1 / s, the speedup as k grows without bound"),
+    [COL_CEILING] =
+        RUNNER_COLUMN("ceiling", RUNNER_REAL, "", "1 / s, the speedup as k grows without bound"),
 };
 _Static_assert(RUNNER_COUNT(amdahl_columns) == COL_COUNT, "one entry per COL_*");
 
