@@ -111,34 +111,32 @@ static int serve_if_worker(const options_parsed *a, int *status)
 }
 
 /* What sweep and resume configure alike, from the options and their
- * defaults. The caller sets the script, its --set values and seed. */
+ * defaults: every sweep_options member options.def names (OPTION_SWEEP),
+ * then the few the command works out. The caller sets the script and its
+ * --set values. */
 static void config_from_options(const options_parsed *a, const webhook_target *webhook,
                                 script_config *config)
 {
     const option_value *v = a->values;
-    summary_format webhook_format = SUMMARY_GENERIC;
-    summary_parse_format(v[OPTION_WEBHOOK_FORMAT].text, &webhook_format);
     *config = (script_config){
-        .db_path = a->db_path,
         .plugin_dirs = v[OPTION_PLUGIN_DIR].list,
         .max_points = v[OPTION_MAX_POINTS].integer,
-        .seed = v[OPTION_SEED].integer,
-        .quiet = v[OPTION_QUIET].given,
         .memory_limit_bytes = (size_t)v[OPTION_SCRIPT_MEMORY].integer << 20,
         .time_limit_s = v[OPTION_SCRIPT_TIMEOUT].seconds,
-        .stop = &cli_stop_requested,
-        .jobs = v[OPTION_JOBS].given ? (int)v[OPTION_JOBS].integer : default_jobs(),
-        .fail_fast = v[OPTION_FAIL_FAST].given,
-        .resume = v[OPTION_RESUME].given,
-        .force = v[OPTION_FORCE].given,
-        .reuse = v[OPTION_REUSE].given,
-        /* a timeout needs a process to kill */
-        .isolate = v[OPTION_ISOLATE].given || v[OPTION_POINT_TIMEOUT].given,
-        .point_timeout_s = v[OPTION_POINT_TIMEOUT].given ? v[OPTION_POINT_TIMEOUT].seconds : 0,
-        .webhook = webhook,
-        .webhook_format = webhook_format,
-        .webhook_strict = v[OPTION_WEBHOOK_STRICT].given,
     };
+    sweep_options *o = &config->sweep;
+    options_fill_sweep(a, o);
+    o->db_path = a->db_path;
+    o->stop = &cli_stop_requested;
+    o->jobs = v[OPTION_JOBS].given ? (int)v[OPTION_JOBS].integer : default_jobs();
+    if (o->point_timeout_s > 0)
+        o->isolate = 1; /* a timeout needs a process to kill */
+    summary_format webhook_format = SUMMARY_GENERIC;
+    summary_parse_format(v[OPTION_WEBHOOK_FORMAT].text, &webhook_format);
+    o->webhook = webhook;
+    o->webhook_format = webhook_format;
+    o->sweep_tags = v[OPTION_SWEEP_TAG].list;
+    o->sweep_tag_count = v[OPTION_SWEEP_TAG].count;
 }
 
 /* --name, --tag and --note: checked before anything runs; they label a
@@ -184,19 +182,16 @@ int cli_run_sweep(const options_parsed *a)
     config.override_count = a->values[OPTION_SET].count;
     if (a->values[OPTION_SHARD].given) {
         char *err = NULL;
-        if (shard_parse(a->values[OPTION_SHARD].text, &config.shard, &err) != 0) {
+        if (shard_parse(a->values[OPTION_SHARD].text, &config.sweep.shard, &err) != 0) {
             fprintf(stderr, "runner: %s; see 'runner --help'\n", err);
             free(err);
             return EXIT_USAGE;
         }
     }
-    config.command_line = recorded_command_line(a->argc, a->argv);
-    config.sweep_name = a->values[OPTION_SWEEP_NAME].text;
-    config.sweep_note = a->values[OPTION_SWEEP_NOTE].text;
-    config.sweep_tags = a->values[OPTION_SWEEP_TAG].list;
-    config.sweep_tag_count = a->values[OPTION_SWEEP_TAG].count;
+    char *command_line = recorded_command_line(a->argc, a->argv);
+    config.sweep.command_line = command_line;
     status = script_run(&config);
-    free((char *)config.command_line);
+    free(command_line);
     return status;
 }
 
@@ -277,13 +272,14 @@ int cli_run_resume(const options_parsed *a)
     config.overrides = (const char *const *)sets;
     config.override_count = count;
     config.max_points = 0;
-    config.seed = record.seed;
-    config.resume = 1;
-    config.resume_sweep_id = record.id;
-    config.shard = (shard_spec){ record.shard_index, record.shard_count };
-    config.command_line = recorded_command_line(a->argc, a->argv);
+    config.sweep.seed = record.seed;
+    config.sweep.resume = 1;
+    config.sweep.resume_sweep_id = record.id;
+    config.sweep.shard = (shard_spec){ record.shard_index, record.shard_count };
+    char *command_line = recorded_command_line(a->argc, a->argv);
+    config.sweep.command_line = command_line;
     status = script_run(&config);
-    free((char *)config.command_line);
+    free(command_line);
     for (size_t i = 0; i < count; i++)
         free(sets[i]);
     free(sets);

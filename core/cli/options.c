@@ -146,12 +146,33 @@ static const option_spec *find_option(const options_command *command, const char
     return NULL;
 }
 
+/* The kind of option that fills a sweep_options member of each type. */
+static int fills_its_type(const option_spec *o)
+{
+    switch (o->sweep.type) {
+    case OPTION_FIELD_NONE: return 1;
+    case OPTION_FIELD_INT: return o->kind == OPTION_FLAG;
+    case OPTION_FIELD_U64: return o->kind == OPTION_INTEGER;
+    case OPTION_FIELD_DOUBLE: return o->kind == OPTION_SECONDS;
+    case OPTION_FIELD_TEXT: return o->kind == OPTION_TEXT || o->kind == OPTION_CHOICE;
+    }
+    return 0;
+}
+
 /* Sets every option to its default; lists get room for every argument. */
 static int set_defaults(int argc, options_parsed *out)
 {
     for (int id = 0; id < OPTION_COUNT; id++) {
         const option_spec *o = &option_table[id];
         option_value *v = &out->values[id];
+        if (!fills_its_type(o)) {
+            fprintf(stderr,
+                    "runner: options.def: %s cannot fill its sweep_options member (a "
+                    "flag fills an int, an integer a uint64_t, seconds a double, text a "
+                    "const char *)\n",
+                    o->name);
+            return EXIT_USAGE;
+        }
         if (o->kind == OPTION_LIST) {
             v->list = calloc((size_t)argc + 1, sizeof *v->list);
             if (!v->list)
@@ -264,6 +285,22 @@ void options_free(options_parsed *parsed)
     }
     free(parsed->positionals);
     parsed->positionals = NULL;
+}
+
+void options_fill_sweep(const options_parsed *parsed, sweep_options *out)
+{
+    for (int id = 0; id < OPTION_COUNT; id++) {
+        const option_spec *o = &option_table[id];
+        const option_value *v = &parsed->values[id];
+        char *member = (char *)out + o->sweep.offset;
+        switch (o->sweep.type) {
+        case OPTION_FIELD_NONE: break;
+        case OPTION_FIELD_INT: *(int *)(void *)member = v->given; break;
+        case OPTION_FIELD_U64: *(uint64_t *)(void *)member = v->integer; break;
+        case OPTION_FIELD_DOUBLE: *(double *)(void *)member = v->seconds; break;
+        case OPTION_FIELD_TEXT: *(const char **)(void *)member = v->text; break;
+        }
+    }
 }
 
 /* ---- the resolvers every command shares ---- */

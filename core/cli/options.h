@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "run/run.h"
+
 /* The commands, as bits of option_spec.commands. */
 enum {
     CMD_SWEEP = 1u << 0,
@@ -43,6 +45,36 @@ typedef enum option_kind {
     OPTION_CHOICE,  /* one of the words of arg, "table|csv|json" */
 } option_kind;
 
+/* The type of the sweep_options member an option fills. */
+typedef enum option_field_type {
+    OPTION_FIELD_NONE = 0, /* the option fills none */
+    OPTION_FIELD_INT,      /* int: a flag's 1 when given */
+    OPTION_FIELD_U64,      /* uint64_t: an integer's value */
+    OPTION_FIELD_DOUBLE,   /* double: a number of seconds */
+    OPTION_FIELD_TEXT,     /* const char *: the text */
+} option_field_type;
+
+/* Where an option's value goes in sweep_options (options_fill_sweep). */
+typedef struct option_field {
+    size_t offset; /* offsetof(sweep_options, member) */
+    option_field_type type;
+} option_field;
+
+/* .sweep = OPTION_SWEEP(member) in options.def: the option fills that
+ * sweep_options member. Its type is taken from the member (a member of any
+ * other type does not compile); options_parse refuses a kind that cannot
+ * fill it (a flag fills an int, an integer a uint64_t, seconds a double,
+ * text a const char *). */
+#define OPTION_SWEEP(member)                                                                         \
+    {                                                                                                \
+        offsetof(sweep_options, member),                                                           \
+            _Generic(((sweep_options *)0)->member,                                                 \
+            int: OPTION_FIELD_INT,                                                                 \
+            uint64_t: OPTION_FIELD_U64,                                                            \
+            double: OPTION_FIELD_DOUBLE,                                                           \
+            const char *: OPTION_FIELD_TEXT) \
+    }
+
 /* One row of options.def. */
 typedef struct option_spec {
     const char *name;  /* "--db", "-o" */
@@ -57,6 +89,7 @@ typedef struct option_spec {
     unsigned commands;    /* CMD_* bits: who takes it */
     unsigned required;    /* CMD_* bits: shown without brackets */
     const char *help;
+    option_field sweep; /* OPTION_SWEEP(member): filled by options_fill_sweep */
 } option_spec;
 
 typedef enum option_id {
@@ -118,6 +151,12 @@ const option_spec *options_spec(option_id id);
 int options_parse(const options_command *command, int argc, char **argv, options_parsed *out);
 
 void options_free(options_parsed *parsed);
+
+/* Sets every sweep_options member an option of options.def names
+ * (OPTION_SWEEP) from what was parsed, typed or default, and leaves the
+ * others as they are: the command sets those (the database, the webhook,
+ * --jobs's one per core). */
+void options_fill_sweep(const options_parsed *parsed, sweep_options *out);
 
 /* The database: --db, else $RUNNER_DB when not empty, else results.db.
  * Refuses an empty name and SQLite's in-memory names (the results would be

@@ -72,16 +72,9 @@ int64_t lifecycle_sweep_id(const lifecycle *lc) { return lc->begun ? lc->run.swe
 
 static void start_run(lifecycle *lc, uint64_t seed)
 {
-    const lifecycle_config *c = &lc->config;
+    lc->run.options = lc->config.options;
     lc->run.store = lc->store;
     lc->run.seed = seed;
-    lc->run.stop = c->stop;
-    lc->run.quiet = c->quiet;
-    lc->run.jobs = c->jobs;
-    lc->run.isolate = c->isolate;
-    lc->run.point_timeout_s = c->point_timeout_s;
-    lc->run.shard = c->shard;
-    lc->run.reuse = c->reuse;
     lc->begun = 1;
 }
 
@@ -91,7 +84,7 @@ static void start_run(lifecycle *lc, uint64_t seed)
 static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_identity *recorded,
                               const process_identity *self)
 {
-    const char *db = lc->config.db_path;
+    const char *db = lc->config.options->db_path;
     long long sweep = (long long)id, pid = (long long)recorded->pid;
     switch (process_identity_check(recorded, self)) {
     case PROCESS_GONE: return NULL;
@@ -100,7 +93,7 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
                            "it or stop it first",
                            db, sweep, pid);
     case PROCESS_OTHER_HOST:
-        if (lc->config.force)
+        if (lc->config.options->force)
             return NULL;
         return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
                            "by a process that died; if it is not running, 'runner resume %lld "
@@ -108,7 +101,7 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
                            db, sweep, recorded->host, pid, sweep);
     case PROCESS_UNSURE: break;
     }
-    if (lc->config.force)
+    if (lc->config.options->force)
         return NULL;
     return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive, "
                        "but the sweep does not record which process started it); if it is not "
@@ -118,7 +111,7 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
 
 /* Why a resume with c->shard cannot continue record, which ran another
  * shard (or none). */
-static char *shard_refusal(const lifecycle_config *c, const store_sweep_record *record)
+static char *shard_refusal(const sweep_options *c, const store_sweep_record *record)
 {
     long long id = (long long)record->id;
     if (!record->shard_count)
@@ -139,13 +132,13 @@ static char *shard_refusal(const lifecycle_config *c, const store_sweep_record *
 static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
                             const process_identity *self, char **err)
 {
-    const lifecycle_config *c = &lc->config;
+    const sweep_options *c = lc->config.options;
     if (record->id == 0) {
         if (c->resume_sweep_id)
             return util_format("%s: no sweep %lld to resume; 'runner sweeps' lists them",
                                c->db_path, (long long)c->resume_sweep_id);
         return util_format("%s: no earlier sweep of %s to resume; run it without --resume",
-                           c->db_path, c->script_path);
+                           c->db_path, lc->config.script_path);
     }
     if (strcmp(record->status, "running") == 0 && record->pid != self->pid) {
         process_identity recorded;
@@ -163,7 +156,7 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
         return util_format("%s: sweep %lld ran another version of %s (the text changed "
                            "since); 'runner resume %lld' finishes it with its own text, or "
                            "drop --resume to start a new sweep",
-                           c->db_path, (long long)record->id, c->script_path,
+                           c->db_path, (long long)record->id, lc->config.script_path,
                            (long long)record->id);
     return NULL;
 }
@@ -173,8 +166,8 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
 static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
 {
     store_sweep_record record;
-    if (store_find_sweep(lc->store, lc->config.resume_sweep_id, lc->config.script_path, &record,
-                         err) != 0)
+    if (store_find_sweep(lc->store, lc->config.options->resume_sweep_id, lc->config.script_path,
+                         &record, err) != 0)
         return -1;
     char *read_err = NULL;
     char *refusal = resume_refusal(lc, &record, self, &read_err);
@@ -197,7 +190,6 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
         store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0)
         return -1;
     lc->run.sweep_id = sweep_id;
-    lc->run.resume = 1;
     start_run(lc, seed);
     return 0;
 }
@@ -208,7 +200,7 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
         return -1;
     if (lc->begun)
         return 0;
-    const lifecycle_config *c = &lc->config;
+    const sweep_options *c = lc->config.options;
     if (!lc->store && store_open(c->db_path, &lc->store, err) != 0) {
         if (!*err)
             *err = util_strdup("cannot open the database");
@@ -218,10 +210,10 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
     process_identity_self(&self);
     if (c->resume)
         return reopen_sweep(lc, &self, err);
-    char *git = provenance_git_commit(c->script_path);
+    char *git = provenance_git_commit(lc->config.script_path);
     store_sweep_info info = {
-        .script_path = c->script_path,
-        .script_text = c->script_text,
+        .script_path = lc->config.script_path,
+        .script_text = lc->config.script_text,
         .script_sha256 = lc->script_sha256,
         .options_json = options_json ? options_json : "{}",
         .overrides_json = overrides_json ? overrides_json : "{}",
@@ -399,7 +391,6 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
     sweep_section_options options = {
         .title = section->title,
         .script_line = section->script_line,
-        .fail_fast = lc->config.fail_fast,
     };
     uint64_t failed_before = lc->run.points_failed;
     /* Rows are kept only when the caller asks: printing and the script's
@@ -422,6 +413,7 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         return -1;
     }
     result->points_failed = lc->run.points_failed - failed_before;
+    result->failures_stopped = lc->run.failures_stopped[0] ? lc->run.failures_stopped : NULL;
     result->section_ordinal = lc->run.section_count;
     if (rows)
         *rows = kept;
@@ -457,25 +449,27 @@ char *lifecycle_summary_line(const lifecycle *lc)
         return util_format("runner: sweep %lld stopped in %s before section %d ran: not every "
                            "rank can run its plugin; what was committed is kept, and once every "
                            "rank has the same plugins --resume finishes the sweep",
-                           (long long)run->sweep_id, lc->config.db_path, run->section_count);
+                           (long long)run->sweep_id, lc->config.options->db_path,
+                           run->section_count);
     if (lc->ending == LIFECYCLE_STORE_FAILED)
         /* The batch that failed was rolled back: counts would overstate. */
         return util_format("runner: sweep %lld stopped in %s after a storage error; what was "
                            "committed is kept, and --resume finishes the sweep",
-                           (long long)run->sweep_id, lc->config.db_path);
+                           (long long)run->sweep_id, lc->config.options->db_path);
     char *line;
     if (run->points_skipped)
-        line = util_format(
-            "runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
-            "%llu already stored",
-            (long long)run->sweep_id, lc->config.db_path, (unsigned long long)run->points_ok,
-            (unsigned long long)run->points_failed, (unsigned long long)run->points_skipped);
+        line =
+            util_format("runner: sweep %lld resumed in %s: %llu points ok, %llu failed, "
+                        "%llu already stored",
+                        (long long)run->sweep_id, lc->config.options->db_path,
+                        (unsigned long long)run->points_ok, (unsigned long long)run->points_failed,
+                        (unsigned long long)run->points_skipped);
     else
         line =
             util_format("runner: sweep %lld stored in %s: %llu points ok, %llu failed",
-                        (long long)run->sweep_id, lc->config.db_path,
+                        (long long)run->sweep_id, lc->config.options->db_path,
                         (unsigned long long)run->points_ok, (unsigned long long)run->points_failed);
-    if (line && lc->config.reuse) {
+    if (line && lc->config.options->reuse) {
         /* --reuse: how many of the ok points were copied, not run */
         char *with = util_format("%s, %llu reused", line, (unsigned long long)run->points_reused);
         free(line);
@@ -495,13 +489,14 @@ static int deliver_summary(lifecycle *lc, store_outbox_request *outbox)
     }
     if (!outbox->id)
         return 0;
-    return webhook_send_summary(lc->store, outbox->id, lc->run.sweep_id, lc->config.db_path,
-                                lc->config.webhook) == WEBHOOK_DELIVERED;
+    return webhook_send_summary(lc->store, outbox->id, lc->run.sweep_id,
+                                lc->config.options->db_path,
+                                lc->config.options->webhook) == WEBHOOK_DELIVERED;
 }
 
 int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
 {
-    const lifecycle_config *c = &lc->config;
+    const sweep_options *c = lc->config.options;
     int status = exit_status_of(lc, ending);
     lc->ending = ending;
     lc->ended = 1;

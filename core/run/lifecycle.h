@@ -12,49 +12,25 @@
 #include <stdint.h>
 #include "base/table.h"
 #include "plugin/plugin.h"
-#include "shard.h"
-
-struct webhook_target;
+#include "sweep_options.h"
 
 /* A section prints at most this many rows; all are stored. */
 #define LIFECYCLE_PRINTED_ROWS_MAX 200
 
-/* What a sweep is and how to run it. Strings and pointers are borrowed and
- * must outlive the lifecycle. */
+/* What a sweep is; how to run it is options (sweep_options.h). Strings
+ * and pointers are borrowed and must outlive the lifecycle. */
 typedef struct lifecycle_config {
     const char *script_path;
-    const char *script_text; /* stored with the sweep */
-    size_t script_text_len;  /* its sha256 tells --resume the text is the same */
-    const char *db_path;
-    const char *command_line;             /* may be NULL */
-    uint64_t seed;                        /* the sweep seed of a new sweep */
-    int resume;                           /* continue an earlier sweep (--resume) */
-    int64_t resume_sweep_id;              /* which one; 0: the newest of script_path */
-    int force;                            /* resume a sweep whose runner may live (--force) */
-    shard_spec shard;                     /* --shard: this shard's points only (docs/slurm.md) */
-    int reuse;                            /* copy points stored ok before (--reuse) */
-    const volatile sig_atomic_t *stop;    /* set by SIGINT/SIGTERM */
-    int quiet;                            /* no progress line */
-    int jobs;                             /* threads running points */
-    int fail_fast;                        /* a section stops at its first failed point */
-    int isolate;                          /* run each point in a child process */
-    double point_timeout_s;               /* with isolate: per-point time limit; 0: none */
-    const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
-    int webhook_format;                   /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */
-    int webhook_strict;                   /* exit EXIT_NOT_DELIVERED when it is not delivered */
-    /* What people call the sweep (runner sweep --name, --tag, --note): set
-     * on a new sweep only, already checked (selector.h). */
-    const char *sweep_name;        /* NULL: unnamed */
-    const char *sweep_note;        /* NULL: none */
-    const char *const *sweep_tags; /* sweep_tag_count tags */
-    size_t sweep_tag_count;
+    const char *script_text;      /* stored with the sweep */
+    size_t script_text_len;       /* its sha256 tells --resume the text is the same */
+    const sweep_options *options; /* never NULL */
 } lifecycle_config;
 
 /* How the driver (the script) came to an end; lifecycle_end turns it into
  * the sweep's stored status and the process exit status. */
 typedef enum lifecycle_ending {
     LIFECYCLE_FINISHED,    /* ran to its end: "ok", or "failed" if points failed */
-    LIFECYCLE_FAILED_FAST, /* --fail-fast stopped it after a failed point: "failed" */
+    LIFECYCLE_FAILED_FAST, /* failed points stopped it (--fail-fast): "failed" */
     LIFECYCLE_INTERRUPTED, /* Ctrl-C or SIGTERM: "interrupted" */
     LIFECYCLE_INPUT_ERROR, /* a bad script or input stopped it: "error" */
     LIFECYCLE_STORE_FAILED /* storing failed: "error", and the counts are not printed */
@@ -75,7 +51,11 @@ typedef struct lifecycle_section {
 typedef struct lifecycle_section_result {
     uint64_t points_failed; /* in this section */
     int interrupted;        /* a stop request cut it short; nothing was printed */
-    int section_ordinal;    /* 1, 2, ... in the sweep: store_section_find finds
+    /* Why failed points stopped the sweep (sweep_options.fail_fast): a
+     * message for the driver to raise, valid until the next section; NULL
+     * when they did not. */
+    const char *failures_stopped;
+    int section_ordinal; /* 1, 2, ... in the sweep: store_section_find finds
                                         * its stored rows */
 } lifecycle_section_result;
 
@@ -89,7 +69,7 @@ void lifecycle_free(lifecycle *lc);
 
 /* Opens the database and begins the sweep row, recording options_json and
  * overrides_json (the option values in effect and what --set gave; NULL:
- * "{}"); with config->resume, reopens the sweep to resume instead, with its
+ * "{}"); with options->resume, reopens the sweep to resume instead, with its
  * own seed, after checking that it exists, is not running elsewhere on this
  * host and ran the same script text. Does nothing once begun. Returns 0, or
  * -1 with *err (malloc'd; the caller frees): nothing was begun. */
@@ -113,7 +93,7 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
 
 /* Ends the sweep, begun or not (lifecycle_check_open refuses from now on).
  * If it was begun: stores its status and end time, in the
- * same transaction queues the webhook summary (config->webhook), prints the
+ * same transaction queues the webhook summary (options->webhook), prints the
  * summary line on stderr, then delivers the summary. Returns the process exit
  * status (exit_status.h): EXIT_OK, EXIT_POINTS_FAILED, EXIT_USAGE (also when
  * the sweep could not be closed), EXIT_INTERRUPTED, or EXIT_NOT_DELIVERED

@@ -6,6 +6,7 @@
 #include "lifecycle.h"
 #include "shard.h"
 #include "sweep.h"
+#include "sweep_options.h"
 #include "verify.h"
 
 #endif

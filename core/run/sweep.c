@@ -20,6 +20,12 @@
 
 const char *const sweepi_status_names[4] = { "ok", "failed", "crashed", "timeout" };
 
+int sweepi_stopping(const sweep_run *run)
+{
+    const volatile sig_atomic_t *stop = run->options->stop;
+    return stop && *stop;
+}
+
 typedef struct section_job {
     sweep_run *run;
     const runner_plugin *plugin;
@@ -182,7 +188,7 @@ static void prepare_point(section_job *job, finished_point *f)
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (!shard_includes(&job->run->shard, f->identity))
+    if (!shard_includes(&job->run->options->shard, f->identity))
         f->skipped = f->elsewhere = 1; /* another shard's (--shard): not run, not stored */
     else if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
@@ -235,14 +241,15 @@ static void compute_point(section_job *job, runner_point *point, finished_point 
     prepare_point(job, f);
     if (f->fatal || f->skipped)
         return;
-    sweepi_execute_point(point, f, job->run->isolate, job->run->point_timeout_s, job->run->stop);
+    sweepi_execute_point(point, f, job->run->options->isolate, job->run->options->point_timeout_s,
+                         job->run->options->stop);
 }
 
 static void *worker_main(void *arg)
 {
     section_job *job = arg;
     runner_point point;
-    int ready = host_point_init(&point, job->plugin, job->run->stop) == 0;
+    int ready = host_point_init(&point, job->plugin, job->run->options->stop) == 0;
     pthread_mutex_lock(&job->lock);
     for (;;) {
         while (!job->cancel && job->next_index < job->count &&
@@ -255,7 +262,7 @@ static void *worker_main(void *arg)
         f->state = SLOT_RUNNING;
         f->index = index;
         pthread_mutex_unlock(&job->lock);
-        if (ready && !(job->run->stop && *job->run->stop))
+        if (ready && !sweepi_stopping(job->run))
             compute_point(job, &point, f);
         else if (!ready)
             f->fatal = util_strdup("out of memory starting a worker");
@@ -366,12 +373,22 @@ static void report_failure(const section_job *job, const finished_point *f, prog
             util_printable(f->error, shown, sizeof shown));
 }
 
+/* After a failed point: whether the failed points so far stop the sweep
+ * (no new point starts), saying why in run->failures_stopped. */
+static int failures_stop(sweep_run *run)
+{
+    const sweep_options *o = run->options;
+    if (o->fail_fast)
+        snprintf(run->failures_stopped, sizeof run->failures_stopped, "%s",
+                 "stopped at the first failed point (--fail-fast)");
+    return run->failures_stopped[0] != '\0';
+}
+
 /* The writer's step for each point in turn: reports it if it failed,
  * stores it and empties its slot. Returns 1 when the section stops here
- * (a failure with fail_fast), 0 to go on, -1 with *err. */
-static int write_in_turn(section_job *job, int64_t section_id, finished_point *f,
-                         const sweep_section_options *options, table *result, progress *bar,
-                         char **err)
+ * (failures_stop), 0 to go on, -1 with *err. */
+static int write_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
+                         progress *bar, char **err)
 {
     pthread_mutex_lock(&job->store_lock);
     if (f->failed)
@@ -382,7 +399,7 @@ static int write_in_turn(section_job *job, int64_t section_id, finished_point *f
         return -1;
     int failed = f->failed;
     sweepi_clear_finished(f, job->plugin);
-    return failed && options->fail_fast;
+    return failed && failures_stop(job->run);
 }
 
 /* ---- MPI: rank 0's side (docs/mpi.md; the messages: sweep_int.h) ---- */
@@ -441,8 +458,8 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp, 
     wire_put_text(&w, lp->desc->name);
     wire_put_text(&w, lp->sha256);
     wire_put_u8(&w, (uint8_t)collective);
-    wire_put_u8(&w, (uint8_t)(job->run->isolate && !collective));
-    wire_put_f64(&w, job->run->point_timeout_s);
+    wire_put_u8(&w, (uint8_t)(job->run->options->isolate && !collective));
+    wire_put_f64(&w, job->run->options->point_timeout_s);
     if (w.failed) {
         wire_writer_free(&w);
         return util_fail(err, "out of memory");
@@ -607,7 +624,8 @@ static int await_message(sweep_run *run, int tag, double *give_up_at, mpi_pool_m
     for (;;) {
         int stopping = *give_up_at > 0;
         double grace = stopping ? *give_up_at - util_monotonic() : 0;
-        int got = mpi_pool_receive(MPI_POOL_ANY, tag, run->stop, grace > 0 ? grace : 0, msg, err);
+        int got = mpi_pool_receive(MPI_POOL_ANY, tag, run->options->stop, grace > 0 ? grace : 0,
+                                   msg, err);
         if (got != 0 || stopping)
             return got;
         if (store_flush(run->store, err) != 0)
@@ -624,7 +642,7 @@ static int dispatch_points(section_job *job, dispatch *d, char **err)
     sweep_run *run = job->run;
     while (d->dispatching && d->next < job->count && d->hungry_count &&
            d->next < job->written + job->window_limit) {
-        if (run->stop && *run->stop) {
+        if (sweepi_stopping(run)) {
             d->dispatching = 0;
             break;
         }
@@ -668,9 +686,8 @@ static int dispatch_points(section_job *job, dispatch *d, char **err)
 
 /* Writes the finished points at the head of the window, in order, up to
  * the first one still out. Returns 0, or -1 with *err. */
-static int write_finished(section_job *job, dispatch *d, int64_t section_id,
-                          const sweep_section_options *options, table *result, progress *bar,
-                          char **err)
+static int write_finished(section_job *job, dispatch *d, int64_t section_id, table *result,
+                          progress *bar, char **err)
 {
     uint64_t before = job->written;
     while (d->writing && job->written < d->next) {
@@ -684,7 +701,7 @@ static int write_finished(section_job *job, dispatch *d, int64_t section_id,
         }
         job->values_written +=
             job->plugin->param_count + (uint64_t)f->row_count * job->plugin->column_count;
-        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        int stop = write_in_turn(job, section_id, f, result, bar, err);
         if (stop < 0)
             return -1;
         job->written++;
@@ -766,7 +783,7 @@ static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
         /* The job cannot end cleanly, but what was written is committed by
          * the caller (store_flush). */
         mpi_pool_abandon();
-        if (run->stop && *run->stop)
+        if (sweepi_stopping(run))
             run->interrupted = 1;
         return rc;
     }
@@ -784,8 +801,7 @@ static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
  * write_point as local threads. Returns 0 (interrupted or not), or -1 with
  * *err when communication or storing failed. */
 static int run_distributed(section_job *job, const loaded_plugin *lp, int64_t section_id,
-                           const sweep_section_options *options, table *result, progress *bar,
-                           char **err)
+                           table *result, progress *bar, char **err)
 {
     sweep_run *run = job->run;
     dispatch d = { .workers = mpi_pool_size() - 1, .dispatching = 1, .writing = 1 };
@@ -803,12 +819,12 @@ static int run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
         hungry_push(&d, r);
     for (;;) {
         if (dispatch_points(job, &d, err) != 0 ||
-            write_finished(job, &d, section_id, options, result, bar, err) != 0)
+            write_finished(job, &d, section_id, result, bar, err) != 0)
             goto done;
         if (!d.writing || job->written == job->count)
             break;
         if (d.outstanding == 0) {
-            if (d.dispatching && d.next < job->count && !(run->stop && *run->stop))
+            if (d.dispatching && d.next < job->count && !sweepi_stopping(run))
                 continue;
             break;
         }
@@ -817,10 +833,10 @@ static int run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
             goto done;
         if (got == 0)
             break; /* stopped, and the points still out never came back */
-        if (run->stop && *run->stop)
+        if (sweepi_stopping(run))
             d.dispatching = 0;
     }
-    if (job->written < job->count && run->stop && *run->stop)
+    if (job->written < job->count && sweepi_stopping(run))
         run->interrupted = 1;
     rc = 0;
 done:
@@ -879,15 +895,14 @@ static int collect_statuses(sweep_run *run, const runner_plugin *plugin, finishe
  * may call allreduce_sum), in point order; rank 0 broadcasts each point and
  * stores its own rows. Returns 0 (interrupted or not), or -1 with *err. */
 static int run_collective(section_job *job, const loaded_plugin *lp, int64_t section_id,
-                          const sweep_section_options *options, table *result, progress *bar,
-                          char **err)
+                          table *result, progress *bar, char **err)
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
     runner_point point;
     wire_writer w = { 0 };
     int rc = -1, broken = 0;
-    if (host_point_init(&point, plugin, run->stop) != 0)
+    if (host_point_init(&point, plugin, run->options->stop) != 0)
         return util_fail(err, "out of memory");
     point.rank = 0;
     point.size = mpi_pool_size();
@@ -895,14 +910,14 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
         host_point_free(&point);
         return -1;
     }
-    if (run->isolate)
+    if (run->options->isolate)
         fprintf(stderr,
                 "runner: %s is a collective plugin: on %d ranks its points run in the "
                 "ranks' own processes, not isolated\n",
                 plugin->name, point.size);
     finished_point *f = &job->window[0];
     for (uint64_t index = 0; index < job->count; index++) {
-        if (run->stop && *run->stop) {
+        if (sweepi_stopping(run)) {
             run->interrupted = 1;
             break;
         }
@@ -927,7 +942,7 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
                 broken = 1;
                 goto done;
             }
-            sweepi_execute_point(&point, f, 0, 0, run->stop);
+            sweepi_execute_point(&point, f, 0, 0, run->options->stop);
             int got = collect_statuses(run, plugin, f, err);
             if (got != 0) {
                 broken = 1;
@@ -940,7 +955,7 @@ static int run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
             run->interrupted = 1;
             break;
         }
-        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        int stop = write_in_turn(job, section_id, f, result, bar, err);
         if (stop < 0)
             goto done;
         progress_update(bar, index + 1);
@@ -971,7 +986,7 @@ done:
  * points run on every rank at once. */
 static section_mode plan_section(section_job *job, int *jobs)
 {
-    *jobs = job->run->jobs > 1 ? job->run->jobs : 1;
+    *jobs = job->run->options->jobs > 1 ? job->run->options->jobs : 1;
     if ((uint64_t)*jobs > job->count)
         *jobs = job->count > 0 ? (int)job->count : 1;
     job->window_size = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_SLOTS_PER_JOB;
@@ -1037,10 +1052,10 @@ static int open_section(section_job *job, const loaded_plugin *lp,
     if (record_plugin(run, lp, err) != 0)
         return -1;
     run->section_count++;
-    if (run->reuse && store_reuse_find(run->store, lp->desc->name, lp->sha256, run->sweep_id,
-                                       &job->reuse, err) != 0)
+    if (run->options->reuse && store_reuse_find(run->store, lp->desc->name, lp->sha256,
+                                                run->sweep_id, &job->reuse, err) != 0)
         return -1;
-    if (run->resume)
+    if (run->options->resume)
         return store_section_resume(run->store, run->sweep_id, run->section_count,
                                     job->plugin->name, options->title, options->script_line,
                                     (int64_t)job->count, section_id, &job->done, err);
@@ -1051,17 +1066,17 @@ static int open_section(section_job *job, const loaded_plugin *lp,
 
 /* One job: every point in turn in this thread. Returns 0 (interrupted or
  * not), or -1 with *err. */
-static int run_inline(section_job *job, int64_t section_id, const sweep_section_options *options,
-                      table *result, progress *bar, char **err)
+static int run_inline(section_job *job, int64_t section_id, table *result, progress *bar,
+                      char **err)
 {
     sweep_run *run = job->run;
     runner_point point;
-    if (host_point_init(&point, job->plugin, run->stop) != 0)
+    if (host_point_init(&point, job->plugin, run->options->stop) != 0)
         return util_fail(err, "out of memory");
     int rc = 0;
     finished_point *f = &job->window[0];
     for (uint64_t index = 0; index < job->count; index++) {
-        if (run->stop && *run->stop) {
+        if (sweepi_stopping(run)) {
             run->interrupted = 1;
             break;
         }
@@ -1075,7 +1090,7 @@ static int run_inline(section_job *job, int64_t section_id, const sweep_section_
             run->interrupted = 1;
             break;
         }
-        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        int stop = write_in_turn(job, section_id, f, result, bar, err);
         if (stop < 0) {
             rc = -1;
             break;
@@ -1090,11 +1105,10 @@ static int run_inline(section_job *job, int64_t section_id, const sweep_section_
 
 /* The writer's side of --jobs: writes `ready` finished points from the head
  * of the window, without the lock. *consumed counts the points taken
- * (written or not); *stop_here is set at an interrupted point or, with
- * fail_fast, a failed one. Returns 0, or -1 with *err. */
-static int write_ready(section_job *job, uint64_t ready, int64_t section_id,
-                       const sweep_section_options *options, table *result, progress *bar,
-                       uint64_t *consumed, int *stop_here, char **err)
+ * (written or not); *stop_here is set at an interrupted point or at a
+ * failed one that stops the sweep (failures_stop). Returns 0, or -1 with *err. */
+static int write_ready(section_job *job, uint64_t ready, int64_t section_id, table *result,
+                       progress *bar, uint64_t *consumed, int *stop_here, char **err)
 {
     const runner_plugin *plugin = job->plugin;
     for (*consumed = 0; *consumed < ready && !*stop_here; (*consumed)++) {
@@ -1108,7 +1122,7 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id,
             sweepi_clear_finished(f, plugin);
             continue;
         }
-        int stop = write_in_turn(job, section_id, f, options, result, bar, err);
+        int stop = write_in_turn(job, section_id, f, result, bar, err);
         if (stop < 0)
             return -1;
         *stop_here = stop;
@@ -1118,8 +1132,7 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id,
 
 /* Takes the points the workers finish, in point order, until all are
  * written or one says stop. Returns 0, or -1 with *err. */
-static int write_in_order(section_job *job, int64_t section_id,
-                          const sweep_section_options *options, table *result, progress *bar,
+static int write_in_order(section_job *job, int64_t section_id, table *result, progress *bar,
                           char **err)
 {
     int stop_here = 0;
@@ -1139,8 +1152,7 @@ static int write_in_order(section_job *job, int64_t section_id,
         }
         pthread_mutex_unlock(&job->lock);
         uint64_t consumed = 0;
-        if (write_ready(job, ready, section_id, options, result, bar, &consumed, &stop_here, err) !=
-            0)
+        if (write_ready(job, ready, section_id, result, bar, &consumed, &stop_here, err) != 0)
             return -1;
         progress_update(bar, job->written + consumed);
         pthread_mutex_lock(&job->lock);
@@ -1158,10 +1170,9 @@ static int write_in_order(section_job *job, int64_t section_id,
 
 /* --jobs N: N worker threads compute, this thread writes in point order.
  * What was written is committed before waiting for points still running
- * (a stop or fail_fast leaves some), which may take long. Returns 0
+ * (a stop or failures_stop leaves some), which may take long. Returns 0
  * (interrupted or not), or -1 with *err. */
-static int run_threads(section_job *job, int jobs, int64_t section_id,
-                       const sweep_section_options *options, table *result, progress *bar,
+static int run_threads(section_job *job, int jobs, int64_t section_id, table *result, progress *bar,
                        char **err)
 {
     pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
@@ -1174,7 +1185,7 @@ static int run_threads(section_job *job, int jobs, int64_t section_id,
         started++;
     }
     int rc = started == 0 ? util_fail(err, "cannot start worker threads")
-                          : write_in_order(job, section_id, options, result, bar, err);
+                          : write_in_order(job, section_id, result, bar, err);
     if (rc == 0) {
         pthread_mutex_lock(&job->store_lock);
         rc = store_flush(job->run->store, err);
@@ -1218,7 +1229,8 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     table *result = rows ? new_result_table(plugin, options->title) : NULL;
     int rc = -1;
     progress bar;
-    progress_begin(&bar, plugin->name, job.count, run->quiet);
+    progress_begin(&bar, plugin->name, job.count, run->options->quiet);
+    run->failures_stopped[0] = '\0';
 
     pthread_mutex_init(&job.lock, NULL);
     pthread_mutex_init(&job.store_lock, NULL);
@@ -1235,13 +1247,13 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
      * threads are joined. */
     exit_guard_watch(mark_exited, &job, jobs);
     if (mode == SECTION_DISTRIBUTED)
-        rc = run_distributed(&job, lp, section_id, options, result, &bar, err);
+        rc = run_distributed(&job, lp, section_id, result, &bar, err);
     else if (mode == SECTION_COLLECTIVE)
-        rc = run_collective(&job, lp, section_id, options, result, &bar, err);
+        rc = run_collective(&job, lp, section_id, result, &bar, err);
     else if (jobs == 1)
-        rc = run_inline(&job, section_id, options, result, &bar, err);
+        rc = run_inline(&job, section_id, result, &bar, err);
     else
-        rc = run_threads(&job, jobs, section_id, options, result, &bar, err);
+        rc = run_threads(&job, jobs, section_id, result, &bar, err);
     exit_guard_watch(NULL, NULL, 0);
     if (rc == 0)
         rc = store_flush(run->store, err);

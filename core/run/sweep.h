@@ -8,40 +8,36 @@
 #include <stdint.h>
 #include "base/table.h"
 #include "plugin/plugin.h"
-#include "shard.h"
 #include "store/store.h"
+#include "sweep_options.h"
 
+/* One sweep's point loop: its options and what it counted so far. */
 typedef struct sweep_run {
-    store *store; /* borrowed */
+    const sweep_options *options; /* borrowed; never NULL */
+    store *store;                 /* borrowed */
     int64_t sweep_id;
-    uint64_t seed;                     /* the sweep seed */
-    const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
+    uint64_t seed; /* the sweep seed (a resumed sweep's own, not options->seed) */
     int section_count;
     uint64_t points_ok, points_failed;
     int interrupted;         /* a stop request cut a section short */
-    int quiet;               /* no progress line */
-    int jobs;                /* threads running points (1: inline) */
-    int resume;              /* skip points an earlier run stored */
-    int isolate;             /* each point in a child process */
-    double point_timeout_s;  /* with isolate: kill a point after this */
     uint64_t points_skipped; /* already stored, not run again */
-    shard_spec shard;        /* --shard: run only this shard's points */
-    int reuse;               /* copy points other sweeps stored (--reuse) */
     uint64_t points_reused;  /* of points_ok: copied, not run */
+    /* Why failed points stopped the last section (options->fail_fast):
+     * "" when they did not; sweep_run_section empties it first. */
+    char failures_stopped[128];
     char **recorded_plugins; /* names already in sweep_plugin */
     size_t recorded_count;
     int ranks_not_ready; /* under MPI, a rank could not run the last
-                                          * section's plugin: it stopped, not storing */
+                          * section's plugin: it stopped, not storing */
 } sweep_run;
 
 typedef struct sweep_section_options {
     const char *title; /* may be NULL */
     int script_line;   /* 0 when unknown */
-    int fail_fast;     /* stop at the first failed point */
 } sweep_section_options;
 
 /* Runs every point of g with lp's plugin and stores them, in point order
- * whatever run->jobs is; under MPI (mpi_pool_size() > 1) the worker ranks
+ * whatever run->options->jobs is; under MPI (mpi_pool_size() > 1) the worker ranks
  * run the points, or every rank runs each one for a collective plugin
  * (docs/mpi.md). On return *rows
  * (when rows is not NULL) is a new table of the section's rows: every

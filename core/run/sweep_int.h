@@ -70,6 +70,8 @@ enum {
     TAG_STATUS
 };
 
+/* 1 once a stop request (SIGINT, SIGTERM) came: start no more points. */
+int sweepi_stopping(const sweep_run *run);
 /* Frees what f owns and empties it, keeping its params array. */
 void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin);
 /* Runs one point into f, here or (isolate) in a child (sweep.c says how). */

@@ -331,7 +331,7 @@ static int script_stop(lua_State *L, failure_kind kind, char *message, const cha
  * them stops the script. */
 static int l_shard_rows(lua_State *L)
 {
-    const shard_spec *shard = &scripti_state(L)->config->shard;
+    const shard_spec *shard = &scripti_state(L)->config->sweep.shard;
     return scripti_raise(L, FAIL_INPUT,
                          "this sweep runs shard %u/%u: a section's rows are only "
                          "this shard's, so a script that reads them (an adaptive search, a grid "
@@ -441,17 +441,17 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
         return script_stop(L, FAIL_STOPPED, err, "storing failed");
     if (result.interrupted)
         return script_stop(L, FAIL_INTERRUPTED, NULL, "interrupted");
-    if (s->config->fail_fast && result.points_failed > 0)
-        return scripti_raise(L, FAIL_FAST, "stopped at the first failed point (--fail-fast)");
+    if (result.failures_stopped)
+        return scripti_raise(L, FAIL_FAST, "%s", result.failures_stopped);
     if (!keep_rows) {
         lua_newtable(L);
         return 1;
     }
-    if (s->config->shard.count)
+    if (s->config->sweep.shard.count)
         return push_shard_rows(L);
     /* A view of the committed rows, read back when the script asks. */
-    if (rowview_push(L, s->config->db_path, lifecycle_sweep_id(s->life), result.section_ordinal,
-                     lp->desc, &err) != 0)
+    if (rowview_push(L, s->config->sweep.db_path, lifecycle_sweep_id(s->life),
+                     result.section_ordinal, lp->desc, &err) != 0)
         return script_stop(L, FAIL_STOPPED, err, "cannot read the rows back");
     return 1;
 }
@@ -554,22 +554,22 @@ static void push_runner_table(lua_State *L, const script_config *c)
     lua_setfield(L, -2, "version");
     lua_pushstring(L, c->script_path);
     lua_setfield(L, -2, "script");
-    lua_pushstring(L, c->db_path);
+    lua_pushstring(L, c->sweep.db_path);
     lua_setfield(L, -2, "db");
-    lua_pushinteger(L, (lua_Integer)c->seed);
+    lua_pushinteger(L, (lua_Integer)c->sweep.seed);
     lua_setfield(L, -2, "seed");
     /* Under --shard, {index, count, note}: a script skips reading its rows
      * and prints the note instead (docs/slurm.md). */
-    if (c->shard.count) {
+    if (c->sweep.shard.count) {
         lua_createtable(L, 0, 3);
-        lua_pushinteger(L, c->shard.index);
+        lua_pushinteger(L, c->sweep.shard.index);
         lua_setfield(L, -2, "index");
-        lua_pushinteger(L, c->shard.count);
+        lua_pushinteger(L, c->sweep.shard.count);
         lua_setfield(L, -2, "count");
         lua_pushfstring(L,
                         "shard %d/%d: the summary needs every shard's rows: 'runner merge' "
                         "the shards, then 'runner show' or 'runner report' the merged sweep",
-                        (int)c->shard.index, (int)c->shard.count);
+                        (int)c->sweep.shard.index, (int)c->sweep.shard.count);
         lua_setfield(L, -2, "note");
         lua_setfield(L, -2, "shard");
     }
@@ -589,27 +589,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .script_path = c->script_path,
         .script_text = text,
         .script_text_len = len,
-        .db_path = c->db_path,
-        .command_line = c->command_line,
-        .seed = c->seed,
-        .resume = c->resume,
-        .resume_sweep_id = c->resume_sweep_id,
-        .force = c->force,
-        .stop = c->stop,
-        .shard = c->shard,
-        .quiet = c->quiet,
-        .jobs = c->jobs,
-        .fail_fast = c->fail_fast,
-        .isolate = c->isolate,
-        .point_timeout_s = c->point_timeout_s,
-        .webhook = c->webhook,
-        .webhook_format = c->webhook_format,
-        .webhook_strict = c->webhook_strict,
-        .reuse = c->reuse,
-        .sweep_name = c->sweep_name,
-        .sweep_note = c->sweep_note,
-        .sweep_tags = c->sweep_tags,
-        .sweep_tag_count = c->sweep_tag_count,
+        .options = &c->sweep,
     };
     return lifecycle_new(&life);
 }

@@ -11,38 +11,19 @@
 
 #include "run/run.h"
 
+/* A script to run: what is the script's own (its text, limits and --set
+ * values), and how its sweep runs (sweep_options.h, handed to the
+ * lifecycle by pointer). Strings are borrowed. */
 typedef struct script_config {
     const char *script_path;
-    const char *db_path;
+    const char *script_text;        /* run this text instead of reading the file */
     const char *const *plugin_dirs; /* NULL-terminated; may be NULL */
     const char *const *overrides;   /* "NAME=VALUE" from --set */
     size_t override_count;
     uint64_t max_points;       /* per section; 0: no limit */
-    uint64_t seed;             /* the sweep seed */
-    int quiet;                 /* no progress line */
     size_t memory_limit_bytes; /* the script's own Lua heap */
     double time_limit_s;       /* the script's own run time, points excluded */
-    const char *command_line;
-    const volatile sig_atomic_t *stop;
-    int jobs;                             /* threads running points */
-    int fail_fast;                        /* stop the script at the first failed point */
-    int isolate;                          /* run each point in a child process */
-    double point_timeout_s;               /* with isolate: per-point time limit; 0: none */
-    int resume;                           /* continue an earlier sweep (--resume) */
-    int64_t resume_sweep_id;              /* which one; 0: the newest of script_path */
-    int force;                            /* resume a sweep whose runner may live (--force) */
-    shard_spec shard;                     /* --shard I/N; count 0: every point */
-    int reuse;                            /* copy points stored ok before (--reuse) */
-    const char *script_text;              /* run this text instead of reading the file */
-    const struct webhook_target *webhook; /* NULL: no webhook summary (docs/webhooks.md) */
-    int webhook_format;                   /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */
-    int webhook_strict;                   /* exit EXIT_NOT_DELIVERED when it is not delivered */
-    /* What people call the sweep (runner sweep --name, --tag, --note): set
-     * on a new sweep only, already checked (selector.h). */
-    const char *sweep_name;        /* NULL: unnamed */
-    const char *sweep_note;        /* NULL: none */
-    const char *const *sweep_tags; /* sweep_tag_count tags */
-    size_t sweep_tag_count;
+    sweep_options sweep;
 } script_config;
 
 /* Runs the script. Returns the process exit status (exit_status.h): 0, 1 when some

@@ -20,7 +20,7 @@ typedef enum failure_kind {
     FAIL_INPUT = 0,   /* bad script or input: exit 2 */
     FAIL_INTERRUPTED, /* Ctrl-C: exit 130 */
     FAIL_STOPPED,     /* the store failed: exit 2 */
-    FAIL_FAST         /* --fail-fast after a failed point: exit 1 */
+    FAIL_FAST         /* failed points stopped the sweep (--fail-fast): exit 1 */
 } failure_kind;
 
 typedef struct script_state {

@@ -105,7 +105,7 @@ static void time_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     script_state *s = scripti_state(L);
-    if (s->config->stop && *s->config->stop) {
+    if (s->config->sweep.stop && *s->config->sweep.stop) {
         s->failure = FAIL_INTERRUPTED;
         s->fatal = 1;
         lua_pushstring(L, "interrupted");
@@ -302,7 +302,7 @@ static void watchdog_check_closing(const script_state *s, double own)
                 s->config->script_path, limit);
         _exit(EXIT_USAGE);
     }
-    if (s->config->stop && *s->config->stop && !s->stopped_before_closing) {
+    if (s->config->sweep.stop && *s->config->sweep.stop && !s->stopped_before_closing) {
         fprintf(stderr, "runner: interrupted in a __gc finalizer at exit; the sweep was "
                         "already stored\n");
         _exit(EXIT_INTERRUPTED);
@@ -342,7 +342,7 @@ static void *watchdog_main(void *arg)
                     s->config->script_path, limit);
             _exit(EXIT_USAGE);
         }
-        if (s->config->stop && *s->config->stop) {
+        if (s->config->sweep.stop && *s->config->sweep.stop) {
             if (!stop_seen)
                 stop_seen = now;
             else if (now - stop_seen > WATCHDOG_GRACE_S) {
@@ -518,7 +518,7 @@ int scripti_close_state(script_state *s, int status)
     double own = script_own_time_s(s, util_monotonic());
     double limit = s->config->time_limit_s;
     s->closing_time_limit_s = own < limit ? limit : own + WATCHDOG_GRACE_S;
-    s->stopped_before_closing = s->config->stop && *s->config->stop;
+    s->stopped_before_closing = s->config->sweep.stop && *s->config->sweep.stop;
     s->closing = 1;
     lua_close(s->L);
     s->L = NULL;

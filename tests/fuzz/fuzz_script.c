@@ -172,19 +172,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     script_config config = {
         .script_path = "fuzz.lua",
-        .db_path = db_path,
         .plugin_dirs = plugin_dirs,
         .overrides = (const char *const *)overrides,
         .override_count = override_count,
         .max_points = FUZZ_MAX_POINTS,
-        .seed = 1,
-        .quiet = 1,
         .memory_limit_bytes = FUZZ_SCRIPT_MEMORY_BYTES,
         .time_limit_s = FUZZ_SCRIPT_TIMEOUT_S,
-        .command_line = "runner sweep fuzz.lua",
-        .stop = &stop_requested,
-        .jobs = 1,
         .script_text = text,
+        .sweep = {
+            .db_path = db_path,
+            .seed = 1,
+            .quiet = 1,
+            .command_line = "runner sweep fuzz.lua",
+            .stop = &stop_requested,
+            .jobs = 1,
+        },
     };
     stop_requested = 0;
     struct itimerspec budget = {

@@ -69,18 +69,24 @@ static const char *fresh_db(const char *name)
     return path;
 }
 
-static lifecycle_config config_for(const char *db_path, const char *script_text)
+/* A sweep of script_text into db_path; *options (which the config points
+ * to) says how it runs. */
+static lifecycle_config config_for(const char *db_path, const char *script_text,
+                                   sweep_options *options)
 {
-    lifecycle_config c = {
-        .script_path = "demo.lua",
-        .script_text = script_text,
-        .script_text_len = strlen(script_text),
+    *options = (sweep_options){
         .db_path = db_path,
         .command_line = "runner sweep demo.lua",
         .seed = 42,
         .stop = &stop_flag,
         .quiet = 1,
         .jobs = 1,
+    };
+    lifecycle_config c = {
+        .script_path = "demo.lua",
+        .script_text = script_text,
+        .script_text_len = strlen(script_text),
+        .options = options,
     };
     return c;
 }
@@ -154,7 +160,8 @@ static void test_begin_section_end(void)
     stop_flag = 0;
     stop_after = 0;
     runs = 0;
-    lifecycle_config config = config_for(path, "-- demo\n");
+    sweep_options options;
+    lifecycle_config config = config_for(path, "-- demo\n", &options);
     lifecycle *lc = lifecycle_new(&config);
     CHECK(lc != NULL);
     /* Nothing is opened before the first section. */
@@ -206,8 +213,9 @@ static void test_resume_interrupted(void)
     stop_flag = 0;
     stop_after = 2;
     runs = 0;
-    lifecycle_config config = config_for(path, "-- resumable\n");
-    config.seed = 7;
+    sweep_options options;
+    lifecycle_config config = config_for(path, "-- resumable\n", &options);
+    options.seed = 7;
     lifecycle *lc = lifecycle_new(&config);
     CHECK_INT_EQ(begin(lc, NULL), 0);
     table *rows = NULL;
@@ -222,8 +230,9 @@ static void test_resume_interrupted(void)
     /* Another text of the same script is refused, and changes nothing. */
     stop_flag = 0;
     stop_after = 0;
-    lifecycle_config changed = config_for(path, "-- edited since\n");
-    changed.resume = 1;
+    sweep_options changed_options;
+    lifecycle_config changed = config_for(path, "-- edited since\n", &changed_options);
+    changed_options.resume = 1;
     lc = lifecycle_new(&changed);
     char *err = NULL;
     CHECK_INT_EQ(lifecycle_begin(lc, NULL, NULL, &err), -1);
@@ -240,8 +249,8 @@ static void test_resume_interrupted(void)
     CHECK_STR_EQ(query(path, "SELECT status FROM sweep WHERE id = 1"), "interrupted");
 
     /* The same text resumes sweep 1 with its seed; only points 3 and 4 run. */
-    config.resume = 1;
-    config.seed = 99;
+    options.resume = 1;
+    options.seed = 99;
     lc = lifecycle_new(&config);
     CHECK_INT_EQ(begin(lc, NULL), 0);
     CHECK_INT_EQ(lifecycle_sweep_id(lc), 1);
@@ -266,8 +275,9 @@ static void test_resume_interrupted(void)
 static void test_nothing_to_resume(void)
 {
     const char *path = fresh_db("none");
-    lifecycle_config config = config_for(path, "-- demo\n");
-    config.resume = 1;
+    sweep_options options;
+    lifecycle_config config = config_for(path, "-- demo\n", &options);
+    options.resume = 1;
     lifecycle *lc = lifecycle_new(&config);
     char *err = NULL;
     CHECK_INT_EQ(lifecycle_begin(lc, NULL, NULL, &err), -1);
@@ -280,7 +290,7 @@ static void test_nothing_to_resume(void)
     free(err);
     lifecycle_free(lc);
 
-    config.resume_sweep_id = 5;
+    options.resume_sweep_id = 5;
     lc = lifecycle_new(&config);
     CHECK_INT_EQ(lifecycle_begin(lc, NULL, NULL, &err), -1);
     snprintf(expected, sizeof expected, "%s: no sweep 5 to resume; 'runner sweeps' lists them",
@@ -313,9 +323,10 @@ static void test_summary_queued(void)
     CHECK_INT_EQ(webhook_target_init(&target, "http://127.0.0.1:1/hook", NULL, &err), 0);
     free(err);
     target.max_attempts = 1;
-    lifecycle_config config = config_for(path, "-- demo\n");
-    config.webhook = &target;
-    config.webhook_strict = 1;
+    sweep_options options;
+    lifecycle_config config = config_for(path, "-- demo\n", &options);
+    options.webhook = &target;
+    options.webhook_strict = 1;
     lifecycle *lc = lifecycle_new(&config);
     CHECK_INT_EQ(begin(lc, NULL), 0);
     const int64_t workers[] = { 1 };

@@ -108,15 +108,18 @@ int main(void)
         snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
         remove(path);
     }
-    lifecycle_config config = {
-        .script_path = "demo.lua",
-        .script_text = "-- demo",
-        .script_text_len = 7,
+    sweep_options options = {
         .db_path = db_path,
         .seed = 1,
         .stop = &stop_flag,
         .quiet = 1,
         .jobs = 1,
+    };
+    lifecycle_config config = {
+        .script_path = "demo.lua",
+        .script_text = "-- demo",
+        .script_text_len = 7,
+        .options = &options,
     };
     lifecycle *lc = lifecycle_new(&config);
     char *err = NULL;
