@@ -1,13 +1,18 @@
-/* sweep_int.h: what sweep.c (the point loop, and rank 0's side of MPI) and
- * sweep_serve.c (a worker rank's side) share: a finished point, the MPI
- * messages between the ranks, and running one point. Private to the two;
- * sweep.h is the public header. Shared functions are sweepi_*. */
+/* sweep_int.h: what the files of the point loop share: sweep.c (a section,
+ * its points prepared, run inline and written in order), sweep_threads.c
+ * (--jobs threads), sweep_mpi.c (rank 0's side of MPI) and sweep_serve.c (a
+ * worker rank's side): a finished point, a section's job and its reorder
+ * window, the MPI messages between the ranks, and running one point.
+ * Private to them; sweep.h is the public header. Shared functions are
+ * sweepi_*. */
 #ifndef RUNNER_SWEEP_INT_H
 #define RUNNER_SWEEP_INT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "plugin/plugin.h"
 #include "sweep.h"
 
@@ -43,6 +48,42 @@ enum {
 /* A point's status by isolate_status; MPI results carry the index. */
 extern const char *const sweepi_status_names[4];
 
+/* One section being run: its points, the reorder window the workers fill
+ * and the writer empties in point order, and the locks between them. */
+typedef struct section_job {
+    sweep_run *run;
+    const runner_plugin *plugin;
+    const grid *grid;
+    uint64_t count;
+    finished_point *window;
+    size_t window_size;
+    /* Points in flight at most (<= window_size): small for points whose
+     * rows are many (memory), large for quick small ones, where a small
+     * window made threads sleep and wake for every few points. */
+    size_t window_limit;
+    size_t window_floor;       /* the limit never goes below this */
+    uint64_t values_written;   /* parameter and row values of the points consumed */
+    uint64_t next_index;       /* next point a worker may claim */
+    uint64_t written;          /* points the writer has consumed */
+    int cancel;                /* the writer failed: workers stop */
+    store_identity_set *done;  /* identities to skip (resume), may be NULL */
+    pthread_mutex_t done_lock; /* guards done */
+    store_reuse_set *reuse;    /* --reuse: points other sweeps stored; read-only */
+    pthread_mutex_t lock;
+    /* Held by the writer inside the store while plugins may run, so that a
+     * plugin calling exit() finds the store between calls (mark_exited). */
+    pthread_mutex_t store_lock;
+    pthread_cond_t slot_done; /* a worker finished a point */
+    pthread_cond_t slot_free; /* the writer freed a slot */
+} section_job;
+
+/* Where a section's points run. */
+typedef enum section_mode {
+    SECTION_LOCAL,       /* this process: inline or --jobs threads */
+    SECTION_DISTRIBUTED, /* each point on one worker rank */
+    SECTION_COLLECTIVE   /* each point on every rank together */
+} section_mode;
+
 /* MPI (docs/mpi.md)
  *
  * Messages between rank 0 and the workers, each payload in wire.c's bytes:
@@ -50,7 +91,7 @@ extern const char *const sweepi_status_names[4];
  *                         point timeout
  *   READY    worker -> 0  ok, and why not ("rank 2 on node7: ...")
  *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells;
- *                         n grows with the points' measured time (sweep.c)
+ *                         n grows with the points' measured time (sweep_mpi.c)
  *   RESULTS  worker -> 0  n, then per point: index, status, interrupted,
  *                         started_at, duration_s, outcome (wire_put_outcome);
  *                         sent within about 1 ms of the first point in it
@@ -69,6 +110,38 @@ enum {
     TAG_END,
     TAG_STATUS
 };
+
+/* sweep.c: the section's common steps. */
+
+/* The window the points written so far allow; the job's lock is held. */
+size_t sweepi_window_limit(const section_job *job);
+/* Fills f->params, f->canonical, f->identity and f->seed for point f->index,
+ * and marks it skipped when it is another shard's, stored by an earlier run
+ * (resume) or copied (--reuse). Sets f->fatal when memory runs out. */
+void sweepi_prepare_point(section_job *job, finished_point *f);
+/* Prepares and runs point f->index into f, using the caller's point. */
+void sweepi_compute_point(section_job *job, runner_point *point, finished_point *f);
+/* The writer's step for each point in turn: reports it if it failed,
+ * stores it and empties its slot. Returns 1 when the sweep stops here
+ * (failed points reached the limit the options set), 0 to go on, -1 with
+ * *err. */
+int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
+                         progress *bar, char **err);
+
+/* sweep_threads.c: --jobs N (N > 1) threads run the points, the caller
+ * writes them. Returns 0 (interrupted or not), or -1 with *err. */
+int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *result, progress *bar,
+                       char **err);
+
+/* sweep_mpi.c: rank 0's side. sweepi_remote_mode says where the points run
+ * and sizes the window for it; the two others run a section so. Each
+ * returns 0 (interrupted or not), or -1 with *err when communication or
+ * storing failed. */
+section_mode sweepi_remote_mode(section_job *job, int jobs);
+int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t section_id,
+                           table *result, progress *bar, char **err);
+int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t section_id,
+                          table *result, progress *bar, char **err);
 
 /* 1 once a stop request (SIGINT, SIGTERM) came: start no more points. */
 int sweepi_stopping(const sweep_run *run);
