@@ -318,6 +318,11 @@ static int failures_stop(sweep_run *run)
     if (o->fail_fast)
         snprintf(run->failures_stopped, sizeof run->failures_stopped, "%s",
                  "stopped at the first failed point (--fail-fast)");
+    else if (o->max_failures && run->points_failed >= o->max_failures)
+        snprintf(run->failures_stopped, sizeof run->failures_stopped,
+                 "stopped after %llu failed point%s (--max-failures %llu)",
+                 (unsigned long long)run->points_failed, run->points_failed == 1 ? "" : "s",
+                 (unsigned long long)o->max_failures);
     return run->failures_stopped[0] != '\0';
 }
 

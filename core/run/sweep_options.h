@@ -37,6 +37,7 @@ typedef struct sweep_options {
     int isolate;            /* each point in a child process (--isolate) */
     double point_timeout_s; /* with isolate: kill a point after this; 0: never */
     int fail_fast;          /* the first failed point stops the sweep (--fail-fast) */
+    uint64_t max_failures;  /* this many failed points stop it (--max-failures); 0: none */
     int quiet;              /* no progress line */
     /* the summary when it ends (docs/webhooks.md) */
     const struct webhook_target *webhook; /* NULL: no webhook summary */
