@@ -28,6 +28,16 @@ static void test_table_is_consistent(void)
         CHECK((o->kind == OPTION_FLAG) == (o->arg == NULL));
         if (o->kind == OPTION_INTEGER || o->kind == OPTION_SECONDS || o->kind == OPTION_CHOICE)
             CHECK(o->expected != NULL);
+        /* An option that fills a sweep_options member has the kind its type
+         * takes (options_fill_sweep). */
+        if (o->sweep.type == OPTION_FIELD_INT)
+            CHECK(o->kind == OPTION_FLAG);
+        else if (o->sweep.type == OPTION_FIELD_U64)
+            CHECK(o->kind == OPTION_INTEGER);
+        else if (o->sweep.type == OPTION_FIELD_DOUBLE)
+            CHECK(o->kind == OPTION_SECONDS);
+        else if (o->sweep.type == OPTION_FIELD_TEXT)
+            CHECK(o->kind == OPTION_TEXT || o->kind == OPTION_CHOICE);
         /* One spelling means one option for any command. */
         for (int other = id + 1; other < OPTION_COUNT; other++) {
             const option_spec *p = options_spec((option_id)other);
@@ -108,6 +118,41 @@ static void test_refused(void)
     options_free(&a);
 }
 
+/* options_fill_sweep sets the members options.def names, typed or
+ * default, and leaves the others to the command. */
+static void test_fill_sweep(void)
+{
+    options_parsed a;
+    char *argv[] = { "runner",  "sweep",           "s.lua", "--reuse", "--seed",
+                     "7",       "--point-timeout", "2.5",   "--name",  "n",
+                     "--quiet", "--max-failures",  "3",     NULL };
+    CHECK_INT_EQ(parse(&sweep, &a, argv), EXIT_OK);
+    sweep_options o = { .db_path = "kept", .jobs = 99, .fail_fast = 5, .sweep_note = "x" };
+    options_fill_sweep(&a, &o);
+    CHECK_INT_EQ(o.reuse, 1);
+    CHECK_INT_EQ(o.seed, 7);
+    CHECK_NEAR(o.point_timeout_s, 2.5, 0);
+    CHECK_STR_EQ(o.sweep_name, "n");
+    CHECK_INT_EQ(o.quiet, 1);
+    CHECK_INT_EQ(o.max_failures, 3);
+    CHECK_INT_EQ(o.fail_fast, 0); /* not given */
+    CHECK(o.sweep_note == NULL);  /* not given, no default */
+    CHECK_INT_EQ(o.isolate, 0);   /* the command adds it for a timeout */
+    CHECK_STR_EQ(o.db_path, "kept");
+    CHECK_INT_EQ(o.jobs, 99);
+    options_free(&a);
+
+    char *plain[] = { "runner", "sweep", "s.lua", NULL };
+    CHECK_INT_EQ(parse(&sweep, &a, plain), EXIT_OK);
+    options_fill_sweep(&a, &o);
+    CHECK_INT_EQ(o.reuse, 0);
+    CHECK_INT_EQ(o.seed, 0);
+    CHECK_NEAR(o.point_timeout_s, 0, 0);
+    CHECK_INT_EQ(o.max_failures, 0);
+    CHECK(o.sweep_name == NULL);
+    options_free(&a);
+}
+
 static void test_resolvers(void)
 {
     const char *path = NULL;
@@ -147,6 +192,7 @@ int main(void)
     test_defaults();
     test_values();
     test_refused();
+    test_fill_sweep();
     test_resolvers();
     return check_done("test_options");
 }
