@@ -1,6 +1,7 @@
 /* plot: line plots of a table's columns, drawn by a real gnuplot child
  * process (SVG or PNG), for `runner plot`, `runner report` and the Lua
- * function plot(rows, {...}). The command itself is in cli_show.c. */
+ * function plot(rows, {...}) (script/plot_lua.c). The command itself is in
+ * cli_show.c. */
 #ifndef RUNNER_PLOT_H
 #define RUNNER_PLOT_H
 
@@ -9,8 +10,6 @@
 #include "base/table.h"
 #include "plot_reduce.h"
 #include "table_facts.h"
-
-typedef struct lua_State lua_State;
 
 /* plot_render's return value when no gnuplot executable is on PATH. */
 #define PLOT_NO_GNUPLOT (-2)
@@ -91,12 +90,5 @@ int plot_default_spec(const table *t, const table_facts *facts, const char *plug
 /* Checks a Lua plot's output path: relative, no "." or ".." component, no
  * empty component, ending in .svg or .png. Returns 0, or -1 with why. */
 int plot_check_output_path(const char *path, char *why, size_t why_size);
-
-/* Registers the global plot(rows, {x =, y =, by =, logx =, logy =, title =,
- * xlabel =, ylabel =, units = {column = "unit"}, output =}) in a script's Lua
- * state (docs/plots.md). Bad arguments raise; a picture that cannot be made
- * (no gnuplot, file not writable) returns nil and a message; success returns
- * the output path. */
-void plot_register_lua(lua_State *L);
 
 #endif

@@ -20,8 +20,8 @@
 #include "base/install_layout.h"
 #include "base/util.h"
 #include "exec_lua.h"
+#include "plot_lua.h"
 #include "plugin/plugin.h"
-#include "render/render.h"
 #include "rowview.h"
 #include "run/run.h"
 
@@ -605,7 +605,7 @@ static lua_State *new_lua_state(script_state *s)
     for (const luaL_Reg *f = runner_globals; f->name; f++)
         lua_register(L, f->name, f->func);
     axis_register_lua(L);
-    plot_register_lua(L);
+    plot_lua_register(L);
     rowview_register_lua(L);
     push_runner_table(L, s->config);
     return L;

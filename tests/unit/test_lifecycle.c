@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "demo_plugin.h"
+#include "testdb.h"
 #include "base/exit_status.h"
 #include "run/lifecycle.h"
 #include "plugin/param.h"
@@ -53,21 +54,6 @@ static loaded_plugin demo_loaded = {
     .file_stem = "lifecycle_demo",
     .sha256 = "0000000000000000000000000000000000000000000000000000000000000000",
 };
-
-static char tmp_dir[512];
-
-static const char *fresh_db(const char *name)
-{
-    static char path[600];
-    char side[700];
-    snprintf(path, sizeof path, "%s/lifecycle-%s.db", tmp_dir, name);
-    remove(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    remove(side);
-    return path;
-}
 
 /* A sweep of script_text into db_path; *options (which the config points
  * to) says how it runs. */
@@ -156,7 +142,7 @@ static int begin(lifecycle *lc, const char *options_json)
 
 static void test_begin_section_end(void)
 {
-    const char *path = fresh_db("life");
+    const char *path = testdb_fresh_path("lifecycle-life.db");
     stop_flag = 0;
     stop_after = 0;
     runs = 0;
@@ -207,7 +193,7 @@ static void test_begin_section_end(void)
 
 static void test_resume_interrupted(void)
 {
-    const char *path = fresh_db("resume");
+    const char *path = testdb_fresh_path("lifecycle-resume.db");
     const int64_t workers[] = { 1, 2, 3, 4 };
     lifecycle_section_result result;
     stop_flag = 0;
@@ -274,7 +260,7 @@ static void test_resume_interrupted(void)
 
 static void test_nothing_to_resume(void)
 {
-    const char *path = fresh_db("none");
+    const char *path = testdb_fresh_path("lifecycle-none.db");
     sweep_options options;
     lifecycle_config config = config_for(path, "-- demo\n", &options);
     options.resume = 1;
@@ -314,7 +300,7 @@ static void test_nothing_to_resume(void)
  * is not there leaves it pending, and --webhook-strict makes that exit 3. */
 static void test_summary_queued(void)
 {
-    const char *path = fresh_db("outbox");
+    const char *path = testdb_fresh_path("lifecycle-outbox.db");
     stop_flag = 0;
     stop_after = 0;
     webhook_target target;
@@ -342,8 +328,6 @@ static void test_summary_queued(void)
 
 int main(void)
 {
-    const char *tmp = getenv("RUNNER_TEST_TMP");
-    snprintf(tmp_dir, sizeof tmp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
     test_begin_section_end();
     test_resume_interrupted();
     test_nothing_to_resume();

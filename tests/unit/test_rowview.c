@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "demo_plugin.h"
+#include "testdb.h"
 #include "run/lifecycle.h"
 #include "script/rowview.h"
 
@@ -99,15 +100,7 @@ static const char checks[] =
 
 int main(void)
 {
-    const char *tmp = getenv("RUNNER_TEST_TMP");
-    char db_path[600];
-    snprintf(db_path, sizeof db_path, "%s/rowview.db", tmp ? tmp : ".");
-    const char *suffixes[] = { "", "-wal", "-shm" };
-    for (int i = 0; i < 3; i++) {
-        char path[640];
-        snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
-        remove(path);
-    }
+    const char *db_path = testdb_fresh_path("rowview.db");
     sweep_options options = {
         .db_path = db_path,
         .seed = 1,

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "demo_plugin.h"
 #include "store/store.h"
+#include "testdb.h"
 
 /* --- the test plugin: every parameter type and every column type ---------- */
 
@@ -62,29 +63,6 @@ static const runner_plugin demo_v3 = DEMO_PLUGIN("3.0.0", demo_v3_params, demo_v
 #define STARTED_AT 1796015520.123
 
 /* --- helpers --------------------------------------------------------------- */
-
-static char tmp_dir[512];
-
-static const char *db_path(const char *name)
-{
-    static char path[4][600];
-    static int next;
-    char *p = path[next++ % 4];
-    snprintf(p, sizeof path[0], "%s/%s", tmp_dir, name);
-    return p;
-}
-
-static void remove_db(const char *path)
-{
-    char side[700];
-    remove(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-journal", path);
-    remove(side);
-}
 
 static char *read_all(const char *path, size_t *len)
 {
@@ -164,15 +142,6 @@ static int report(int rc, char **err)
     free(*err);
     *err = NULL;
     return rc;
-}
-
-static store *open_fresh(const char *path)
-{
-    store *s = NULL;
-    char *err = NULL;
-    remove_db(path);
-    CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
-    return s;
 }
 
 static int64_t begin_sweep(store *s, const char *script)
@@ -297,8 +266,8 @@ static void test_reserved_names(void)
 
 static void test_open_creates_catalog(void)
 {
-    const char *path = db_path("catalog.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("catalog.db");
+    store *s = testdb_open(path, NULL);
     if (!s)
         return;
     CHECK_STR_EQ(store_path(s), path);
@@ -329,12 +298,11 @@ static void test_open_creates_catalog(void)
 
 static void test_result_table(void)
 {
-    const char *path = db_path("table.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("table.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     /* Preparing again (the next sweep) changes nothing. */
     CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     store_close(s);
@@ -370,12 +338,11 @@ static void test_result_table(void)
 
 static void test_write_and_read_back(void)
 {
-    const char *path = db_path("rows.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("rows.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "demo.lua");
     CHECK_INT_EQ(
         report(store_sweep_plugin(s, sweep_id, "demo", "1.0.0", "/p/demo.so", "beef", &err), &err),
@@ -484,12 +451,11 @@ static void test_write_and_read_back(void)
 
 static void test_untitled_section_uses_plugin_name(void)
 {
-    const char *path = db_path("untitled.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("untitled.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "demo.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, NULL);
     table *t = NULL;
@@ -505,12 +471,11 @@ static void test_untitled_section_uses_plugin_name(void)
 
 static void test_list_sweeps(void)
 {
-    const char *path = db_path("list.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("list.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     set_params(2);
     value row[4] = { value_integer(1), value_real(1.5), VALUE_NULL, value_boolean(1) };
 
@@ -586,8 +551,8 @@ static void test_list_sweeps(void)
 
 static void test_newer_schema_refused_untouched(void)
 {
-    const char *path = db_path("newer.db");
-    store_close(open_fresh(path));
+    const char *path = testdb_path("newer.db");
+    store_close(testdb_open(path, NULL));
     sqlite3 *db = raw_open(path);
     raw_exec(db, "PRAGMA user_version = 99");
     sqlite3_close(db);
@@ -619,8 +584,8 @@ static void test_newer_schema_refused_untouched(void)
 
 static void test_not_a_database_refused_untouched(void)
 {
-    const char *path = db_path("notes.txt");
-    remove_db(path);
+    const char *path = testdb_path("notes.txt");
+    testdb_remove(path);
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
     if (!f)
@@ -647,8 +612,8 @@ static void test_not_a_database_refused_untouched(void)
 
 static void test_foreign_sqlite_database_refused(void)
 {
-    const char *path = db_path("foreign.db");
-    remove_db(path);
+    const char *path = testdb_path("foreign.db");
+    testdb_remove(path);
     sqlite3 *db = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
     raw_exec(db, "CREATE TABLE contacts (name TEXT)");
@@ -671,7 +636,7 @@ static void test_foreign_sqlite_database_refused(void)
 
 static void test_unwritable_location(void)
 {
-    const char *path = db_path("no/such/directory/results.db");
+    const char *path = testdb_path("no/such/directory/results.db");
     store *s = NULL;
     char *err = NULL;
     CHECK_INT_EQ(store_open(path, &s, &err), -1);
@@ -688,8 +653,8 @@ static void test_read_only_file(void)
         printf("test_read_only_file: skipped (root writes read-only files)\n");
         return;
     }
-    const char *path = db_path("read_only.db");
-    store_close(open_fresh(path));
+    const char *path = testdb_path("read_only.db");
+    store_close(testdb_open(path, NULL));
     CHECK_INT_EQ(chmod(path, 0444), 0);
     store *s = NULL;
     char *err = NULL;
@@ -708,12 +673,11 @@ static void test_read_only_file(void)
  * (they ran with what the default now says), not NULL. */
 static void test_new_parameter_defaults(void)
 {
-    const char *path = db_path("defaults.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("defaults.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     set_params(8);
     value old_row[4] = { value_integer(1), value_real(2.0), value_text("v1"), value_boolean(0) };
     int64_t sweep_id = begin_sweep(s, "v1.lua");
@@ -734,12 +698,11 @@ static void test_new_parameter_defaults(void)
 
 static void test_widening(void)
 {
-    const char *path = db_path("widen.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("widen.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     set_params(8);
     value old_row[4] = { value_integer(1), value_real(2.0), value_text("v1"), value_boolean(0) };
     int64_t sweep_id = begin_sweep(s, "v1.lua");
@@ -795,12 +758,11 @@ static void test_widening(void)
 
 static void test_failed_point_leaves_nothing(void)
 {
-    const char *path = db_path("atomic.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("atomic.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "atomic.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, NULL);
     set_params(1);
@@ -890,12 +852,11 @@ static void test_failed_point_leaves_nothing(void)
 
 static void test_batches_commit_on_close(void)
 {
-    const char *path = db_path("close.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("close.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "many.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, NULL);
     set_params(3);
@@ -928,12 +889,11 @@ static void test_batches_commit_on_close(void)
  * given by the caller. */
 static void test_point_view_params(void)
 {
-    const char *path = db_path("params.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("params.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "params.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, NULL);
     set_params(2);
@@ -986,12 +946,11 @@ static void test_point_view_params(void)
  * stored, and closing removes the WAL. */
 static void test_wal_stays_bounded(void)
 {
-    const char *path = db_path("wal.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("wal.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "big.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, NULL);
     set_params(3);
@@ -1040,12 +999,11 @@ static void test_wal_stays_bounded(void)
  * and NaN count per numeric column over the whole section. */
 static void test_digests(void)
 {
-    const char *path = db_path("digest.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("digest.db");
+    store *s = testdb_open(path, &demo);
     if (!s)
         return;
     char *err = NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
     int64_t sweep_id = begin_sweep(s, "demo.lua");
     int64_t section_id = begin_section(s, sweep_id, 1, "rounds");
     value rows[5 * 4];
@@ -1104,8 +1062,8 @@ static void test_digests(void)
 
 static void test_reserved_plugin_refused(void)
 {
-    const char *path = db_path("reserved.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("reserved.db");
+    store *s = testdb_open(path, NULL);
     if (!s)
         return;
     runner_plugin bad = demo;
@@ -1152,8 +1110,8 @@ static void expect_refused_unchanged(const char *path,
  * refused by readers and writers alike, before anything is written. */
 static void test_catalog_decides(void)
 {
-    const char *path = db_path("app.db");
-    remove_db(path);
+    const char *path = testdb_path("app.db");
+    testdb_remove(path);
     sqlite3 *db = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
     raw_exec(db, "CREATE TABLE users(id INTEGER PRIMARY KEY); PRAGMA user_version = 1");
@@ -1163,8 +1121,8 @@ static void test_catalog_decides(void)
     expect_refused_unchanged(path, store_open_read, no_sweep);
     expect_refused_unchanged(path, store_open, no_sweep);
 
-    const char *clash = db_path("clash.db");
-    store_close(open_fresh(clash));
+    const char *clash = testdb_path("clash.db");
+    store_close(testdb_open(clash, NULL));
     db = raw_open(clash);
     raw_exec(db, "PRAGMA journal_mode = DELETE; DROP VIEW point;"
                  " CREATE TABLE point (id INTEGER PRIMARY KEY); PRAGMA user_version = 3");
@@ -1182,8 +1140,8 @@ static void test_catalog_decides(void)
  * it (version 3 to 4: the process identity columns). */
 static void test_readers_never_migrate(void)
 {
-    const char *path = db_path("v3.db");
-    store_close(open_fresh(path));
+    const char *path = testdb_path("v3.db");
+    store_close(testdb_open(path, NULL));
     sqlite3 *db = raw_open(path);
     /* The list's indexes (schema 10) name the columns version 3 lacks. */
     raw_exec(db, "PRAGMA journal_mode = DELETE; DROP INDEX sweep_list; DROP INDEX sweep_by_name;"
@@ -1216,7 +1174,7 @@ static void test_readers_never_migrate(void)
 /* A FIFO would block the open; a directory or a device is no database. */
 static void test_not_a_regular_file(void)
 {
-    const char *fifo = db_path("fifo.db");
+    const char *fifo = testdb_path("fifo.db");
     remove(fifo);
     CHECK_INT_EQ(mkfifo(fifo, 0600), 0);
     store *s = NULL;
@@ -1241,11 +1199,11 @@ static void test_not_a_regular_file(void)
     free(err);
     CHECK(access("/dev/null-journal", F_OK) != 0);
     err = NULL;
-    CHECK_INT_EQ(store_open(tmp_dir, &s, &err), -1);
+    CHECK_INT_EQ(store_open(testdb_dir(), &s, &err), -1);
     snprintf(expected, sizeof expected,
              "%s: not a database file (it is a directory); --db "
              "needs a regular file",
-             tmp_dir);
+             testdb_dir());
     CHECK_STR_EQ(err, expected);
     free(err);
 }
@@ -1253,8 +1211,8 @@ static void test_not_a_regular_file(void)
 /* The process running a sweep, written and read back. */
 static void test_sweep_process(void)
 {
-    const char *path = db_path("process.db");
-    store *s = open_fresh(path);
+    const char *path = testdb_path("process.db");
+    store *s = testdb_open(path, NULL);
     if (!s)
         return;
     int64_t id = begin_sweep(s, "p.lua");
@@ -1329,9 +1287,6 @@ static void test_sweep_status_sql(void)
 
 int main(void)
 {
-    const char *tmp = getenv("RUNNER_TEST_TMP");
-    snprintf(tmp_dir, sizeof tmp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
-
     test_reserved_names();
     test_open_creates_catalog();
     test_result_table();

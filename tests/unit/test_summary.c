@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "demo_plugin.h"
+#include "testdb.h"
 #include "store/store.h"
 #include "notify/summary.h"
 #include "base/util.h"
@@ -31,21 +32,6 @@ static const runner_plugin demo = DEMO_PLUGIN("1.0.0", demo_params, demo_columns
 /* 2026-11-30T05:12:00.123Z */
 #define STARTED_AT 1796015520.123
 
-static char tmp_dir[512];
-
-static const char *db_path(const char *name)
-{
-    static char path[600];
-    char side[700];
-    snprintf(path, sizeof path, "%s/summary-%s", tmp_dir, name);
-    remove(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    remove(side);
-    return path;
-}
-
 static int report(int rc, char **err)
 {
     if (rc != 0)
@@ -61,11 +47,10 @@ static int report(int rc, char **err)
 static store *make_sweep(const char *path, int sections, int rows, const char *title,
                          int64_t *sweep_id)
 {
-    store *s = NULL;
-    char *err = NULL;
-    if (report(store_open(path, &s, &err), &err) != 0)
+    store *s = testdb_open(path, &demo);
+    if (!s)
         return NULL;
-    CHECK_INT_EQ(report(store_prepare_plugin(s, &demo, &err), &err), 0);
+    char *err = NULL;
     store_sweep_info info = {
         .script_path = "demo.lua",
         .script_text = "-- demo",
@@ -162,7 +147,7 @@ static void check_string(json_t *j, const char *expected)
 
 static void test_generic_body(void)
 {
-    const char *path = db_path("generic.db");
+    const char *path = testdb_path("summary-generic.db");
     int64_t sweep_id = 0;
     store *s = make_sweep(path, 1, 5, "rounds", &sweep_id);
     if (!s)
@@ -220,7 +205,7 @@ static void test_generic_body(void)
 
 static void test_bytes_bounded(void)
 {
-    const char *path = db_path("bounded.db");
+    const char *path = testdb_path("summary-bounded.db");
     int64_t sweep_id = 0;
     store *s = make_sweep(path, 6, 40, NULL, &sweep_id);
     if (!s)
@@ -253,7 +238,7 @@ static void test_bytes_bounded(void)
 
 static void test_slack_body(void)
 {
-    const char *path = db_path("slack.db");
+    const char *path = testdb_path("summary-slack.db");
     int64_t sweep_id = 0;
     store *s = make_sweep(path, 2, 3, "a<b & c>", &sweep_id);
     if (!s)
@@ -293,7 +278,7 @@ static int failing_build(store *s, int64_t sweep_id, void *ctx, char **body, cha
 
 static void test_failed_summary_keeps_the_sweep(void)
 {
-    const char *path = db_path("nobody.db");
+    const char *path = testdb_path("summary-nobody.db");
     int64_t sweep_id = 0;
     store *s = make_sweep(path, 1, 2, NULL, &sweep_id);
     if (!s)
@@ -326,7 +311,7 @@ static void test_failed_summary_keeps_the_sweep(void)
 
 static void test_attempts_recorded(void)
 {
-    const char *path = db_path("attempts.db");
+    const char *path = testdb_path("summary-attempts.db");
     int64_t sweep_id = 0;
     store *s = make_sweep(path, 1, 2, NULL, &sweep_id);
     if (!s)
@@ -369,7 +354,7 @@ static void test_attempts_recorded(void)
  * that one still waits, and leaves a delivered one alone. */
 static void test_resumed_sweep_replaces_waiting_summary(void)
 {
-    const char *path = db_path("resumed.db");
+    const char *path = testdb_path("summary-resumed.db");
     int64_t sweep_id = 0;
     store *s = make_sweep(path, 1, 2, NULL, &sweep_id);
     if (!s)
@@ -419,8 +404,6 @@ static void test_formats(void)
 
 int main(void)
 {
-    const char *tmp = getenv("RUNNER_TEST_TMP");
-    snprintf(tmp_dir, sizeof tmp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
     test_formats();
     test_generic_body();
     test_bytes_bounded();

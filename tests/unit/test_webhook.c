@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "testdb.h"
 #include "store/store.h"
 #include "base/util.h"
 #include "notify/webhook.h"
@@ -99,20 +100,12 @@ static int free_port(void)
 
 static void test_nobody_listening(void)
 {
-    const char *tmp = getenv("RUNNER_TEST_TMP");
-    char path[600], side[700], url[200];
-    snprintf(path, sizeof path, "%s/webhook-refused.db", tmp && *tmp ? tmp : "/tmp");
-    remove(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    remove(side);
-    store *s = NULL;
-    char *err = NULL;
-    CHECK_INT_EQ(store_open(path, &s, &err), 0);
-    if (!s) {
-        fprintf(stderr, "  %s\n", err);
-        free(err);
+    const char *path = testdb_path("webhook-refused.db");
+    char url[200];
+    store *s = testdb_open(path, NULL);
+    if (!s)
         return;
-    }
+    char *err = NULL;
     store_sweep_info info = { .script_path = "x.lua",
                               .script_text = "",
                               .script_sha256 = "",
