@@ -84,8 +84,8 @@ static int compare_rows(const diff_walk *w, const diff_side *a, const diff_side 
     for (size_t i = 0; i < w->width; i++) {
         diff_column *c = &w->out->columns[i];
         c->rows++;
-        int changed = compare_cells(&a->head.cells[from + i], &b->head.cells[from + i],
-                                    w->tolerance, c);
+        int changed =
+            compare_cells(&a->head.cells[from + i], &b->head.cells[from + i], w->tolerance, c);
         c->changed += changed;
         differs |= changed;
     }
@@ -156,10 +156,10 @@ int diff_plugin_scan(store *s, int64_t a, int64_t b, const char *plugin, const t
         util_fail(err, "out of memory");
         goto done;
     }
-    if (store_point_stream_open_section(s, a, scope->section_a, plugin, columns,
-                                        STORE_ORDER_PARAMS, &side_a.stream, err) != 0 ||
-        store_point_stream_open_section(s, b, scope->section_b, plugin, columns,
-                                        STORE_ORDER_PARAMS, &side_b.stream, err) != 0 ||
+    if (store_point_stream_open_section(s, a, scope->section_a, plugin, columns, STORE_ORDER_PARAMS,
+                                        &side_a.stream, err) != 0 ||
+        store_point_stream_open_section(s, b, scope->section_b, plugin, columns, STORE_ORDER_PARAMS,
+                                        &side_b.stream, err) != 0 ||
         side_next(&side_a, err) != 0 || side_next(&side_b, err) != 0)
         goto done;
     while (side_a.more || side_b.more) {

@@ -152,8 +152,9 @@ static long section_row(const report_ctx *r, int64_t section_id)
 static const char *section_title(const report_ctx *r, size_t row)
 {
     const char *title = text_of(r->sections, row, "title");
-    return cell(r->sections, row, "title")->type == RUNNER_TEXT ? title
-                                                                 : text_of(r->sections, row, "plugin");
+    return cell(r->sections, row, "title")->type == RUNNER_TEXT
+               ? title
+               : text_of(r->sections, row, "plugin");
 }
 
 /* ---- provenance ---- */
@@ -242,8 +243,7 @@ static void write_provenance(report_ctx *r)
     kv_row(r, "runner version", text_of(t, 0, "runner_version"), 1);
     int git = cell(t, 0, "git_commit")->type != 0;
     kv_row(r, "git commit",
-           git ? text_of(t, 0, "git_commit") : "(none: the script is not in a git work tree)",
-           git);
+           git ? text_of(t, 0, "git_commit") : "(none: the script is not in a git work tree)", git);
     kv_row(r, "host", text_of(t, 0, "host"), 1);
     kv_row(r, "started (UTC)", text_of(t, 0, "started_at"), 1);
     kv_row(r, "ended (UTC)",

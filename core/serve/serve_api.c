@@ -78,8 +78,20 @@ static const struct {
 };
 
 /* Page columns, as store_sweep_page returns them. */
-enum { LIST_ID, LIST_SCRIPT, LIST_STATUS, LIST_STARTED, LIST_ENDED, LIST_DURATION, LIST_NAME,
-       LIST_NOTE, LIST_TAGS, LIST_OK, LIST_FAILED, LIST_PLANNED };
+enum {
+    LIST_ID,
+    LIST_SCRIPT,
+    LIST_STATUS,
+    LIST_STARTED,
+    LIST_ENDED,
+    LIST_DURATION,
+    LIST_NAME,
+    LIST_NOTE,
+    LIST_TAGS,
+    LIST_OK,
+    LIST_FAILED,
+    LIST_PLANNED
+};
 
 static json_int_t cell_integer(const table *t, size_t row, size_t column)
 {
@@ -172,8 +184,10 @@ static json_t *plugins_by_name(json_t *plugins)
  * type, role), from the catalog. */
 static json_t *sections_json(store *s, const table *list, char **err)
 {
-    static const char *const keys[] = { "id",          "ordinal",     "plugin",      "title",
-                                        "script_line", "point_count", "points_done", "points_failed" };
+    static const char *const keys[] = {
+        "id",          "ordinal",     "plugin",      "title",
+        "script_line", "point_count", "points_done", "points_failed"
+    };
     json_t *sections = json_array();
     for (size_t r = 0; r < list->row_count; r++) {
         json_t *section = json_object();
@@ -241,8 +255,16 @@ fail:
 }
 
 /* Progress columns, as store_sweep_progress returns them. */
-enum { PROGRESS_STATUS, PROGRESS_STARTED, PROGRESS_ENDED, PROGRESS_ELAPSED, PROGRESS_PLANNED,
-       PROGRESS_SECTIONS, PROGRESS_DONE, PROGRESS_FAILED };
+enum {
+    PROGRESS_STATUS,
+    PROGRESS_STARTED,
+    PROGRESS_ENDED,
+    PROGRESS_ELAPSED,
+    PROGRESS_PLANNED,
+    PROGRESS_SECTIONS,
+    PROGRESS_DONE,
+    PROGRESS_FAILED
+};
 
 /* Points done and failed, the rate since the start, and an ETA from the
  * sections begun so far (a script's later sections are not known yet). */
@@ -264,7 +286,8 @@ static void api_progress(store *s, int64_t sweep_id, servei_reply *reply)
     double elapsed_s = elapsed->type == RUNNER_REAL      ? elapsed->as.real
                        : elapsed->type == RUNNER_INTEGER ? (double)elapsed->as.integer
                                                          : 0;
-    int64_t planned = cell_integer(t, 0, PROGRESS_PLANNED), done = cell_integer(t, 0, PROGRESS_DONE);
+    int64_t planned = cell_integer(t, 0, PROGRESS_PLANNED),
+            done = cell_integer(t, 0, PROGRESS_DONE);
     double rate = elapsed_s > 0 ? done / elapsed_s : 0;
     int running = status->type == RUNNER_TEXT && strcmp(status->as.text, "running") == 0;
     json_t *eta =

@@ -28,9 +28,9 @@ typedef struct compare_page {
     const compare_sides *sides;
     int only_differing;
     int64_t offset, limit;
-    int64_t listed;                       /* rows listed so far */
+    int64_t listed;                             /* rows listed so far */
     int64_t matched, differing, only_a, only_b; /* rows */
-    json_t *rows;                         /* the page */
+    json_t *rows;                               /* the page */
 } compare_page;
 
 /* One listed row: the parameters (from whichever side has the row), then
@@ -124,8 +124,8 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
     compare_page page = {
         .sides = &c,
         .only_differing = only && strcmp(only, "diff") == 0,
-        .limit =
-            servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS, SERVE_COMPARE_DEFAULT_PAGE),
+        .limit = servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS,
+                                SERVE_COMPARE_DEFAULT_PAGE),
         .offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0),
         .rows = json_array(),
     };
@@ -146,19 +146,19 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
         json_t *params = json_array(), *outputs = json_array();
         for (size_t k = 0; k < t->column_count; k++)
             json_array_append_new(k < c.params ? params : outputs,
-                                  json_pack("{s:o,s:o}", "name", value_json_text(t->columns[k].name),
-                                            "unit", value_json_text(t->columns[k].unit)));
+                                  json_pack("{s:o,s:o}", "name",
+                                            value_json_text(t->columns[k].name), "unit",
+                                            value_json_text(t->columns[k].unit)));
         json_t *counts = json_pack("{s:I,s:I,s:I,s:I}", "rows", (json_int_t)page.matched,
                                    "differing", (json_int_t)page.differing, "only_a",
                                    (json_int_t)page.only_a, "only_b", (json_int_t)page.only_b);
-        servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I,s:I,s:I}", "a",
-                                           (json_int_t)c.sweep[0], "b", (json_int_t)c.sweep[1],
-                                           "section_a", (json_int_t)c.section[0], "section_b",
-                                           (json_int_t)c.section[1], "params", params, "outputs",
-                                           outputs, "counts", counts, "rows", page.rows, "total",
-                                           (json_int_t)page.listed, "offset",
-                                           (json_int_t)page.offset, "limit",
-                                           (json_int_t)page.limit));
+        servei_reply_json(
+            reply,
+            json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I,s:I,s:I}", "a", (json_int_t)c.sweep[0],
+                      "b", (json_int_t)c.sweep[1], "section_a", (json_int_t)c.section[0],
+                      "section_b", (json_int_t)c.section[1], "params", params, "outputs", outputs,
+                      "counts", counts, "rows", page.rows, "total", (json_int_t)page.listed,
+                      "offset", (json_int_t)page.offset, "limit", (json_int_t)page.limit));
     }
     diff_plugin_clear(&result);
     servei_section_clear(&c.columns);

@@ -71,9 +71,9 @@ static json_t *plot_json(plot_request *p)
     json_t *labels = json_array();
     json_array_append_new(labels, value_json_text(name_of(p, p->x)));
     for (size_t k = 0; k < d->line_count; k++)
-        json_array_append_new(labels, p->by < 0 ? value_json_text(name_of(p, p->y))
-                                                : json_sprintf("%s=%s", name_of(p, p->by),
-                                                               d->labels[k]));
+        json_array_append_new(labels, p->by < 0
+                                          ? value_json_text(name_of(p, p->y))
+                                          : json_sprintf("%s=%s", name_of(p, p->by), d->labels[k]));
     size_t drawn = d->count;
     int64_t total = d->points_total;
     plot_reduction r = { .lines_total = d->lines_total,
@@ -82,11 +82,11 @@ static json_t *plot_json(plot_request *p)
                          .points_drawn = drawn,
                          .columns = d->reduced ? SERVE_PLOT_COLUMNS : 0 };
     char *note = plot_reduce_note(&r, p->by >= 0 ? name_of(p, p->by) : NULL);
-    json_t *root = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "labels", labels, "rows",
-                             chart_rows(p), "x_unit", value_json_text(c->columns[p->x].unit),
-                             "y_unit", value_json_text(c->columns[p->y].unit), "note",
-                             value_json_text(note), "points_total", (json_int_t)total,
-                             "points_drawn", (json_int_t)drawn);
+    json_t *root =
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "labels", labels, "rows", chart_rows(p),
+                  "x_unit", value_json_text(c->columns[p->x].unit), "y_unit",
+                  value_json_text(c->columns[p->y].unit), "note", value_json_text(note),
+                  "points_total", (json_int_t)total, "points_drawn", (json_int_t)drawn);
     free(note);
     return root;
 }

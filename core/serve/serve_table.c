@@ -143,11 +143,11 @@ void servei_rows(store *s, struct MHD_Connection *connection, int64_t section_id
     else
         /* next: where the following page starts, in the default order. */
         servei_reply_json(
-            reply, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o}", "total", (json_int_t)total, "offset",
-                             (json_int_t)q.offset, "limit", (json_int_t)q.limit, "columns",
-                             servei_columns_json(section.columns), "rows", rows_json(page), "next",
-                             q.sort_column < 0 && page->row_count ? cursor_json(page)
-                                                                  : json_null()));
+            reply,
+            json_pack("{s:I,s:I,s:I,s:o,s:o,s:o}", "total", (json_int_t)total, "offset",
+                      (json_int_t)q.offset, "limit", (json_int_t)q.limit, "columns",
+                      servei_columns_json(section.columns), "rows", rows_json(page), "next",
+                      q.sort_column < 0 && page->row_count ? cursor_json(page) : json_null()));
     table_free(page);
     servei_section_clear(&section);
 }

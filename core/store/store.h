@@ -269,8 +269,7 @@ int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, cons
 /* The same over one section of the sweep (section_id 0: all of plugin's). */
 int store_point_stream_open_section(store *s, int64_t sweep_id, int64_t section_id,
                                     const char *plugin, const table *columns,
-                                    store_point_order order, store_point_stream **out,
-                                    char **err);
+                                    store_point_order order, store_point_stream **out, char **err);
 /* 1 with *row, 0 at the end, -1 with *err. */
 int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char **err);
 void store_point_stream_close(store_point_stream *ps); /* accepts NULL */
@@ -402,7 +401,7 @@ typedef struct store_sweep_filter {
     const char *plugin; /* has a section of this plugin */
     const char *status;
     const char *since, *until; /* started_at >= since, < until (UTC ISO 8601 text) */
-    const char *text; /* contains: part of the name, the script path or a tag
+    const char *text;          /* contains: part of the name, the script path or a tag
                        * (LIKE's wildcards taken literally), or the id itself */
 } store_sweep_filter;
 

@@ -29,8 +29,8 @@ static const char *const catalog_names[] = {
 };
 /* clang-format on */
 
-const char *const storei_fixed_columns[STOREI_FIXED_COLUMNS] = { "row_id", "sweep_id",
-                                                                   "section_id", "point_id" };
+const char *const storei_fixed_columns[STOREI_FIXED_COLUMNS] = { "row_id", "sweep_id", "section_id",
+                                                                 "point_id" };
 
 static int ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : (unsigned char)c; }
 

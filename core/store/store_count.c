@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Totals remembered at most; beyond, the least recently used goes. Each
  * holds one key of at most a URL's length (serve_http.c caps it). */
 #define SERVE_COUNT_SLOTS 64

@@ -136,7 +136,8 @@ int store_sweeps_matching(store *s, const store_sweep_filter *f, int64_t **ids, 
     const char *what = "cannot find sweeps";
     *ids = NULL;
     *count = 0;
-    sqlite3_stmt *st = storei_prepare_filtered(s, "SELECT s.id", f, " ORDER BY s.id DESC", what, err);
+    sqlite3_stmt *st =
+        storei_prepare_filtered(s, "SELECT s.id", f, " ORDER BY s.id DESC", what, err);
     if (!st)
         return -1;
     int rc = storei_collect_ids(s, st, what, ids, count, err);
@@ -151,8 +152,9 @@ int store_sweep_scripts_matching(store *s, const store_sweep_filter *f, char ***
     *paths = NULL;
     *newest = NULL;
     *count = 0;
-    sqlite3_stmt *st = storei_prepare_filtered(s, "SELECT max(s.id), s.script_path", f,
-                                        " GROUP BY s.script_path ORDER BY 1 DESC", what, err);
+    sqlite3_stmt *st =
+        storei_prepare_filtered(s, "SELECT max(s.id), s.script_path", f,
+                                " GROUP BY s.script_path ORDER BY 1 DESC", what, err);
     if (!st)
         return -1;
     int rc = storei_collect_ids(s, st, what, newest, count, err);

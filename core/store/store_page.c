@@ -12,8 +12,8 @@
 
 /* SQL of each store_row_op but CONTAINS. */
 static const char *const op_sql[] = {
-    [STORE_ROW_EQ] = " = ?", [STORE_ROW_NE] = " <> ?", [STORE_ROW_LT] = " < ?",
-    [STORE_ROW_LE] = " <= ?", [STORE_ROW_GT] = " > ?", [STORE_ROW_GE] = " >= ?",
+    [STORE_ROW_EQ] = " = ?",  [STORE_ROW_NE] = " <> ?", [STORE_ROW_LT] = " < ?",
+    [STORE_ROW_LE] = " <= ?", [STORE_ROW_GT] = " > ?",  [STORE_ROW_GE] = " >= ?",
 };
 
 /* Binds value as a number when it reads as one (columns compare as SQLite
@@ -125,8 +125,7 @@ static int mostly_section(store *s, const store_row_query *q)
     const char *second = NULL;
     sqlite3_stmt *count = NULL, *highest = NULL;
     int64_t section_rows = 0, table_rows = 0;
-    if (!sql.oom && key &&
-        sqlite3_prepare_v2(s->db, sql.data, -1, &count, &second) == SQLITE_OK &&
+    if (!sql.oom && key && sqlite3_prepare_v2(s->db, sql.data, -1, &count, &second) == SQLITE_OK &&
         sqlite3_prepare_v2(s->db, second, -1, &highest, NULL) == SQLITE_OK) {
         bind_row_query(count, &whole);
         if (storei_count_rows(s, q->section_id, key, count, &section_rows, &err) == 0 &&
@@ -143,9 +142,8 @@ static int mostly_section(store *s, const store_row_query *q)
 
 /* Runs the count and page statements in one read transaction (the total
  * and the rows agree). */
-static int run_page(store *s, const store_row_query *q, const char *page_sql,
-                    const char *count_sql, const char *key, table **rows, int64_t *total,
-                    char **err)
+static int run_page(store *s, const store_row_query *q, const char *page_sql, const char *count_sql,
+                    const char *key, table **rows, int64_t *total, char **err)
 {
     if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "cannot read the rows");

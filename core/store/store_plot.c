@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLOT_LABELS (sizeof ((store_plot_data *)0)->labels / sizeof(char *))
+#define PLOT_LABELS (sizeof((store_plot_data *)0)->labels / sizeof(char *))
 
 /* " FROM t WHERE sweep_id = ?1 AND section_id = ?2 AND x, y numbers" */
 static void append_numeric_rows(strbuf *sql, const store_plot_query *q)

@@ -161,8 +161,8 @@ int store_sweep_page(store *s, const store_sweep_filter *f, store_sweep_sort sor
     int rc = -1;
     if (page_sql(sort, descending, limit, offset, &head, &tail) != 0)
         util_fail(err, "%s: cannot list sweeps: out of memory", s->path);
-    else if ((page = storei_prepare_filtered(s, head.data, f, tail.data, "cannot list sweeps",
-                                             err)))
+    else if ((page =
+                  storei_prepare_filtered(s, head.data, f, tail.data, "cannot list sweeps", err)))
         rc = storei_query_table(s, page, "cannot list sweeps", rows, err);
     sqlite3_finalize(page);
     strbuf_free(&head);
@@ -204,22 +204,21 @@ int store_sweep_section_list(store *s, int64_t sweep_id, table **out, char **err
 
 int store_sweep_progress(store *s, int64_t sweep_id, table **out, char **err)
 {
-    return query_by_id(
-        s,
-        "SELECT " STORE_SWEEP_STATUS_SQL " AS status, s.started_at, s.ended_at,"
-        " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400"
-        " AS elapsed_s,"
-        " (SELECT coalesce(sum(point_count), 0) FROM section WHERE sweep_id = s.id)"
-        " AS points_planned,"
-        " (SELECT count(*) FROM section WHERE sweep_id = s.id) AS sections,"
-        " (SELECT coalesce(sum(b.point_count), 0) FROM section AS c"
-        "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id)"
-        " AS points_done,"
-        " (SELECT coalesce(sum(b.point_count - b.ok_count), 0) FROM section AS c"
-        "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id)"
-        " AS points_failed"
-        " FROM sweep AS s WHERE s.id = ?1",
-        sweep_id, "cannot read the sweep's progress", out, err);
+    return query_by_id(s,
+                       "SELECT " STORE_SWEEP_STATUS_SQL " AS status, s.started_at, s.ended_at,"
+                       " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400"
+                       " AS elapsed_s,"
+                       " (SELECT coalesce(sum(point_count), 0) FROM section WHERE sweep_id = s.id)"
+                       " AS points_planned,"
+                       " (SELECT count(*) FROM section WHERE sweep_id = s.id) AS sections,"
+                       " (SELECT coalesce(sum(b.point_count), 0) FROM section AS c"
+                       "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id)"
+                       " AS points_done,"
+                       " (SELECT coalesce(sum(b.point_count - b.ok_count), 0) FROM section AS c"
+                       "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id)"
+                       " AS points_failed"
+                       " FROM sweep AS s WHERE s.id = ?1",
+                       sweep_id, "cannot read the sweep's progress", out, err);
 }
 
 /* --- a section ---------------------------------------------------------------- */

@@ -15,9 +15,9 @@
 /* --- a server's reading connection (store_query.c) ----------------------- */
 
 typedef struct store_read_limits {
-    int busy_timeout_ms; /* how long a read waits for a writer's checkpoint */
-    int cache_kib;       /* the connection's page cache */
-    double deadline_s;   /* monotonic time (util_monotonic): statements
+    int busy_timeout_ms;   /* how long a read waits for a writer's checkpoint */
+    int cache_kib;         /* the connection's page cache */
+    double deadline_s;     /* monotonic time (util_monotonic): statements
                               * still running after it are interrupted */
     int (*stopping)(void); /* nonzero: interrupt at once (may be NULL) */
 } store_read_limits;
@@ -102,7 +102,7 @@ typedef struct store_row_query {
     int descending;
     long filter_column; /* -1: every row */
     store_row_op op;
-    const char *filter_value; /* compared as a number when it reads as one
+    const char *filter_value;   /* compared as a number when it reads as one
                                    * (2 = 2.0), else as text ('NaN') */
     const store_row_key *after; /* keyset paging, by key only: the rows after
                                    * this one (before it, descending); offset unused */
@@ -138,11 +138,11 @@ typedef struct store_plot_point {
 
 /* The rows where x and y are both numbers, cut down as q says. */
 typedef struct store_plot_data {
-    char *labels[64];      /* each line's by value as text (owned); "" for one line */
-    size_t line_count;     /* lines drawn, at most q->max_lines (and 64) */
-    size_t lines_total;    /* distinct by values read */
-    int64_t points_total;  /* rows with numeric x and y */
-    int reduced;           /* cut to min/max per x-column */
+    char *labels[64];         /* each line's by value as text (owned); "" for one line */
+    size_t line_count;        /* lines drawn, at most q->max_lines (and 64) */
+    size_t lines_total;       /* distinct by values read */
+    int64_t points_total;     /* rows with numeric x and y */
+    int reduced;              /* cut to min/max per x-column */
     store_plot_point *points; /* finite points of the drawn lines */
     size_t count;
 } store_plot_data;

@@ -218,4 +218,3 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
     *done = set;
     return 0;
 }
-
