@@ -8,6 +8,14 @@
 
 #include "base/util.h"
 
+/* The scan's settings, shared by its steps. */
+typedef struct diff_walk {
+    const diff_scope *scope;
+    const diff_tolerance *tolerance;
+    size_t width; /* columns compared, after the carried ones */
+    diff_plugin *out;
+} diff_walk;
+
 /* One side: its stream and the row at its head. */
 typedef struct diff_side {
     store_point_stream *stream;
@@ -21,15 +29,26 @@ static int side_next(diff_side *side, char **err)
     return side->more < 0 ? -1 : 0;
 }
 
-/* Skips the rest of the head's point; counts it as unmatched. */
-static int skip_point(diff_side *side, uint64_t *points, char **example, char **err)
+/* Shows the visitor a row; is_a: it is the side a row. */
+static int visit_one(const diff_walk *w, const diff_side *side, int is_a, char **err)
 {
+    if (!w->scope->visit || !side->head.has_row)
+        return 0;
+    diff_row row = { .a = is_a ? &side->head : NULL, .b = is_a ? NULL : &side->head };
+    return w->scope->visit(w->scope->ctx, &row, err);
+}
+
+/* Skips the rest of the head's point; counts it as unmatched. */
+static int skip_point(const diff_walk *w, diff_side *side, int is_a, char **err)
+{
+    uint64_t *points = is_a ? &w->out->only_a : &w->out->only_b;
+    char **example = is_a ? &w->out->example_a : &w->out->example_b;
     int64_t point = side->head.point_id;
     (*points)++;
     if (!*example && !(*example = util_strdup(side->head.params_json)))
         return util_fail(err, "out of memory");
     while (side->more && side->head.point_id == point)
-        if (side_next(side, err) != 0)
+        if (visit_one(w, side, is_a, err) != 0 || side_next(side, err) != 0)
             return -1;
     return 0;
 }
@@ -57,11 +76,27 @@ static int compare_cells(const value *a, const value *b, const diff_tolerance *t
     return !(change <= t->absolute || relative <= t->relative);
 }
 
+/* Compares the two heads' rows cell by cell; 1 when some cell differs. */
+static int compare_rows(const diff_walk *w, const diff_side *a, const diff_side *b)
+{
+    size_t from = w->scope->carried;
+    int differs = 0;
+    for (size_t i = 0; i < w->width; i++) {
+        diff_column *c = &w->out->columns[i];
+        c->rows++;
+        int changed =
+            compare_cells(&a->head.cells[from + i], &b->head.cells[from + i], w->tolerance, c);
+        c->changed += changed;
+        differs |= changed;
+    }
+    return differs;
+}
+
 /* Both heads start a point with the same parameters: compare its rows in
  * order while both last, then count the rows one side has beyond. */
-static int match_point(diff_side *a, diff_side *b, size_t width, const diff_tolerance *t,
-                       diff_plugin *out, char **err)
+static int match_point(const diff_walk *w, diff_side *a, diff_side *b, char **err)
 {
+    diff_plugin *out = w->out;
     int64_t pa = a->head.point_id, pb = b->head.point_id;
     out->both++;
     if (strcmp(a->head.status, b->head.status) != 0)
@@ -73,25 +108,25 @@ static int match_point(diff_side *a, diff_side *b, size_t width, const diff_tole
         if (!in_a || !in_b)
             break;
         if (a->head.has_row && b->head.has_row) {
-            for (size_t i = 0; i < width; i++) {
-                out->columns[i].rows++;
-                out->columns[i].changed +=
-                    compare_cells(&a->head.cells[i], &b->head.cells[i], t, &out->columns[i]);
-            }
+            diff_row row = { &a->head, &b->head, compare_rows(w, a, b) };
+            if (w->scope->visit && w->scope->visit(w->scope->ctx, &row, err) != 0)
+                return -1;
         } else if (a->head.has_row || b->head.has_row) {
             *(a->head.has_row ? &out->rows_only_a : &out->rows_only_b) += 1;
+            if (visit_one(w, a->head.has_row ? a : b, a->head.has_row, err) != 0)
+                return -1;
         }
         if (side_next(a, err) != 0 || side_next(b, err) != 0)
             return -1;
     }
     for (; in_a; in_a = a->more && a->head.point_id == pa) {
         out->rows_only_a += a->head.has_row;
-        if (side_next(a, err) != 0)
+        if (visit_one(w, a, 1, err) != 0 || side_next(a, err) != 0)
             return -1;
     }
     for (; in_b; in_b = b->more && b->head.point_id == pb) {
         out->rows_only_b += b->head.has_row;
-        if (side_next(b, err) != 0)
+        if (visit_one(w, b, 0, err) != 0 || side_next(b, err) != 0)
             return -1;
     }
     return 0;
@@ -100,17 +135,31 @@ static int match_point(diff_side *a, diff_side *b, size_t width, const diff_tole
 int diff_plugin_run(store *s, int64_t a, int64_t b, const char *plugin, const table *columns,
                     const diff_tolerance *tolerance, diff_plugin *out, char **err)
 {
+    diff_scope whole = { 0 };
+    return diff_plugin_scan(s, a, b, plugin, columns, tolerance, &whole, out, err);
+}
+
+int diff_plugin_scan(store *s, int64_t a, int64_t b, const char *plugin, const table *columns,
+                     const diff_tolerance *tolerance, const diff_scope *scope, diff_plugin *out,
+                     char **err)
+{
     memset(out, 0, sizeof *out);
     diff_side side_a = { 0 }, side_b = { 0 };
+    diff_walk w = { scope, tolerance, 0, out };
     int rc = -1;
-    if (!(out->columns = calloc(columns->column_count + 1, sizeof *out->columns))) {
+    if (scope->carried > columns->column_count) {
+        util_fail(err, "diff: more columns carried than read");
+        goto done;
+    }
+    w.width = columns->column_count - scope->carried;
+    if (!(out->columns = calloc(w.width + 1, sizeof *out->columns))) {
         util_fail(err, "out of memory");
         goto done;
     }
-    if (store_point_stream_open(s, a, plugin, columns, STORE_ORDER_PARAMS, &side_a.stream, err) !=
-            0 ||
-        store_point_stream_open(s, b, plugin, columns, STORE_ORDER_PARAMS, &side_b.stream, err) !=
-            0 ||
+    if (store_point_stream_open_section(s, a, scope->section_a, plugin, columns, STORE_ORDER_PARAMS,
+                                        &side_a.stream, err) != 0 ||
+        store_point_stream_open_section(s, b, scope->section_b, plugin, columns, STORE_ORDER_PARAMS,
+                                        &side_b.stream, err) != 0 ||
         side_next(&side_a, err) != 0 || side_next(&side_b, err) != 0)
         goto done;
     while (side_a.more || side_b.more) {
@@ -118,10 +167,9 @@ int diff_plugin_run(store *s, int64_t a, int64_t b, const char *plugin, const ta
         int order = !side_b.more   ? -1
                     : !side_a.more ? 1
                                    : strcmp(side_a.head.params_json, side_b.head.params_json);
-        int step = order < 0 ? skip_point(&side_a, &out->only_a, &out->example_a, err)
-                   : order > 0
-                       ? skip_point(&side_b, &out->only_b, &out->example_b, err)
-                       : match_point(&side_a, &side_b, columns->column_count, tolerance, out, err);
+        int step = order < 0   ? skip_point(&w, &side_a, 1, err)
+                   : order > 0 ? skip_point(&w, &side_b, 0, err)
+                               : match_point(&w, &side_a, &side_b, err);
         if (step != 0)
             goto done;
     }

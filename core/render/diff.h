@@ -41,6 +41,32 @@ typedef struct diff_plugin {
  * diff_plugin_clear). 0, or -1 with *err. */
 int diff_plugin_run(store *s, int64_t a, int64_t b, const char *plugin, const table *columns,
                     const diff_tolerance *tolerance, diff_plugin *out, char **err);
+
+/* One row as the merge meets it: both sides' (matched), or one side's (its
+ * point unmatched, or rows past the other point's last). The rows and
+ * their cells are the streams', valid during the call. */
+typedef struct diff_row {
+    const store_stream_row *a, *b; /* NULL: that side has no such row */
+    int differs;                   /* matched, and some compared cell unequal */
+} diff_row;
+
+/* Where and how diff_plugin_scan looks. */
+typedef struct diff_scope {
+    int64_t section_a, section_b; /* one section of each sweep; 0: every
+                                   * section of the plugin */
+    size_t carried;               /* the first `carried` columns are read but
+                                   * not compared (a page shows them) */
+    /* Called for every row, in merge order (by canonical parameters); a
+     * nonzero return stops the scan with it. NULL: not called. */
+    int (*visit)(void *ctx, const diff_row *row, char **err);
+    void *ctx;
+} diff_scope;
+
+/* diff_plugin_run within scope: out->columns has one entry per compared
+ * column (columns->column_count - scope->carried). */
+int diff_plugin_scan(store *s, int64_t a, int64_t b, const char *plugin, const table *columns,
+                     const diff_tolerance *tolerance, const diff_scope *scope, diff_plugin *out,
+                     char **err);
 /* 1 when the plugin's points differ: a changed row, status or row count,
  * or (unless common_only) a point only one side holds. */
 int diff_plugin_differs(const diff_plugin *d, size_t column_count, int common_only);

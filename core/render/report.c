@@ -1,13 +1,12 @@
 /* report: renders one stored sweep as a single HTML page. Section rows come
  * through store cursors: read once as a stream (table_facts, the first
- * rows), and again for the plotted columns only; the provenance the store has no
- * reader for (sweep, sweep_plugin, point errors, column docs) is read here
- * over a second, read-only SQLite connection. */
+ * rows), and again for the plotted columns only; the provenance (the sweep
+ * row, its plugins and sections, failed points, column docs) through the
+ * store's read-only queries (store_query.h). */
 #include "report.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,13 +49,14 @@ static const char report_css[] =
 
 typedef struct report_ctx {
     const char *db_path;
-    sqlite3 *db;  /* read-only: provenance, errors, column docs */
-    store *store; /* section tables */
+    store *store;
+    table *sweep;    /* the sweep row, as stored */
+    table *sections; /* store_sweep_section_list's */
     int64_t sweep_id;
     FILE *out;
     int gnuplot_missing;
     int plot_failures;
-    char *error; /* first SQL error, reported once */
+    char *error; /* first read error, reported once */
 } report_ctx;
 
 /* ---- HTML output ---- */
@@ -104,33 +104,57 @@ static void put_setting(report_ctx *r, const table_column *c, const value *v)
     }
 }
 
-/* ---- the read-only connection ---- */
+/* ---- reading ---- */
 
-static sqlite3_stmt *prepare(report_ctx *r, const char *sql)
+/* Keeps the first error (err, malloc'd) and returns -1. */
+static int keep_error(report_ctx *r, char *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        if (!r->error)
-            r->error = util_format("%s: cannot read the sweep's provenance: %s", r->db_path,
-                                   sqlite3_errmsg(r->db));
-        return NULL;
-    }
-    return st;
+    if (!r->error)
+        r->error = err ? err : util_strdup("out of memory");
+    else
+        free(err);
+    return -1;
 }
 
-static const char *column_text(sqlite3_stmt *st, int i)
+/* A cell of row by column name; a NULL cell when there is no such column. */
+static const value *cell(const table *t, size_t row, const char *name)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
+    static const value none = { 0 };
+    long c = table_find_column(t, name);
+    return c < 0 || row >= t->row_count ? &none : table_cell(t, row, (size_t)c);
 }
 
-static int step_done(report_ctx *r, sqlite3_stmt *st, int rc)
+/* Text of a cell: "" for NULL (a number is never asked for as text). */
+static const char *text_of(const table *t, size_t row, const char *name)
 {
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW && !r->error)
-        r->error = util_format("%s: cannot read the sweep's provenance: %s", r->db_path,
-                               sqlite3_errmsg(r->db));
-    sqlite3_finalize(st);
-    return r->error ? -1 : 0;
+    const value *v = cell(t, row, name);
+    return v->type == RUNNER_TEXT ? v->as.text : "";
+}
+
+static int64_t integer_of(const table *t, size_t row, const char *name)
+{
+    const value *v = cell(t, row, name);
+    return v->type == RUNNER_INTEGER ? v->as.integer
+           : v->type == RUNNER_REAL  ? (int64_t)v->as.real
+                                     : 0;
+}
+
+/* The row of section_id in r->sections, or -1. */
+static long section_row(const report_ctx *r, int64_t section_id)
+{
+    for (size_t i = 0; i < r->sections->row_count; i++)
+        if (integer_of(r->sections, i, "id") == section_id)
+            return (long)i;
+    return -1;
+}
+
+/* A section's title, else its plugin. */
+static const char *section_title(const report_ctx *r, size_t row)
+{
+    const char *title = text_of(r->sections, row, "title");
+    return cell(r->sections, row, "title")->type == RUNNER_TEXT
+               ? title
+               : text_of(r->sections, row, "plugin");
 }
 
 /* ---- provenance ---- */
@@ -154,9 +178,9 @@ static void status_badge(report_ctx *r, const char *status)
 }
 
 /* <head>, the title and the one-line summary: points over the whole sweep. */
-static int write_title(report_ctx *r, sqlite3_stmt *st, size_t section_count)
+static int write_title(report_ctx *r, size_t section_count)
 {
-    const char *script = column_text(st, 0);
+    const char *script = text_of(r->sweep, 0, "script_path");
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:\">\n"
@@ -168,26 +192,24 @@ static int write_title(report_ctx *r, sqlite3_stmt *st, size_t section_count)
     fprintf(r->out, "<header>\n<h1>Sweep %" PRId64 ": ", r->sweep_id);
     H(script);
     fputs("</h1>\n<p>", r->out);
-    status_badge(r, column_text(st, 11));
-    sqlite3_stmt *pt = prepare(r, "SELECT coalesce(sum(ok_count), 0),"
-                                  " coalesce(sum(point_count - ok_count), 0) FROM point_block"
-                                  " WHERE section_id IN"
-                                  "  (SELECT id FROM section WHERE sweep_id = ?1)");
-    if (!pt)
-        return -1;
-    sqlite3_bind_int64(pt, 1, r->sweep_id);
-    int rc = sqlite3_step(pt);
-    if (rc == SQLITE_ROW)
+    status_badge(r, text_of(r->sweep, 0, "status"));
+    table *progress = NULL;
+    char *err = NULL;
+    if (store_sweep_progress(r->store, r->sweep_id, &progress, &err) != 0)
+        return keep_error(r, err);
+    int64_t done = integer_of(progress, 0, "points_done");
+    int64_t failed = integer_of(progress, 0, "points_failed");
+    if (progress->row_count)
         fprintf(r->out, " %zu section%s, %lld points ok, %lld failed", section_count,
-                section_count == 1 ? "" : "s", (long long)sqlite3_column_int64(pt, 0),
-                (long long)sqlite3_column_int64(pt, 1));
-    if (step_done(r, pt, rc) != 0)
-        return -1;
+                section_count == 1 ? "" : "s", (long long)(done - failed), (long long)failed);
     fputs("; started ", r->out);
-    H(column_text(st, 9));
-    if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-        fprintf(r->out, ", took %.3g s", sqlite3_column_double(st, 13));
+    H(text_of(r->sweep, 0, "started_at"));
+    /* The time to the end; none while running (elapsed_s then runs to now). */
+    const value *took = cell(progress, 0, "elapsed_s");
+    if (cell(r->sweep, 0, "ended_at")->type != 0 && took->type != 0)
+        fprintf(r->out, ", took %.3g s", value_number(took));
     fputs(".</p>\n</header>\n", r->out);
+    table_free(progress);
     return 0;
 }
 
@@ -195,46 +217,39 @@ static void write_contents(report_ctx *r, size_t section_count, const int64_t *i
 {
     fputs("<nav>\n<ul>\n<li><a href=\"#provenance\">Provenance</a></li>\n", r->out);
     for (size_t i = 0; i < section_count; i++) {
-        sqlite3_stmt *sec = prepare(r, "SELECT coalesce(title, plugin) FROM section WHERE id = ?1");
-        if (!sec)
-            break;
-        sqlite3_bind_int64(sec, 1, ids[i]);
-        int rc = sqlite3_step(sec);
-        if (rc == SQLITE_ROW) {
-            fprintf(r->out, "<li><a href=\"#section-%zu\">", i + 1);
-            H(column_text(sec, 0));
-            fputs("</a></li>\n", r->out);
-        }
-        if (step_done(r, sec, rc) != 0)
-            break;
+        long row = section_row(r, ids[i]);
+        if (row < 0)
+            continue;
+        fprintf(r->out, "<li><a href=\"#section-%zu\">", i + 1);
+        H(section_title(r, (size_t)row));
+        fputs("</a></li>\n", r->out);
     }
     fputs("</ul>\n</nav>\n", r->out);
 }
 
 /* The sweep row as a key-value table. */
-static void write_provenance(report_ctx *r, sqlite3_stmt *st)
+static void write_provenance(report_ctx *r)
 {
+    const table *t = r->sweep;
     char number[64];
     fputs("<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"kv\">\n", r->out);
-    kv_row(r, "script", column_text(st, 0), 1);
-    kv_row(r, "script sha256", column_text(st, 1), 1);
-    kv_row(r, "command line", column_text(st, 7), 1);
-    kv_row(r, "options used", column_text(st, 2), 1);
-    kv_row(r, "--set overrides", column_text(st, 3), 1);
-    snprintf(number, sizeof number, "%" PRIu64, (uint64_t)sqlite3_column_int64(st, 8));
+    kv_row(r, "script", text_of(t, 0, "script_path"), 1);
+    kv_row(r, "script sha256", text_of(t, 0, "script_sha256"), 1);
+    kv_row(r, "command line", text_of(t, 0, "command_line"), 1);
+    kv_row(r, "options used", text_of(t, 0, "options_json"), 1);
+    kv_row(r, "--set overrides", text_of(t, 0, "overrides_json"), 1);
+    snprintf(number, sizeof number, "%" PRIu64, (uint64_t)integer_of(t, 0, "seed"));
     kv_row(r, "seed", number, 1);
-    kv_row(r, "runner version", column_text(st, 4), 1);
+    kv_row(r, "runner version", text_of(t, 0, "runner_version"), 1);
+    int git = cell(t, 0, "git_commit")->type != 0;
     kv_row(r, "git commit",
-           sqlite3_column_type(st, 5) == SQLITE_NULL
-               ? "(none: the script is not in a git work tree)"
-               : column_text(st, 5),
-           sqlite3_column_type(st, 5) != SQLITE_NULL);
-    kv_row(r, "host", column_text(st, 6), 1);
-    kv_row(r, "started (UTC)", column_text(st, 9), 1);
+           git ? text_of(t, 0, "git_commit") : "(none: the script is not in a git work tree)", git);
+    kv_row(r, "host", text_of(t, 0, "host"), 1);
+    kv_row(r, "started (UTC)", text_of(t, 0, "started_at"), 1);
     kv_row(r, "ended (UTC)",
-           sqlite3_column_type(st, 10) == SQLITE_NULL ? "(not recorded)" : column_text(st, 10), 1);
+           cell(t, 0, "ended_at")->type == 0 ? "(not recorded)" : text_of(t, 0, "ended_at"), 1);
     fputs("<tr><th>status</th><td>", r->out);
-    status_badge(r, column_text(st, 11));
+    status_badge(r, text_of(t, 0, "status"));
     fputs("</td></tr>\n", r->out);
     kv_row(r, "database", r->db_path, 1);
     fputs("</table>\n", r->out);
@@ -243,64 +258,51 @@ static void write_provenance(report_ctx *r, sqlite3_stmt *st)
 /* The exact shared objects. */
 static int write_plugins(report_ctx *r)
 {
-    sqlite3_stmt *pl = prepare(r, "SELECT plugin, plugin_version, so_path, so_sha256"
-                                  " FROM sweep_plugin WHERE sweep_id = ?1 ORDER BY rowid");
-    if (!pl)
-        return -1;
-    sqlite3_bind_int64(pl, 1, r->sweep_id);
+    table *plugins = NULL;
+    char *err = NULL;
+    if (store_sweep_plugin_list(r->store, r->sweep_id, &plugins, &err) != 0)
+        return keep_error(r, err);
     fputs("<h3>Plugins</h3>\n<div class=\"scroll\"><table>\n<tr><th>plugin</th><th>version</th>"
           "<th>shared object</th><th>sha256</th></tr>\n",
           r->out);
-    int rc;
-    while ((rc = sqlite3_step(pl)) == SQLITE_ROW) {
+    for (size_t i = 0; i < plugins->row_count; i++) {
         fputs("<tr><td>", r->out);
-        H(column_text(pl, 0));
+        H(text_of(plugins, i, "plugin"));
         fputs("</td><td class=\"mono\">", r->out);
-        H(column_text(pl, 1));
+        H(text_of(plugins, i, "plugin_version"));
         fputs("</td><td class=\"mono\">", r->out);
-        H(column_text(pl, 2));
+        H(text_of(plugins, i, "so_path"));
         fputs("</td><td class=\"mono\">", r->out);
-        H(column_text(pl, 3));
+        H(text_of(plugins, i, "so_sha256"));
         fputs("</td></tr>\n", r->out);
     }
     fputs("</table></div>\n", r->out);
-    return step_done(r, pl, rc);
+    table_free(plugins);
+    return 0;
 }
 
 static int write_head(report_ctx *r, size_t section_count, const int64_t *ids)
 {
-    sqlite3_stmt *st = prepare(
-        r, "SELECT script_path, script_sha256, options_json, overrides_json, runner_version,"
-           " git_commit, host, command_line, seed, started_at, ended_at, status, script_text,"
-           " (julianday(ended_at) - julianday(started_at)) * 86400.0"
-           " FROM sweep WHERE id = ?1");
-    if (!st)
+    char *err = NULL;
+    if (store_sweep_row(r->store, r->sweep_id, &r->sweep, &err) != 0 ||
+        store_sweep_section_list(r->store, r->sweep_id, &r->sections, &err) != 0)
+        return keep_error(r, err);
+    if (r->sweep->row_count == 0)
+        return keep_error(r, util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id));
+    if (write_title(r, section_count) != 0)
         return -1;
-    sqlite3_bind_int64(st, 1, r->sweep_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE && !r->error)
-        r->error = util_format("%s: no sweep %" PRId64, r->db_path, r->sweep_id);
-    if (rc != SQLITE_ROW)
-        return step_done(r, st, rc);
-    if (write_title(r, st, section_count) != 0) {
-        sqlite3_finalize(st);
-        return -1;
-    }
     write_contents(r, section_count, ids);
-    write_provenance(r, st);
-    if (write_plugins(r) != 0) {
-        sqlite3_finalize(st);
+    write_provenance(r);
+    if (write_plugins(r) != 0)
         return -1;
-    }
     /* The script itself, folded: it is long and stored verbatim. */
-    const char *text = column_text(st, 12);
+    const char *text = text_of(r->sweep, 0, "script_text");
     size_t lines = 0;
     for (const char *p = text; *p; p++)
         lines += *p == '\n';
     fprintf(r->out, "<details>\n<summary>Script text (%zu lines, as run)</summary>\n<pre>", lines);
     H(text);
     fputs("</pre>\n</details>\n</section>\n", r->out);
-    sqlite3_finalize(st);
     return 0;
 }
 
@@ -465,18 +467,20 @@ static void write_headlines(report_ctx *r, section_read *sr)
     fputs("</table></div>\n", r->out);
 }
 
-/* Column docs of a plugin, looked up per header. */
-static void put_doc_attribute(report_ctx *r, sqlite3_stmt *docs, const char *name)
+/* The column's doc as a title attribute, when it has one. */
+static void put_doc_attribute(report_ctx *r, const table *docs, const char *name)
 {
-    if (!docs)
+    for (size_t i = 0; docs && i < docs->row_count; i++) {
+        if (strcmp(text_of(docs, i, "name"), name) != 0)
+            continue;
+        const char *doc = text_of(docs, i, "doc");
+        if (*doc) {
+            fputs(" title=\"", r->out);
+            H(doc);
+            fputc('"', r->out);
+        }
         return;
-    sqlite3_bind_text(docs, 2, name, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(docs) == SQLITE_ROW && *column_text(docs, 0)) {
-        fputs(" title=\"", r->out);
-        H(column_text(docs, 0));
-        fputc('"', r->out);
     }
-    sqlite3_reset(docs);
 }
 
 /* The first REPORT_MAX_ROWS rows (sr->head), and the count of the rest. */
@@ -484,10 +488,10 @@ static void write_rows(report_ctx *r, const section_read *sr, const char *plugin
 {
     const table *t = sr->head;
     size_t total = sr->facts.rows;
-    sqlite3_stmt *docs =
-        prepare(r, "SELECT doc FROM plugin_column WHERE plugin = ?1 AND name = ?2");
-    if (docs)
-        sqlite3_bind_text(docs, 1, plugin, -1, SQLITE_TRANSIENT);
+    table *docs = NULL;
+    char *err = NULL;
+    if (store_column_docs(r->store, plugin, &docs, &err) != 0)
+        keep_error(r, err);
     fprintf(r->out, "<h3>Rows (%zu)</h3>\n<div class=\"scroll\"><table class=\"rows\">\n<tr>",
             total);
     for (size_t c = 0; c < t->column_count; c++) {
@@ -503,7 +507,7 @@ static void write_rows(report_ctx *r, const section_read *sr, const char *plugin
         fputs("</th>", r->out);
     }
     fputs("</tr>\n", r->out);
-    sqlite3_finalize(docs);
+    table_free(docs);
     size_t shown = t->row_count;
     for (size_t row = 0; row < shown; row++) {
         fputs("<tr>", r->out);
@@ -637,60 +641,45 @@ static void write_failures(report_ctx *r, int64_t section_id, int64_t failed)
 {
     if (failed <= 0)
         return;
-    /* A few failures: through point_index, one block each. Many: '+' keeps
-     * SQLite off that index, so each of the section's blocks is read once. */
-    sqlite3_stmt *st =
-        prepare(r, failed <= REPORT_FAILED_BY_INDEX
-                       ? "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
-                         " WHERE section_id = ?1 AND status <> 'ok' ORDER BY ordinal LIMIT ?2"
-                       : "SELECT ordinal, status, params_json, coalesce(error, '') FROM point"
-                         " WHERE section_id = ?1 AND +status <> 'ok' ORDER BY ordinal LIMIT ?2");
-    if (!st)
+    table *points = NULL;
+    char *err = NULL;
+    if (store_failed_points(r->store, section_id, failed, REPORT_MAX_FAILED, &points, &err) != 0) {
+        keep_error(r, err);
         return;
-    sqlite3_bind_int64(st, 1, section_id);
-    sqlite3_bind_int(st, 2, REPORT_MAX_FAILED);
+    }
     fprintf(r->out,
             "<h3>Failed points (%lld)</h3>\n<div class=\"scroll\"><table>\n<tr><th>point"
             "</th><th>status</th><th>parameters</th><th>error</th></tr>\n",
             (long long)failed);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (size_t i = 0; i < points->row_count; i++) {
         fprintf(r->out, "<tr><td class=\"n\">%lld</td><td>",
-                (long long)sqlite3_column_int64(st, 0));
-        H(column_text(st, 1));
+                (long long)integer_of(points, i, "ordinal"));
+        H(text_of(points, i, "status"));
         fputs("</td><td class=\"mono\">", r->out);
-        H(column_text(st, 2));
+        H(text_of(points, i, "params_json"));
         fputs("</td><td>", r->out);
-        H(column_text(st, 3));
+        H(text_of(points, i, "error"));
         fputs("</td></tr>\n", r->out);
     }
     fputs("</table></div>\n", r->out);
     if (failed > REPORT_MAX_FAILED)
         fprintf(r->out, "<p class=\"note\">The first %d of %lld failed points.</p>\n",
                 REPORT_MAX_FAILED, (long long)failed);
-    step_done(r, st, rc);
+    table_free(points);
 }
 
 static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
 {
-    sqlite3_stmt *st = prepare(
-        r, "SELECT plugin, coalesce(title, plugin), script_line, point_count,"
-           " (SELECT coalesce(sum(ok_count), 0) FROM point_block AS b WHERE b.section_id = s.id),"
-           " (SELECT coalesce(sum(point_count - ok_count), 0) FROM point_block AS b"
-           "  WHERE b.section_id = s.id)"
-           " FROM section AS s WHERE id = ?1");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, section_id);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW)
-        return step_done(r, st, rc);
-    char *plugin = util_strdup(column_text(st, 0));
-    char *title = util_strdup(column_text(st, 1));
-    int line = sqlite3_column_int(st, 2);
-    int64_t planned = sqlite3_column_int64(st, 3), ok = sqlite3_column_int64(st, 4);
-    int64_t failed = sqlite3_column_int64(st, 5);
-    sqlite3_finalize(st);
+    long row = section_row(r, section_id);
+    if (row < 0)
+        return 0;
+    const table *list = r->sections;
+    char *plugin = util_strdup(text_of(list, (size_t)row, "plugin"));
+    char *title = util_strdup(section_title(r, (size_t)row));
+    int line = (int)integer_of(list, (size_t)row, "script_line");
+    int64_t planned = integer_of(list, (size_t)row, "point_count");
+    int64_t ok = integer_of(list, (size_t)row, "points_ok");
+    int64_t failed = integer_of(list, (size_t)row, "points_failed");
 
     section_read sr;
     char *err = NULL;
@@ -731,17 +720,8 @@ int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t
     *html = NULL;
     *html_size = 0;
     *gnuplot_missing = 0;
-    if (sqlite3_open_v2(db_path, &r.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        util_fail(err, "%s: cannot open the database for reading: %s", db_path,
-                  r.db ? sqlite3_errmsg(r.db) : "out of memory");
-        sqlite3_close(r.db);
-        return -1;
-    }
-    sqlite3_busy_timeout(r.db, 10000);
-    if (!(r.out = open_memstream(html, html_size))) {
-        sqlite3_close(r.db);
+    if (!(r.out = open_memstream(html, html_size)))
         return util_fail(err, "out of memory");
-    }
     int bad = write_head(&r, count, ids);
     for (size_t i = 0; i < count && !bad; i++)
         bad = write_section(&r, ids[i], i + 1);
@@ -753,7 +733,8 @@ int report_render(store *s, const char *db_path, int64_t sweep_id, const int64_t
     report_escape_html(r.out, r.db_path);
     fputs(".</p></footer>\n</body>\n</html>\n", r.out);
     int closed = fclose(r.out);
-    sqlite3_close(r.db);
+    table_free(r.sweep);
+    table_free(r.sections);
     if (closed != 0 || bad) {
         if (closed != 0)
             util_fail(err, "out of memory");

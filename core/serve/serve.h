@@ -1,7 +1,8 @@
 /* serve: `runner serve`, a live dashboard over a database, read-only, on
  * GNU libmicrohttpd (docs/serve.md). serve.c starts and stops the server;
  * serve_http.c checks and routes each request; serve_api.c answers the JSON
- * API; serve_db.c holds the read-only connections and fixed queries. */
+ * API; serve_db.c opens each request's store (the queries are the store's,
+ * store_query.h). */
 #ifndef RUNNER_SERVE_H
 #define RUNNER_SERVE_H
 

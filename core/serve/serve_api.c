@@ -1,9 +1,9 @@
 /* serve_api: the JSON API the dashboard's script reads (docs/serve.md):
  * the sweeps list (filtered, sorted and paged in SQL), one sweep's
  * provenance and sections, and its live progress. Tables, plots and the
- * comparison are in serve_table.c. Each request reads through its own
- * read-only connection; names, tags and notes appear when the catalog has
- * them (sweep.name, sweep.note, sweep_tag), so older files work too. */
+ * comparison are in serve_table.c, serve_plot.c and serve_compare.c. Each
+ * request reads through its own store (serve_db.c); the queries are the
+ * store's (store_query.h). */
 #include "serve_int.h"
 
 #include <inttypes.h>
@@ -65,365 +65,241 @@ void servei_reply_fail(servei_reply *reply, char *err)
     free(err);
 }
 
-int servei_section_columns(sqlite3 *db, int64_t section_id, servei_columns *c, servei_reply *reply)
-{
-    char *err = NULL;
-    int found = servei_db_columns(db, section_id, c, &err);
-    if (found == 0)
-        return 0;
-    if (found > 0)
-        servei_reply_error(reply, 404, "no such section");
-    else
-        servei_reply_fail(reply, err);
-    return -1;
-}
-
 /* --- the sweeps list ----------------------------------------------------- */
 
 /* What the list may be sorted by: the client names one, never SQL. */
 static const struct {
     const char *name;
-    const char *expression;
+    store_sweep_sort sort;
 } sweep_sorts[] = {
-    { "id", "s.id" },
-    { "started", "s.started_at" },
-    { "script", "s.script_path" },
-    { "status", STORE_SWEEP_STATUS_SQL },
-    { "name", "NAME" }, /* replaced by the name expression */
-    { "duration", "(julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at))" },
+    { "id", STORE_SWEEP_BY_ID },         { "started", STORE_SWEEP_BY_STARTED },
+    { "script", STORE_SWEEP_BY_SCRIPT }, { "status", STORE_SWEEP_BY_STATUS },
+    { "name", STORE_SWEEP_BY_NAME },     { "duration", STORE_SWEEP_BY_DURATION },
 };
 
-/* The filter every list query shares: ?1 a LIKE pattern over name, script
- * and tags (or the id itself), ?2 a status. */
-static void append_sweep_filter(strbuf *sql, int has_name, int has_tags)
+/* Page columns, as store_sweep_page returns them. */
+enum {
+    LIST_ID,
+    LIST_SCRIPT,
+    LIST_STATUS,
+    LIST_STARTED,
+    LIST_ENDED,
+    LIST_DURATION,
+    LIST_NAME,
+    LIST_NOTE,
+    LIST_TAGS,
+    LIST_OK,
+    LIST_FAILED,
+    LIST_PLANNED
+};
+
+static json_int_t cell_integer(const table *t, size_t row, size_t column)
 {
-    strbuf_str(sql, " WHERE (?1 IS NULL OR s.script_path LIKE ?1 ESCAPE '\\'"
-                    " OR CAST(s.id AS TEXT) = ?3");
-    if (has_name)
-        strbuf_str(sql, " OR s.name LIKE ?1 ESCAPE '\\'");
-    if (has_tags)
-        strbuf_str(sql, " OR EXISTS (SELECT 1 FROM sweep_tag AS t WHERE t.sweep_id = s.id"
-                        " AND t.tag LIKE ?1 ESCAPE '\\')");
-    strbuf_str(sql, ") AND (?2 IS NULL OR " STORE_SWEEP_STATUS_SQL " = ?2)");
+    const value *v = table_cell(t, row, column);
+    return v && v->type == RUNNER_INTEGER ? (json_int_t)v->as.integer : 0;
 }
 
-/* "%text%" with LIKE's wildcards in text escaped; malloc'd. */
-static char *like_pattern(const char *text)
-{
-    strbuf b = { 0 };
-    strbuf_str(&b, "%");
-    for (const char *p = text; *p; p++) {
-        if (*p == '%' || *p == '_' || *p == '\\')
-            strbuf_str(&b, "\\");
-        strbuf_add(&b, p, 1);
-    }
-    strbuf_str(&b, "%");
-    if (b.oom) {
-        free(b.data);
-        return NULL;
-    }
-    return b.data;
-}
-
-static void bind_sweep_filter(sqlite3_stmt *st, const char *pattern, const char *status,
-                              const char *q)
-{
-    sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, q, -1, SQLITE_STATIC);
-}
-
-static int64_t count_sweeps(sqlite3 *db, int has_name, int has_tags, const char *pattern,
-                            const char *status, const char *q, char **err)
-{
-    strbuf sql = { 0 };
-    strbuf_str(&sql, "SELECT count(*) FROM sweep AS s");
-    append_sweep_filter(&sql, has_name, has_tags);
-    sqlite3_stmt *st = sql.oom ? NULL : servei_db_prepare(db, sql.data, "cannot count sweeps", err);
-    free(sql.data);
-    if (!st)
-        return -1;
-    bind_sweep_filter(st, pattern, status, q);
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    if (n < 0)
-        util_fail(err, "cannot count sweeps: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return n;
-}
-
-/* The page's query: the page of ids is chosen first (a CTE SQLite
- * materializes), then only its rows get their point counts and tags. */
-static char *sweeps_page_sql(int has_name, int has_tags, const char *sort_expression,
-                             int descending)
-{
-    const char *dir = descending ? " DESC" : "";
-    strbuf sql = { 0 };
-    strbuf_str(&sql, "WITH page AS MATERIALIZED (SELECT s.id AS id, ");
-    strbuf_str(&sql, sort_expression);
-    strbuf_str(&sql, " AS sort_key FROM sweep AS s");
-    append_sweep_filter(&sql, has_name, has_tags);
-    strbuf_printf(&sql, " ORDER BY sort_key%s, s.id%s LIMIT ?4 OFFSET ?5)", dir, dir);
-    strbuf_printf(&sql,
-                  " SELECT s.id, s.script_path, " STORE_SWEEP_STATUS_SQL
-                  ", s.started_at, s.ended_at,"
-                  " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400,"
-                  " %s, %s, %s,"
-                  " (SELECT coalesce(sum(b.ok_count), 0) FROM section AS c"
-                  "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id),"
-                  " (SELECT coalesce(sum(b.point_count - b.ok_count), 0) FROM section AS c"
-                  "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id),"
-                  " (SELECT coalesce(sum(c.point_count), 0) FROM section AS c"
-                  "   WHERE c.sweep_id = s.id)"
-                  " FROM page JOIN sweep AS s ON s.id = page.id"
-                  " ORDER BY page.sort_key%s, s.id%s",
-                  has_name ? "s.name" : "NULL", has_name ? "s.note" : "NULL",
-                  has_tags ? "(SELECT json_group_array(tag) FROM (SELECT tag FROM sweep_tag"
-                             " WHERE sweep_id = s.id ORDER BY tag))"
-                           : "'[]'",
-                  dir, dir);
-    if (sql.oom) {
-        free(sql.data);
-        return NULL;
-    }
-    return sql.data;
-}
-
-static json_t *sweep_list_row(sqlite3_stmt *st)
+static json_t *sweep_list_row(const table *t, size_t r)
 {
     json_t *row = json_object();
     static const char *const names[] = { "id",       "script",     "status", "started_at",
                                          "ended_at", "duration_s", "name",   "note" };
-    for (int i = 0; i < 8; i++)
-        json_object_set_new(row, names[i], servei_db_cell(st, i));
-    const char *tags = (const char *)sqlite3_column_text(st, 8);
-    json_t *tag_list = tags ? json_loads(tags, 0, NULL) : NULL;
+    for (size_t i = 0; i < 8; i++)
+        json_object_set_new(row, names[i], servei_cell(table_cell(t, r, i)));
+    const value *tags = table_cell(t, r, LIST_TAGS);
+    json_t *tag_list = tags->type == RUNNER_TEXT ? json_loads(tags->as.text, 0, NULL) : NULL;
     json_object_set_new(row, "tags", tag_list ? tag_list : json_array());
-    json_object_set_new(row, "points_ok", json_integer(sqlite3_column_int64(st, 9)));
-    json_object_set_new(row, "points_failed", json_integer(sqlite3_column_int64(st, 10)));
-    json_object_set_new(row, "points_planned", json_integer(sqlite3_column_int64(st, 11)));
+    json_object_set_new(row, "points_ok", json_integer(cell_integer(t, r, LIST_OK)));
+    json_object_set_new(row, "points_failed", json_integer(cell_integer(t, r, LIST_FAILED)));
+    json_object_set_new(row, "points_planned", json_integer(cell_integer(t, r, LIST_PLANNED)));
     return row;
 }
 
-static void api_sweeps(sqlite3 *db, struct MHD_Connection *connection, servei_reply *reply)
+/* The store reads only catalogs with sweep names, notes and tags (schema
+ * 9 on): has_names and has_tags, which told older files apart, are true. */
+static void api_sweeps(store *s, struct MHD_Connection *connection, servei_reply *reply)
 {
-    int has_name =
-        servei_db_has_column(db, "sweep", "name") && servei_db_has_column(db, "sweep", "note");
-    int has_tags = servei_db_has_table(db, "sweep_tag");
     const char *sort = servei_arg(connection, "sort");
-    const char *expression = NULL;
-    for (size_t i = 0; i < sizeof sweep_sorts / sizeof sweep_sorts[0] && !expression; i++)
-        if (strcmp(sort ? sort : "id", sweep_sorts[i].name) == 0)
-            expression = sweep_sorts[i].expression;
-    if (!expression || (strcmp(expression, "NAME") == 0 && !has_name)) {
+    size_t k = 0, count = sizeof sweep_sorts / sizeof sweep_sorts[0];
+    while (k < count && strcmp(sort ? sort : "id", sweep_sorts[k].name) != 0)
+        k++;
+    if (k == count) {
         servei_reply_error(reply, 400,
                            "sort: expected id, started, script, status, name or "
                            "duration");
         return;
     }
-    if (strcmp(expression, "NAME") == 0)
-        expression = "s.name";
     const char *order = servei_arg(connection, "order");
     int descending = order ? strcmp(order, "desc") == 0 : 1;
     int64_t limit =
         servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS, SERVE_API_DEFAULT_PAGE);
     int64_t offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0);
-    const char *q = servei_arg(connection, "q"), *status = servei_arg(connection, "status");
-    char *pattern = q ? like_pattern(q) : NULL, *err = NULL;
-    char *sql = sweeps_page_sql(has_name, has_tags, expression, descending);
-    int64_t total = count_sweeps(db, has_name, has_tags, pattern, status, q, &err);
-    sqlite3_stmt *st =
-        total < 0 || !sql ? NULL : servei_db_prepare(db, sql, "cannot list sweeps", &err);
-    json_t *rows = json_array();
-    int rc = SQLITE_ERROR;
-    if (st) {
-        bind_sweep_filter(st, pattern, status, q);
-        sqlite3_bind_int64(st, 4, limit);
-        sqlite3_bind_int64(st, 5, offset);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            json_array_append_new(rows, sweep_list_row(st));
-        if (rc != SQLITE_DONE)
-            util_fail(&err, "cannot list sweeps: %s", sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(st);
-    free(sql);
-    free(pattern);
-    if (rc != SQLITE_DONE) {
-        json_decref(rows);
+    store_sweep_filter filter = { .text = servei_arg(connection, "q"),
+                                  .status = servei_arg(connection, "status") };
+    table *page = NULL;
+    int64_t total = 0;
+    char *err = NULL;
+    if (store_sweep_page(s, &filter, sweep_sorts[k].sort, descending, limit, offset, &page, &total,
+                         &err) != 0) {
         servei_reply_fail(reply, err);
         return;
     }
+    json_t *rows = json_array();
+    for (size_t r = 0; r < page->row_count; r++)
+        json_array_append_new(rows, sweep_list_row(page, r));
+    table_free(page);
     servei_reply_json(reply, json_pack("{s:I,s:I,s:I,s:o,s:b,s:b}", "total", (json_int_t)total,
                                        "offset", (json_int_t)offset, "limit", (json_int_t)limit,
-                                       "rows", rows, "has_names", has_name, "has_tags", has_tags));
+                                       "rows", rows, "has_names", 1, "has_tags", 1));
 }
 
 /* --- one sweep ------------------------------------------------------------ */
 
-/* The sweep row's columns as an object (every column the catalog has, so
- * fields a newer schema adds show up too); NULL with *err, or json null
- * when there is no such sweep. */
-static json_t *sweep_record(sqlite3 *db, int64_t sweep_id, char **err)
+/* Plugins by name (the store gives them as recorded). */
+static int by_plugin_name(const void *a, const void *b)
 {
-    sqlite3_stmt *st =
-        servei_db_prepare(db, "SELECT * FROM sweep WHERE id = ?1", "cannot read the sweep", err);
-    if (!st)
-        return NULL;
-    sqlite3_bind_int64(st, 1, sweep_id);
-    int rc = sqlite3_step(st);
-    json_t *out = rc == SQLITE_ROW ? json_object() : json_null();
-    for (int i = 0; rc == SQLITE_ROW && i < sqlite3_column_count(st); i++)
-        json_object_set_new(out, sqlite3_column_name(st, i), servei_db_cell(st, i));
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        util_fail(err, "cannot read the sweep: %s", sqlite3_errmsg(db));
-        json_decref(out);
-        out = NULL;
-    }
-    sqlite3_finalize(st);
-    return out;
+    const char *x = json_string_value(json_object_get(*(json_t *const *)a, "plugin"));
+    const char *y = json_string_value(json_object_get(*(json_t *const *)b, "plugin"));
+    return strcmp(x ? x : "", y ? y : "");
 }
 
-/* Rows of a fixed query bound to one id, as objects by column name. */
-static json_t *query_objects(sqlite3 *db, const char *sql, int64_t id, const char *what, char **err)
+static json_t *plugins_by_name(json_t *plugins)
 {
-    sqlite3_stmt *st = servei_db_prepare(db, sql, what, err);
-    if (!st)
-        return NULL;
-    sqlite3_bind_int64(st, 1, id);
-    json_t *rows = json_array();
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        json_t *row = json_object();
-        for (int i = 0; i < sqlite3_column_count(st); i++)
-            json_object_set_new(row, sqlite3_column_name(st, i), servei_db_cell(st, i));
-        json_array_append_new(rows, row);
+    size_t n = json_array_size(plugins);
+    json_t **items = calloc(n + 1, sizeof *items);
+    json_t *sorted = items ? json_array() : NULL;
+    for (size_t i = 0; sorted && i < n; i++)
+        items[i] = json_array_get(plugins, i);
+    if (sorted) {
+        qsort(items, n, sizeof *items, by_plugin_name);
+        for (size_t i = 0; i < n; i++)
+            json_array_append(sorted, items[i]);
     }
-    if (rc != SQLITE_DONE) {
-        util_fail(err, "%s: %s", what, sqlite3_errmsg(db));
-        json_decref(rows);
-        rows = NULL;
-    }
-    sqlite3_finalize(st);
-    return rows;
+    free(items);
+    json_decref(plugins);
+    return sorted;
 }
 
-/* Each section's columns (name, unit, type, role), from the catalog. */
-static int add_section_columns(sqlite3 *db, json_t *sections, char **err)
+/* Sections as the dashboard shows them, each with its columns (name, unit,
+ * type, role), from the catalog. */
+static json_t *sections_json(store *s, const table *list, char **err)
 {
-    size_t i;
-    json_t *section;
-    json_array_foreach(sections, i, section)
-    {
-        servei_columns c;
-        int64_t id = json_integer_value(json_object_get(section, "id"));
-        if (servei_db_columns(db, id, &c, err) < 0)
-            return -1;
-        json_t *columns = json_array();
-        for (size_t k = 0; k < c.count; k++)
-            json_array_append_new(columns,
-                                  json_pack("{s:o,s:o,s:s,s:b}", "name", value_json_text(c.name[k]),
-                                            "unit", value_json_text(c.unit[k]), "type", c.type[k],
-                                            "param", c.is_param[k]));
-        json_object_set_new(section, "columns", columns);
-        servei_columns_clear(&c);
+    static const char *const keys[] = {
+        "id",          "ordinal",     "plugin",      "title",
+        "script_line", "point_count", "points_done", "points_failed"
+    };
+    json_t *sections = json_array();
+    for (size_t r = 0; r < list->row_count; r++) {
+        json_t *section = json_object();
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            json_object_set_new(section, keys[k], servei_cell(table_cell(list, r, k)));
+        json_array_append_new(sections, section);
+        table *columns = NULL;
+        char *plugin = NULL;
+        int64_t sweep_id = 0;
+        const value *id = table_cell(list, r, 0);
+        if (store_section_result_columns(s, id->as.integer, &columns, &plugin, &sweep_id, err) !=
+            0) {
+            json_decref(sections);
+            return NULL;
+        }
+        json_object_set_new(section, "columns",
+                            columns ? servei_columns_json(columns) : json_array());
+        table_free(columns);
+        free(plugin);
     }
-    return 0;
+    return sections;
 }
 
-static void api_sweep(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
+static void api_sweep(store *s, int64_t sweep_id, servei_reply *reply)
 {
     char *err = NULL;
-    json_t *sweep = sweep_record(db, sweep_id, &err);
-    if (!sweep) {
-        servei_reply_fail(reply, err);
-        return;
-    }
-    if (json_is_null(sweep)) {
+    table *record = NULL, *plugins = NULL, *sections = NULL, *tags = NULL;
+    json_t *sweep = NULL, *plugin_list = NULL, *section_list = NULL;
+    if (store_sweep_row(s, sweep_id, &record, &err) != 0)
+        goto fail;
+    if (record->row_count == 0) {
+        table_free(record);
         servei_reply_error(reply, 404, "no such sweep");
         return;
     }
-    json_t *plugins =
-        query_objects(db,
-                      "SELECT plugin, plugin_version, so_path, so_sha256 FROM sweep_plugin"
-                      " WHERE sweep_id = ?1 ORDER BY plugin",
-                      sweep_id, "cannot read the sweep's plugins", &err);
-    json_t *sections =
-        plugins ? query_objects(
-                      db,
-                      "SELECT c.id, c.ordinal, c.plugin, c.title, c.script_line, c.point_count,"
-                      " coalesce(sum(b.point_count), 0) AS points_done,"
-                      " coalesce(sum(b.point_count - b.ok_count), 0) AS points_failed"
-                      " FROM section AS c LEFT JOIN point_block AS b ON b.section_id = c.id"
-                      " WHERE c.sweep_id = ?1 GROUP BY c.id ORDER BY c.ordinal, c.id",
-                      sweep_id, "cannot read the sweep's sections", &err)
-                : NULL;
-    json_t *tags = NULL;
-    if (sections && servei_db_has_table(db, "sweep_tag"))
-        tags = query_objects(db, "SELECT tag FROM sweep_tag WHERE sweep_id = ?1 ORDER BY tag",
-                             sweep_id, "cannot read the sweep's tags", &err);
-    if (!sections || add_section_columns(db, sections, &err) != 0 ||
-        (servei_db_has_table(db, "sweep_tag") && !tags)) {
-        json_decref(sweep);
-        json_decref(plugins);
-        json_decref(sections);
-        servei_reply_fail(reply, err);
-        return;
-    }
+    if (store_sweep_plugin_list(s, sweep_id, &plugins, &err) != 0 ||
+        store_sweep_section_list(s, sweep_id, &sections, &err) != 0 ||
+        store_sweep_tag_list(s, sweep_id, &tags, &err) != 0)
+        goto fail;
+    json_t *records = servei_table_objects(record);
+    sweep = json_incref(json_array_get(records, 0));
+    json_decref(records);
+    plugin_list = plugins_by_name(servei_table_objects(plugins));
+    if (!sweep || !plugin_list || !(section_list = sections_json(s, sections, &err)))
+        goto fail;
     json_t *tag_names = json_array();
-    size_t i;
-    json_t *tag;
-    json_array_foreach(tags, i, tag) json_array_append(tag_names, json_object_get(tag, "tag"));
-    json_decref(tags);
+    for (size_t r = 0; r < tags->row_count; r++)
+        json_array_append_new(tag_names, servei_cell(table_cell(tags, r, 0)));
     json_object_set_new(sweep, "tags", tag_names);
-    servei_reply_json(reply, json_pack("{s:o,s:o,s:o}", "sweep", sweep, "plugins", plugins,
-                                       "sections", sections));
+    servei_reply_json(reply, json_pack("{s:o,s:o,s:o}", "sweep", sweep, "plugins", plugin_list,
+                                       "sections", section_list));
+    table_free(record);
+    table_free(plugins);
+    table_free(sections);
+    table_free(tags);
+    return;
+fail:
+    json_decref(sweep);
+    json_decref(plugin_list);
+    table_free(record);
+    table_free(plugins);
+    table_free(sections);
+    table_free(tags);
+    servei_reply_fail(reply, err);
 }
+
+/* Progress columns, as store_sweep_progress returns them. */
+enum {
+    PROGRESS_STATUS,
+    PROGRESS_STARTED,
+    PROGRESS_ENDED,
+    PROGRESS_ELAPSED,
+    PROGRESS_PLANNED,
+    PROGRESS_SECTIONS,
+    PROGRESS_DONE,
+    PROGRESS_FAILED
+};
 
 /* Points done and failed, the rate since the start, and an ETA from the
  * sections begun so far (a script's later sections are not known yet). */
-static void api_progress(sqlite3 *db, int64_t sweep_id, servei_reply *reply)
+static void api_progress(store *s, int64_t sweep_id, servei_reply *reply)
 {
     char *err = NULL;
-    sqlite3_stmt *st = servei_db_prepare(
-        db,
-        "SELECT " STORE_SWEEP_STATUS_SQL ", s.started_at, s.ended_at,"
-        " (julianday(coalesce(s.ended_at, 'now')) - julianday(s.started_at)) * 86400,"
-        " (SELECT coalesce(sum(point_count), 0) FROM section WHERE sweep_id = s.id),"
-        " (SELECT count(*) FROM section WHERE sweep_id = s.id),"
-        " (SELECT coalesce(sum(b.point_count), 0) FROM section AS c"
-        "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id),"
-        " (SELECT coalesce(sum(b.point_count - b.ok_count), 0) FROM section AS c"
-        "   JOIN point_block AS b ON b.section_id = c.id WHERE c.sweep_id = s.id)"
-        " FROM sweep AS s WHERE s.id = ?1",
-        "cannot read the sweep's progress", &err);
-    if (!st) {
+    table *t = NULL;
+    if (store_sweep_progress(s, sweep_id, &t, &err) != 0) {
         servei_reply_fail(reply, err);
         return;
     }
-    sqlite3_bind_int64(st, 1, sweep_id);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_DONE)
-            servei_reply_error(reply, 404, "no such sweep");
-        else
-            servei_reply_fail(
-                reply, util_format("cannot read the sweep's progress: %s", sqlite3_errmsg(db)));
-        sqlite3_finalize(st);
+    if (t->row_count == 0) {
+        table_free(t);
+        servei_reply_error(reply, 404, "no such sweep");
         return;
     }
-    double elapsed_s = sqlite3_column_double(st, 3);
-    int64_t planned = sqlite3_column_int64(st, 4), done = sqlite3_column_int64(st, 6);
+    const value *elapsed = table_cell(t, 0, PROGRESS_ELAPSED);
+    const value *status = table_cell(t, 0, PROGRESS_STATUS);
+    double elapsed_s = elapsed->type == RUNNER_REAL      ? elapsed->as.real
+                       : elapsed->type == RUNNER_INTEGER ? (double)elapsed->as.integer
+                                                         : 0;
+    int64_t planned = cell_integer(t, 0, PROGRESS_PLANNED),
+            done = cell_integer(t, 0, PROGRESS_DONE);
     double rate = elapsed_s > 0 ? done / elapsed_s : 0;
-    int running = strcmp((const char *)sqlite3_column_text(st, 0), "running") == 0;
+    int running = status->type == RUNNER_TEXT && strcmp(status->as.text, "running") == 0;
     json_t *eta =
         running && rate > 0 && planned >= done ? json_real((planned - done) / rate) : json_null();
-    json_t *root =
-        json_pack("{s:o,s:o,s:o,s:f,s:I,s:I,s:I,s:I,s:f,s:o,s:b}", "status", servei_db_cell(st, 0),
-                  "started_at", servei_db_cell(st, 1), "ended_at", servei_db_cell(st, 2),
-                  "elapsed_s", elapsed_s, "points_planned", (json_int_t)planned, "sections",
-                  (json_int_t)sqlite3_column_int64(st, 5), "points_done", (json_int_t)done,
-                  "points_failed", (json_int_t)sqlite3_column_int64(st, 7), "points_per_s", rate,
-                  "eta_s", eta, "running", running);
-    sqlite3_finalize(st);
+    json_t *root = json_pack(
+        "{s:o,s:o,s:o,s:f,s:I,s:I,s:I,s:I,s:f,s:o,s:b}", "status", servei_cell(status),
+        "started_at", servei_cell(table_cell(t, 0, PROGRESS_STARTED)), "ended_at",
+        servei_cell(table_cell(t, 0, PROGRESS_ENDED)), "elapsed_s", elapsed_s, "points_planned",
+        (json_int_t)planned, "sections", cell_integer(t, 0, PROGRESS_SECTIONS), "points_done",
+        (json_int_t)done, "points_failed", cell_integer(t, 0, PROGRESS_FAILED), "points_per_s",
+        rate, "eta_s", eta, "running", running);
+    table_free(t);
     servei_reply_json(reply, root);
 }
 
@@ -443,7 +319,7 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection, 
                 servei_reply *reply)
 {
     char *err = NULL;
-    sqlite3 *db = servei_db_open(server->db_path, &err);
+    store *db = servei_db_open(server->db_path, &err);
     if (!db) {
         servei_reply_fail(reply, err);
         return;
@@ -464,5 +340,5 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection, 
         servei_plot(db, connection, id, reply);
     else
         servei_reply_error(reply, 404, "no such API path");
-    sqlite3_close(db);
+    store_close(db);
 }

@@ -1,4 +1,4 @@
-/* serve_int.h: what serve.c, serve_http.c, serve_api.c and serve_db.c share
+/* serve_int.h: what the serve files share
  * (SQLite's sqliteInt.h style: private to these files). */
 #ifndef RUNNER_SERVE_INT_H
 #define RUNNER_SERVE_INT_H
@@ -7,12 +7,13 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/strbuf.h"
+#include "base/table.h"
 #include "base/value.h"
+#include "store/store.h"
 #include "serve.h"
 
 /* Clients tracked by the rate limiter; beyond this many addresses the
@@ -73,58 +74,39 @@ void servei_reply_error(servei_reply *reply, unsigned status, const char *messag
 void servei_reply_fail(servei_reply *reply, char *err);
 
 /* A section's rows (serve_table.c), a plot of its columns (serve_plot.c),
- * two sweeps' sections compared (serve_compare.c); each fills reply (db:
- * the request's connection). */
-void servei_rows(sqlite3 *db, struct MHD_Connection *connection, int64_t section_id,
+ * two sweeps' sections compared (serve_compare.c); each fills reply (s:
+ * the request's store). */
+void servei_rows(store *s, struct MHD_Connection *connection, int64_t section_id,
                  servei_reply *reply);
-void servei_plot(sqlite3 *db, struct MHD_Connection *connection, int64_t section_id,
+void servei_plot(store *s, struct MHD_Connection *connection, int64_t section_id,
                  servei_reply *reply);
-void servei_compare(sqlite3 *db, struct MHD_Connection *connection, servei_reply *reply);
+void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *reply);
 
-/* serve_count.c: the number of a section's rows a filter matches, into
- * *total. key names the section and filter; count is the bound count(*)
- * statement, stepped only when the cache has no total for key with the
- * section's rows as they are now (a process-wide cache, fixed size). 0, or
- * -1 with *err. */
-int servei_count_rows(sqlite3 *db, int64_t section_id, const char *key, sqlite3_stmt *count,
-                      int64_t *total, char **err);
-
-/* serve_db.c: a read-only connection to the database for one request
- * (WAL: sweeps keep writing); closed with sqlite3_close. NULL with *err.
- * Its statements are interrupted after a time limit, or once
- * servei_db_stopping is set (the server is stopping). */
+/* serve_db.c: the request's store, opened for reading through the store's
+ * checked open (store_open_read: a regular file holding runner's catalog)
+ * and bounded for a server: its statements are interrupted after a time
+ * limit, or once servei_db_stopping is set (the server is stopping).
+ * Closed with store_close. NULL with *err. */
 extern volatile sig_atomic_t servei_db_stopping;
-sqlite3 *servei_db_open(const char *path, char **err);
-/* 1 when table has the column (the catalog is read each time: a newer
- * runner may migrate the file while the server runs). */
-int servei_db_has_column(sqlite3 *db, const char *table, const char *column);
-int servei_db_has_table(sqlite3 *db, const char *table);
-/* Appends name as a quoted SQL identifier. Only names read from the
- * catalog ever reach it, never a client's text unchecked. */
-void servei_db_ident(strbuf *sql, const char *name);
-/* Column i of the current row as JSON: numbers, text (NaN and inf, stored
- * as text or as infinite reals, come out as the strings "NaN", "inf"). */
-json_t *servei_db_cell(sqlite3_stmt *st, int i);
-/* Prepares sql, or NULL with *err naming what. */
-sqlite3_stmt *servei_db_prepare(sqlite3 *db, const char *sql, const char *what, char **err);
+store *servei_db_open(const char *path, char **err);
+/* A cell as JSON: numbers, text, null; NaN and inf (stored as text or as
+ * infinite reals) as the strings "NaN", "inf", "-inf". */
+json_t *servei_cell(const value *v);
+/* A table's rows as JSON objects keyed by column name (NULL: no memory). */
+json_t *servei_table_objects(const table *t);
 
-/* A section's result columns (from plugin_column), in `runner show` order. */
-typedef struct servei_columns {
-    char *plugin; /* result table */
-    size_t count;
-    char **name;
-    char **unit;
-    char **type; /* "integer", "real", "text", "boolean" */
-    int *is_param;
-    int64_t sweep_id;
-} servei_columns;
-/* 0 (section found), 1 (no such section) or -1 with *err. */
-int servei_db_columns(sqlite3 *db, int64_t section_id, servei_columns *out, char **err);
-void servei_columns_clear(servei_columns *c);
-/* Index of name among the columns, or -1. */
-int servei_columns_find(const servei_columns *c, const char *name);
-/* The section's columns, for a handler (serve_api.c); 0, or -1 with reply
- * set (404 or 500). */
-int servei_section_columns(sqlite3 *db, int64_t section_id, servei_columns *c, servei_reply *reply);
+/* A section with its result columns (store_section_result_columns). */
+typedef struct servei_section {
+    int64_t id, sweep_id;
+    char *plugin;   /* its result table */
+    table *columns; /* in `runner show` order, no rows */
+} servei_section;
+/* 0, or -1 with reply set (404 for no such section, or 500). */
+int servei_section_open(store *s, int64_t section_id, servei_section *out, servei_reply *reply);
+void servei_section_clear(servei_section *section);
+/* Index of name among the columns, or -1 (name NULL: -1). */
+long servei_section_find(const servei_section *section, const char *name);
+/* The columns as [{name, unit, type, param}]. */
+json_t *servei_columns_json(const table *columns);
 
 #endif

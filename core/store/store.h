@@ -84,6 +84,9 @@ int store_schema_version(void);
  * starting with "sqlite_", or a fixed result column (row_id, sweep_id,
  * section_id, point_id). Case-insensitive, like SQLite's names. */
 int store_reserved_name(const char *name);
+/* The name of every object in the file's catalog (sqlite_schema: tables,
+ * views, indexes, triggers), sorted; free with store_free_strings. */
+int store_catalog_objects(store *s, char ***names, size_t *count, char **err);
 
 /* Begins a sweep row (status 'running'); returns its id. */
 int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id, char **err);
@@ -263,6 +266,10 @@ typedef struct store_stream_row {
  * stream; their types say how to read NaN). */
 int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, const table *columns,
                             store_point_order order, store_point_stream **out, char **err);
+/* The same over one section of the sweep (section_id 0: all of plugin's). */
+int store_point_stream_open_section(store *s, int64_t sweep_id, int64_t section_id,
+                                    const char *plugin, const table *columns,
+                                    store_point_order order, store_point_stream **out, char **err);
 /* 1 with *row, 0 at the end, -1 with *err. */
 int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char **err);
 void store_point_stream_close(store_point_stream *ps); /* accepts NULL */
@@ -394,6 +401,8 @@ typedef struct store_sweep_filter {
     const char *plugin; /* has a section of this plugin */
     const char *status;
     const char *since, *until; /* started_at >= since, < until (UTC ISO 8601 text) */
+    const char *text;          /* contains: part of the name, the script path or a tag
+                       * (LIKE's wildcards taken literally), or the id itself */
 } store_sweep_filter;
 
 /* Ids of the sweeps matching f (NULL: all), newest (highest id) first;
@@ -444,5 +453,7 @@ typedef struct store_merge_result {
  * written then. A merge already in s is not done again (result->already). */
 int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
                 store_merge_result *result, char **err);
+
+#include "store_query.h"
 
 #endif

@@ -5,7 +5,15 @@
  *   store_open.c    connection, which files are runner's, pragmas, migration,
  *                   the WAL checkpointer, close
  *   store_write.c   sweeps, sections, result tables, points and point blocks
- *   store_read.c    reading back: sweeps, sections, resuming, digests
+ *   store_read.c    reading back: sweeps, sections, a point's rows, digests
+ *   store_resume.c  resuming: the sweep to resume, a section's finished points
+ *   store_catalog.c the names the catalog takes (one list), reserved names
+ *   store_query.c   read-only queries for serve and the report: the sweeps
+ *                   page, a sweep's record, sections, failed points, docs;
+ *                   limits on a server's reading connection
+ *   store_page.c    a page of a section's rows (keyset paging), its total
+ *                   kept per section and filter (store_count.c)
+ *   store_plot.c    two columns of a section cut down in SQL for a chart
  *   store_outbox.c  closing a sweep with its webhook summary, the outbox
  *   store_process.c which process runs a sweep (for resume's liveness check)
  *
@@ -103,6 +111,7 @@ struct store {
     int64_t block_sweep_id, block_section_id;
     int64_t block_first_id, block_points, block_ok;
     storei_checkpointer checkpoints;
+    store_read_limits limits; /* store_read_limit's (store_query.c); unset: 0 */
 };
 
 /* --- store_sql.c: errors ------------------------------------------------ */
@@ -161,11 +170,47 @@ static inline runner_type storei_column_type(const runner_plugin *p, uint32_t i)
     return i < p->param_count ? p->params[i].type : p->columns[i - p->param_count].type;
 }
 
+/* --- store_manage.c ------------------------------------------------------- */
+
+/* Prepares "<head> FROM sweep AS s WHERE <f> <tail>" with f's values bound
+ * (f NULL: every sweep); NULL with *err. The one sweep filter: `runner
+ * sweeps`, the selectors and the dashboard's list all go through it. */
+sqlite3_stmt *storei_prepare_filtered(store *s, const char *head, const store_sweep_filter *f,
+                                      const char *tail, const char *what, char **err);
+
+/* --- store_catalog.c ------------------------------------------------------ */
+
+/* The fixed columns that start every result table. */
+#define STOREI_FIXED_COLUMNS 4
+extern const char *const storei_fixed_columns[STOREI_FIXED_COLUMNS];
+/* strcmp with ASCII letters folded, as SQLite compares names. */
+int storei_casecmp(const char *a, const char *b);
+
 /* --- store_read.c: values ------------------------------------------------ */
 
 /* Reads column i of st's current row as the declared type (NaN stored as
  * the text 'NaN' comes back as NaN). 0, or -1 when out of memory. */
 int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *out);
+/* "integer", "real", "text", "boolean" (plugin_column.type) as a type; 0
+ * for anything else. */
+runner_type storei_type_from_name(const char *name);
+
+/* --- store_query.c: tables as stored (store_query.h) ---------------------- */
+
+/* Column i of st's current row as SQLite holds it; 0, or -1 out of memory. */
+int storei_column_as_stored(sqlite3_stmt *st, int i, value *out);
+/* Steps st (prepared and bound; the caller finalizes) and reads every row
+ * into *out, a new table with st's column names, cells as stored. */
+int storei_query_table(store *s, sqlite3_stmt *st, const char *what, table **out, char **err);
+
+/* --- store_count.c -------------------------------------------------------- */
+
+/* The number of a section's rows a filter matches, into *total. key names
+ * the section and filter; count is the bound count(*) statement, stepped
+ * only when the process-wide cache has no total for key with the section's
+ * point blocks as they are now. 0, or -1 with *err. */
+int storei_count_rows(store *s, int64_t section_id, const char *key, sqlite3_stmt *count,
+                      int64_t *total, char **err);
 
 /* --- store_write.c ------------------------------------------------------- */
 

@@ -22,9 +22,11 @@ static const char *const sweep_tables[] = {
 /* --- which sweeps --------------------------------------------------------- */
 
 /* Appends the WHERE clause of f (over sweep AS s) to sql and its values,
- * in order, to binds (at most STORE_FILTER_BINDS). */
-#define STORE_FILTER_BINDS 8
-static size_t filter_where(const store_sweep_filter *f, strbuf *sql, const char **binds)
+ * in order, to binds (at most STORE_FILTER_BINDS); pattern is f->text as a
+ * LIKE pattern. */
+#define STORE_FILTER_BINDS 16
+static size_t filter_where(const store_sweep_filter *f, strbuf *sql, const char **binds,
+                           const char *pattern)
 {
     size_t n = 0;
     strbuf_str(sql, " WHERE 1");
@@ -74,26 +76,56 @@ static size_t filter_where(const store_sweep_filter *f, strbuf *sql, const char 
         strbuf_str(sql, " AND s.started_at < ?");
         binds[n++] = f->until;
     }
+    if (f->text) {
+        strbuf_str(sql, " AND (s.script_path LIKE ? ESCAPE '\\' OR CAST(s.id AS TEXT) = ?"
+                        " OR s.name LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM sweep_tag AS t"
+                        " WHERE t.sweep_id = s.id AND t.tag LIKE ? ESCAPE '\\'))");
+        binds[n++] = pattern;
+        binds[n++] = f->text;
+        binds[n++] = pattern;
+        binds[n++] = pattern;
+    }
     return n;
 }
 
-/* Prepares "<head> FROM sweep AS s WHERE <f> <tail>" with f's values bound. */
-static sqlite3_stmt *prepare_filtered(store *s, const char *head, const store_sweep_filter *f,
+/* "%text%" with LIKE's wildcards in text escaped; malloc'd (NULL: no
+ * memory). */
+static char *like_pattern(const char *text)
+{
+    strbuf b = { 0 };
+    strbuf_str(&b, "%");
+    for (const char *p = text; *p; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\')
+            strbuf_str(&b, "\\");
+        strbuf_add(&b, p, 1);
+    }
+    strbuf_str(&b, "%");
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+sqlite3_stmt *storei_prepare_filtered(store *s, const char *head, const store_sweep_filter *f,
                                       const char *tail, const char *what, char **err)
 {
     strbuf sql = { 0 };
     const char *binds[STORE_FILTER_BINDS];
+    char *pattern = f && f->text ? like_pattern(f->text) : NULL;
     strbuf_str(&sql, head);
     strbuf_str(&sql, " FROM sweep AS s");
-    size_t n = filter_where(f, &sql, binds);
+    size_t n = filter_where(f, &sql, binds, pattern);
     strbuf_str(&sql, tail);
     sqlite3_stmt *st = NULL;
-    if (!sql.data)
+    if (sql.oom || (f && f->text && !pattern))
         util_fail(err, "%s: %s: out of memory", s->path, what);
     else if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK)
         storei_fail_sql(s, err, "%s", what);
+    /* Copied: the pattern is freed here. */
     for (size_t i = 0; st && i < n; i++)
-        storei_bind_text(st, (int)i + 1, binds[i]);
+        sqlite3_bind_text(st, (int)i + 1, binds[i], -1, SQLITE_TRANSIENT);
+    free(pattern);
     strbuf_free(&sql);
     return st;
 }
@@ -104,7 +136,8 @@ int store_sweeps_matching(store *s, const store_sweep_filter *f, int64_t **ids, 
     const char *what = "cannot find sweeps";
     *ids = NULL;
     *count = 0;
-    sqlite3_stmt *st = prepare_filtered(s, "SELECT s.id", f, " ORDER BY s.id DESC", what, err);
+    sqlite3_stmt *st =
+        storei_prepare_filtered(s, "SELECT s.id", f, " ORDER BY s.id DESC", what, err);
     if (!st)
         return -1;
     int rc = storei_collect_ids(s, st, what, ids, count, err);
@@ -119,8 +152,9 @@ int store_sweep_scripts_matching(store *s, const store_sweep_filter *f, char ***
     *paths = NULL;
     *newest = NULL;
     *count = 0;
-    sqlite3_stmt *st = prepare_filtered(s, "SELECT max(s.id), s.script_path", f,
-                                        " GROUP BY s.script_path ORDER BY 1 DESC", what, err);
+    sqlite3_stmt *st =
+        storei_prepare_filtered(s, "SELECT max(s.id), s.script_path", f,
+                                " GROUP BY s.script_path ORDER BY 1 DESC", what, err);
     if (!st)
         return -1;
     int rc = storei_collect_ids(s, st, what, newest, count, err);
@@ -193,7 +227,7 @@ int store_list_sweeps_matching(store *s, const store_sweep_filter *f, table **ou
     for (int i = 0; i < NCOLS; i++)
         if (table_add_column(t, columns[i].name, columns[i].unit, columns[i].type, 0) != 0)
             goto oom;
-    if (!(st = prepare_filtered(s, list_head, f, " ORDER BY s.id", what, err)))
+    if (!(st = storei_prepare_filtered(s, list_head, f, " ORDER BY s.id", what, err)))
         goto fail;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

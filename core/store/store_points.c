@@ -35,12 +35,15 @@ enum {
 
 /* Points first, sorted on their own (small rows), then each point's rows
  * through the index: sorting whole rows by parameters cost twice as much. */
-static void append_points_sql(strbuf *sql, store_point_order order)
+static void append_points_sql(strbuf *sql, store_point_order order, int one_section)
 {
     strbuf_str(sql, "SELECT p.params_json, p.id, p.section_id, s.ordinal, p.seed, p.status,"
                     " p.error, p.identity, p.sweep_id"
                     " FROM section AS s CROSS JOIN point AS p ON p.section_id = s.id"
-                    " WHERE s.sweep_id = ?1 AND s.plugin = ?2 ORDER BY ");
+                    " WHERE s.sweep_id = ?1 AND s.plugin = ?2");
+    if (one_section)
+        strbuf_str(sql, " AND s.id = ?3");
+    strbuf_str(sql, " ORDER BY ");
     if (order == STORE_ORDER_PARAMS)
         strbuf_str(sql, "p.params_json, ");
     strbuf_str(sql, "s.ordinal, p.ordinal");
@@ -62,6 +65,13 @@ static void append_rows_sql(strbuf *sql, const char *plugin, const table *column
 int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, const table *columns,
                             store_point_order order, store_point_stream **out, char **err)
 {
+    return store_point_stream_open_section(s, sweep_id, 0, plugin, columns, order, out, err);
+}
+
+int store_point_stream_open_section(store *s, int64_t sweep_id, int64_t section_id,
+                                    const char *plugin, const table *columns,
+                                    store_point_order order, store_point_stream **out, char **err)
+{
     *out = NULL;
     store_point_stream *ps = calloc(1, sizeof *ps);
     strbuf points = { 0 }, rows = { 0 };
@@ -71,7 +81,7 @@ int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, cons
     }
     ps->s = s;
     ps->columns = columns;
-    append_points_sql(&points, order);
+    append_points_sql(&points, order, section_id > 0);
     append_rows_sql(&rows, plugin, columns);
     int rc = 0;
     if (points.oom || rows.oom)
@@ -88,6 +98,8 @@ int store_point_stream_open(store *s, int64_t sweep_id, const char *plugin, cons
     }
     sqlite3_bind_int64(ps->points, 1, sweep_id);
     storei_bind_text(ps->points, 2, plugin);
+    if (section_id > 0)
+        sqlite3_bind_int64(ps->points, 3, section_id);
     *out = ps;
     return 0;
 }

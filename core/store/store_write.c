@@ -16,56 +16,6 @@
  * a crash) sees recent points. */
 #define BATCH_MAX_POINTS 1000
 #define BATCH_MAX_SECONDS 0.2
-/* The fixed columns that start every result table. */
-static const char *const fixed_columns[] = { "row_id", "sweep_id", "section_id", "point_id" };
-#define FIXED_COLUMN_COUNT 4
-
-/* Catalog object names: plugin tables share their namespace. */
-/* clang-format off */
-static const char *const catalog_names[] = {
-    "sweep", "sweep_plugin", "section", "point", "point_block", "plugin_column",
-    "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
-    "point_block_by_last_id", "point_index", "point_index_not_ok",
-    "point_index_failed", "point_index_crashed", "point_index_timeout", "sqlite_stat1",
-    "outbox", "outbox_pending",
-    "sweep_command", "artifact_blob", "artifact", "artifact_by_sweep", "artifact_by_blob",
-    "sweep_tag", "sweep_tag_by_tag", "id_high_water", "sweep_high_water",
-    "section_high_water", "point_high_water", "point_block_by_sweep",
-};
-/* clang-format on */
-
-/* --- names -------------------------------------------------------------- */
-
-static int ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : (unsigned char)c; }
-
-static int ascii_casecmp(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int ca = ascii_lower(*a), cb = ascii_lower(*b);
-        if (ca != cb || ca == 0)
-            return ca - cb;
-    }
-}
-
-/* Table names are case-insensitive in SQLite, hence the comparisons. */
-int store_reserved_name(const char *name)
-{
-    if (!name)
-        return 0;
-    static const char sqlite_prefix[] = "sqlite_";
-    size_t i = 0;
-    while (sqlite_prefix[i] && name[i] && ascii_lower(name[i]) == sqlite_prefix[i])
-        i++;
-    if (!sqlite_prefix[i])
-        return 1;
-    for (size_t k = 0; k < sizeof catalog_names / sizeof catalog_names[0]; k++)
-        if (ascii_casecmp(name, catalog_names[k]) == 0)
-            return 1;
-    for (size_t k = 0; k < FIXED_COLUMN_COUNT; k++)
-        if (ascii_casecmp(name, fixed_columns[k]) == 0)
-            return 1;
-    return 0;
-}
 
 static const char *sql_type(runner_type type)
 {
@@ -298,7 +248,7 @@ static int check_plugin(store *s, const runner_plugin *plugin, char **err)
                              s->path, name, is_param ? "parameter" : "column",
                              col ? col : "(null)");
         for (uint32_t j = 0; j < i; j++) {
-            if (ascii_casecmp(col, storei_column_name(plugin, j)) == 0)
+            if (storei_casecmp(col, storei_column_name(plugin, j)) == 0)
                 return util_fail(err, "%s: plugin \"%s\": the name \"%s\" is declared twice",
                                  s->path, name, col);
         }
@@ -336,7 +286,7 @@ static void name_list_free(name_list *list)
 static int name_in(const char *name, const name_list *list)
 {
     for (size_t i = 0; i < list->count; i++)
-        if (ascii_casecmp(name, list->names[i]) == 0)
+        if (storei_casecmp(name, list->names[i]) == 0)
             return 1;
     return 0;
 }
@@ -398,12 +348,12 @@ static void append_create_table(strbuf *sql, const runner_plugin *plugin)
 static int append_add_columns(store *s, strbuf *sql, const runner_plugin *plugin,
                               const name_list *existing, const char *what, char **err)
 {
-    for (size_t i = 0; i < FIXED_COLUMN_COUNT; i++)
-        if (!name_in(fixed_columns[i], existing))
+    for (size_t i = 0; i < STOREI_FIXED_COLUMNS; i++)
+        if (!name_in(storei_fixed_columns[i], existing))
             return util_fail(err,
                              "%s: %s: a table of that name exists but is not a runner "
                              "result table (no column \"%s\")",
-                             s->path, what, fixed_columns[i]);
+                             s->path, what, storei_fixed_columns[i]);
     uint32_t total = plugin->param_count + plugin->column_count;
     for (uint32_t i = 0; i < total; i++) {
         if (name_in(storei_column_name(plugin, i), existing))

@@ -225,7 +225,7 @@ def main():
         b.go(base + "#/compare?a=%s&b=%s" % (sweep_a, sweep_b))
         summary = b.js("document.getElementById('compare-summary').textContent")
         check("compare summary: " + summary,
-              summary.startswith("8 rows matched by parameters: 8 differ, 2 only in sweep %s, 2 only in sweep %s"
+              summary.startswith("4 rows matched by parameters: 4 differ, 2 only in sweep %s, 2 only in sweep %s"
                                  % (sweep_a, sweep_b)))
         highlighted = b.js("document.querySelectorAll('td.differs').length")
         check("differing values highlighted: %s cells (random, a and b, 4 rows)" % highlighted,

@@ -50,7 +50,7 @@ expect_code() {
 
 # make_serve_sweeps: sweeps 1 and 2 in $DB, of the testkit fixture: the same
 # grid but x = 3 / x = 4 and another seed, so a comparison has known
-# differences (section 1: 8 rows, 8 differ, 2 only in each). The script's
+# differences (section 1: 4 rows matched, 4 differ, 2 rows only in each). The script's
 # name, the section title, sweep 1's name and note and a tag carry markup
 # that must stay text. Names, notes and tags (sweep.name, sweep.note,
 # sweep_tag) are added to a catalog that lacks them.

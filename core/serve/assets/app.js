@@ -313,7 +313,7 @@ async function comparePage(query) {
             el('td', { class: (differs ? 'differs ' : '') + 'num' }, r.in_b ? cellText(b) : '—')];
         })));
       body.replaceChildren(el('table', { id: 'compare-table' }, el('thead', {}, head), el('tbody', {}, rows)));
-      const total = state.only === 'diff' ? c.differing : c.rows;
+      const total = data.total;
       const last = state.offset + data.rows.length;
       pager.replaceChildren(
         el('button', { disabled: state.offset === 0, on: { click: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } } }, '←'),

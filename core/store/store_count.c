@@ -1,16 +1,16 @@
-/* serve_count: the total a page of a section's rows shows ("rows 1-25 of
+/* store_count.c: the total a page of a section's rows shows ("rows 1-25 of
  * 1000000"), counted once per section and filter and kept in the server
  * while the section's rows stay the same: counting 10^6 rows took longer
  * than the page itself. The cache is checked against the section's
  * fingerprint, read from its point_block rows at each request (an index
  * lookup): a sweep writes a section's rows in the same transaction as its
  * point_block row, so a live sweep's count still grows page after page. */
-#include "serve_int.h"
+#include "store_int.h"
+
+#include <pthread.h>
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "base/util.h"
 
 /* Totals remembered at most; beyond, the least recently used goes. Each
  * holds one key of at most a URL's length (serve_http.c caps it). */
@@ -33,23 +33,22 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static count_slot cache[SERVE_COUNT_SLOTS];
 static uint64_t cache_clock;
 
-static int read_fingerprint(sqlite3 *db, int64_t section_id, count_fingerprint *out, char **err)
+static int read_fingerprint(store *s, int64_t section_id, count_fingerprint *out, char **err)
 {
-    sqlite3_stmt *st = servei_db_prepare(
-        db,
-        "SELECT count(*), coalesce(sum(point_count), 0), coalesce(sum(ok_count), 0),"
-        " coalesce(max(id), 0), coalesce(max(last_point_id), 0)"
-        " FROM point_block WHERE section_id = ?1",
-        "cannot count the rows", err);
-    if (!st)
-        return -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT count(*), coalesce(sum(point_count), 0), coalesce(sum(ok_count),"
+                           " 0), coalesce(max(id), 0), coalesce(max(last_point_id), 0)"
+                           " FROM point_block WHERE section_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot count the rows");
     sqlite3_bind_int64(st, 1, section_id);
     int rc = sqlite3_step(st);
     for (int i = 0; rc == SQLITE_ROW && i < 5; i++)
         out->value[i] = sqlite3_column_int64(st, i);
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW)
-        return util_fail(err, "cannot count the rows: %s", sqlite3_errmsg(db));
+        return storei_fail_sql(s, err, "cannot count the rows");
     return 0;
 }
 
@@ -88,11 +87,11 @@ static void remember(const char *key, const count_fingerprint *fingerprint, int6
     pthread_mutex_unlock(&cache_lock);
 }
 
-int servei_count_rows(sqlite3 *db, int64_t section_id, const char *key, sqlite3_stmt *count,
+int storei_count_rows(store *s, int64_t section_id, const char *key, sqlite3_stmt *count,
                       int64_t *total, char **err)
 {
     count_fingerprint fingerprint;
-    if (read_fingerprint(db, section_id, &fingerprint, err) != 0)
+    if (read_fingerprint(s, section_id, &fingerprint, err) != 0)
         return -1;
     pthread_mutex_lock(&cache_lock);
     count_slot *slot = find_slot(key, &fingerprint);
@@ -104,7 +103,7 @@ int servei_count_rows(sqlite3 *db, int64_t section_id, const char *key, sqlite3_
     if (slot)
         return 0;
     if (sqlite3_step(count) != SQLITE_ROW)
-        return util_fail(err, "cannot count the rows: %s", sqlite3_errmsg(db));
+        return storei_fail_sql(s, err, "cannot count the rows");
     *total = sqlite3_column_int64(count, 0);
     remember(key, &fingerprint, *total);
     return 0;
