@@ -1,0 +1,8 @@
+/* analysis: answers computed from stored rows — statistics on repeats,
+ * fits with uncertainty, trade-off fronts (docs/analysis.md). The only
+ * folder that uses GNU GSL; other folders include only this header, which
+ * gathers the headers of its modules. */
+#ifndef RUNNER_ANALYSIS_FACE_H
+#define RUNNER_ANALYSIS_FACE_H
+
+#endif
