@@ -93,14 +93,9 @@ static int build_env(point_job *j, char **err)
         const value *v = &j->point->params[i];
         const char *shown =
             v->type == RUNNER_TEXT ? v->as.text : exec_value_text(v, text, sizeof text);
-        char upper[64];
-        size_t k = 0;
-        for (; c->params[i].name[k] && k < sizeof upper - 1; k++)
-            upper[k] = (char)(c->params[i].name[k] >= 'a' && c->params[i].name[k] <= 'z'
-                                  ? c->params[i].name[k] - 'a' + 'A'
-                                  : c->params[i].name[k]);
-        upper[k] = '\0';
-        if (!(j->envp[j->envc++] = util_format("RUNNER_PARAM_%s=%s", upper, shown)))
+        char variable[80];
+        exec_param_variable(c->params[i].name, variable, sizeof variable);
+        if (!(j->envp[j->envc++] = util_format("%s=%s", variable, shown)))
             return util_fail(err, "out of memory");
     }
     j->envp[j->envc++] = util_format("RUNNER_SEED=%llu", (unsigned long long)j->point->seed);
