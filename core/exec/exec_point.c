@@ -273,7 +273,11 @@ static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
         char *end = strrchr(last->out, '\n');
         *(end ? end + 1 : last->out) = '\0';
     }
-    if (exec_parse(c->parser, last->out, &rows, &count, &err) != 0) {
+    /* Parsing runs in runner's process: it gets the command's timeout (or
+     * its own bound) and stops at a stop request, like the runs did. */
+    double limit_s = c->settings.timeout_s > 0 ? c->settings.timeout_s : EXEC_PARSE_DEFAULT_MAX_S;
+    exec_parse_bounds bounds = { util_monotonic() + limit_s, limit_s, j->point->stop };
+    if (exec_parse_within(c->parser, last->out, &bounds, &rows, &count, &err) != 0) {
         h->fail(j->point, "%s%s", err ? err : "out of memory",
                 last->out_cut ? " (stdout was cut at output_max_bytes)" : "");
         free(err);
