@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
+
 static char *vformat(const char *fmt, va_list ap)
 {
     va_list copy;
@@ -225,46 +227,7 @@ const char *util_printable(const char *s, char *buf, size_t size)
     return buf;
 }
 
-static int write_all_fd(int fd, const void *data, size_t size)
-{
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = write(fd, (const char *)data + done, size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
 int util_replace_file(const char *path, const void *data, size_t size, char **err)
 {
-    char *temp = util_format("%s.XXXXXX", path);
-    if (!temp)
-        return util_fail(err, "%s: cannot write: out of memory", path);
-    int fd = mkstemp(temp);
-    if (fd < 0) {
-        util_fail(err, "%s: cannot write: %s", path, strerror(errno));
-        free(temp);
-        return -1;
-    }
-    /* mkstemp makes the file private (0600); an output file is not. */
-    int failed = fchmod(fd, 0644) != 0 || write_all_fd(fd, data, size) != 0;
-    int saved = errno;
-    if (close(fd) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (!failed && rename(temp, path) != 0) {
-        failed = 1;
-        saved = errno;
-    }
-    if (failed) {
-        unlink(temp);
-        util_fail(err, "%s: cannot write: %s", path, strerror(saved));
-    }
-    free(temp);
-    return failed ? -1 : 0;
+    return outfile_write_path(path, data, size, 0666, err);
 }

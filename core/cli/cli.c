@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/quote.h"
 #include "base/table.h"
 #include "mpi/mpi_pool.h"
 #include "selector.h"
@@ -132,7 +133,10 @@ void cli_install_signal_handlers(void)
 
 int cli_fail(char *err)
 {
-    fprintf(stderr, "runner: %s\n", err ? err : "out of memory");
+    /* names, selectors and values inside it reach a terminal: escaped */
+    char *shown = err ? quote_terminal(err) : NULL;
+    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
+    free(shown);
     free(err);
     return EXIT_USAGE;
 }
@@ -205,8 +209,10 @@ static const options_command *find_command(const char *name)
 static int command_help(int argc, char **argv)
 {
     if (argc > 3) {
+        char *shown = quote_terminal(argv[3]);
         fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n", argv[1],
-                argv[3]);
+                shown ? shown : "?");
+        free(shown);
         return EXIT_USAGE;
     }
     if (argc == 2) {
@@ -223,8 +229,10 @@ static int command_help(int argc, char **argv)
 static int command_version(int argc, char **argv)
 {
     if (argc > 2) {
+        char *shown = quote_terminal(argv[2]);
         fprintf(stderr, "runner: --version: unexpected argument '%s'; see 'runner --help'\n",
-                argv[2]);
+                shown ? shown : "?");
+        free(shown);
         return EXIT_USAGE;
     }
     printf("runner %s (plugin ABI %d, schema %d)\n", RUNNER_VERSION, RUNNER_PLUGIN_ABI,

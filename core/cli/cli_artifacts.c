@@ -5,48 +5,74 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/exit_status.h"
+#include "base/outfile.h"
+#include "base/quote.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "cli.h"
 #include "render/render.h"
 
-static int make_dir(const char *path) { return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1; }
+/* One artifact's bytes as the new file name in the directory dirfd. */
+static int write_one(int dirfd, const char *name, const char *shown, const void *data, size_t size,
+                     char **err)
+{
+    outfile *f = outfile_begin(dirfd, name, shown, 0666, err);
+    if (!f)
+        return -1;
+    if (size && fwrite(data, 1, size, outfile_stream(f)) != size) {
+        util_fail(err, "%s: cannot write: %s", shown, strerror(errno));
+        outfile_discard(f);
+        return -1;
+    }
+    return outfile_commit(f, err);
+}
 
-/* Writes each listed artifact under dir. Returns 0, or -1 with *err. */
+/* Writes each listed artifact under dir as DIR/<point id>/<name>, never
+ * through a link planted at either name (outfile.h). Returns 0, or -1 with
+ * *err. */
 static int extract(store *s, const table *t, const char *dir, char **err)
 {
-    if (make_dir(dir) != 0)
-        return util_fail(err, "%s: cannot make the directory: %s", dir, strerror(errno));
-    for (size_t r = 0; r < t->row_count; r++) {
+    int dirfd = outfile_open_dir(dir, 1, err);
+    if (dirfd < 0)
+        return -1;
+    int rc = 0;
+    for (size_t r = 0; r < t->row_count && rc == 0; r++) {
         long long point = (long long)table_cell(t, r, 0)->as.integer;
         const char *name = table_cell(t, r, 1)->as.text;
         const char *sha = table_cell(t, r, 3)->as.text;
-        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-            return util_fail(err,
-                             "artifact name '%s' of point %lld is not a plain file name; "
-                             "not extracted",
-                             name, point);
-        char *point_dir = util_format("%s/%lld", dir, point);
-        char *path = util_format("%s/%lld/%s", dir, point, name);
+        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+            char *shown = quote_terminal(name);
+            rc = util_fail(err,
+                           "artifact name '%s' of point %lld is not a plain file name; "
+                           "not extracted",
+                           shown ? shown : "?", point);
+            free(shown);
+            break;
+        }
+        char point_name[32];
+        snprintf(point_name, sizeof point_name, "%lld", point);
+        char *point_dir = util_format("%s/%s", dir, point_name);
+        char *path = util_format("%s/%s/%s", dir, point_name, name);
         void *data = NULL;
         size_t size = 0;
-        int rc = -1;
+        int point_fd = -1;
+        rc = -1;
         if (!point_dir || !path)
             util_fail(err, "out of memory");
-        else if (make_dir(point_dir) != 0)
-            util_fail(err, "%s: cannot make the directory: %s", point_dir, strerror(errno));
-        else if (store_artifact_content(s, sha, &data, &size, err) == 0)
-            rc = util_replace_file(path, data, size, err);
+        else if ((point_fd = outfile_open_subdir(dirfd, point_name, point_dir, err)) >= 0 &&
+                 store_artifact_content(s, sha, &data, &size, err) == 0)
+            rc = write_one(point_fd, name, path, data, size, err);
+        if (point_fd >= 0)
+            close(point_fd);
         free(data);
         free(point_dir);
         free(path);
-        if (rc != 0)
-            return -1;
     }
-    return 0;
+    close(dirfd);
+    return rc;
 }
 
 int cli_artifacts(const options_parsed *a)

@@ -9,8 +9,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/outfile.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "base/value.h"
@@ -108,19 +109,22 @@ static int write_ndjson(store *s, int64_t section_id, const export_head *h, FILE
     return rc < 0 ? -1 : 0;
 }
 
-/* Writes one section's file into dir; prints its path. */
-static int export_section(store *s, int64_t section_id, const export_head *h, const char *dir,
-                          const char *format, char **err)
+/* Writes one section's file into the directory dirfd (shown as dir) as a
+ * new file renamed over its name; prints its path. */
+static int export_section(store *s, int64_t section_id, const export_head *h, int dirfd,
+                          const char *dir, const char *format, char **err)
 {
-    char *path = util_format("%s/sweep-%lld-section-%zu-%s.%s", dir, (long long)h->sweep_id,
-                             h->ordinal, h->plugin, format);
-    FILE *out = path ? fopen(path, "w") : NULL;
-    if (!out) {
-        int rc = path ? util_fail(err, "%s: cannot write: %s", path, strerror(errno))
-                      : util_fail(err, "out of memory");
+    char *name = util_format("sweep-%lld-section-%zu-%s.%s", (long long)h->sweep_id, h->ordinal,
+                             h->plugin, format);
+    char *path = name ? util_format("%s/%s", dir, name) : NULL;
+    outfile *file = path ? outfile_begin(dirfd, name, path, 0666, err) : NULL;
+    free(name);
+    if (!file) {
+        int rc = path ? -1 : util_fail(err, "out of memory");
         free(path);
         return rc;
     }
+    FILE *out = outfile_stream(file);
     int rc = 0;
     if (strcmp(format, "csv") == 0) {
         csv_head(out, h);
@@ -139,8 +143,10 @@ static int export_section(store *s, int64_t section_id, const export_head *h, co
     } else {
         rc = write_ndjson(s, section_id, h, out, err);
     }
-    if (fclose(out) != 0 && rc == 0)
-        rc = util_fail(err, "%s: cannot write: %s", path, strerror(errno));
+    if (rc == 0)
+        rc = outfile_commit(file, err);
+    else
+        outfile_discard(file);
     if (rc == 0)
         printf("%s\n", path);
     free(path);
@@ -158,6 +164,7 @@ int cli_export_sweep(const options_parsed *a)
     size_t count = 0;
     table *row = NULL;
     char *err = NULL;
+    int dirfd = -1;
     int status = cli_open_sweep(a, &s, &sweep_id, &ids, &count);
     if (status != EXIT_OK)
         return status;
@@ -175,9 +182,8 @@ int cli_export_sweep(const options_parsed *a)
         first = (size_t)v[OPTION_SHOW_SECTION].integer - 1;
         last = first + 1;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "runner: %s: cannot create the directory: %s\n", dir, strerror(errno));
-        status = EXIT_USAGE;
+    if ((dirfd = outfile_open_dir(dir, 1, &err)) < 0) {
+        status = cli_fail(err);
         goto done;
     }
     store_sweep_filter only = { .id = sweep_id };
@@ -193,7 +199,7 @@ int cli_export_sweep(const options_parsed *a)
             export_head h = { sweep_id, name && name->type == RUNNER_TEXT ? name->as.text : NULL,
                               i + 1,    count,
                               plugin,   cols };
-            if (export_section(s, ids[i], &h, dir, format, &err) != 0)
+            if (export_section(s, ids[i], &h, dirfd, dir, format, &err) != 0)
                 status = cli_fail(err);
         } else {
             status = cli_fail(err);
@@ -202,6 +208,8 @@ int cli_export_sweep(const options_parsed *a)
         free(plugin);
     }
 done:
+    if (dirfd >= 0)
+        close(dirfd);
     table_free(row);
     free(ids);
     store_close(s);

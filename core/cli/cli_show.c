@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/outfile.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "base/value.h"
@@ -367,19 +368,12 @@ done:
     return status;
 }
 
+/* A new file renamed over path (outfile.h): never written through a link
+ * planted there, never blocked by a FIFO. */
 static int write_file(const char *path, const void *data, size_t size)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "runner: %s: cannot write: %s\n", path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    size_t put = fwrite(data, 1, size, f);
-    if (fclose(f) != 0 || put != size) {
-        fprintf(stderr, "runner: %s: cannot write: %s\n", path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    char *err = NULL;
+    return outfile_write_path(path, data, size, 0666, &err) == 0 ? EXIT_OK : cli_fail(err);
 }
 
 /* Draws t to the file output, noting on stderr the rows left out. */

@@ -16,21 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/outfile.h"
+#include "base/quote.h"
 #include "base/strbuf.h"
 #include "base/util.h"
-
-/* Appends text single-quoted for sh. */
-static void add_quoted(strbuf *b, const char *text)
-{
-    strbuf_add(b, "'", 1);
-    for (const char *p = text; *p; p++) {
-        if (*p == '\'')
-            strbuf_str(b, "'\\''");
-        else
-            strbuf_add(b, p, 1);
-    }
-    strbuf_add(b, "'", 1);
-}
 
 /* An absolute path for path (which must exist), malloc'd; NULL with errno. */
 static char *absolute(const char *path)
@@ -48,15 +37,28 @@ static void job_name(const char *script, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)(len ? len : strlen(base)), base);
 }
 
+/* One `#SBATCH --option=VALUE` line, the value quoted for sbatch (checked
+ * beforehand by check_text, so it always can be). With a file_pattern the
+ * value is a directory, and the pattern (Slurm's %a kept) follows it
+ * unquoted: sbatch, like sh, joins "DIR"/shard-%a.log into one word. */
+static void add_directive(strbuf *b, const char *option, const char *value,
+                          const char *file_pattern)
+{
+    strbuf_printf(b, "#SBATCH --%s=", option);
+    if (quote_sbatch_value(b, value, file_pattern != NULL) != 0)
+        b->oom = 1; /* cannot happen after check_text; fail rather than write it */
+    strbuf_printf(b, "%s\n", file_pattern ? file_pattern : "");
+}
+
 /* The #SBATCH lines both jobs share. */
 static void add_header(strbuf *b, const options_parsed *a, const char *name)
 {
     strbuf_str(b, "#!/bin/sh\n");
-    strbuf_printf(b, "#SBATCH --job-name=%s\n", name);
+    add_directive(b, "job-name", name, NULL);
     if (a->values[OPTION_SLURM_TIME].given)
-        strbuf_printf(b, "#SBATCH --time=%s\n", a->values[OPTION_SLURM_TIME].text);
+        add_directive(b, "time", a->values[OPTION_SLURM_TIME].text, NULL);
     if (a->values[OPTION_PARTITION].given)
-        strbuf_printf(b, "#SBATCH --partition=%s\n", a->values[OPTION_PARTITION].text);
+        add_directive(b, "partition", a->values[OPTION_PARTITION].text, NULL);
 }
 
 /* The array job: task I runs shard I of N into DIR/shard-I.db, resuming
@@ -68,20 +70,20 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
     uint64_t shards = a->values[OPTION_SHARDS].integer;
     add_header(b, a, name);
     strbuf_printf(b, "#SBATCH --array=1-%llu\n", (unsigned long long)shards);
-    strbuf_printf(b, "#SBATCH --output=%s/shard-%%a.log\n", dir);
+    add_directive(b, "output", dir, "/shard-%a.log");
     strbuf_str(b, "# One shard of the sweep per task (runner slurm wrote this; docs/slurm.md).\n");
     strbuf_str(b, "db=");
-    add_quoted(b, dir);
+    quote_shell_word(b, dir);
     strbuf_str(b, "/shard-$SLURM_ARRAY_TASK_ID.db\n");
     /* Resume only a sweep that was begun: a task killed before that left
      * at most an empty file. */
     strbuf_str(b, "resume=\n");
-    add_quoted(b, runner);
+    quote_shell_word(b, runner);
     strbuf_str(b, " sweeps --db \"$db\" --format csv 2>/dev/null | tail -n +2 | grep -q . &&\n"
                   "    resume=--resume\n");
-    add_quoted(b, runner);
+    quote_shell_word(b, runner);
     strbuf_str(b, " sweep ");
-    add_quoted(b, script);
+    quote_shell_word(b, script);
     strbuf_printf(b, " --shard \"$SLURM_ARRAY_TASK_ID/%llu\" --db \"$db\" --quiet $resume",
                   (unsigned long long)shards);
     if (a->values[OPTION_SEED].given)
@@ -90,11 +92,11 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
         strbuf_printf(b, " --jobs %llu", (unsigned long long)a->values[OPTION_JOBS].integer);
     for (size_t i = 0; i < a->values[OPTION_SET].count; i++) {
         strbuf_str(b, " --set ");
-        add_quoted(b, a->values[OPTION_SET].list[i]);
+        quote_shell_word(b, a->values[OPTION_SET].list[i]);
     }
     for (size_t i = 0; i < a->values[OPTION_PLUGIN_DIR].count; i++) {
         strbuf_str(b, " --plugin-dir ");
-        add_quoted(b, a->values[OPTION_PLUGIN_DIR].list[i]);
+        quote_shell_word(b, a->values[OPTION_PLUGIN_DIR].list[i]);
     }
     strbuf_str(b, "\nstatus=$?\n[ $status -eq 1 ] && exit 0  # some points failed: still a "
                   "complete shard\nexit $status\n");
@@ -105,29 +107,52 @@ static void merge_script(strbuf *b, const options_parsed *a, const char *runner,
                          const char *dir, const char *name)
 {
     add_header(b, a, name);
-    strbuf_printf(b, "#SBATCH --output=%s/merge.log\n", dir);
+    add_directive(b, "output", dir, "/merge.log");
     strbuf_str(b, "# Merges the array's shards once all succeeded (afterok; docs/slurm.md).\n");
     strbuf_str(b, "exec ");
-    add_quoted(b, runner);
+    quote_shell_word(b, runner);
     strbuf_str(b, " merge ");
-    add_quoted(b, out);
+    quote_shell_word(b, out);
     for (uint64_t i = 1; i <= a->values[OPTION_SHARDS].integer; i++) {
         strbuf_str(b, " ");
-        add_quoted(b, dir);
+        quote_shell_word(b, dir);
         strbuf_printf(b, "/shard-%llu.db", (unsigned long long)i);
     }
     strbuf_str(b, "\n");
 }
 
-static int write_script(const char *path, const strbuf *b)
+/* Writes a generated script as the new file name in dirfd (outfile.h),
+ * executable. */
+static int write_script(int dirfd, const char *name, const char *path, const strbuf *b)
 {
     char *err = NULL;
     if (b->oom)
         return cli_fail(util_strdup("out of memory"));
-    if (util_replace_file(path, b->data, b->len, &err) != 0)
+    outfile *f = outfile_begin(dirfd, name, path, 0777, &err);
+    if (!f)
         return cli_fail(err);
-    chmod(path, 0755);
-    return EXIT_OK;
+    if (b->len && fwrite(b->data, 1, b->len, outfile_stream(f)) != b->len) {
+        outfile_discard(f);
+        return cli_fail(util_format("%s: cannot write: %s", path, strerror(errno)));
+    }
+    return outfile_commit(f, &err) == 0 ? EXIT_OK : cli_fail(err);
+}
+
+/* Text that goes into an #SBATCH line or a file name must be one line:
+ * 0, or 2 after saying which (what) and why. file_path: also no backslash,
+ * which would stop Slurm expanding %a in the --output path. */
+static int check_text(const char *what, const char *text, int file_path)
+{
+    if (!quote_has_control(text) && !(file_path && strchr(text, '\\')))
+        return 0;
+    char *shown = quote_terminal(text);
+    fprintf(stderr,
+            "runner: slurm: %s '%s' holds %s, which an #SBATCH line cannot carry; "
+            "choose another\n",
+            what, shown ? shown : "?",
+            quote_has_control(text) ? "a control character (a newline, a tab)" : "a backslash");
+    free(shown);
+    return EXIT_USAGE;
 }
 
 /* Runs sbatch with args, returning its stdout's first line (the job id
@@ -192,8 +217,19 @@ int cli_slurm(const options_parsed *a)
     if (!a->values[OPTION_SHARDS].given)
         return options_usage_error("%s", "slurm needs --shards N");
     const char *dir_given = a->values[OPTION_DB_DIR].text;
-    if (mkdir(dir_given, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "runner: slurm: cannot make %s: %s\n", dir_given, strerror(errno));
+    char name[128], merge_name[160];
+    job_name(a->positional, name, sizeof name);
+    if (check_text("the script's name", name, 0) || check_text("--db-dir", dir_given, 1) ||
+        (a->values[OPTION_SLURM_TIME].given &&
+         check_text("--time", a->values[OPTION_SLURM_TIME].text, 0)) ||
+        (a->values[OPTION_PARTITION].given &&
+         check_text("--partition", a->values[OPTION_PARTITION].text, 0)))
+        return EXIT_USAGE;
+    char *err = NULL;
+    int dirfd = outfile_open_dir(dir_given, 1, &err);
+    if (dirfd < 0) {
+        fprintf(stderr, "runner: slurm: %s\n", err ? err : "out of memory");
+        free(err);
         return EXIT_USAGE;
     }
     char *runner = absolute("/proc/self/exe"), *script = absolute(a->positional);
@@ -206,30 +242,41 @@ int cli_slurm(const options_parsed *a)
     int status = EXIT_USAGE;
     if (!script)
         fprintf(stderr, "runner: slurm: %s: %s\n", a->positional, strerror(errno));
-    if (!runner || !script || !dir || !out)
+    if (!runner || !script || !dir || !out || (status = check_text("--db-dir", dir, 1)) != 0)
         goto done;
-    char name[128], merge_name[160];
-    job_name(script, name, sizeof name);
+    status = EXIT_USAGE;
     snprintf(merge_name, sizeof merge_name, "%s-merge", name);
+    char *array_file = util_format("%s.array.sbatch", name);
+    char *merge_file = util_format("%s.merge.sbatch", name);
     char *array_path = util_format("%s/%s.array.sbatch", dir, name);
     char *merge_path = util_format("%s/%s.merge.sbatch", dir, name);
-    strbuf array = { 0 }, merge = { 0 };
+    strbuf array = { 0 }, merge = { 0 }, line = { 0 };
     array_script(&array, a, runner, script, dir, name);
     merge_script(&merge, a, runner, out, dir, merge_name);
-    if (array_path && merge_path && (status = write_script(array_path, &array)) == EXIT_OK &&
-        (status = write_script(merge_path, &merge)) == EXIT_OK) {
-        if (a->values[OPTION_SUBMIT].given)
+    if (array_file && merge_file && array_path && merge_path &&
+        (status = write_script(dirfd, array_file, array_path, &array)) == EXIT_OK &&
+        (status = write_script(dirfd, merge_file, merge_path, &merge)) == EXIT_OK) {
+        if (a->values[OPTION_SUBMIT].given) {
             status = submit(array_path, merge_path);
-        else
-            printf("wrote %s and %s; submit them with\n"
-                   "  jid=$(sbatch --parsable %s) && sbatch --dependency=afterok:$jid %s\n",
-                   array_path, merge_path, array_path, merge_path);
+        } else {
+            /* a line to paste into a shell: each path one quoted word */
+            strbuf_str(&line, "  jid=$(sbatch --parsable ");
+            quote_shell_word(&line, array_path);
+            strbuf_str(&line, ") && sbatch --dependency=afterok:$jid ");
+            quote_shell_word(&line, merge_path);
+            printf("wrote %s and %s; submit them with\n%s\n", array_path, merge_path,
+                   line.oom ? "" : line.data);
+        }
     }
     strbuf_free(&array);
     strbuf_free(&merge);
+    strbuf_free(&line);
+    free(array_file);
+    free(merge_file);
     free(array_path);
     free(merge_path);
 done:
+    close(dirfd);
     free(runner);
     free(script);
     free(dir);

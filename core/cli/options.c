@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "base/exit_status.h"
+#include "base/quote.h"
 #include "base/strbuf.h"
+#include "base/util.h"
 #include "selector.h"
 
 /* Help is wrapped to this many columns; synopses two fewer, so that
@@ -31,9 +33,11 @@ const option_spec *options_spec(option_id id) { return &option_table[id]; }
 
 int options_usage_error(const char *fmt, const char *arg)
 {
+    char *shown = quote_terminal(arg); /* what the user typed, for a terminal */
     fprintf(stderr, "runner: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, shown ? shown : "?");
     fprintf(stderr, "; see 'runner --help'\n");
+    free(shown);
     return EXIT_USAGE;
 }
 
@@ -195,8 +199,12 @@ static int parse_option(const options_command *command, int argc, char **argv, i
     size_t len = strcspn(arg, "=");
     const option_spec *o = find_option(command, arg, len);
     if (!o) {
-        fprintf(stderr, "runner: %s: unknown option '%.*s'; see 'runner --help'\n", command->name,
-                (int)len, arg);
+        char *name = util_format("%.*s", (int)len, arg);
+        char *shown = name ? quote_terminal(name) : NULL;
+        fprintf(stderr, "runner: %s: unknown option '%s'; see 'runner --help'\n", command->name,
+                shown ? shown : "?");
+        free(shown);
+        free(name);
         return EXIT_USAGE;
     }
     option_value *v = &out->values[o - option_table];
@@ -218,9 +226,11 @@ static int parse_option(const options_command *command, int argc, char **argv, i
     if (check_value(o, text, v) != 0) {
         /* A blank that would not show is shown quoted: --jobs ' 4'. */
         const char *quote = !*text || strpbrk(text, " \t\n") ? "'" : "";
+        char *shown = quote_terminal(text);
         fprintf(stderr, "runner: %s%s%s %s%s%s: expected %s; see 'runner --help'\n",
                 o->names_command ? command->name : "", o->names_command ? ": " : "", o->name, quote,
-                text, quote, o->expected);
+                shown ? shown : "?", quote, o->expected);
+        free(shown);
         return EXIT_USAGE;
     }
     v->given = 1;
@@ -262,8 +272,10 @@ int options_parse(const options_command *command, int argc, char **argv, options
             out->positional2 = arg; /* "A B": a command of two (diff, note, rename) */
             out->positionals[out->positional_count++] = arg;
         } else if (out->positional || !command->positional) {
+            char *shown = quote_terminal(arg);
             fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n",
-                    command->name, arg);
+                    command->name, shown ? shown : "?");
+            free(shown);
             status = EXIT_USAGE;
         } else {
             out->positional = arg;
@@ -335,8 +347,10 @@ int options_resolve_sweep(const char *command, const char *arg, int allow_last, 
         *id = sel.id;
         *last = sel.id == 0 && sel.back == 0 && strcmp(arg, "last") == 0;
     } else {
+        char *shown = err ? quote_terminal(err) : NULL; /* it quotes the selector */
         fprintf(stderr, "runner: %s: %s; see 'runner --help'\n", command,
-                err ? err : "out of memory");
+                shown ? shown : "out of memory");
+        free(shown);
     }
     free(err);
     selector_clear(&sel);

@@ -76,8 +76,15 @@ int exec_uses_shell(const runner_plugin *plugin);
  * shortest form that reads back the same, booleans true/false, text as it
  * is. Writes into buf; returns buf. */
 const char *exec_value_text(const value *v, char *buf, size_t size);
-/* template with {name}, {seed} and {{ replaced (exec.c); shell: values
- * single-quoted for /bin/sh. malloc'd, or NULL with *err. */
+/* The environment variable a point's value of param_name travels in:
+ * RUNNER_PARAM_<NAME> (upper case), or RUNNER_SEED for NULL. */
+void exec_param_variable(const char *param_name, char *buf, size_t size);
+/* template with {name}, {seed} and {{ replaced (exec.c). shell: the
+ * template is a /bin/sh script, and each {name} becomes a reference to its
+ * environment variable quoted for where it stands ("${RUNNER_PARAM_N}"
+ * outside quotes, ${RUNNER_PARAM_N} inside "...", '"${RUNNER_PARAM_N}"'
+ * inside '...'), so a value is never script text; params is then unused.
+ * malloc'd, or NULL with *err. */
 char *exec_substitute(const char *template_text, const runner_plugin *plugin, const value *params,
                       uint64_t seed, int shell, char **err);
 

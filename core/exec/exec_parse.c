@@ -11,7 +11,9 @@
 
 #include "base/util.h"
 
-#define QUOTED_LINE_MAX 160 /* of a line quoted in a message */
+#define QUOTED_LINE_MAX 160             /* of a line quoted in a message */
+#define POSITIONS_CAP ((size_t)1 << 40) /* saturates the estimate */
+#define PATTERN_DEPTH_MAX 256           /* of nested groups */
 
 struct exec_parser {
     exec_output_kind kind;
@@ -19,6 +21,120 @@ struct exec_parser {
     size_t count;
     regex_t *patterns; /* count of them, EXEC_OUTPUT_PATTERN only */
 };
+
+/* ---- a pattern's size once glibc has expanded its repetitions ---- */
+
+static size_t add_positions(size_t a, size_t b)
+{
+    return a + b > POSITIONS_CAP ? POSITIONS_CAP : a + b;
+}
+
+static size_t times_positions(size_t a, size_t b)
+{
+    return a && b > POSITIONS_CAP / a ? POSITIONS_CAP : a * b;
+}
+
+/* A bound {m}, {m,} or {m,n} at *p: how many copies glibc makes of the
+ * atom before it (n, or m + 1 when open), *p moved past it. 0: not a bound
+ * (then '{' is an ordinary character). */
+static size_t bound_copies(const char **p)
+{
+    const char *q = *p + 1;
+    size_t m = 0, n = 0;
+    int comma = 0, digits = 0;
+    for (; *q >= '0' && *q <= '9'; q++, digits++)
+        m = m < 100000 ? m * 10 + (size_t)(*q - '0') : m;
+    if (*q == ',') {
+        comma = 1;
+        for (q++; *q >= '0' && *q <= '9'; q++)
+            n = n < 100000 ? n * 10 + (size_t)(*q - '0') : n;
+    }
+    if (!digits || *q != '}')
+        return 0;
+    *p = q + 1;
+    size_t copies = comma ? (n ? n : m + 1) : m;
+    return copies ? copies : 1;
+}
+
+/* Moves *p past a bracket expression [...] (classes like [:alpha:] in it). */
+static void skip_bracket(const char **p)
+{
+    const char *q = *p + 1;
+    if (*q == '^')
+        q++;
+    if (*q == ']')
+        q++;
+    while (*q && *q != ']') {
+        if (q[0] == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.')) {
+            char close = q[1];
+            for (q += 2; *q && !(q[0] == close && q[1] == ']');)
+                q++;
+            q += *q ? 2 : 0;
+        } else {
+            q++;
+        }
+    }
+    *p = *q ? q + 1 : q;
+}
+
+static size_t alternation_positions(const char **p, int depth);
+
+static size_t atom_positions(const char **p, int depth)
+{
+    switch (**p) {
+    case '(': {
+        (*p)++;
+        size_t inner = alternation_positions(p, depth + 1);
+        if (**p == ')')
+            (*p)++;
+        return add_positions(inner, 1);
+    }
+    case '[': skip_bracket(p); return 1;
+    case '\\':
+        (*p)++;
+        *p += **p ? 1 : 0;
+        return 1;
+    default: (*p)++; return 1;
+    }
+}
+
+/* branch | branch ...: the sum of its pieces, each an atom times the copies
+ * its repetitions make (+ is an atom and a starred copy). */
+static size_t alternation_positions(const char **p, int depth)
+{
+    if (depth > PATTERN_DEPTH_MAX)
+        return POSITIONS_CAP;
+    size_t total = 0;
+    for (;;) {
+        while (**p && **p != '|' && !(**p == ')' && depth > 0)) {
+            size_t atom = atom_positions(p, depth);
+            for (;;) {
+                size_t copies;
+                if (**p == '*' || **p == '?')
+                    (*p)++;
+                else if (**p == '+')
+                    (*p)++, atom = times_positions(atom, 2);
+                else if (**p == '{' && (copies = bound_copies(p)) > 0)
+                    atom = times_positions(atom, copies);
+                else
+                    break;
+            }
+            total = add_positions(total, atom);
+        }
+        if (**p != '|')
+            return total;
+        (*p)++;
+        total = add_positions(total, 1);
+    }
+}
+
+/* About how many positions glibc's automaton has for the extended regular
+ * expression re: what its matching time grows with. */
+static size_t pattern_positions(const char *re)
+{
+    const char *p = re; /* at depth 0 a stray ')' is a character: all is read */
+    return alternation_positions(&p, 0);
+}
 
 int exec_parser_new(exec_output_kind kind, const runner_column *columns, size_t count,
                     const char *const *patterns, exec_parser **out, char **err)
@@ -37,12 +153,22 @@ int exec_parser_new(exec_output_kind kind, const runner_column *columns, size_t 
         }
         for (size_t i = 0; i < count; i++) {
             const char *re = patterns && patterns[i] ? patterns[i] : NULL;
-            int rc = re ? regcomp(&p->patterns[i], re, REG_EXTENDED | REG_NEWLINE) : -1;
+            size_t positions = re ? pattern_positions(re) : 0;
+            /* checked before regcomp, which itself takes minutes on some */
+            int rc = re && positions <= EXEC_PATTERN_MAX_POSITIONS
+                         ? regcomp(&p->patterns[i], re, REG_EXTENDED | REG_NEWLINE)
+                         : -1;
             if (rc == 0 && p->patterns[i].re_nsub == 1)
                 continue;
-            char why[128] = "it needs exactly one capture group ( )";
+            char why[200] = "it needs exactly one capture group ( )";
             if (!re)
                 snprintf(why, sizeof why, "no pattern given for it");
+            else if (positions > EXEC_PATTERN_MAX_POSITIONS)
+                snprintf(why, sizeof why,
+                         "too large once its repetitions are expanded (%zu%s positions, at "
+                         "most %d): use *, + or smaller {m,n} bounds",
+                         positions, positions == POSITIONS_CAP ? " or more" : "",
+                         EXEC_PATTERN_MAX_POSITIONS);
             else if (rc != 0)
                 regerror(rc, &p->patterns[i], why, sizeof why);
             if (rc == 0)
@@ -285,31 +411,82 @@ static int keyvalue_line(const exec_parser *p, row_buffer *b, int *open, const c
     return rc;
 }
 
+/* 0 while the parse may go on; -1 with *err once bounds say stop. */
+static int within(const exec_parse_bounds *bounds, char **err)
+{
+    if (!bounds)
+        return 0;
+    if (bounds->stop && *bounds->stop)
+        return util_fail(err, "stopped by a stop request while parsing stdout");
+    if (bounds->deadline > 0 && util_monotonic() > bounds->deadline)
+        return util_fail(err,
+                         "parsing stdout took longer than %g s (the command's timeout, or %g s "
+                         "without one); simplify the output patterns or print less",
+                         bounds->limit_s, EXEC_PARSE_DEFAULT_MAX_S);
+    return 0;
+}
+
+/* Column i's pattern against each line in turn, up to the first match: its
+ * capture in *got (malloc'd) and the line and its number; 1 found, 0 not
+ * (*skipped counts the lines too long to search), -1 with *err. */
+static int first_match(const regex_t *re, const char *text, const exec_parse_bounds *bounds,
+                       char **got, const char **line_at, size_t *line_len, size_t *line_no,
+                       size_t *skipped, char **err)
+{
+    char line[EXEC_PATTERN_LINE_MAX_BYTES + 1];
+    size_t no = 0;
+    for (const char *at = text; *at;) {
+        size_t len = strcspn(at, "\n");
+        no++;
+        if (within(bounds, err) != 0)
+            return -1;
+        if (len > EXEC_PATTERN_LINE_MAX_BYTES) {
+            (*skipped)++;
+        } else {
+            regmatch_t m[2];
+            memcpy(line, at, len);
+            line[len] = '\0';
+            if (regexec(re, line, 2, m, 0) == 0 && m[1].rm_so >= 0) {
+                *got = util_format("%.*s", (int)(m[1].rm_eo - m[1].rm_so), line + m[1].rm_so);
+                if (!*got)
+                    return util_fail(err, "out of memory");
+                *line_at = at, *line_len = len, *line_no = no;
+                return 1;
+            }
+        }
+        at += len + (at[len] == '\n');
+    }
+    return 0;
+}
+
 /* One row: column i from the first line its pattern matches. */
-static int pattern_rows(const exec_parser *p, row_buffer *b, const char *text, char **err)
+static int pattern_rows(const exec_parser *p, row_buffer *b, const char *text,
+                        const exec_parse_bounds *bounds, char **err)
 {
     value *row = row_add(b);
     if (!row)
         return util_fail(err, "out of memory");
     for (size_t i = 0; i < p->count; i++) {
-        regmatch_t m[2];
-        if (regexec(&p->patterns[i], text, 2, m, 0) != 0 || m[1].rm_so < 0)
-            return util_fail(err, "column '%s': no line of the output matches its pattern",
-                             p->columns[i].name);
-        char *got = util_format("%.*s", (int)(m[1].rm_eo - m[1].rm_so), text + m[1].rm_so);
-        if (!got)
-            return util_fail(err, "out of memory");
+        char *got = NULL;
+        const char *line = NULL;
+        size_t len = 0, line_no = 0, skipped = 0;
+        int found =
+            first_match(&p->patterns[i], text, bounds, &got, &line, &len, &line_no, &skipped, err);
+        if (found < 0)
+            return -1;
+        if (!found)
+            return skipped
+                       ? util_fail(err,
+                                   "column '%s': no line of the output matches its pattern "
+                                   "(%zu line%s longer than %d bytes not searched)",
+                                   p->columns[i].name, skipped, skipped == 1 ? "" : "s",
+                                   EXEC_PATTERN_LINE_MAX_BYTES)
+                       : util_fail(err, "column '%s': no line of the output matches its pattern",
+                                   p->columns[i].name);
         int rc = exec_parse_value(p->columns[i].type, got, &row[i]);
         if (rc != 0) {
-            const char *line = text + m[0].rm_so;
-            while (line > text && line[-1] != '\n')
-                line--;
-            size_t len = strcspn(line, "\n");
             char shown[64];
             snprintf(shown, sizeof shown, "\"%.40s\"", got);
-            size_t line_no = 1;
-            for (const char *c = text; c < line; c++)
-                line_no += *c == '\n';
             rc = wrong_type(err, &p->columns[i], shown, line_no, line, len);
         }
         free(got);
@@ -333,15 +510,23 @@ static int check_whole(const exec_parser *p, const row_buffer *b, char **err)
 
 int exec_parse(const exec_parser *p, const char *text, value **rows, size_t *row_count, char **err)
 {
+    return exec_parse_within(p, text, NULL, rows, row_count, err);
+}
+
+int exec_parse_within(const exec_parser *p, const char *text, const exec_parse_bounds *bounds,
+                      value **rows, size_t *row_count, char **err)
+{
     row_buffer b = { .width = p->count };
     int rc = 0, open = 0;
     if (p->kind == EXEC_OUTPUT_PATTERN) {
-        rc = pattern_rows(p, &b, text, err);
+        rc = pattern_rows(p, &b, text, bounds, err);
     } else {
         size_t line_no = 0;
         for (const char *line = text; rc == 0 && *line;) {
             size_t len = strcspn(line, "\n");
             line_no++;
+            if ((rc = within(bounds, err)) != 0)
+                break;
             size_t trimmed = len;
             while (trimmed && line[trimmed - 1] == '\r')
                 trimmed--;

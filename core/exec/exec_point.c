@@ -93,14 +93,9 @@ static int build_env(point_job *j, char **err)
         const value *v = &j->point->params[i];
         const char *shown =
             v->type == RUNNER_TEXT ? v->as.text : exec_value_text(v, text, sizeof text);
-        char upper[64];
-        size_t k = 0;
-        for (; c->params[i].name[k] && k < sizeof upper - 1; k++)
-            upper[k] = (char)(c->params[i].name[k] >= 'a' && c->params[i].name[k] <= 'z'
-                                  ? c->params[i].name[k] - 'a' + 'A'
-                                  : c->params[i].name[k]);
-        upper[k] = '\0';
-        if (!(j->envp[j->envc++] = util_format("RUNNER_PARAM_%s=%s", upper, shown)))
+        char variable[80];
+        exec_param_variable(c->params[i].name, variable, sizeof variable);
+        if (!(j->envp[j->envc++] = util_format("%s=%s", variable, shown)))
             return util_fail(err, "out of memory");
     }
     j->envp[j->envc++] = util_format("RUNNER_SEED=%llu", (unsigned long long)j->point->seed);
@@ -278,7 +273,11 @@ static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
         char *end = strrchr(last->out, '\n');
         *(end ? end + 1 : last->out) = '\0';
     }
-    if (exec_parse(c->parser, last->out, &rows, &count, &err) != 0) {
+    /* Parsing runs in runner's process: it gets the command's timeout (or
+     * its own bound) and stops at a stop request, like the runs did. */
+    double limit_s = c->settings.timeout_s > 0 ? c->settings.timeout_s : EXEC_PARSE_DEFAULT_MAX_S;
+    exec_parse_bounds bounds = { util_monotonic() + limit_s, limit_s, j->point->stop };
+    if (exec_parse_within(c->parser, last->out, &bounds, &rows, &count, &err) != 0) {
         h->fail(j->point, "%s%s", err ? err : "out of memory",
                 last->out_cut ? " (stdout was cut at output_max_bytes)" : "");
         free(err);

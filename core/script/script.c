@@ -18,6 +18,7 @@
 #include "axis.h"
 #include "base/exit_status.h"
 #include "base/install_layout.h"
+#include "base/quote.h"
 #include "base/util.h"
 #include "exec_lua.h"
 #include "plot_lua.h"
@@ -613,6 +614,14 @@ static lua_State *new_lua_state(script_state *s)
 
 /* Says on stderr why a script that raised an error stopped, and how the
  * sweep ended. */
+/* One error line; names and values in it are escaped for the terminal. */
+static void print_error(const char *message)
+{
+    char *shown = quote_terminal(message ? message : "script failed");
+    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
+    free(shown);
+}
+
 static lifecycle_ending report_failure(const script_state *s)
 {
     const char *message = lua_tostring(s->L, -1);
@@ -621,13 +630,9 @@ static lifecycle_ending report_failure(const script_state *s)
         fprintf(stderr, "runner: interrupted; finished points are stored (continue with "
                         "--resume)\n");
         return LIFECYCLE_INTERRUPTED;
-    case FAIL_FAST: fprintf(stderr, "runner: %s\n", message); return LIFECYCLE_FAILED_FAST;
-    case FAIL_STOPPED:
-        fprintf(stderr, "runner: %s\n", message ? message : "script failed");
-        return LIFECYCLE_STORE_FAILED;
-    default:
-        fprintf(stderr, "runner: %s\n", message ? message : "script failed");
-        return LIFECYCLE_INPUT_ERROR;
+    case FAIL_FAST: print_error(message); return LIFECYCLE_FAILED_FAST;
+    case FAIL_STOPPED: print_error(message); return LIFECYCLE_STORE_FAILED;
+    default: print_error(message); return LIFECYCLE_INPUT_ERROR;
     }
 }
 

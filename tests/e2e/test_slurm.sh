@@ -4,7 +4,8 @@
 # job that waits for it (afterok), which equals one process; `srun
 # --mpi=pmix -n 2` equals one process; a shard task killed mid-way and run
 # again resumes; an srun step whose worker rank is killed shows as
-# 'interrupted' and resumes. Every daemon is stopped by its PID at the end. Needs root
+# 'interrupted' and resumes; names that need quoting reach sbatch whole.
+# Every daemon is stopped by its PID at the end. Needs root
 # (slurmd runs jobs as their users); skipped otherwise, a failure under
 # make test (RUNNER_TEST_REQUIRE_TOOLS).
 . tests/e2e/lib.sh
@@ -225,4 +226,27 @@ expect_stderr_contains "runner: sweep 1 resumed in $DB: "
 expect_stderr_contains " already stored"
 expect_sql "SELECT status FROM sweep" "ok"
 expect_equal "the resumed srun step" "$(sqlite3 "$DB" "$q" | sha256sum)" "$(sqlite3 "$TMP/slow.db" "$q" | sha256sum)"
+# 5. Names that need quoting (docs/slurm.md, "Names and paths"): blanks,
+# quotes, $(...) and % in the script's name, --db-dir and --db. sbatch
+# reads the quoted #SBATCH values back whole (the job's name, the logs in
+# the odd directory with Slurm's %a expanded and the directory's own %
+# kept), nothing in a name runs, and the merge equals one process.
+odd_dir="$TMP/odd \$(touch pwned) 'q\" 5%a"
+mkdir "$TMP/odd src"
+odd_script="$TMP/odd src/grid's \"v\" 5%.lua"
+cp "$script" "$odd_script"
+run "$RUNNER" slurm "$odd_script" --shards 2 --db-dir "$odd_dir" --db "$TMP/odd \$(x).db" --time 5:00 --submit
+expect_status 0
+array=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\1/p' "$TMP/out")
+merge=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\2/p' "$TMP/out")
+[ -n "$array" ] && [ -n "$merge" ] || fail "runner slurm --submit printed: $(cat "$TMP/out" "$TMP/err")"
+expect_equal "the odd job's name" "$(scontrol show job "$merge" | sed -n 's/.*JobName=//p')" "grid's \"v\" 5%-merge"
+wait_job "$merge"
+expect_equal "the odd array's tasks" "$(job_state "$array")" "COMPLETED "
+expect_equal "the odd merge job" "$(job_state "$merge")" "COMPLETED "
+for log in shard-1.log shard-2.log merge.log; do
+    [ -f "$odd_dir/$log" ] || fail "no $log in the odd directory: $(ls "$odd_dir")"
+done
+[ -z "$(find "$TMP" -name pwned)" ] || fail "a name was run: $(find "$TMP" -name pwned)"
+same_as_single "$TMP/odd \$(x).db" "the merged array of odd names"
 finish

@@ -1,5 +1,6 @@
 /* exec: the argv template ({name}, {seed}, {{), values as text, shell
- * quoting, and what exec_command_finish refuses. */
+ * references quoted for where they stand, and what exec_command_finish
+ * refuses. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -41,7 +42,19 @@ static void test_substitute(void)
     expect_substitute("-np={workers}", 0, "-np=4");
     expect_substitute("{base}/{label}/{seed}", 0, "0.1/it's; $(x)/42");
     expect_substitute("{{literal}} {{{workers}}}", 0, "{literal} {4}");
-    expect_substitute("echo {label} {workers}", 1, "echo 'it'\\''s; $(x)' '4'");
+    /* shell: a reference to the value's variable, quoted for where it
+     * stands; the value itself never enters the script */
+    expect_substitute("echo {label} {seed}", 1,
+                      "echo \"${RUNNER_PARAM_LABEL}\" \"${RUNNER_SEED}\"");
+    expect_substitute("printf '%s' '{label}'", 1, "printf '%s' ''\"${RUNNER_PARAM_LABEL}\"''");
+    expect_substitute("echo \"n={workers}\"", 1, "echo \"n=${RUNNER_PARAM_WORKERS}\"");
+    expect_substitute("echo \"$(printf %s '{base}')\"", 1,
+                      "echo \"$(printf %s ''\"${RUNNER_PARAM_BASE}\"'')\"");
+    expect_substitute("echo `echo {base}` \\'{base}", 1,
+                      "echo `echo \"${RUNNER_PARAM_BASE}\"` \\'\"${RUNNER_PARAM_BASE}\"");
+    expect_substitute("true # it's {base}\necho {base}", 1,
+                      "true # it's \"${RUNNER_PARAM_BASE}\"\necho \"${RUNNER_PARAM_BASE}\"");
+    expect_substitute("echo {{x}} '{{'", 1, "echo {x} '{'");
     char *err = NULL;
     CHECK(!exec_substitute("{wrokers}", &plugin, NULL, 0, 0, &err));
     CHECK_STR_EQ(err, "{wrokers} names no parameter (did you mean {workers}?)");

@@ -1,6 +1,7 @@
 /* exec_parse: JSON lines, key=value and patterns to rows; messages name the
  * column and quote the line. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "exec/exec_parse.h"
@@ -116,10 +117,68 @@ static void test_patterns(void)
     exec_parser_free(p);
 }
 
+/* Bounded work: a pattern too large once expanded is refused before
+ * regcomp (which alone takes minutes on some), a line too long to search
+ * is skipped and said, and a parse stops at its deadline or a stop
+ * request. */
+static void test_bounds(void)
+{
+    exec_parser *p = NULL;
+    char *err = NULL;
+    const char *huge[] = { "(((a{1,100}){1,100}){1,100})x", NULL, NULL, NULL };
+    CHECK_INT_EQ(exec_parser_new(EXEC_OUTPUT_PATTERN, columns, 1, huge, &p, &err), -1);
+    CHECK_STR_EQ(err, "output pattern for column 'step': too large once its repetitions are "
+                      "expanded (1010102 positions, at most 256): use *, + or smaller {m,n} "
+                      "bounds");
+    free(err);
+    err = NULL;
+    /* 120 + 120 + the group: within the cap; + doubles an atom */
+    const char *edge[] = { "(a{1,120}a{1,120})", "(b+){1,100}x([0-9])", NULL, NULL };
+    CHECK_INT_EQ(exec_parser_new(EXEC_OUTPUT_PATTERN, columns, 1, edge, &p, &err), 0);
+    exec_parser_free(p);
+    CHECK_INT_EQ(exec_parser_new(EXEC_OUTPUT_PATTERN, columns, 2, edge, &p, &err), -1);
+    CHECK_STR_EQ(err, "output pattern for column 'loss': too large once its repetitions are "
+                      "expanded (303 positions, at most 256): use *, + or smaller {m,n} bounds");
+    free(err);
+    err = NULL;
+
+    const char *step[] = { "step ([0-9]+)", NULL, NULL, NULL };
+    CHECK_INT_EQ(exec_parser_new(EXEC_OUTPUT_PATTERN, columns, 1, step, &p, &err), 0);
+    size_t long_len = EXEC_PATTERN_LINE_MAX_BYTES + 1;
+    char *text = malloc(long_len + 32);
+    memset(text, 'x', long_len);
+    memcpy(text, "step 1 ", 7);
+    strcpy(text + long_len, "\nstep 2\n");
+    value *rows = NULL;
+    size_t n = 0;
+    CHECK_INT_EQ(exec_parse(p, text, &rows, &n, &err), 0); /* the long line is passed over */
+    CHECK_INT_EQ(rows[0].as.integer, 2);
+    free(rows);
+    text[long_len] = '\0';
+    parse_fails(p, text,
+                "column 'step': no line of the output matches its pattern (1 line longer than "
+                "4096 bytes not searched)");
+    free(text);
+
+    volatile sig_atomic_t stop = 1;
+    exec_parse_bounds stopped = { 0, 0, &stop };
+    CHECK_INT_EQ(exec_parse_within(p, "step 1\n", &stopped, &rows, &n, &err), -1);
+    CHECK_STR_EQ(err, "stopped by a stop request while parsing stdout");
+    free(err);
+    err = NULL;
+    exec_parse_bounds late = { 1e-9, 2, NULL }; /* a deadline long past */
+    CHECK_INT_EQ(exec_parse_within(p, "step 1\n", &late, &rows, &n, &err), -1);
+    CHECK_STR_EQ(err, "parsing stdout took longer than 2 s (the command's timeout, or 60 s "
+                      "without one); simplify the output patterns or print less");
+    free(err);
+    exec_parser_free(p);
+}
+
 int main(void)
 {
     test_jsonl();
     test_keyvalue();
     test_patterns();
+    test_bounds();
     return check_done("test_exec_parse");
 }

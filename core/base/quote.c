@@ -1,0 +1,69 @@
+/* quote: text escaped for its destination (see quote.h). */
+#include "quote.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void quote_shell_word(strbuf *out, const char *text)
+{
+    strbuf_add(out, "'", 1);
+    for (const char *p = text; *p; p++) {
+        if (*p == '\'')
+            strbuf_str(out, "'\\''");
+        else
+            strbuf_add(out, p, 1);
+    }
+    strbuf_add(out, "'", 1);
+}
+
+int quote_has_control(const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* 1 when sbatch reads text as it is: nothing to quote, nothing Slurm
+ * expands (ordinary names and paths keep their plain form). */
+static int sbatch_plain(const char *text)
+{
+    if (!*text)
+        return 0;
+    for (const char *p = text; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.:/@+,=-", *p))
+            return 0;
+    return 1;
+}
+
+int quote_sbatch_value(strbuf *out, const char *text, int filename)
+{
+    if (quote_has_control(text) || (filename && strchr(text, '\\')))
+        return -1;
+    if (sbatch_plain(text)) {
+        strbuf_str(out, text);
+        return 0;
+    }
+    strbuf_add(out, "\"", 1);
+    for (const char *p = text; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            strbuf_add(out, "\\", 1);
+        else if (filename && *p == '%')
+            strbuf_add(out, "%", 1);
+        strbuf_add(out, p, 1);
+    }
+    strbuf_add(out, "\"", 1);
+    return 0;
+}
+
+char *quote_terminal(const char *text)
+{
+    const char *s = text ? text : "";
+    /* each byte becomes at most 4 (\xNN); util_printable keeps 5 spare */
+    size_t size = 4 * strlen(s) + 6;
+    char *buf = malloc(size);
+    return buf ? (char *)util_printable(s, buf, size) : NULL;
+}
