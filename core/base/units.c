@@ -245,6 +245,142 @@ int units_convert(const char *text, const char *declared_unit, double *out, char
     return 0;
 }
 
+typedef unsigned __int128 u128;
+
+/* text's decimal number (as scan_number reads it) as +-mantissa * 10^exp10,
+ * exactly. Returns 0, or -1 when its significant digits do not fit 38. */
+static int exact_decimal(const char *text, int *negative, u128 *mantissa, long *exp10)
+{
+    const char *p = text;
+    *negative = *p == '-';
+    if (*p == '+' || *p == '-')
+        p++;
+    u128 m = 0;
+    long e = 0;
+    int significant = 0, pending_zeros = 0, after_point = 0;
+    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !after_point); p++) {
+        if (*p == '.') {
+            after_point = 1;
+            continue;
+        }
+        if (after_point)
+            e--;
+        if (*p == '0') { /* kept aside, so trailing zeros cost no digits */
+            if (significant)
+                pending_zeros++;
+            continue;
+        }
+        for (; pending_zeros > 0; pending_zeros--, significant++)
+            m *= 10;
+        if (++significant > 38)
+            return -1;
+        m = m * 10 + (u128)(*p - '0');
+    }
+    e += pending_zeros;
+    if (*p == 'e' || *p == 'E') {
+        int negative_exp = p[1] == '-';
+        const char *d = p + 1 + (p[1] == '+' || p[1] == '-');
+        long x = 0;
+        for (; *d >= '0' && *d <= '9'; d++)
+            if (x < 100000) /* beyond any range: only "too large" or "not whole" */
+                x = x * 10 + (*d - '0');
+        e += negative_exp ? -x : x;
+    }
+    if (significant > 38)
+        return -1;
+    *mantissa = m;
+    *exp10 = e;
+    return 0;
+}
+
+/* x * 10^n into *x; -1 on overflow. */
+static int times_pow10(u128 *x, long n)
+{
+    for (; n > 0; n--) {
+        if (*x > ~(u128)0 / 10)
+            return -1;
+        *x *= 10;
+    }
+    return 0;
+}
+
+static u128 gcd128(u128 a, u128 b)
+{
+    while (b) {
+        u128 t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+#define EXACT_INTEGER_MAX 9007199254740992.0 /* 2^53 */
+
+int units_convert_integer(const char *text, const char *declared_unit, int64_t *out, double *approx,
+                          char *msg, size_t msg_size)
+{
+    const char *declared = declared_unit ? declared_unit : "";
+    double x;
+    /* Dimensions, unknown units and overflow are refused as for a real. */
+    if (units_convert(text, declared, &x, msg, msg_size) != 0)
+        return -1;
+    *approx = x;
+    double number;
+    const char *unit;
+    scan_number(text, &number, &unit);
+    quantity want = { 0, 0, 1, 1 }, given = { 0, 0, 1, 1 };
+    if (*unit && strcmp(unit, declared) != 0) {
+        parse_unit(declared, 1, &want);
+        parse_unit(unit, 0, &given);
+    }
+    int negative;
+    u128 mantissa;
+    long exp10;
+    char shown[32];
+    if (exact_decimal(text, &negative, &mantissa, &exp10) != 0) {
+        snprintf(msg, msg_size, "'%s' has more digits than runner converts exactly (38)", text);
+        return -1;
+    }
+    if (mantissa == 0) {
+        *out = 0;
+        return 0;
+    }
+    /* Every factor is a whole number (500ms is 500/1000 s): the value is
+     * mantissa * 10^exp10 * top / bottom, in integers. */
+    u128 top = (u128)given.num * (u128)want.den, bottom = (u128)given.den * (u128)want.num;
+    int bottom_overflow = exp10 < 0 && times_pow10(&bottom, -exp10) != 0;
+    if (bottom_overflow) {
+        snprintf(msg, msg_size, "'%s' has more digits than runner converts exactly (38)", text);
+        return -1;
+    }
+    u128 value = mantissa, g = gcd128(top, bottom);
+    top /= g;
+    bottom /= g;
+    g = gcd128(value, bottom);
+    value /= g;
+    bottom /= g;
+    if (bottom != 1) {
+        snprintf(msg, msg_size, "'%s' is %s%s%s, not a whole number", text, units_number(x, shown),
+                 *declared ? " " : "", declared);
+        return -2;
+    }
+    int overflow = top && value > ~(u128)0 / top;
+    if (!overflow) {
+        value *= top;
+        overflow = exp10 > 0 && times_pow10(&value, exp10) != 0;
+    }
+    if (overflow || value > (u128)EXACT_INTEGER_MAX) {
+        if (!overflow && value <= (u128)INT64_MAX)
+            snprintf(shown, sizeof shown, "%s%lld", negative ? "-" : "", (long long)value);
+        else
+            units_number(x, shown);
+        snprintf(msg, msg_size, "%s is out of the exact integer range [-2^53, 2^53]", shown);
+        return -1;
+    }
+    *out = negative ? -(int64_t)value : (int64_t)value;
+    return 0;
+}
+
 int units_integer(double x, int64_t *out, char *msg, size_t msg_size)
 {
     char shown[32];
@@ -308,7 +444,15 @@ int units_read_setting(const char *text, int as_integer, const char *unit, units
         out->integer = whole;
         return 0;
     }
-    return units_integer(number, &out->integer, msg, msg_size);
+    if (!isfinite(number))
+        return units_integer(number, &out->integer, msg, msg_size);
+    /* 1.3e9, 2.5k, 9007199254740993B: exactly, never through a double */
+    double approx;
+    int exact = units_convert_integer(text, form == UNITS_WITH_UNIT && unit ? unit : "",
+                                      &out->integer, &approx, msg, msg_size);
+    if (exact == -2)
+        return units_integer(approx, &out->integer, msg, msg_size);
+    return exact;
 }
 
 const char *units_number(double x, char buf[32])

@@ -34,6 +34,17 @@ int units_convert(const char *text, const char *declared_unit, double *out, char
  * got 1.3e-09"). */
 int units_integer(double x, int64_t *out, char *msg, size_t msg_size);
 
+/* Converts text as units_convert does, into an integer in declared_unit,
+ * exactly: the decimal digits and the unit's factor are multiplied as
+ * integers, never through a double (9007199254740993B is 9007199254740993
+ * bytes, not ...992). The result must lie within +-2^53 (the exact-integer
+ * rule). Returns 0 with *out; -1 with msg when the text does not convert
+ * (units_convert's reasons) or is out of range; -2 when the exact value is
+ * not a whole number: *approx then holds it and msg says "'1.5B' is 1.5
+ * bytes, not a whole number". */
+int units_convert_integer(const char *text, const char *declared_unit, int64_t *out, double *approx,
+                          char *msg, size_t msg_size);
+
 /* What a --set text for a number option stands for. */
 typedef enum units_setting_kind {
     UNITS_SETTING_INTEGER,

@@ -46,8 +46,18 @@ static const loaded_plugin *find_plugin(store *s, plugin_registry *reg, int64_t 
     char *find_err = NULL, *version = NULL, *sha256 = NULL;
     const loaded_plugin *lp = plugin_registry_get(reg, name, &find_err);
     if (!lp) {
-        fprintf(stderr, "runner: verify: sweep %lld used plugin \"%s\": %s\n", (long long)sweep_id,
+        /* Where the sweep found it: the directory to give --plugin-dir. */
+        char *so_path = NULL, *path_err = NULL;
+        store_sweep_plugin_path(s, sweep_id, name, &so_path, &path_err);
+        const char *slash = so_path ? strrchr(so_path, '/') : NULL;
+        fprintf(stderr, "runner: verify: sweep %lld used plugin \"%s\": %s", (long long)sweep_id,
                 name, find_err ? find_err : "not found");
+        if (slash)
+            fprintf(stderr, "; the sweep loaded it from %s: add --plugin-dir %.*s", so_path,
+                    slash == so_path ? 1 : (int)(slash - so_path), so_path);
+        fputc('\n', stderr);
+        free(so_path);
+        free(path_err);
         free(find_err);
         return NULL;
     }
@@ -63,6 +73,24 @@ static const loaded_plugin *find_plugin(store *s, plugin_registry *reg, int64_t 
     free(version);
     free(sha256);
     return lp;
+}
+
+/* verify re-runs plugins, whose run() is a pure function of a point's
+ * parameters and seed. A command's points are a program's output: the
+ * declaration that ran it (argv, output parsing, repeats, files) lives in
+ * the script, and its timings vary by design, so nothing stored says what a
+ * re-run should be compared with. Refused, saying what to do instead. */
+static int refuse_command(int64_t sweep_id, const char *name, const char *program)
+{
+    char shown[200], shown_program[600];
+    fprintf(stderr,
+            "runner: verify: sweep %lld ran command \"%s\" (%s), not a plugin; verify re-runs "
+            "plugins only (a command's declaration lives in its script, and its output is not "
+            "a function of the stored parameters): run the script again and compare the two "
+            "sweeps with 'runner diff'\n",
+            (long long)sweep_id, util_printable(name, shown, sizeof shown),
+            util_printable(program, shown_program, sizeof shown_program));
+    return EXIT_USAGE;
 }
 
 /* Runs every plugin's points again; returns the exit status. */
@@ -124,8 +152,23 @@ int cli_verify(const options_parsed *a)
     int status = cli_open_sweep(a, &s, &sweep_id, &ids, &count);
     if (status != EXIT_OK)
         return status;
-    if (sweep_plugins(s, ids, count, &names, &name_count, &err) != 0 ||
-        plugin_registry_open(a->values[OPTION_PLUGIN_DIR].list, &reg, &err) != 0) {
+    if (sweep_plugins(s, ids, count, &names, &name_count, &err) != 0) {
+        status = cli_fail(err);
+        goto done;
+    }
+    for (size_t i = 0; i < name_count; i++) {
+        char *program = NULL;
+        if (store_sweep_command_program(s, sweep_id, names[i], &program, &err) != 0) {
+            status = cli_fail(err);
+            goto done;
+        }
+        if (program) {
+            status = refuse_command(sweep_id, names[i], program);
+            free(program);
+            goto done;
+        }
+    }
+    if (plugin_registry_open(a->values[OPTION_PLUGIN_DIR].list, &reg, &err) != 0) {
         status = cli_fail(err);
         goto done;
     }

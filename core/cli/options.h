@@ -41,7 +41,7 @@ typedef enum option_kind {
     OPTION_TEXT,    /* any text; given twice, the last wins */
     OPTION_LIST,    /* repeatable text, kept in order */
     OPTION_INTEGER, /* decimal digits only, within [min, max] */
-    OPTION_SECONDS, /* a positive decimal number (1, 0.5, 2e3), at most max */
+    OPTION_SECONDS, /* a positive decimal number (1, 0.5, 2e3), at most max (0: any finite) */
     OPTION_CHOICE,  /* one of the words of arg, "table|csv|json" */
 } option_kind;
 

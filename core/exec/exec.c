@@ -548,10 +548,11 @@ int exec_command_finish(exec_command *c, char **err)
     c->argv_json = template_json ? json_dumps(template_json, JSON_COMPACT) : NULL;
     json_decref(template_json);
     const char *tmp = getenv("TMPDIR");
-    c->work_root = util_format("%s/runner-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", c->name);
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    c->work_root = util_format("%s/runner-%s-XXXXXX", tmp, c->name);
     if (!c->argv_json || !c->work_root)
         return util_fail(err, "out of memory");
-    if (!mkdtemp(c->work_root)) {
+    if (execi_scratch_make(tmp, c->work_root) != 0) {
         int rc =
             util_fail(err, "cannot make a work directory %s: %s", c->work_root, strerror(errno));
         free(c->work_root);

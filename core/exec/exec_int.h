@@ -41,6 +41,12 @@ int execi_run(const runner_host *host, runner_point *point);
 /* Removes dir and everything under it (exec.c). */
 void execi_remove_tree(const char *dir);
 
+/* Makes the sweep's work directory from template_path (mkdtemp's
+ * "TMP/runner-NAME-XXXXXX", rewritten in place) with a file naming this
+ * process, after removing the runner-* directories in tmp whose recorded
+ * process is gone (exec_scratch.c). 0, or -1 with errno. */
+int execi_scratch_make(const char *tmp, char *template_path);
+
 /* The point's artifacts: the last run's stdout and stderr (when not empty)
  * and each declared file found in dir, within the per-point and per-sweep
  * caps (what is left out is said on stderr). Returns the list (NULL: none

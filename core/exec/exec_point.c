@@ -216,6 +216,7 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
         .timeout_s = s->timeout_s,
         .output_cap_bytes = s->output_max_bytes,
         .stop = j->point->stop,
+        .marker = j->envp[j->envc - 1], /* RUNNER_POINT_DIR=..., unique to the point */
     };
     int total = s->warmup + s->repeats;
     double *wall = calloc((size_t)s->repeats, sizeof *wall);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "exec_orphans.h"
 
 #define POLL_SLICE_MS 100 /* how often a stop request is noticed */
 
@@ -156,6 +157,7 @@ static int watch(const exec_spawn_request *req, pid_t pid, stream s[2], exec_spa
              * process that reused the number. */
             kill(-pid, SIGKILL);
             killed = 1;
+            exec_orphans_kill(pid, req->marker);
             int status;
             struct rusage ru;
             if (wait4(pid, &status, 0, &ru) == pid) {
@@ -187,6 +189,7 @@ int exec_spawn_run(const exec_spawn_request *req, exec_spawn_result *r, char **e
         return util_fail(err, "cannot make a pipe for the command: %s", strerror(e));
     }
     pid_t pid;
+    exec_orphans_adopt();
     double started = util_monotonic();
     int rc = spawn_child(req, out_pipe[1], err_pipe[1], &pid);
     close(out_pipe[1]);
@@ -206,6 +209,7 @@ int exec_spawn_run(const exec_spawn_request *req, exec_spawn_result *r, char **e
             close(s[i].fd);
     if (rc != 0) {
         kill(-pid, SIGKILL);
+        exec_orphans_kill(pid, req->marker);
         waitpid(pid, NULL, 0);
         return -1;
     }

@@ -1,7 +1,10 @@
 /* exec_spawn: runs one program without a shell, in its own process group,
  * with stdout and stderr captured through pipes (each cut at a cap), an
  * optional time limit and a stop flag; both kill the whole group. Reaped
- * with wait4, so the run's CPU times and peak RSS come from the kernel. */
+ * with wait4, so the run's CPU times and peak RSS come from the kernel.
+ * runner is the child subreaper of what it spawns: what the program leaves
+ * behind, in its group or marked (exec_orphans.h), is killed and reaped
+ * when it ends. */
 #ifndef RUNNER_EXEC_SPAWN_H
 #define RUNNER_EXEC_SPAWN_H
 
@@ -16,6 +19,8 @@ typedef struct exec_spawn_request {
     double timeout_s;                  /* <= 0: none */
     size_t output_cap_bytes;           /* per stream; the rest is read and dropped */
     const volatile sig_atomic_t *stop; /* non-zero: kill the group and return */
+    const char *marker;                /* an envp entry: processes holding it that left the
+                         * group (setsid) are killed with it; NULL: none */
 } exec_spawn_request;
 
 typedef struct exec_spawn_result {

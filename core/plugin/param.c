@@ -79,8 +79,9 @@ static int out_of_range(const runner_param *spec, double x, const char *shown, c
 }
 
 /* A text that is a number with a unit ("2min", "1.5GiB") for a numeric
- * parameter becomes the number in the declared unit, as a real (the integer
- * rule below then applies as to any real). Other values are left alone.
+ * parameter becomes the number in the declared unit: an integer parameter's
+ * exactly, in integer arithmetic (units_convert_integer), a real's as a
+ * real. Other values are left alone.
  * Returns 0, or -1 with msg naming the parameter. */
 static int convert_unit(const runner_param *spec, value *v, char *msg, size_t msg_size)
 {
@@ -93,15 +94,29 @@ static int convert_unit(const runner_param *spec, value *v, char *msg, size_t ms
     if (form != UNITS_WITH_UNIT && (*unit == '\0' || unit == v->as.text))
         return 0;
     char reason[300], shown[400];
-    if (units_convert(v->as.text, spec->unit, &x, reason, sizeof reason) != 0) {
-        snprintf(msg, msg_size, "%s: %s", spec->name, util_printable(reason, shown, sizeof shown));
-        return -1;
-    }
-    if (spec->type == RUNNER_INTEGER && x != floor(x)) {
+    if (spec->type == RUNNER_INTEGER) {
+        /* exactly: 9007199254740993B is not 9007199254740992 bytes */
+        int64_t whole;
+        int rc = units_convert_integer(v->as.text, spec->unit, &whole, &x, reason, sizeof reason);
+        if (rc == -1) {
+            snprintf(msg, msg_size, "%s: %s", spec->name,
+                     util_printable(reason, shown, sizeof shown));
+            return -1;
+        }
+        if (rc == 0) {
+            value_clear(v);
+            *v = value_integer(whole);
+            return 0;
+        }
+        /* not a whole number: x is about what it is */
         char number_text[32];
         snprintf(msg, msg_size, "%s: '%s' is %s%s%s, not a whole number", spec->name,
                  util_printable(v->as.text, shown, sizeof shown), units_number(x, number_text),
                  spec->unit && *spec->unit ? " " : "", spec->unit ? spec->unit : "");
+        return -1;
+    }
+    if (units_convert(v->as.text, spec->unit, &x, reason, sizeof reason) != 0) {
+        snprintf(msg, msg_size, "%s: %s", spec->name, util_printable(reason, shown, sizeof shown));
         return -1;
     }
     value_clear(v);

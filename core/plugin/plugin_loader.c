@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/digest.h"
 #include "base/install_layout.h"
@@ -231,6 +232,23 @@ static char *stem_of(const char *path)
     return stem;
 }
 
+/* path made absolute against the working directory, without resolving
+ * links (./x.so: /cwd/x.so), so that the sweep_plugin row it is stored in
+ * names the file from anywhere. NULL when out of memory or the working
+ * directory is gone. */
+static char *absolute_path(const char *path)
+{
+    if (path[0] == '/')
+        return util_strdup(path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    while (path[0] == '.' && path[1] == '/')
+        for (path += 2; *path == '/';)
+            path++;
+    return util_format("%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", path);
+}
+
 int plugin_load_file(const char *path, loaded_plugin *out, char **err)
 {
     memset(out, 0, sizeof *out);
@@ -294,7 +312,7 @@ int plugin_load_file(const char *path, loaded_plugin *out, char **err)
     }
     out->desc = desc;
     out->handle = handle;
-    out->path = util_strdup(path);
+    out->path = absolute_path(path);
     out->file_stem = stem_of(path);
     if (!out->path || !out->file_stem || digest_file_sha256_hex(path, out->sha256) != 0) {
         plugin_unload(out);

@@ -16,7 +16,7 @@
 
 typedef struct loaded_plugin {
     const runner_plugin *desc; /* static storage inside the shared object */
-    char *path;                /* path of the .so as found */
+    char *path;                /* the .so, absolute (against the working directory; links kept) */
     char *file_stem;           /* file name without directory and ".so" */
     char sha256[65];           /* of the .so file, hex */
     void *handle;              /* dlopen handle, closed by plugin_registry_free */

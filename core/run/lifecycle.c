@@ -29,6 +29,7 @@ struct lifecycle {
     int begun;
     int ended; /* lifecycle_end ran: nothing more is written */
     lifecycle_ending ending;
+    double resumed_ended_at; /* resume: the end the sweep had recorded; 0: none */
 };
 
 lifecycle *lifecycle_new(const lifecycle_config *config)
@@ -173,6 +174,7 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
     char *refusal = resume_refusal(lc, &record, self, &read_err);
     int64_t sweep_id = record.id;
     uint64_t seed = record.seed;
+    lc->resumed_ended_at = record.ended_at;
     store_sweep_record_clear(&record);
     if (read_err) {
         free(refusal);
@@ -511,8 +513,13 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
                                     .build = summary_build,
                                     .ctx = &summary };
     char *err = NULL;
-    if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status),
-                                    util_now(), c->webhook ? &outbox : NULL, &err) != 0) {
+    /* A resume that ran no point leaves the sweep's times as they were. */
+    double ended_at = lc->run.resume && lc->resumed_ended_at > 0 && lc->run.points_ok == 0 &&
+                              lc->run.points_failed == 0
+                          ? lc->resumed_ended_at
+                          : util_now();
+    if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status), ended_at,
+                                    c->webhook ? &outbox : NULL, &err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         free(err);
         status = EXIT_USAGE;

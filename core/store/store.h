@@ -183,6 +183,7 @@ typedef struct store_sweep_record {
     char *host;
     char script_sha256[65];
     uint32_t shard_index, shard_count; /* --shard I/N it ran; 0, 0: not sharded */
+    double ended_at; /* its recorded end, Unix seconds; 0: none (still running, killed) */
 } store_sweep_record;
 
 /* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.
@@ -277,6 +278,10 @@ void store_point_stream_close(store_point_stream *ps); /* accepts NULL */
  * when it recorded none). */
 int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char **version,
                             char **so_sha256, char **err);
+/* The file the sweep loaded plugin from (sweep_plugin.so_path), malloc'd in
+ * *so_path; NULL there when the sweep has no such plugin. */
+int store_sweep_plugin_path(store *s, int64_t sweep_id, const char *plugin, char **so_path,
+                            char **err);
 
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 
@@ -385,6 +390,11 @@ int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char 
 /* Records what a command of the sweep ran (once per command per sweep). */
 int store_sweep_command(store *s, int64_t sweep_id, const char *command, const char *argv_json,
                         int shell, const char *executable, const char *sha256, char **err);
+/* The program command `name` of the sweep ran (sweep_command.executable),
+ * malloc'd in *executable; NULL there when name is no command of the sweep
+ * (a plugin). */
+int store_sweep_command_program(store *s, int64_t sweep_id, const char *name, char **executable,
+                                char **err);
 /* A sweep's artifacts (of one point when point_id > 0), ordered by point
  * and name: point_id, name, bytes, sha256. */
 int store_artifact_list(store *s, int64_t sweep_id, int64_t point_id, table **out, char **err);

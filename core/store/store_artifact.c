@@ -32,6 +32,28 @@ int store_sweep_command(store *s, int64_t sweep_id, const char *command, const c
     return rc;
 }
 
+int store_sweep_command_program(store *s, int64_t sweep_id, const char *name, char **executable,
+                                char **err)
+{
+    *executable = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT executable FROM sweep_command WHERE sweep_id = ?1 AND "
+                           "command = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read the commands of sweep %lld",
+                               (long long)sweep_id);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    int oom = 0, rc = 0, step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *executable = storei_column_strdup(st, 0, &oom);
+    else if (step != SQLITE_DONE)
+        rc = storei_fail_sql(s, err, "cannot read the commands of sweep %lld", (long long)sweep_id);
+    sqlite3_finalize(st);
+    return oom ? util_fail(err, "out of memory") : rc;
+}
+
 static void undo_artifacts(store *s, int64_t point_id)
 {
     sqlite3_stmt *st = NULL;

@@ -231,6 +231,10 @@ int storei_params_diff(strbuf *b, const char *base, const char *params);
  * Runs inside the open batch. 0, or -1 with *err. */
 int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point, int64_t point_id,
                      size_t *copied, char **err);
+/* --reuse: the reused point's artifacts (stdout, stderr, files) recorded for
+ * point_id of this sweep too; the contents are shared by SHA-256, so they
+ * outlive the sweep they were copied from (store_reuse.c). */
+int storei_copy_artifacts(store *s, const store_point *point, int64_t point_id, char **err);
 /* Inserts a point's artifacts (blobs deduplicated by SHA-256) inside the
  * open batch, before the point joins its block (store_artifact.c). */
 struct artifact;

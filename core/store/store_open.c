@@ -557,9 +557,10 @@ fail:
     return -1;
 }
 
-/* A new store with its connection open (flags: SQLITE_OPEN_*), or NULL
- * with *err set. NOMUTEX: a store is used by one thread at a time. */
-static store *store_connect(const char *path, int flags, char **err)
+/* A new store with its connection open (flags: SQLITE_OPEN_*; by the URI
+ * uri when not NULL), or NULL with *err set. NOMUTEX: a store is used by
+ * one thread at a time. */
+static store *store_connect_as(const char *path, const char *uri, int flags, char **err)
 {
     if (check_regular_file(path, err) != 0)
         return NULL;
@@ -569,7 +570,7 @@ static store *store_connect(const char *path, int flags, char **err)
         util_fail(err, "%s: cannot open database: out of memory", path);
         return NULL;
     }
-    int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(uri ? uri : path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         util_fail(err, "%s: cannot open database: %s%s", path,
                   s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
@@ -587,6 +588,11 @@ static store *store_connect(const char *path, int flags, char **err)
         return NULL;
     }
     return s;
+}
+
+static store *store_connect(const char *path, int flags, char **err)
+{
+    return store_connect_as(path, NULL, flags, err);
 }
 
 /* On success *out is a new store the caller closes with store_close. The
@@ -641,13 +647,82 @@ fail:
     return -1;
 }
 
+/* --- reading without a trace ---------------------------------------------
+ * A read-only connection to a WAL database creates -wal and -shm beside it
+ * and, unlike a writer, never removes them; in a directory it may not write
+ * it cannot open the file at all. So a reader opens a file that cannot
+ * change (no write permission for anyone, no -wal holding commits) as
+ * immutable, which needs neither file; and when it found neither file and
+ * created them, it lets SQLite remove them after its close (SQLite's last
+ * connection out removes them, and only when it is the last). */
+#define READ_ONLY 1
+#define READ_ONLY_WAL_FILES_OURS 2 /* store.read_only: -wal/-shm were not there */
+
+/* The size of path + suffix, or -1 when there is none. */
+static long long sibling_size(const char *path, const char *suffix)
+{
+    char *name = util_format("%s%s", path, suffix);
+    struct stat st;
+    long long size = name && lstat(name, &st) == 0 ? (long long)st.st_size : -1;
+    free(name);
+    return size;
+}
+
+/* "file:PATH?immutable=1", PATH percent-encoded where URI syntax needs it. */
+static char *immutable_uri(const char *path)
+{
+    strbuf b = { 0 };
+    strbuf_str(&b, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/._-~", *p))
+            strbuf_printf(&b, "%c", *p);
+        else
+            strbuf_printf(&b, "%%%02X", *p);
+    }
+    strbuf_str(&b, "?immutable=1");
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* After a reader's close: if it created -wal and -shm, a connection that
+ * may write and reads once takes them away on its close when no other
+ * connection has the file open (an empty WAL: nothing is copied). */
+static void remove_wal_files(const char *path)
+{
+    if (sibling_size(path, "-wal") < 0 && sibling_size(path, "-shm") < 0)
+        return;
+    char *ignored = NULL;
+    if (check_regular_file(path, &ignored) != 0) {
+        free(ignored);
+        return;
+    }
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
+            SQLITE_OK &&
+        !sqlite3_db_readonly(db, "main"))
+        sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+    sqlite3_close(db);
+}
+
 int store_open_read(const char *path, store **out, char **err)
 {
     *out = NULL;
-    store *s = store_connect(path, SQLITE_OPEN_READONLY, err);
+    struct stat st;
+    int cannot_change = stat(path, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222) &&
+                        sibling_size(path, "-wal") <= 0;
+    int wal_files_ours = sibling_size(path, "-wal") < 0 && sibling_size(path, "-shm") < 0;
+    char *uri = cannot_change ? immutable_uri(path) : NULL;
+    if (cannot_change && !uri)
+        return util_fail(err, "%s: cannot open database: out of memory", path);
+    store *s = store_connect_as(path, uri, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), err);
+    free(uri);
     if (!s)
         return -1;
-    s->read_only = 1;
+    s->read_only = !cannot_change && wal_files_ours ? READ_ONLY_WAL_FILES_OURS : READ_ONLY;
     int version = 0;
     if (read_supported_version(s, &version, err) != 0)
         goto fail;
@@ -699,6 +774,8 @@ void store_close(store *s)
     for (int i = 0; i < STMT_COUNT; i++)
         sqlite3_finalize(s->stmts[i]);
     sqlite3_close(s->db);
+    if (s->read_only == READ_ONLY_WAL_FILES_OURS)
+        remove_wal_files(s->path);
     free(s->path);
     free(s);
 }

@@ -207,3 +207,25 @@ int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char
         rc = util_fail(err, "out of memory");
     return rc;
 }
+
+int store_sweep_plugin_path(store *s, int64_t sweep_id, const char *plugin, char **so_path,
+                            char **err)
+{
+    *so_path = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT so_path FROM sweep_plugin WHERE sweep_id = ?1 AND plugin = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read which plugin files sweep %" PRId64 " used",
+                               sweep_id);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    storei_bind_text(st, 2, plugin);
+    int oom = 0, rc = 0, step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *so_path = storei_column_strdup(st, 0, &oom);
+    else if (step != SQLITE_DONE)
+        rc = storei_fail_sql(s, err, "cannot read which plugin files sweep %" PRId64 " used",
+                             sweep_id);
+    sqlite3_finalize(st);
+    return oom ? util_fail(err, "out of memory") : rc;
+}

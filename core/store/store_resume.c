@@ -15,7 +15,8 @@ int store_find_sweep(store *s, int64_t sweep_id, const char *script_path, store_
     memset(out, 0, sizeof *out);
     const char *sql =
         "SELECT id, script_path, script_text, overrides_json, seed, status, pid, host,"
-        " script_sha256, shard_index, shard_count FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
+        " script_sha256, shard_index, shard_count,"
+        " (julianday(ended_at) - 2440587.5) * 86400.0 FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
         " ORDER BY id DESC LIMIT 1";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -37,6 +38,7 @@ int store_find_sweep(store *s, int64_t sweep_id, const char *script_path, store_
         snprintf(out->script_sha256, sizeof out->script_sha256, "%s", sha ? sha : "");
         out->shard_index = (uint32_t)sqlite3_column_int64(st, 9);
         out->shard_count = (uint32_t)sqlite3_column_int64(st, 10);
+        out->ended_at = sqlite3_column_double(st, 11); /* NULL reads as 0 */
         if (!out->script_path || !out->script_text || !out->status || !out->host) {
             sqlite3_finalize(st);
             store_sweep_record_clear(out);

@@ -2,7 +2,8 @@
  * database stored ok with the same plugin file (.so SHA-256), identity
  * (plugin, version, canonical parameters, sweep seed) and point seed, and
  * copies a found point's rows in SQL, value for value, so the copy holds
- * exactly what the stored rows hold (docs/schema.md, reused_from). */
+ * exactly what the stored rows hold (docs/schema.md, reused_from), and its
+ * artifacts with them. */
 #include "store_int.h"
 
 #include <inttypes.h>
@@ -213,5 +214,27 @@ int storei_copy_rows(store *s, storei_plugin_entry *e, const store_point *point,
     if (rc == 0)
         *copied = (size_t)sqlite3_changes64(s->db);
     sqlite3_reset(st);
+    return rc;
+}
+
+int storei_copy_artifacts(store *s, const store_point *point, int64_t point_id, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO artifact (sweep_id, point_id, name, sha256, bytes)"
+                           " SELECT ?1, ?2, name, sha256, bytes FROM artifact WHERE point_id = ?3",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot copy the artifacts of point %" PRId64,
+                               point->reused_from);
+    sqlite3_bind_int64(st, 1, point->sweep_id);
+    sqlite3_bind_int64(st, 2, point_id);
+    sqlite3_bind_int64(st, 3, point->reused_from);
+    int rc = sqlite3_step(st) == SQLITE_DONE
+                 ? 0
+                 : storei_fail_sql(s, err,
+                                   "cannot copy the artifacts of point %" PRId64
+                                   " into point %" PRId64 " of section %" PRId64,
+                                   point->reused_from, point->ordinal, point->section_id);
+    sqlite3_finalize(st);
     return rc;
 }

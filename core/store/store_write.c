@@ -785,7 +785,8 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
     store_point copied = { 0 };
     if (point->reused_from) {
         copied = *point;
-        if (storei_copy_rows(s, e, point, point_id, &copied.row_count, err) != 0) {
+        if (storei_copy_rows(s, e, point, point_id, &copied.row_count, err) != 0 ||
+            storei_copy_artifacts(s, point, point_id, err) != 0) {
             inserted = 1; /* some rows may be in */
             goto fail;
         }

@@ -195,6 +195,46 @@ static void test_exact_integer(void)
     CHECK_STR_EQ(msg, "expected a finite integer, got -inf");
 }
 
+/* An integer with a unit: the digits times the unit's factor in integer
+ * arithmetic, never through a double (issue 28). */
+static void test_exact_conversion(void)
+{
+    int64_t n = 0;
+    double approx = 0;
+    CHECK_INT_EQ(units_convert_integer("9007199254740992B", "bytes", &n, &approx, msg, sizeof msg),
+                 0);
+    CHECK_INT_EQ(n, 9007199254740992LL);
+    CHECK_INT_EQ(units_convert_integer("9007199254740993B", "bytes", &n, &approx, msg, sizeof msg),
+                 -1);
+    CHECK_STR_EQ(msg, "9007199254740993 is out of the exact integer range [-2^53, 2^53]");
+    CHECK_INT_EQ(units_convert_integer("1.1kB", "bytes", &n, &approx, msg, sizeof msg), 0);
+    CHECK_INT_EQ(n, 1100);
+    CHECK_INT_EQ(units_convert_integer("0.5KiB", "bytes", &n, &approx, msg, sizeof msg), 0);
+    CHECK_INT_EQ(n, 512);
+    CHECK_INT_EQ(units_convert_integer("-2.5e-3s", "us", &n, &approx, msg, sizeof msg), 0);
+    CHECK_INT_EQ(n, -2500);
+    CHECK_INT_EQ(units_convert_integer("10 Gbit/s", "bytes/s", &n, &approx, msg, sizeof msg), 0);
+    CHECK_INT_EQ(n, 1250000000);
+    CHECK_INT_EQ(units_convert_integer("8000000000000000.5k", "", &n, &approx, msg, sizeof msg),
+                 -1);
+    CHECK_STR_EQ(msg, "8000000000000000500 is out of the exact integer range [-2^53, 2^53]");
+    CHECK_INT_EQ(units_convert_integer("1.5B", "bytes", &n, &approx, msg, sizeof msg), -2);
+    CHECK_STR_EQ(msg, "'1.5B' is 1.5 bytes, not a whole number");
+    CHECK(approx == 1.5);
+    CHECK_INT_EQ(units_convert_integer("1bit", "bytes", &n, &approx, msg, sizeof msg), -2);
+    CHECK_INT_EQ(units_convert_integer("0.000B", "bytes", &n, &approx, msg, sizeof msg), 0);
+    CHECK_INT_EQ(n, 0);
+    CHECK_INT_EQ(units_convert_integer("1e30B", "bytes", &n, &approx, msg, sizeof msg), -1);
+    CHECK_STR_EQ(msg, "1e+30 is out of the exact integer range [-2^53, 2^53]");
+    CHECK_INT_EQ(units_convert_integer("2s", "bytes", &n, &approx, msg, sizeof msg), -1);
+    CHECK_STR_EQ(msg, "'2s': s (time) does not convert to bytes (bytes)");
+    CHECK_INT_EQ(units_convert_integer("1.000000000000000000000000000000000000001kB", "bytes", &n,
+                                       &approx, msg, sizeof msg),
+                 -1);
+    CHECK_STR_EQ(msg, "'1.000000000000000000000000000000000000001kB' has more digits than runner "
+                      "converts exactly (38)");
+}
+
 /* --set texts for number options: the same rule as a script's values. */
 static units_setting setting;
 
@@ -273,6 +313,7 @@ int main(void)
     test_overflow();
     test_split();
     test_exact_integer();
+    test_exact_conversion();
     test_settings();
     test_number_text();
     return check_done("test_units");
