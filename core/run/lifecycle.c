@@ -514,7 +514,7 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
                                     .ctx = &summary };
     char *err = NULL;
     /* A resume that ran no point leaves the sweep's times as they were. */
-    double ended_at = lc->run.resume && lc->resumed_ended_at > 0 && lc->run.points_ok == 0 &&
+    double ended_at = c->resume && lc->resumed_ended_at > 0 && lc->run.points_ok == 0 &&
                               lc->run.points_failed == 0
                           ? lc->resumed_ended_at
                           : util_now();
