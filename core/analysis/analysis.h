@@ -5,4 +5,7 @@
 #ifndef RUNNER_ANALYSIS_FACE_H
 #define RUNNER_ANALYSIS_FACE_H
 
+#include "analysis/pareto.h"
+#include "analysis/stats.h"
+
 #endif

@@ -71,6 +71,9 @@ static const options_command cli_commands[] = {
       "write a sweep's sections to files, one per section, each headed by sweep, section, "
       "plugin and units",
       cli_export_sweep },
+    { "pareto", CMD_PARETO, "SWEEP",
+      "the rows no other row beats on every objective (--min, --max; docs/analysis.md)",
+      cli_pareto },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

@@ -5,10 +5,12 @@
 #include "base/exit_status.h"
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "base/util.h"
 #include "render/render.h"
 
@@ -222,6 +224,363 @@ static int run_diff(const options_parsed *a, diff_job *job, store *s, char **err
     return differs;
 }
 
+/* --- --stat: repeats compared with their noise (docs/analysis.md) ------ */
+
+#define STAT_LEVEL 0.95 /* the intervals' confidence */
+#define STAT_ALPHA 0.05 /* a change is significant when p < STAT_ALPHA */
+
+/* A command's measured columns (exec.c): one value per point, copied onto
+ * each of its rows. wall_s with wall_sd_s and wall_runs is a mean over
+ * repeats; the others carry no spread and are not compared. */
+static const char *const command_point_columns[] = {
+    "user_s",        "sys_s",      "max_rss_kib", "exit_status", "wall_sd_s",
+    "wall_median_s", "wall_min_s", "wall_max_s",  "wall_runs",
+};
+
+static int is_command_point_column(const char *name)
+{
+    for (size_t i = 0; i < sizeof command_point_columns / sizeof *command_point_columns; i++)
+        if (strcmp(name, command_point_columns[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_time_unit(const char *unit)
+{
+    static const char *const units[] = { "s", "ms", "us", "ns", "min", "h" };
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(unit, units[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* One plugin's --stat scan: the columns read, the point being gathered,
+ * the result rows. */
+typedef struct stat_scan {
+    const diff_job *job;
+    const char *plugin;
+    table *read;             /* owned: the carried helpers (wall_sd_s, wall_runs), then
+                      * the compared columns */
+    size_t carried;          /* helpers before the compared columns */
+    long wall;               /* compared index of a command's wall_s, or -1 */
+    long wall_sd, wall_runs; /* read index of the helpers, or -1 */
+    double tolerance;
+    table *out; /* borrowed: the result rows */
+    /* the point being gathered: its rows' compared cells, per side */
+    int open;
+    int64_t point[2];
+    char *params; /* owned */
+    double *cells[2];
+    size_t rows[2], capacity[2];
+    double *scratch;           /* one column of one side */
+    double wall_summary[2][3]; /* mean, sd, n of wall_s from the first row */
+    /* what came out */
+    uint64_t compared, without_rows, past_tolerance;
+    int refused; /* err is a usage error (n < 2): exit 2 */
+} stat_scan;
+
+static void stat_scan_clear(stat_scan *st)
+{
+    table_free(st->read);
+    free(st->params);
+    free(st->cells[0]);
+    free(st->cells[1]);
+    free(st->scratch);
+}
+
+/* The summary of compared column c on one side. */
+static stats_summary side_summary(stat_scan *st, int side, size_t c)
+{
+    size_t width = st->read->column_count - st->carried;
+    if ((long)c == st->wall) {
+        const double *w = st->wall_summary[side];
+        stats_summary s = { w[0], w[1], st->rows[side] ? (size_t)w[2] : 0 };
+        if (s.n < 2)
+            s.sd = 0;
+        return s;
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < st->rows[side]; r++) {
+        double x = st->cells[side][r * width + c];
+        if (isfinite(x))
+            st->scratch[n++] = x;
+    }
+    return stats_summarize(st->scratch, n);
+}
+
+static const char *verdict_of(const stats_summary *a, const stats_summary *b,
+                              const stats_comparison *c, int is_time, double tolerance, int *past)
+{
+    *past = 0;
+    if (!(c->p_value < STAT_ALPHA))
+        return "no significant change";
+    int up = b->mean > a->mean;
+    double scale = fmax(fabs(a->mean), fabs(b->mean));
+    *past = fabs(b->mean - a->mean) > tolerance * scale;
+    if (is_time)
+        return up ? (*past ? "slower" : "slower, within tolerance")
+                  : (*past ? "faster" : "faster, within tolerance");
+    return up ? (*past ? "higher" : "higher, within tolerance")
+              : (*past ? "lower" : "lower, within tolerance");
+}
+
+/* The gathered point: one result row per compared column. */
+static int stat_flush(stat_scan *st, char **err)
+{
+    if (!st->open)
+        return 0;
+    st->open = 0;
+    if (!st->rows[0] || !st->rows[1]) {
+        st->without_rows++;
+        st->rows[0] = st->rows[1] = 0;
+        return 0;
+    }
+    size_t width = st->read->column_count - st->carried;
+    for (size_t c = 0; c < width; c++) {
+        const table_column *col = &st->read->columns[st->carried + c];
+        stats_summary s[2] = { side_summary(st, 0, c), side_summary(st, 1, c) };
+        stats_comparison cmp;
+        if (stats_compare(&s[0], &s[1], STAT_LEVEL, &cmp) != 0) {
+            int side = s[0].n < 2 ? 0 : 1;
+            st->refused = 1;
+            return util_fail(err,
+                             "diff --stat: column '%s' has %zu value%s at %s %s in sweep %lld; "
+                             "a comparison needs at least 2 on each side (repeats = N in a "
+                             "command, or several rows per point)",
+                             col->name, s[side].n, s[side].n == 1 ? "" : "s", st->plugin,
+                             st->params, (long long)(side ? st->job->b : st->job->a));
+        }
+        int past = 0;
+        const char *verdict =
+            verdict_of(&s[0], &s[1], &cmp, is_time_unit(col->unit), st->tolerance, &past);
+        st->past_tolerance += past;
+        value row[] = {
+            value_text(st->plugin),         value_text(st->params),    value_text(col->name),
+            value_integer((int64_t)s[0].n), value_real(s[0].mean),     value_real(s[0].sd),
+            value_integer((int64_t)s[1].n), value_real(s[1].mean),     value_real(s[1].sd),
+            value_real(cmp.ratio),          value_real(cmp.ratio_low), value_real(cmp.ratio_high),
+            value_real(cmp.p_value),        value_text(verdict),
+        };
+        if (table_append_row(st->out, row) != 0) {
+            for (size_t i = 0; i < sizeof row / sizeof *row; i++)
+                value_clear(&row[i]);
+            return util_fail(err, "out of memory");
+        }
+    }
+    st->compared++;
+    st->rows[0] = st->rows[1] = 0;
+    return 0;
+}
+
+/* Keeps one side's row of the point being gathered. */
+static int stat_keep(stat_scan *st, int side, const store_stream_row *r, char **err)
+{
+    size_t width = st->read->column_count - st->carried;
+    if (st->rows[side] == st->capacity[side]) {
+        size_t capacity = st->capacity[side] ? 2 * st->capacity[side] : 8;
+        double *cells = realloc(st->cells[side], capacity * (width ? width : 1) * sizeof *cells);
+        size_t most = capacity > st->capacity[!side] ? capacity : st->capacity[!side];
+        double *scratch = cells ? realloc(st->scratch, most * sizeof *scratch) : NULL;
+        if (cells)
+            st->cells[side] = cells;
+        if (scratch)
+            st->scratch = scratch;
+        if (!scratch)
+            return util_fail(err, "out of memory");
+        st->capacity[side] = capacity;
+    }
+    for (size_t c = 0; c < width; c++)
+        st->cells[side][st->rows[side] * width + c] = value_number(&r->cells[st->carried + c]);
+    if (st->rows[side] == 0 && st->wall >= 0) {
+        double *w = st->wall_summary[side];
+        w[0] = value_number(&r->cells[st->carried + (size_t)st->wall]);
+        w[1] = st->wall_sd >= 0 ? value_number(&r->cells[st->wall_sd]) : 0;
+        w[2] = st->wall_runs >= 0 ? value_number(&r->cells[st->wall_runs]) : 1;
+        if (!(w[2] >= 1))
+            w[2] = 1; /* repeats = 1: the runs column is NULL */
+    }
+    st->rows[side]++;
+    return 0;
+}
+
+/* diff_scope.visit: a matched point's rows come together (pairs first, then
+ * one side's rest); a row of another point closes the gathered one. */
+static int stat_visit(void *ctx, const diff_row *row, char **err)
+{
+    stat_scan *st = ctx;
+    if (!row->matched)
+        return stat_flush(st, err);
+    const store_stream_row *side[2] = { row->a, row->b };
+    const store_stream_row *any = side[0] ? side[0] : side[1];
+    int same = st->open && strcmp(any->params_json, st->params) == 0;
+    for (int i = 0; i < 2 && same; i++)
+        if (side[i] && side[i]->point_id != st->point[i])
+            same = st->point[i] < 0 ? 1 : 0;
+    if (!same) {
+        if (stat_flush(st, err) != 0)
+            return -1;
+        free(st->params);
+        if (!(st->params = util_strdup(any->params_json)))
+            return util_fail(err, "out of memory");
+        st->point[0] = st->point[1] = -1;
+        st->open = 1;
+    }
+    for (int i = 0; i < 2; i++)
+        if (side[i]) {
+            st->point[i] = side[i]->point_id;
+            if (stat_keep(st, i, side[i], err) != 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* The columns --stat reads for plugin p: helpers, then the compared ones.
+ * 0, or EXIT_USAGE after printing why. */
+static int stat_columns(store *s, const diff_job *job, size_t p, const char *wanted, stat_scan *st)
+{
+    const table *outputs = job->columns[p];
+    char *version = NULL, *sha = NULL, *err = NULL;
+    int is_command = 0;
+    for (int side = 0; side < 2 && !is_command; side++) {
+        if (store_sweep_plugin_file(s, side ? job->b : job->a, job->plugins[p], &version, &sha,
+                                    &err) != 0)
+            return cli_fail(err);
+        is_command = version && strcmp(version, "command") == 0;
+        free(version);
+        free(sha);
+        version = sha = NULL;
+    }
+    long sd = table_find_column(outputs, "wall_sd_s"),
+         runs = table_find_column(outputs, "wall_runs");
+    if (!(st->read = table_new(job->plugins[p])))
+        return cli_fail(NULL);
+    st->wall = st->wall_sd = st->wall_runs = -1;
+    int bad = 0;
+    if (is_command && sd >= 0 && runs >= 0) {
+        st->wall_sd = 0;
+        st->wall_runs = 1;
+        st->carried = 2;
+        bad = table_add_column(st->read, "wall_sd_s", "s", RUNNER_REAL, 0) != 0 ||
+              table_add_column(st->read, "wall_runs", "", RUNNER_INTEGER, 0) != 0;
+    }
+    for (size_t c = 0; !bad && c < outputs->column_count; c++) {
+        const table_column *col = &outputs->columns[c];
+        const char *why = NULL;
+        if (!value_type_is_numeric(col->type))
+            why = "is not numeric";
+        else if (is_command && is_command_point_column(col->name))
+            why = "is one value per point of a command (--stat compares wall_s and the declared "
+                  "columns)";
+        else if (is_command && strcmp(col->name, "wall_s") == 0 && st->carried == 0 &&
+                 (!wanted || !listed(wanted, col->name)))
+            continue; /* one run a point (repeats = 1): nothing to compare unless asked */
+        if (why) {
+            if (!wanted || !listed(wanted, col->name))
+                continue;
+            fprintf(stderr, "runner: diff --stat: column '%s' of %s %s\n", col->name,
+                    job->plugins[p], why);
+            return EXIT_USAGE;
+        }
+        if (is_command && strcmp(col->name, "wall_s") == 0)
+            st->wall = (long)(st->read->column_count - st->carried);
+        bad = table_add_column(st->read, col->name, col->unit, col->type, 0) != 0;
+    }
+    return bad ? cli_fail(NULL) : EXIT_OK;
+}
+
+static table *stat_table(const diff_job *job)
+{
+    char *title =
+        util_format("sweep %lld vs sweep %lld: repeats", (long long)job->a, (long long)job->b);
+    table *t = table_new(title);
+    free(title);
+    static const struct {
+        const char *name;
+        runner_type type;
+    } columns[] = {
+        { "plugin", RUNNER_TEXT },  { "point", RUNNER_TEXT },     { "column", RUNNER_TEXT },
+        { "n_a", RUNNER_INTEGER },  { "mean_a", RUNNER_REAL },    { "sd_a", RUNNER_REAL },
+        { "n_b", RUNNER_INTEGER },  { "mean_b", RUNNER_REAL },    { "sd_b", RUNNER_REAL },
+        { "ratio", RUNNER_REAL },   { "ratio_low", RUNNER_REAL }, { "ratio_high", RUNNER_REAL },
+        { "p_value", RUNNER_REAL }, { "verdict", RUNNER_TEXT },
+    };
+    for (size_t i = 0; t && i < sizeof columns / sizeof *columns; i++)
+        if (table_add_column(t, columns[i].name, "", columns[i].type, i < 2) != 0) {
+            table_free(t);
+            return NULL;
+        }
+    return t;
+}
+
+/* diff --stat: every plugin's matched points, column by column. Returns
+ * EXIT_OK, EXIT_DIFFERENT (a significant change past the tolerance) or
+ * EXIT_USAGE (printed). */
+static int run_stat(const options_parsed *a, diff_job *job, store *s)
+{
+    const option_value *v = a->values;
+    const char *wanted = v[OPTION_COLUMNS].text;
+    diff_tolerance exact = { 0 };
+    table *out = stat_table(job);
+    char *err = NULL;
+    uint64_t compared = 0, without_rows = 0, only = 0, past = 0;
+    if (!out || !(job->results = calloc(job->plugin_count + 1, sizeof *job->results))) {
+        table_free(out);
+        return cli_fail(NULL);
+    }
+    for (size_t p = 0; p < job->plugin_count; p++) {
+        stat_scan st = { .job = job,
+                         .plugin = job->plugins[p],
+                         .tolerance = v[OPTION_TOLERANCE].given ? v[OPTION_TOLERANCE].seconds : 0,
+                         .out = out };
+        int status = stat_columns(s, job, p, wanted, &st);
+        if (status == EXIT_OK && st.read->column_count == st.carried) {
+            stat_scan_clear(&st);
+            continue; /* nothing numeric to compare in this plugin */
+        }
+        diff_scope scope = { .carried = st.carried, .visit = stat_visit, .ctx = &st };
+        if (status == EXIT_OK && (diff_plugin_scan(s, job->a, job->b, job->plugins[p], st.read,
+                                                   &exact, &scope, &job->results[p], &err) != 0 ||
+                                  stat_flush(&st, &err) != 0))
+            status = st.refused ? (fprintf(stderr, "runner: %s\n", err), free(err), EXIT_USAGE)
+                                : cli_fail(err);
+        compared += st.compared;
+        without_rows += st.without_rows;
+        past += st.past_tolerance;
+        only += job->results[p].only_a + job->results[p].only_b;
+        stat_scan_clear(&st);
+        if (status != EXIT_OK) {
+            table_free(out);
+            return status;
+        }
+    }
+    if (compared == 0) {
+        table_free(out);
+        fprintf(stderr,
+                "runner: diff --stat: sweeps %lld and %lld have no point with rows on both sides "
+                "to compare\n",
+                (long long)job->a, (long long)job->b);
+        return EXIT_USAGE;
+    }
+    output_format format = OUTPUT_TABLE;
+    output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
+    int rc = output_table(stdout, out, format);
+    table_free(out);
+    if (rc != 0)
+        return cli_fail(util_format("cannot write the comparison"));
+    if (format == OUTPUT_TABLE) {
+        printf("%llu point%s compared", (unsigned long long)compared, compared == 1 ? "" : "s");
+        if (only)
+            printf(", %llu in one sweep only", (unsigned long long)only);
+        if (without_rows)
+            printf(", %llu without rows on a side", (unsigned long long)without_rows);
+        printf("\nsweeps %lld and %lld: %s\n", (long long)job->a, (long long)job->b,
+               past ? "a significant change past the tolerance"
+                    : "no significant change past "
+                      "the tolerance");
+    }
+    return past ? EXIT_DIFFERENT : EXIT_OK;
+}
+
 int cli_diff(const options_parsed *a)
 {
     if (!a->positional || !a->positional2)
@@ -247,6 +606,10 @@ int cli_diff(const options_parsed *a)
     }
     if ((status = check_columns(&job, wanted)) != EXIT_OK)
         goto done;
+    if (a->values[OPTION_STAT].given) {
+        status = run_stat(a, &job, s);
+        goto done;
+    }
     int rc = run_diff(a, &job, s, &err);
     status = rc < 0 ? cli_fail(err) : rc ? EXIT_DIFFERENT : EXIT_OK;
 done:

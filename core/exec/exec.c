@@ -22,7 +22,7 @@
 #include "plugin/plugin.h"
 
 #define MEASURED_COLUMNS 5 /* wall_s .. exit_status */
-#define SPREAD_COLUMNS 4   /* wall_sd_s .. wall_max_s, with repeats > 1 */
+#define SPREAD_COLUMNS 5   /* wall_sd_s .. wall_runs, with repeats > 1 */
 
 exec_command *exec_command_new(const char *name)
 {
@@ -447,6 +447,8 @@ static int add_measured_columns(exec_command *c)
         { "wall_min_s", RUNNER_REAL, "s", "shortest wall time" },
         { "wall_median_s", RUNNER_REAL, "s", "median wall time" },
         { "wall_max_s", RUNNER_REAL, "s", "longest wall time" },
+        /* n of the mean and sd above: what diff --stat needs (docs/analysis.md) */
+        { "wall_runs", RUNNER_INTEGER, "", "measured runs (repeats)" },
     };
     size_t n = MEASURED_COLUMNS + (c->settings.repeats > 1 ? SPREAD_COLUMNS : 0);
     runner_column *all = realloc(c->columns, (c->declared_columns + n) * sizeof *all);

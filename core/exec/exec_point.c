@@ -305,6 +305,7 @@ static int emit_rows(point_job *j, const run_stats *st, exec_spawn_result *last)
             h->set_real(j->point, m + 6, st->wall_min);
             h->set_real(j->point, m + 7, st->wall_median);
             h->set_real(j->point, m + 8, st->wall_max);
+            h->set_integer(j->point, m + 9, c->settings.repeats);
         }
         if (rc == RUNNER_OK)
             rc = h->emit_row(j->point);

@@ -48,6 +48,8 @@ int diff_plugin_run(store *s, int64_t a, int64_t b, const char *plugin, const ta
 typedef struct diff_row {
     const store_stream_row *a, *b; /* NULL: that side has no such row */
     int differs;                   /* matched, and some compared cell unequal */
+    int matched;                   /* the row's point met its match (its rows
+                                    * may still be only on one side) */
 } diff_row;
 
 /* Where and how diff_plugin_scan looks. */

@@ -105,7 +105,8 @@ run "$RUNNER" sweep "$script" --db "$TMP/pattern.db" --quiet
 expect_status 0
 DB="$TMP/pattern.db"
 expect_sql "SELECT took_ms, wall_min_s <= wall_median_s, wall_median_s <= wall_max_s,
-            wall_min_s <= wall_s, wall_s <= wall_max_s, wall_sd_s >= 0 FROM timed" "42|1|1|1|1|1"
+            wall_min_s <= wall_s, wall_s <= wall_max_s, wall_sd_s >= 0, wall_runs FROM timed" \
+    "42|1|1|1|1|1|5"
 expect_sql "SELECT unit FROM plugin_column WHERE plugin = 'timed' AND name = 'wall_sd_s'" "s"
 
 # The caps: a point's artifacts past artifact_point_max_bytes, or a

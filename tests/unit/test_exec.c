@@ -122,9 +122,10 @@ static void test_finish(void)
     const loaded_plugin *lp = exec_command_plugin(c);
     CHECK(exec_is_command(lp->desc));
     CHECK(!exec_is_command(&plugin));
-    CHECK_INT_EQ(lp->desc->column_count, 1 + 5 + 4);
+    CHECK_INT_EQ(lp->desc->column_count, 1 + 5 + 5);
     CHECK_STR_EQ(lp->desc->columns[1].name, "wall_s");
     CHECK_STR_EQ(lp->desc->columns[9].name, "wall_max_s");
+    CHECK_STR_EQ(lp->desc->columns[10].name, "wall_runs");
     CHECK_INT_EQ(strlen(lp->sha256), 64);
     CHECK(lp->path && lp->path[0] == '/');
     char *json = exec_argv_json(lp->desc);

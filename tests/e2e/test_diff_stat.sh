@@ -1,0 +1,158 @@
+# runner diff A B --stat (docs/analysis.md, "Comparing runs with noise"):
+# repeats compared with their noise. A command prints ten seeded noisy
+# times a point (deterministic given the point's seed, so the test does not
+# depend on this machine's timing); two runs of the same program must not
+# fail the gate, a program made 20 % slower must, over repeated trials.
+. tests/e2e/lib.sh
+
+# fields NAME...: the named fields of each row of the JSON document in
+# $TMP/out, comma-separated, one line a row (sorted, duplicates once).
+fields() {
+    python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = [c["name"] for c in doc["columns"]]
+for r in doc["rows"]:
+    print(",".join(str(dict(zip(names, r))[k]) for k in sys.argv[2:]))
+' "$TMP/out" "$@" | sort -u
+}
+
+# Ten times around $SLOW (1 unless set): the mean of 12 uniforms is nearly
+# normal; sd 5 %. Each sweep seed gives other draws.
+cat >"$TMP/noisy.awk" <<'AWK'
+BEGIN {
+    slow = ENVIRON["SLOW"] ? ENVIRON["SLOW"] : 1
+    srand(seed % 2147483647)
+    for (i = 0; i < 10; i++) {
+        u = 0
+        for (k = 0; k < 12; k++) u += rand()
+        printf "time_s=%.9f\n", slow * (1 + 0.05 * (u - 6))
+    }
+}
+AWK
+noisy=$(write_script noisy.lua <<LUA
+command { name = "noisy", argv = { "awk", "-v", "seed={seed}", "-f", "$TMP/noisy.awk" },
+  params = { size = { type = "integer", default = 1 } },
+  columns = { { name = "time_s", type = "real", unit = "s" }, { name = "label", type = "text" } },
+  output = { time_s = "time_s=([0-9.]+)", label = "(time)" } }
+LUA
+)
+# The pattern output gives one row a point; keyvalue gives the ten.
+sed -i 's/output = {.*/output = "keyvalue" }/; s/, { name = "label", type = "text" }//' "$noisy"
+echo 'sweep("noisy", { size = { 1, 2, 3 } }, { print = false })' >>"$noisy"
+
+# Trials: sweeps 3t+1 and 3t+2 run the same program, 3t+3 one 20 % slower;
+# each sweep has its own seed. The gate passes on the first pair and fails on
+# the second in every trial.
+trials=8
+t=0
+while [ $t -lt $trials ]; do
+    base=$((3 * t))
+    "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed $((100 + 3 * t)) 2>/dev/null
+    "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed $((101 + 3 * t)) 2>/dev/null
+    SLOW=1.2 "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed $((102 + 3 * t)) 2>/dev/null
+    run "$RUNNER" diff $((base + 1)) $((base + 2)) --stat --tolerance 0.1 --db "$DB"
+    expect_status 0
+    run "$RUNNER" diff $((base + 1)) $((base + 3)) --stat --tolerance 0.1 --db "$DB"
+    expect_status 1
+    t=$((t + 1))
+done
+expect_sql "SELECT count(*) FROM sweep WHERE status = 'ok'" $((3 * trials))
+
+# The verdict per point and the lines under the table.
+run "$RUNNER" diff 1 3 --stat --tolerance 0.1 --db "$DB"
+expect_status 1
+expect_equal "slower, three points" "$(grep -c ' slower *$' "$TMP/out")" 3
+expect_equal "the end" "$(tail -n 2 "$TMP/out")" "3 points compared
+sweeps 1 and 3: a significant change past the tolerance"
+# A significant change within the tolerance says so and passes.
+run "$RUNNER" diff 1 3 --stat --tolerance 0.5 --db "$DB" --format json
+expect_status 0
+expect_equal "within tolerance" "$(fields verdict)" "slower, within tolerance"
+# B against A: the same figures seen from the other side.
+run "$RUNNER" diff 3 1 --stat --tolerance 0.1 --db "$DB" --format json
+expect_status 1
+expect_equal "faster" "$(fields verdict)" "faster"
+
+# Welch's test and the intervals against SciPy on the stored rows.
+if /usr/bin/python3 -c "import scipy.stats" 2>/dev/null; then
+    run "$RUNNER" diff 1 2 --stat --db "$DB" --format json
+    expect_status 0 # or 1: p < 0.05 may happen once in twenty; the figures matter here
+    sqlite3 -batch -separator ' ' "$DB" "SELECT p.sweep_id, json_extract(p.params_json, '$.size'), n.time_s
+        FROM noisy n JOIN point p ON p.id = n.point_id WHERE p.sweep_id IN (1, 2)" >"$TMP/rows"
+    /usr/bin/python3 - "$TMP/out" "$TMP/rows" <<'PY' || fail "diff --stat's figures differ from SciPy's"
+import json, sys
+from scipy import stats
+import numpy as np
+doc = json.load(open(sys.argv[1]))
+names = [c["name"] for c in doc["columns"]]
+rows = {}
+for line in open(sys.argv[2]):
+    sweep, size, x = line.split()
+    rows.setdefault((int(sweep), int(size)), []).append(float(x))
+assert len(doc["rows"]) == 3, doc
+for r in doc["rows"]:
+    r = dict(zip(names, r))
+    size = json.loads(r["point"])["size"]
+    a, b = np.array(rows[(1, size)]), np.array(rows[(2, size)])
+    t = stats.ttest_ind(b, a, equal_var=False)
+    want = {"n_a": len(a), "n_b": len(b), "mean_a": a.mean(), "mean_b": b.mean(),
+            "sd_a": a.std(ddof=1), "sd_b": b.std(ddof=1), "p_value": t.pvalue,
+            "ratio": b.mean() / a.mean()}
+    for k, v in want.items():
+        assert abs(r[k] - v) <= 1e-9 * max(1, abs(v)), (size, k, r[k], v)
+    # the ratio's interval holds the ratio and is symmetric in log
+    assert r["ratio_low"] < r["ratio"] < r["ratio_high"], r
+    assert abs(np.log(r["ratio_high"] / r["ratio"]) - np.log(r["ratio"] / r["ratio_low"])) < 1e-9
+PY
+    [ "$status" -le 1 ] || fail "diff --stat exit $status"
+else
+    skip_missing python3-scipy "Debian's python3 lacks scipy (python3-scipy) for the Welch cross-check"
+fi
+
+# Refusals, exit 2 with one line: fewer than two values on a side (wall_s
+# of a command run once a point), a column that is not numeric, or a
+# command's per-point column.
+run "$RUNNER" diff 1 2 --stat --columns wall_s --db "$DB"
+expect_status 2
+expect_stderr "runner: diff --stat: column 'wall_s' has 1 value at noisy {\"size\":1} in sweep 1; a comparison needs at least 2 on each side (repeats = N in a command, or several rows per point)"
+run "$RUNNER" diff 1 2 --stat --columns user_s --db "$DB"
+expect_status 2
+expect_stderr "runner: diff --stat: column 'user_s' of noisy is one value per point of a command (--stat compares wall_s and the declared columns)"
+
+# repeats = N: wall_s is the mean of N runs with wall_sd_s, and wall_runs is
+# its n, so --stat compares it (real timings: only n and the status are
+# certain here).
+DB="$TMP/repeats.db"
+timed=$(write_script timed.lua <<'LUA'
+command { name = "timed", argv = { "true" }, params = { k = { type = "integer" } }, repeats = 4 }
+sweep("timed", { k = { 1, 2 } }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$timed" --db "$DB" --quiet 2>/dev/null
+"$RUNNER" sweep "$timed" --db "$DB" --quiet 2>/dev/null
+run "$RUNNER" diff 1 2 --stat --db "$DB" --format json
+[ "$status" -le 1 ] || fail "repeats: exit $status: $(cat "$TMP/err")"
+expect_equal "wall_s with n = 4" "$(fields point column n_a n_b)" '{"k":1},wall_s,4,4
+{"k":2},wall_s,4,4'
+run "$RUNNER" diff 1 2 --stat --columns exit_status --db "$DB"
+expect_status 2
+expect_stderr "runner: diff --stat: column 'exit_status' of timed is one value per point of a command (--stat compares wall_s and the declared columns)"
+
+# A plugin with several rows a point (testkit's rows): text columns are
+# left out unless named.
+DB="$TMP/testkit.db"
+export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+grid=$(write_script grid.lua <<'LUA'
+sweep("testkit", { x = {1, 2}, rows = 3 }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$grid" --db "$DB" --quiet 2>/dev/null
+"$RUNNER" sweep "$grid" --db "$DB" --quiet --seed 3 2>/dev/null
+run "$RUNNER" diff 1 2 --stat --columns random --db "$DB" --format json
+[ "$status" -le 1 ] || fail "testkit: exit $status: $(cat "$TMP/err")"
+expect_equal "testkit's random, 3 a side" "$(fields column n_a n_b)" "random,3,3"
+run "$RUNNER" diff 1 2 --stat --columns tag --db "$DB"
+expect_status 2
+expect_stderr "runner: diff --stat: column 'tag' of testkit is not numeric"
+finish
