@@ -5,4 +5,6 @@
 #ifndef RUNNER_ANALYSIS_FACE_H
 #define RUNNER_ANALYSIS_FACE_H
 
+#include "fit.h"
+
 #endif

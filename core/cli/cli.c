@@ -70,6 +70,10 @@ static const options_command cli_commands[] = {
       "write a sweep's sections to files, one per section, each headed by sweep, section, "
       "plugin and units",
       cli_export_sweep },
+    { "fit", CMD_FIT, "SWEEP",
+      "fit a model (Amdahl, USL, the walk-through's round, ...) to a section's rows, with "
+      "95% intervals; stored as rows (docs/analysis.md)",
+      cli_fit },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

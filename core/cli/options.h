@@ -34,6 +34,7 @@ enum {
     CMD_RM = 1u << 18,
     CMD_VACUUM = 1u << 19,
     CMD_EXPORT = 1u << 20,
+    CMD_FIT = 1u << 21,
 };
 
 typedef enum option_kind {
