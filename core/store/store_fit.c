@@ -24,8 +24,41 @@ static int bind_typed(sqlite3_stmt *st, int index, const value *v)
     }
 }
 
+/* Residual rows go in RESIDUALS_PER_INSERT to a statement: a million rows
+ * cost a million steps of one statement otherwise (a third of the time). */
+#define RESIDUAL_COLUMNS 7
+#define RESIDUALS_PER_INSERT 64
+
+static void bind_residual(sqlite3_stmt *st, int first, const store_fit *f, int64_t fit_id,
+                          int64_t i)
+{
+    sqlite3_bind_int64(st, first + 1, fit_id);
+    sqlite3_bind_int64(st, first + 2, f->keys[i].row_id);
+    sqlite3_bind_int64(st, first + 3, f->keys[i].point_id);
+    sqlite3_bind_double(st, first + 4, f->x[i]);
+    sqlite3_bind_double(st, first + 5, f->y[i]);
+    sqlite3_bind_double(st, first + 6, f->fitted[i]);
+    sqlite3_bind_double(st, first + 7, f->residual[i]);
+}
+
+/* "INSERT INTO fit_residual (...) VALUES (?, ...), ..." with rows rows. */
+static char *residual_insert_sql(int rows)
+{
+    strbuf b = { 0 };
+    strbuf_str(&b, "INSERT INTO fit_residual (fit_id, row_id, point_id, x, y, fitted, residual)"
+                   " VALUES ");
+    for (int r = 0; r < rows; r++)
+        strbuf_str(&b, r ? ", (?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?)");
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
 static int write_one(store *s, const store_fit *f, const char *created, sqlite3_stmt *fit_st,
-                     sqlite3_stmt *param_st, sqlite3_stmt *residual_st, int64_t *id, char **err)
+                     sqlite3_stmt *param_st, sqlite3_stmt *residual_st, sqlite3_stmt *residuals_st,
+                     int64_t *id, char **err)
 {
     const char *what = "cannot store the fit";
     sqlite3_bind_int64(fit_st, 1, f->sweep_id);
@@ -66,14 +99,17 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
         if (storei_step_done(s, param_st, what, err) != 0)
             return -1;
     }
-    sqlite3_bind_int64(residual_st, 1, *id);
-    for (int64_t i = 0; i < f->n; i++) {
-        sqlite3_bind_int64(residual_st, 2, f->keys[i].row_id);
-        sqlite3_bind_int64(residual_st, 3, f->keys[i].point_id);
-        sqlite3_bind_double(residual_st, 4, f->x[i]);
-        sqlite3_bind_double(residual_st, 5, f->y[i]);
-        sqlite3_bind_double(residual_st, 6, f->fitted[i]);
-        sqlite3_bind_double(residual_st, 7, f->residual[i]);
+    /* RESIDUALS_PER_INSERT rows a statement, then one at a time. */
+    int64_t i = 0;
+    for (; i + RESIDUALS_PER_INSERT <= f->n; i += RESIDUALS_PER_INSERT) {
+        for (int k = 0; k < RESIDUALS_PER_INSERT; k++)
+            bind_residual(residuals_st, k * RESIDUAL_COLUMNS, f, *id, i + k);
+        if (sqlite3_step(residuals_st) != SQLITE_DONE)
+            return storei_fail_sql(s, err, "%s (its residuals)", what);
+        sqlite3_reset(residuals_st);
+    }
+    for (; i < f->n; i++) {
+        bind_residual(residual_st, 0, f, *id, i);
         if (sqlite3_step(residual_st) != SQLITE_DONE)
             return storei_fail_sql(s, err, "%s (its residuals)", what);
         sqlite3_reset(residual_st);
@@ -84,8 +120,14 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
 int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err)
 {
     const char *what = "cannot store the fit";
-    sqlite3_stmt *fit_st = NULL, *param_st = NULL, *residual_st = NULL;
+    sqlite3_stmt *fit_st = NULL, *param_st = NULL, *residual_st = NULL, *residuals_st = NULL;
     char created[32];
+    char *one = residual_insert_sql(1), *many = residual_insert_sql(RESIDUALS_PER_INSERT);
+    if (!one || !many) {
+        free(one);
+        free(many);
+        return util_fail(err, "%s: %s: out of memory", s->path, what);
+    }
     storei_format_utc(util_now(), created);
     if (storei_batch_commit(s, err) != 0 || storei_exec(s, "BEGIN IMMEDIATE", what, err) != 0)
         return -1;
@@ -102,21 +144,23 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
                            " ci_low, ci_high, unit, doc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                            " ?9, ?10)",
                            -1, &param_st, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "INSERT INTO fit_residual (fit_id, row_id, point_id, x, y, fitted,"
-                           " residual) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                           -1, &residual_st, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(s->db, one, -1, &residual_st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, many, -1, &residuals_st, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "%s", what);
         goto done;
     }
     for (size_t i = 0; i < count; i++)
-        if (write_one(s, &fits[i], created, fit_st, param_st, residual_st, &ids[i], err) != 0)
+        if (write_one(s, &fits[i], created, fit_st, param_st, residual_st, residuals_st, &ids[i],
+                      err) != 0)
             goto done;
     rc = storei_exec(s, "COMMIT", what, err);
 done:
     sqlite3_finalize(fit_st);
     sqlite3_finalize(param_st);
     sqlite3_finalize(residual_st);
+    sqlite3_finalize(residuals_st);
+    free(one);
+    free(many);
     if (rc != 0)
         storei_rollback(s);
     return rc;
