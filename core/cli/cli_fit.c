@@ -256,10 +256,13 @@ int cli_fit(const options_parsed *a)
     if (status != EXIT_OK)
         return status;
     if (!v[OPTION_FIT_X].text || !v[OPTION_FIT_Y].text || !v[OPTION_FIT_MODEL].text)
-        return options_usage_error("%s", "fit needs --x COLUMN, --y COLUMN and --model M");
+        return options_usage_error("%s", "fit needs --x COLUMN, --y COLUMN and --model MODEL");
     const fit_model *model = fit_model_find(v[OPTION_FIT_MODEL].text);
-    if (!model) /* options.def lists the same names */
-        return options_usage_error("fit: unknown --model %s", v[OPTION_FIT_MODEL].text);
+    if (!model) {
+        fprintf(stderr, "runner: --model %s: expected %s; see 'runner --help'\n",
+                v[OPTION_FIT_MODEL].text, fit_model_names());
+        return EXIT_USAGE;
+    }
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_FIT_FORMAT].text, &format);
 

@@ -95,7 +95,7 @@ expect_status 2
 expect_stderr "runner: --model cubic: expected amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear; see 'runner --help'"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup
 expect_status 2
-expect_stderr "runner: fit needs --x COLUMN, --y COLUMN and --model M; see 'runner --help'"
+expect_stderr "runner: fit needs --x COLUMN, --y COLUMN and --model MODEL; see 'runner --help'"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup --model usl --section 2
 expect_status 2
 expect_stderr "runner: fit: sweep 1 has 1 section; --section 2 is out of range"
