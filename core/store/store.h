@@ -427,7 +427,7 @@ int store_sweep_set_note(store *s, int64_t sweep_id, const char *note, char **er
 int store_sweep_retag(store *s, int64_t sweep_id, const char *const *add, size_t add_count,
                       const char *const *drop, size_t drop_count, char **err);
 /* Deletes the sweeps and every row of them (result rows in each plugin's
- * table, points, blocks, sections, plugins, outbox, tags) in one
+ * table, points, blocks, sections, plugins, outbox, tags, fits) in one
  * transaction: all or none. Checks nothing: the caller checks liveness. */
 int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err);
 /* VACUUM: the file rebuilt without its free pages; its size before and

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "testdb.h"
 
 #define SEEDS 100
 #define MAX_ROWS 64
@@ -194,6 +195,92 @@ static void check_units(void)
     free(u);
 }
 
+/* store_fits_write: a fit and its rows, read back; NaN stored NULL; two
+ * fits of which the second cannot be stored leave nothing. */
+static void check_store(void)
+{
+    store *s = testdb_open(testdb_fresh_path("fit.db"), NULL);
+    if (!s)
+        return;
+    char *err = NULL;
+    int64_t sweep_id = 0, section_id = 0;
+    store_sweep_info info = { .script_path = "fit.lua",
+                              .script_text = "",
+                              .script_sha256 = "00",
+                              .options_json = "{}",
+                              .overrides_json = "{}",
+                              .runner_version = "0.1.0",
+                              .host = "testhost",
+                              .command_line = "runner sweep fit.lua",
+                              .started_at = 1e9 };
+    CHECK_INT_EQ(store_sweep_begin(s, &info, &sweep_id, &err), 0);
+    CHECK_INT_EQ(store_section_begin(s, sweep_id, 1, "demo", "t", 1, 3, &section_id, &err), 0);
+    store_fit_param params[2] = {
+        { .name = "base", .unit = "s", .value = 30, .std_error = 0.5, .ci_low = 29, .ci_high = 31 },
+        { .name = "ceiling",
+          .derived = 1,
+          .value = NAN,
+          .std_error = NAN,
+          .ci_low = NAN,
+          .ci_high = NAN },
+    };
+    store_row_key keys[3] = { { 1, 10 }, { 1, 11 }, { 2, 12 } };
+    double x[3] = { 1, 2, 4 }, y[3] = { 31, 16, 9 }, fitted[3] = { 30.5, 16.5, 9 },
+           residual[3] = { 0.5, -0.5, 0 };
+    value by = value_real(2);
+    store_fit fit = { .sweep_id = sweep_id,
+                      .section_id = section_id,
+                      .model = "walkthrough",
+                      .formula = "base/x + J*x/(x+1)",
+                      .x_column = "workers",
+                      .y_column = "round_s",
+                      .x_unit = "workers",
+                      .y_unit = "s",
+                      .by_column = "jitter",
+                      .by_value = &by,
+                      .n = 3,
+                      .dof = 1,
+                      .iterations = 2,
+                      .r2 = 0.99,
+                      .rss = 0.5,
+                      .residual_sd = 0.7,
+                      .confidence = 0.95,
+                      .param_count = 2,
+                      .params = params,
+                      .keys = keys,
+                      .x = x,
+                      .y = y,
+                      .fitted = fitted,
+                      .residual = residual };
+    int64_t ids[2] = { 0, 0 };
+    CHECK_INT_EQ(store_fits_write(s, &fit, 1, ids, &err), 0);
+    CHECK(ids[0] > 0);
+    table *t = NULL;
+    CHECK_INT_EQ(store_fit_params(s, ids[0], &t, &err), 0);
+    if (t) {
+        CHECK_INT_EQ(t->row_count, 2);
+        CHECK_STR_EQ(table_cell(t, 0, 0)->as.text, "base");
+        CHECK_STR_EQ(table_cell(t, 0, 1)->as.text, "param");
+        CHECK_NEAR(table_cell(t, 0, 4)->as.real, 29, 0);
+        CHECK_STR_EQ(table_cell(t, 1, 1)->as.text, "derived");
+        CHECK_INT_EQ(table_cell(t, 1, 2)->type, 0); /* NaN: NULL, undefined */
+        table_free(t);
+    }
+    /* The second fit names a sweep that does not exist: neither is stored. */
+    store_fit bad = fit;
+    bad.sweep_id = sweep_id + 100;
+    store_fit both[2] = { fit, bad };
+    CHECK_INT_EQ(store_fits_write(s, both, 2, ids, &err), -1);
+    CHECK(err && strstr(err, "cannot store the fit") != NULL);
+    free(err);
+    err = NULL;
+    t = NULL;
+    CHECK_INT_EQ(store_fit_params(s, ids[0] + 1, &t, &err), 0);
+    CHECK(t && t->row_count == 0);
+    table_free(t);
+    store_close(s);
+}
+
 int main(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -203,5 +290,6 @@ int main(void)
     check_exact_walkthrough();
     check_refusals();
     check_units();
+    check_store();
     return check_done("test_fit");
 }
