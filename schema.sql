@@ -247,3 +247,71 @@ END;
 -- `runner sweeps` counts points per sweep from the blocks' counts: this
 -- index covers that query, so it never reads the blocks' points.
 CREATE INDEX IF NOT EXISTS point_block_by_sweep ON point_block(sweep_id, point_count, ok_count);
+
+-- Schema version 11: fits (`runner fit`, docs/analysis.md). One row per
+-- fitted group: a model y = f(x; parameters) fitted by least squares to
+-- the rows of one section (one group of them under --by). Fitting reads
+-- the section and adds rows here; it never changes a stored row.
+-- AUTOINCREMENT: a fit's id is never given again after `runner rm`.
+CREATE TABLE IF NOT EXISTS fit (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL REFERENCES section(id),
+    model           TEXT NOT NULL,                 -- amdahl, gustafson, usl, walkthrough,
+                                                   --   alpha-beta, power, linear
+    formula         TEXT NOT NULL,                 -- y as a function of x: base/x + J*x/(x+1)
+    x_column        TEXT NOT NULL,                 -- the section's columns fitted
+    y_column        TEXT NOT NULL,
+    x_unit          TEXT NOT NULL DEFAULT '',      -- their units, as the section records them
+    y_unit          TEXT NOT NULL DEFAULT '',
+    by_column       TEXT,                          -- --by; NULL: every row in one fit
+    by_value,                                      -- this group's value of by_column (typed
+                                                   --   as stored: no declared type); NULL: no --by
+    weight_column   TEXT,                          -- --weights: each y's standard deviation,
+                                                   --   in y_unit; NULL: unweighted
+    n               INTEGER NOT NULL,              -- rows fitted (fit_residual holds them)
+    excluded        INTEGER NOT NULL,              -- rows left out: NaN, inf or NULL in x, y or
+                                                   --   the weight, or a weight <= 0
+    dof             INTEGER NOT NULL,              -- degrees of freedom, n - parameters
+    r2              REAL,                          -- 1 - RSS/TSS (weighted with the weights);
+                                                   --   NULL when y does not vary
+    rss             REAL NOT NULL,                 -- residual sum of squares: y_unit^2, or
+                                                   --   chi-square (dimensionless) when weighted
+    residual_sd     REAL NOT NULL,                 -- sqrt(rss / dof): y_unit when unweighted
+    confidence      REAL NOT NULL,                 -- of the intervals in fit_param: 0.95
+    iterations      INTEGER NOT NULL,              -- trust-region iterations to converge
+    created_at      TEXT NOT NULL                  -- UTC, ISO 8601
+);
+CREATE INDEX IF NOT EXISTS fit_by_section ON fit(sweep_id, section_id);
+
+-- A fit's parameters, then the quantities derived from them (the speedup
+-- ceiling, the USL peak), each with its standard error and confidence
+-- interval (Student t with dof degrees of freedom; the delta method for
+-- derived ones). NULL where undefined (a ceiling when J is 0).
+CREATE TABLE IF NOT EXISTS fit_param (
+    fit_id          INTEGER NOT NULL REFERENCES fit(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: parameters first
+    name            TEXT NOT NULL,                 -- base, J, sigma, kappa, ceiling, ...
+    kind            TEXT NOT NULL CHECK (kind IN ('param', 'derived')),
+    value           REAL,
+    stderr          REAL,                          -- standard error, in unit
+    ci_low          REAL,                          -- value -/+ t(dof) stderr
+    ci_high         REAL,
+    unit            TEXT NOT NULL DEFAULT '',      -- from x_unit and y_unit: s, s/bytes, ...
+    doc             TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (fit_id, position)
+) WITHOUT ROWID;
+
+-- Each fitted row: where it is stored (the result table's row_id and its
+-- point), its x and y, the model's value there and the residual y - fitted
+-- (in y_unit, never weighted).
+CREATE TABLE IF NOT EXISTS fit_residual (
+    fit_id          INTEGER NOT NULL REFERENCES fit(id),
+    row_id          INTEGER NOT NULL,              -- row_id in the section's result table
+    point_id        INTEGER NOT NULL,              -- point.id of that row
+    x               REAL NOT NULL,
+    y               REAL NOT NULL,
+    fitted          REAL NOT NULL,
+    residual        REAL NOT NULL,
+    PRIMARY KEY (fit_id, row_id)
+) WITHOUT ROWID;

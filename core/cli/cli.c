@@ -71,6 +71,10 @@ static const options_command cli_commands[] = {
       "write a sweep's sections to files, one per section, each headed by sweep, section, "
       "plugin and units",
       cli_export_sweep },
+    { "fit", CMD_FIT, "SWEEP",
+      "fit a model (Amdahl, USL, the walk-through's round, ...) to a section's rows, with "
+      "95% intervals; stored as rows (docs/analysis.md)",
+      cli_fit },
     { "pareto", CMD_PARETO, "SWEEP",
       "the rows no other row beats on every objective (--min, --max; docs/analysis.md)",
       cli_pareto },

@@ -34,7 +34,8 @@ enum {
     CMD_RM = 1u << 18,
     CMD_VACUUM = 1u << 19,
     CMD_EXPORT = 1u << 20,
-    CMD_PARETO = 1u << 21,
+    CMD_FIT = 1u << 21,
+    CMD_PARETO = 1u << 22,
 };
 
 typedef enum option_kind {

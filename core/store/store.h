@@ -437,7 +437,7 @@ int store_sweep_set_note(store *s, int64_t sweep_id, const char *note, char **er
 int store_sweep_retag(store *s, int64_t sweep_id, const char *const *add, size_t add_count,
                       const char *const *drop, size_t drop_count, char **err);
 /* Deletes the sweeps and every row of them (result rows in each plugin's
- * table, points, blocks, sections, plugins, outbox, tags) in one
+ * table, points, blocks, sections, plugins, outbox, tags, fits) in one
  * transaction: all or none. Checks nothing: the caller checks liveness. */
 int store_sweeps_remove(store *s, const int64_t *ids, size_t count, char **err);
 /* VACUUM: the file rebuilt without its free pages; its size before and
@@ -463,6 +463,40 @@ typedef struct store_merge_result {
  * written then. A merge already in s is not done again (result->already). */
 int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
                 store_merge_result *result, char **err);
+
+/* --- fits (store_fit.c, `runner fit`, docs/analysis.md) ------------------ */
+
+/* One fitted or derived quantity; strings borrowed. NaN or inf is stored
+ * NULL (undefined). */
+typedef struct store_fit_param {
+    const char *name, *unit, *doc;
+    int derived; /* 0: a parameter (kind 'param'); 1: 'derived' */
+    double value, std_error, ci_low, ci_high;
+} store_fit_param;
+
+/* One fit as the fit table stores it (docs/schema.md); everything borrowed.
+ * keys, x, y, fitted and residual hold n entries each (fit_residual). */
+typedef struct store_fit {
+    int64_t sweep_id, section_id;
+    const char *model, *formula;
+    const char *x_column, *y_column, *x_unit, *y_unit;
+    const char *by_column;     /* NULL: no --by */
+    const value *by_value;     /* the group's value of by_column */
+    const char *weight_column; /* NULL: unweighted */
+    int64_t n, excluded, dof, iterations;
+    double r2, rss, residual_sd, confidence;
+    size_t param_count;
+    const store_fit_param *params;
+    const store_row_key *keys;
+    const double *x, *y, *fitted, *residual;
+} store_fit;
+
+/* Stores count fits in one transaction, all or none: ids[count] receives
+ * their ids. Writes only the fit tables. */
+int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err);
+/* A stored fit's quantities in order: name, kind, value, stderr, ci_low,
+ * ci_high, unit (a new table; the caller frees it). */
+int store_fit_params(store *s, int64_t fit_id, table **out, char **err);
 
 #include "store_query.h"
 

@@ -18,12 +18,13 @@ static const char *const catalog_names[] = {
     /* tables and views */
     "sweep", "sweep_plugin", "section", "point", "point_block", "point_index",
     "plugin_column", "outbox", "sweep_command", "artifact_blob", "artifact", "sweep_tag",
-    "id_high_water", "sqlite_stat1",
+    "id_high_water", "sqlite_stat1", "fit", "fit_param", "fit_residual", "sqlite_sequence",
     /* indexes */
     "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
     "point_block_by_last_id", "point_block_by_sweep", "point_index_not_ok",
     "point_index_failed", "point_index_crashed", "point_index_timeout", "outbox_pending",
     "artifact_by_sweep", "artifact_by_blob", "sweep_tag_by_tag", "sweep_list", "sweep_by_name",
+    "fit_by_section",
     /* triggers */
     "sweep_high_water", "section_high_water", "point_high_water",
 };

@@ -304,7 +304,7 @@ int store_sweep_retag(store *s, int64_t sweep_id, const char *const *add, size_t
 /* --- removing --------------------------------------------------------------- */
 
 /* Deletes every row of one sweep: its result rows in each plugin's table,
- * then point_index through its blocks, then the catalog tables. */
+ * then point_index through its blocks, its fits, then the catalog tables. */
 static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_count, char **err)
 {
     char what[96];
@@ -324,6 +324,17 @@ static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_
                      "DELETE FROM point_index WHERE block_id IN"
                      " (SELECT id FROM point_block WHERE sweep_id = ?1)",
                      sweep_id, NULL, what, err) != 0)
+        return -1;
+    /* Its fits (runner fit), before the sections they refer to. */
+    if (run_on_sweep(s,
+                     "DELETE FROM fit_residual WHERE fit_id IN"
+                     " (SELECT id FROM fit WHERE sweep_id = ?1)",
+                     sweep_id, NULL, what, err) != 0 ||
+        run_on_sweep(s,
+                     "DELETE FROM fit_param WHERE fit_id IN"
+                     " (SELECT id FROM fit WHERE sweep_id = ?1)",
+                     sweep_id, NULL, what, err) != 0 ||
+        run_on_sweep(s, "DELETE FROM fit WHERE sweep_id = ?1", sweep_id, NULL, what, err) != 0)
         return -1;
     for (size_t i = 0; i < sizeof sweep_tables / sizeof sweep_tables[0]; i++) {
         char sql[128];

@@ -323,6 +323,27 @@ case $plan in
 *) fail "a name is not looked up in sweep_by_name: $plan" ;;
 esac
 
+# Version 11 adds the fit tables (runner fit, docs/analysis.md). A version
+# 10 file lacks only tables no reading command reads: readers read it as it
+# is, without writing; a writing command (runner fit among them) upgrades it
+# in place, rows kept, and stores its fit.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE fit_residual;
+DROP TABLE fit_param; DROP TABLE fit; DELETE FROM sqlite_sequence WHERE name = 'fit';
+PRAGMA user_version = 10; PRAGMA journal_mode = DELETE;" >/dev/null
+points_before=$(sql "$POINTS")
+sha=$(sha256sum <"$DB")
+run "$RUNNER" show indexed --db "$DB"
+expect_status 0
+expect_equal "show: the version 10 file's bytes" "$(sha256sum <"$DB")" "$sha"
+run "$RUNNER" fit 1 --db "$DB" --x x --y y --model linear
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name IN ('fit', 'fit_param', 'fit_residual',
+    'fit_by_section')" "4"
+expect_sql "SELECT model, x_column, y_column, n, excluded FROM fit" "linear|x|y|$(sql "SELECT count(*)
+    FROM testkit WHERE section_id = (SELECT id FROM section WHERE sweep_id = 1 AND ordinal = 1)")|0"
+expect_equal "points after the upgrade to 11" "$(sql "$POINTS")" "$points_before"
+
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")

@@ -1,0 +1,240 @@
+/* fit: nonlinear least squares with GSL's trust-region solver
+ * (gsl_multifit_nlinear), standard errors from its covariance scaled by the
+ * residual variance, Student-t intervals (gsl_cdf_tdist_Pinv), and derived
+ * quantities by the delta method. */
+#include "fit_int.h"
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#define DEFAULT_MAX_ITERATIONS 200
+#define DEFAULT_CONFIDENCE 0.95
+
+typedef struct solver_ctx {
+    const fit_model *model;
+    const fit_data *data;
+} solver_ctx;
+
+/* GSL's residual: f_i = model(x_i) - y_i (the weights are applied by GSL). */
+static int residual_fn(const gsl_vector *p, void *arg, gsl_vector *f)
+{
+    const solver_ctx *c = arg;
+    for (size_t i = 0; i < c->data->n; i++)
+        gsl_vector_set(f, i, c->model->f(c->data->x[i], p->data) - c->data->y[i]);
+    return GSL_SUCCESS;
+}
+
+static int jacobian_fn(const gsl_vector *p, void *arg, gsl_matrix *jac)
+{
+    const solver_ctx *c = arg;
+    double row[FIT_MAX_PARAMS];
+    for (size_t i = 0; i < c->data->n; i++) {
+        c->model->df(c->data->x[i], p->data, row);
+        for (size_t j = 0; j < c->model->param_count; j++)
+            gsl_matrix_set(jac, i, j, row[j]);
+    }
+    return GSL_SUCCESS;
+}
+
+void fit_result_clear(fit_result *r)
+{
+    if (!r)
+        return;
+    free(r->fitted);
+    free(r->residual);
+    memset(r, 0, sizeof *r);
+}
+
+static int check_domain(const fit_model *m, const fit_data *d, char **err)
+{
+    if (!m->positive_x)
+        return 0;
+    size_t bad = 0;
+    for (size_t i = 0; i < d->n; i++)
+        bad += !(d->x[i] > 0);
+    if (bad)
+        return util_fail(err, "%s is defined for x > 0 only, and %zu row%s x <= 0", m->name, bad,
+                         bad == 1 ? " has" : "s have");
+    return 0;
+}
+
+/* The derived quantities at p with their standard errors: the gradient by
+ * central differences, then sqrt(g' C g). */
+static void derive_with_errors(const fit_model *m, const double *p, const gsl_matrix *cov,
+                               double *value, double *std_error)
+{
+    double at[FIT_MAX_PARAMS], up[FIT_MAX_DERIVED], down[FIT_MAX_DERIVED];
+    double grad[FIT_MAX_DERIVED][FIT_MAX_PARAMS];
+    m->derive(p, value);
+    for (size_t j = 0; j < m->param_count; j++) {
+        memcpy(at, p, sizeof at);
+        /* A step of about eps^(1/3) relative, the best for central differences. */
+        double h = 6e-6 * (fabs(p[j]) > 1e-300 ? fabs(p[j]) : 1);
+        at[j] = p[j] + h;
+        m->derive(at, up);
+        at[j] = p[j] - h;
+        m->derive(at, down);
+        for (size_t k = 0; k < m->derived_count; k++)
+            grad[k][j] = (up[k] - down[k]) / (2 * h);
+    }
+    for (size_t k = 0; k < m->derived_count; k++) {
+        double var = 0;
+        for (size_t a = 0; a < m->param_count; a++)
+            for (size_t b = 0; b < m->param_count; b++)
+                var += grad[k][a] * gsl_matrix_get(cov, a, b) * grad[k][b];
+        std_error[k] = isfinite(value[k]) && var >= 0 ? sqrt(var) : NAN;
+    }
+}
+
+static void fill_estimate(fit_estimate *e, const fit_quantity_desc *d, int derived, double value,
+                          double std_error, double t)
+{
+    e->name = d->name;
+    e->doc = d->doc;
+    e->unit = d->unit;
+    e->derived = derived;
+    e->value = value;
+    e->std_error = std_error;
+    e->ci_low = isfinite(std_error) ? value - t * std_error : NAN;
+    e->ci_high = isfinite(std_error) ? value + t * std_error : NAN;
+}
+
+/* R^2 = 1 - RSS/TSS, both weighted when the fit is. */
+static double r_squared(const fit_data *d, const double *residual)
+{
+    double sum_w = 0, sum_wy = 0, rss = 0, tss = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        double w = d->sd ? 1 / (d->sd[i] * d->sd[i]) : 1;
+        sum_w += w;
+        sum_wy += w * d->y[i];
+        rss += w * residual[i] * residual[i];
+    }
+    double mean = sum_wy / sum_w;
+    for (size_t i = 0; i < d->n; i++) {
+        double w = d->sd ? 1 / (d->sd[i] * d->sd[i]) : 1;
+        tss += w * (d->y[i] - mean) * (d->y[i] - mean);
+    }
+    return tss > 0 ? 1 - rss / tss : NAN;
+}
+
+int fit_run(const fit_model *model, const fit_data *data, const fit_options *options,
+            fit_result *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = data->n, p = model->param_count;
+    size_t max_iterations =
+        options && options->max_iterations ? options->max_iterations : DEFAULT_MAX_ITERATIONS;
+    double confidence =
+        options && options->confidence > 0 ? options->confidence : DEFAULT_CONFIDENCE;
+    if (n < p + 1)
+        return util_fail(err,
+                         "%s has %zu parameter%s and needs at least %zu rows to estimate their "
+                         "errors; %zu usable",
+                         model->name, p, p == 1 ? "" : "s", p + 1, n);
+    if (check_domain(model, data, err) != 0)
+        return -1;
+    gsl_set_error_handler_off(); /* GSL's default aborts the process */
+
+    int rc = -1;
+    solver_ctx ctx = { model, data };
+    gsl_multifit_nlinear_fdf fdf = {
+        .f = residual_fn, .df = jacobian_fn, .n = n, .p = p, .params = &ctx
+    };
+    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, n, p);
+    gsl_vector *weights = data->sd ? gsl_vector_alloc(n) : NULL;
+    gsl_matrix *cov = gsl_matrix_alloc(p, p);
+    out->fitted = malloc(n * sizeof *out->fitted);
+    out->residual = malloc(n * sizeof *out->residual);
+    if (!w || (data->sd && !weights) || !cov || !out->fitted || !out->residual) {
+        util_fail(err, "out of memory fitting %zu rows", n);
+        goto done;
+    }
+    double start[FIT_MAX_PARAMS] = { 0 };
+    model->start(data, start);
+    gsl_vector_view start_view = gsl_vector_view_array(start, p);
+    if (weights) {
+        for (size_t i = 0; i < n; i++)
+            gsl_vector_set(weights, i, 1 / (data->sd[i] * data->sd[i]));
+        gsl_multifit_nlinear_winit(&start_view.vector, weights, &fdf, w);
+    } else {
+        gsl_multifit_nlinear_init(&start_view.vector, &fdf, w);
+    }
+    int info = 0;
+    int status = gsl_multifit_nlinear_driver(max_iterations, 1e-10, 1e-10, 0, NULL, NULL, &info, w);
+    double chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
+    out->iterations = gsl_multifit_nlinear_niter(w);
+    /* GSL reports EMAXITER with info ENOPROG when no step from the start
+     * lowers the cost: the start (exact for the models linear in their
+     * parameters) is already the minimum. */
+    if (status == GSL_EMAXITER && info == GSL_ENOPROG && out->iterations <= 1)
+        status = GSL_SUCCESS;
+    if (status != GSL_SUCCESS || !isfinite(chi)) {
+        util_fail(
+            err, "%s did not converge after %zu iterations (last residual sum of squares %.6g%s%s)",
+            model->name, out->iterations, chi * chi, status == GSL_EMAXITER ? "" : "; ",
+            status == GSL_EMAXITER ? "" : gsl_strerror(status));
+        goto done;
+    }
+    const gsl_vector *best = gsl_multifit_nlinear_position(w);
+    double values[FIT_MAX_PARAMS];
+    for (size_t j = 0; j < p; j++)
+        values[j] = gsl_vector_get(best, j);
+    /* (J'WJ)^-1 scaled by the residual variance: the weights are taken as
+     * relative (scipy's absolute_sigma = False), so errors reflect the
+     * scatter the data show. */
+    gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
+    out->dof = n - p;
+    out->rss = chi * chi;
+    out->residual_sd = sqrt(out->rss / (double)out->dof);
+    gsl_matrix_scale(cov, out->rss / (double)out->dof);
+    for (size_t j = 0; j < p; j++) {
+        double var = gsl_matrix_get(cov, j, j);
+        if (!isfinite(values[j]) || !(var > 0 || (var == 0 && out->rss == 0)) || !isfinite(var)) {
+            util_fail(err, "%s: the rows do not determine %s (do x's values differ enough?)",
+                      model->name, model->params[j].name);
+            goto done;
+        }
+    }
+    double t = gsl_cdf_tdist_Pinv(0.5 + confidence / 2, (double)out->dof);
+    for (size_t j = 0; j < p; j++)
+        fill_estimate(&out->estimates[j], &model->params[j], 0, values[j],
+                      sqrt(gsl_matrix_get(cov, j, j)), t);
+    if (model->derived_count) {
+        double derived[FIT_MAX_DERIVED], derived_error[FIT_MAX_DERIVED];
+        derive_with_errors(model, values, cov, derived, derived_error);
+        for (size_t k = 0; k < model->derived_count; k++)
+            fill_estimate(&out->estimates[p + k], &model->derived[k], 1, derived[k],
+                          derived_error[k], t);
+    }
+    out->estimate_count = p + model->derived_count;
+    for (size_t i = 0; i < n; i++) {
+        out->fitted[i] = model->f(data->x[i], values);
+        out->residual[i] = data->y[i] - out->fitted[i];
+    }
+    out->r2 = r_squared(data, out->residual);
+    out->model = model;
+    out->n = n;
+    out->confidence = confidence;
+    rc = 0;
+done:
+    gsl_multifit_nlinear_free(w);
+    gsl_vector_free(weights);
+    gsl_matrix_free(cov);
+    if (rc != 0) {
+        size_t iterations = out->iterations;
+        fit_result_clear(out);
+        out->iterations = iterations;
+    }
+    return rc;
+}

@@ -1,0 +1,121 @@
+/* fit: least-squares fits of scaling laws to stored rows (`runner fit`,
+ * docs/analysis.md). fit_models.c says what each model is; fit.c runs GSL's
+ * trust-region solver and turns its covariance into standard errors, 95 %
+ * intervals and, by the delta method, intervals of derived quantities;
+ * fit_data.c reads x, y (and --by, --weights) of one stored section. */
+#ifndef RUNNER_ANALYSIS_FIT_H
+#define RUNNER_ANALYSIS_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/value.h"
+#include "store/store.h"
+
+#define FIT_MAX_PARAMS 3
+#define FIT_MAX_DERIVED 3
+
+/* Which unit a quantity has, in terms of the fitted columns' units. */
+typedef enum fit_unit_kind {
+    FIT_UNIT_NONE,    /* dimensionless */
+    FIT_UNIT_X,       /* x's unit ("workers") */
+    FIT_UNIT_Y,       /* y's unit ("s") */
+    FIT_UNIT_Y_PER_X, /* y's unit per x's unit ("s/bytes") */
+    FIT_UNIT_X_PER_Y  /* x's unit per y's unit ("bytes/s") */
+} fit_unit_kind;
+
+/* The unit of a quantity of this kind, for columns x_unit and y_unit
+ * ("" when dimensionless): "s", "s/bytes", "1/s"; malloc'd. */
+char *fit_unit_text(fit_unit_kind kind, const char *x_unit, const char *y_unit);
+
+/* A model y = f(x; p): its name as typed, its formula, parameters and
+ * derived quantities (fit_models.c). */
+typedef struct fit_model fit_model;
+
+/* The model called name ("usl"), or NULL. */
+const fit_model *fit_model_find(const char *name);
+/* "amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear". */
+const char *fit_model_names(void);
+const char *fit_model_name(const fit_model *m);
+/* The formula in x, as stored in fit.formula ("base/x + J*x/(x+1)"). */
+const char *fit_model_formula(const fit_model *m);
+size_t fit_model_param_count(const fit_model *m);
+
+/* One fitted or derived quantity. */
+typedef struct fit_estimate {
+    const char *name; /* static (the model's) */
+    const char *doc;  /* static */
+    fit_unit_kind unit;
+    int derived;      /* 0: a parameter; 1: derived from them (delta method) */
+    double value;     /* NaN: undefined (a ceiling with J = 0) */
+    double std_error; /* standard error; NaN when not defined */
+    double ci_low;    /* the 95 % interval, value -/+ t(0.975, dof) stderr */
+    double ci_high;
+} fit_estimate;
+
+/* The rows one fit uses. Arrays are the caller's; sd NULL: unweighted. */
+typedef struct fit_data {
+    size_t n;
+    const double *x, *y;
+    const double *sd; /* --weights: each y's standard deviation (> 0) */
+} fit_data;
+
+typedef struct fit_options {
+    size_t max_iterations; /* 0: 200 */
+    double confidence;     /* 0: 0.95 */
+} fit_options;
+
+/* A fit's answer; fitted and residual hold n values (fit_result_clear). */
+typedef struct fit_result {
+    const fit_model *model;
+    size_t n, dof;
+    size_t estimate_count; /* parameters first, then derived quantities */
+    fit_estimate estimates[FIT_MAX_PARAMS + FIT_MAX_DERIVED];
+    double r2;          /* 1 - RSS/TSS (both weighted under --weights) */
+    double rss;         /* residual sum of squares (weighted: chi-square) */
+    double residual_sd; /* sqrt(rss / dof): y's unit when unweighted */
+    double confidence;  /* 0.95 */
+    size_t iterations;
+    double *fitted;   /* f(x_i; p), y's unit */
+    double *residual; /* y_i - fitted_i, y's unit (never weighted) */
+} fit_result;
+
+/* Fits model to data. Returns 0 with *out filled (fit_result_clear it), or
+ * -1 with *err (malloc'd) one line: too few rows, no convergence (the
+ * iterations and the last residual sum of squares), parameters the data
+ * cannot determine. data must hold only finite values and positive sd. */
+int fit_run(const fit_model *model, const fit_data *data, const fit_options *options,
+            fit_result *out, char **err);
+void fit_result_clear(fit_result *r); /* accepts NULL */
+
+/* --- reading a section (fit_data.c) -------------------------------------- */
+
+/* One group of a section's rows (all of them without --by): the values to
+ * fit and, per row, its key in the result table. Owned by the set. */
+typedef struct fit_group {
+    value by;            /* the --by column's value; NULL value without --by */
+    size_t n, capacity;  /* usable rows */
+    double *x, *y, *sd;  /* sd NULL without --weights */
+    store_row_key *keys; /* where each row is stored */
+    size_t excluded;     /* rows with NaN, inf or NULL in x, y or sd, or sd <= 0 */
+} fit_group;
+
+typedef struct fit_group_set {
+    fit_group *groups; /* in order of their first row */
+    size_t count;
+    char *x_unit, *y_unit; /* the columns' units ("" when none) */
+} fit_group_set;
+
+/* What to read: column names (by and weights may be NULL). */
+typedef struct fit_columns {
+    const char *x, *y, *by, *weights;
+} fit_columns;
+
+/* Reads the columns of every row of the section, grouped by `by`. Refuses
+ * (-1, *err one line) a column the section lacks, listing its columns, and
+ * one that is not numeric (x, y, weights). *out: fit_group_set_free. */
+int fit_groups_load(store *s, int64_t section_id, const fit_columns *columns, fit_group_set *out,
+                    char **err);
+void fit_group_set_free(fit_group_set *set); /* accepts NULL */
+
+#endif

@@ -1,0 +1,33 @@
+/* fit_int.h: what fit.c and fit_models.c share — a model as data. */
+#ifndef RUNNER_ANALYSIS_FIT_INT_H
+#define RUNNER_ANALYSIS_FIT_INT_H
+
+#include "fit.h"
+
+typedef struct fit_quantity_desc {
+    const char *name;
+    fit_unit_kind unit;
+    const char *doc;
+} fit_quantity_desc;
+
+struct fit_model {
+    const char *name;
+    const char *formula; /* in x and the parameters' names */
+    size_t param_count;
+    fit_quantity_desc params[FIT_MAX_PARAMS];
+    size_t derived_count;
+    fit_quantity_desc derived[FIT_MAX_DERIVED];
+    /* The model must be evaluated only where x > 0 (1/x, ln x). */
+    int positive_x;
+    /* f(x; p), and its partial derivatives in p (dfdp[param_count]). */
+    double (*f)(double x, const double *p);
+    void (*df)(double x, const double *p, double *dfdp);
+    /* A starting point for the solver from the data (never fails: a poor
+     * guess only costs iterations). */
+    void (*start)(const fit_data *d, double *p);
+    /* The derived quantities at p (NaN where undefined); their gradients
+     * are taken numerically (fit.c). NULL when derived_count is 0. */
+    void (*derive)(const double *p, double *out);
+};
+
+#endif

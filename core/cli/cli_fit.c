@@ -1,0 +1,333 @@
+/* cli_fit: `runner fit SWEEP --x X --y Y --model M`: picks the section
+ * (plot's rule), reads its rows and fits them (analysis/), stores every
+ * fit in one transaction (store_fits_write) and prints the quantities as a
+ * table. A fit that fails in any group stores nothing. */
+#include "base/exit_status.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "base/table.h"
+#include "base/util.h"
+#include "store/store.h"
+
+/* What one run of the command works on, freed by fit_job_clear. */
+typedef struct fit_job {
+    store *s;
+    int64_t sweep_id, section_id;
+    size_t section_ordinal;
+    char *title;
+    fit_group_set groups;
+    fit_result *results; /* one per group */
+    int64_t *ids;
+} fit_job;
+
+static void fit_job_clear(fit_job *job)
+{
+    for (size_t i = 0; job->results && i < job->groups.count; i++)
+        fit_result_clear(&job->results[i]);
+    free(job->results);
+    free(job->ids);
+    fit_group_set_free(&job->groups);
+    free(job->title);
+    store_close(job->s);
+}
+
+/* The section: --section N, else the first whose columns include x and y
+ * (as plot picks one). Without one, the first section, whose columns the
+ * refusal then lists. */
+static int pick_section(fit_job *job, const int64_t *ids, size_t count, const options_parsed *a)
+{
+    const option_value *section = &a->values[OPTION_FIT_SECTION];
+    if (section->given && section->integer > count) {
+        fprintf(stderr,
+                "runner: fit: sweep %lld has %zu section%s; --section %llu is out of range\n",
+                (long long)job->sweep_id, count, count == 1 ? "" : "s",
+                (unsigned long long)section->integer);
+        return EXIT_USAGE;
+    }
+    size_t chosen = section->given ? (size_t)section->integer - 1 : 0;
+    for (size_t i = 0; !section->given && i < count; i++) {
+        table *cols = NULL;
+        char *plugin = NULL, *err = NULL;
+        if (store_section_columns(job->s, ids[i], &cols, &plugin, &err) != 0)
+            return cli_fail(err);
+        int has = table_find_column(cols, a->values[OPTION_FIT_X].text) >= 0 &&
+                  table_find_column(cols, a->values[OPTION_FIT_Y].text) >= 0;
+        table_free(cols);
+        free(plugin);
+        if (has) {
+            chosen = i;
+            break;
+        }
+    }
+    table *cols = NULL;
+    char *plugin = NULL, *err = NULL;
+    if (store_section_columns(job->s, ids[chosen], &cols, &plugin, &err) != 0)
+        return cli_fail(err);
+    job->section_id = ids[chosen];
+    job->section_ordinal = chosen + 1;
+    job->title = util_strdup(cols->title ? cols->title : "");
+    table_free(cols);
+    free(plugin);
+    return job->title ? EXIT_OK : cli_fail(NULL);
+}
+
+/* "sweep 3, section 1" and, under --by, ", jitter = 0.5": where a message
+ * comes from. */
+static char *group_label(const fit_job *job, const char *by, const fit_group *g)
+{
+    char cell[64] = "";
+    if (by)
+        value_format(&g->by, 6, cell, sizeof cell);
+    return util_format("sweep %lld, section %zu%s%s%s%s", (long long)job->sweep_id,
+                       job->section_ordinal, by ? ", " : "", by ? by : "", by ? " = " : "",
+                       by ? cell : "");
+}
+
+static int run_fits(fit_job *job, const fit_model *model, const char *by)
+{
+    job->results = calloc(job->groups.count ? job->groups.count : 1, sizeof *job->results);
+    job->ids = calloc(job->groups.count ? job->groups.count : 1, sizeof *job->ids);
+    if (!job->results || !job->ids)
+        return cli_fail(NULL);
+    if (job->groups.count == 0) {
+        fprintf(stderr, "runner: fit: sweep %lld, section %zu has no rows to fit\n",
+                (long long)job->sweep_id, job->section_ordinal);
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < job->groups.count; i++) {
+        const fit_group *g = &job->groups.groups[i];
+        fit_data data = { .n = g->n, .x = g->x, .y = g->y, .sd = g->sd };
+        char *err = NULL;
+        if (fit_run(model, &data, NULL, &job->results[i], &err) != 0) {
+            char *where = group_label(job, by, g);
+            fprintf(stderr, "runner: fit: %s: %s\n", where ? where : "", err ? err : "failed");
+            free(where);
+            free(err);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
+/* Every group's fit in one transaction. */
+static int store_all(fit_job *job, const fit_model *model, const options_parsed *a)
+{
+    size_t count = job->groups.count;
+    store_fit *fits = calloc(count, sizeof *fits);
+    store_fit_param *params = calloc(count * (FIT_MAX_PARAMS + FIT_MAX_DERIVED), sizeof *params);
+    char **units = calloc(count * (FIT_MAX_PARAMS + FIT_MAX_DERIVED), sizeof *units);
+    int status = EXIT_OK;
+    if (!fits || !params || !units) {
+        status = cli_fail(NULL);
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const fit_group *g = &job->groups.groups[i];
+        const fit_result *r = &job->results[i];
+        store_fit_param *p = &params[i * (FIT_MAX_PARAMS + FIT_MAX_DERIVED)];
+        char **u = &units[i * (FIT_MAX_PARAMS + FIT_MAX_DERIVED)];
+        for (size_t k = 0; k < r->estimate_count; k++) {
+            const fit_estimate *e = &r->estimates[k];
+            if (!(u[k] = fit_unit_text(e->unit, job->groups.x_unit, job->groups.y_unit))) {
+                status = cli_fail(NULL);
+                goto done;
+            }
+            p[k] = (store_fit_param){ .name = e->name,
+                                      .unit = u[k],
+                                      .doc = e->doc,
+                                      .derived = e->derived,
+                                      .value = e->value,
+                                      .std_error = e->std_error,
+                                      .ci_low = e->ci_low,
+                                      .ci_high = e->ci_high };
+        }
+        fits[i] = (store_fit){ .sweep_id = job->sweep_id,
+                               .section_id = job->section_id,
+                               .model = fit_model_name(model),
+                               .formula = fit_model_formula(model),
+                               .x_column = a->values[OPTION_FIT_X].text,
+                               .y_column = a->values[OPTION_FIT_Y].text,
+                               .x_unit = job->groups.x_unit,
+                               .y_unit = job->groups.y_unit,
+                               .by_column = a->values[OPTION_FIT_BY].text,
+                               .by_value = &g->by,
+                               .weight_column = a->values[OPTION_FIT_WEIGHTS].text,
+                               .n = (int64_t)r->n,
+                               .excluded = (int64_t)g->excluded,
+                               .dof = (int64_t)r->dof,
+                               .iterations = (int64_t)r->iterations,
+                               .r2 = r->r2,
+                               .rss = r->rss,
+                               .residual_sd = r->residual_sd,
+                               .confidence = r->confidence,
+                               .param_count = r->estimate_count,
+                               .params = p,
+                               .keys = g->keys,
+                               .x = g->x,
+                               .y = g->y,
+                               .fitted = r->fitted,
+                               .residual = r->residual };
+    }
+    char *err = NULL;
+    if (store_fits_write(job->s, fits, count, job->ids, &err) != 0)
+        status = cli_fail(err);
+done:
+    for (size_t i = 0; units && i < count * (FIT_MAX_PARAMS + FIT_MAX_DERIVED); i++)
+        free(units[i]);
+    free(units);
+    free(params);
+    free(fits);
+    return status;
+}
+
+/* One row per quantity of every fit: the fit's id, group, model, n, R^2
+ * (the same on every row of a fit, so one line above the table when there
+ * is one fit), then the quantity with its error and interval. */
+static table *result_table(const fit_job *job, const fit_model *model, const options_parsed *a)
+{
+    const char *by = a->values[OPTION_FIT_BY].text;
+    char *title = util_format("%s fit of %s = %s, x = %s (sweep %lld, section %zu: %s)",
+                              fit_model_name(model), a->values[OPTION_FIT_Y].text,
+                              fit_model_formula(model), a->values[OPTION_FIT_X].text,
+                              (long long)job->sweep_id, job->section_ordinal, job->title);
+    table *t = title ? table_new(title) : NULL;
+    free(title);
+    runner_type by_type = RUNNER_TEXT;
+    for (size_t i = 0; i < job->groups.count; i++)
+        if (job->groups.groups[i].by.type) {
+            by_type = job->groups.groups[i].by.type;
+            break;
+        }
+    int ok = t && table_add_column(t, "fit", "", RUNNER_INTEGER, 1) == 0 &&
+             (!by || table_add_column(t, by, "", by_type, 1) == 0) &&
+             table_add_column(t, "n", "rows", RUNNER_INTEGER, 1) == 0 &&
+             table_add_column(t, "excluded", "rows", RUNNER_INTEGER, 1) == 0 &&
+             table_add_column(t, "r2", "", RUNNER_REAL, 1) == 0 &&
+             table_add_column(t, "quantity", "", RUNNER_TEXT, 0) == 0 &&
+             table_add_column(t, "value", "", RUNNER_REAL, 0) == 0 &&
+             table_add_column(t, "stderr", "", RUNNER_REAL, 0) == 0 &&
+             table_add_column(t, "ci95_low", "", RUNNER_REAL, 0) == 0 &&
+             table_add_column(t, "ci95_high", "", RUNNER_REAL, 0) == 0 &&
+             table_add_column(t, "unit", "", RUNNER_TEXT, 0) == 0;
+    for (size_t i = 0; ok && i < job->groups.count; i++) {
+        const fit_result *r = &job->results[i];
+        const fit_group *g = &job->groups.groups[i];
+        for (size_t k = 0; ok && k < r->estimate_count; k++) {
+            const fit_estimate *e = &r->estimates[k];
+            value row[11];
+            size_t c = 0;
+            row[c++] = value_integer(job->ids[i]);
+            if (by && value_copy(&row[c++], &g->by) != 0)
+                ok = 0;
+            row[c++] = value_integer((int64_t)r->n);
+            row[c++] = value_integer((int64_t)g->excluded);
+            row[c++] = value_real(r->r2);
+            row[c++] = value_text(e->name);
+            row[c++] = value_real(e->value);
+            row[c++] = value_real(e->std_error);
+            row[c++] = value_real(e->ci_low);
+            row[c++] = value_real(e->ci_high);
+            char *unit = fit_unit_text(e->unit, job->groups.x_unit, job->groups.y_unit);
+            row[c++] = value_text(unit ? unit : "");
+            free(unit);
+            ok = ok && table_append_row(t, row) == 0;
+            for (size_t j = 0; j < c; j++)
+                value_clear(&row[j]);
+        }
+    }
+    if (!ok) {
+        table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int cli_fit(const options_parsed *a)
+{
+    const option_value *v = a->values;
+    int64_t id;
+    int last;
+    int status = options_resolve_sweep(a->command, a->positional, 1, &id, &last);
+    if (status != EXIT_OK)
+        return status;
+    if (!v[OPTION_FIT_X].text || !v[OPTION_FIT_Y].text || !v[OPTION_FIT_MODEL].text)
+        return options_usage_error("%s", "fit needs --x COLUMN, --y COLUMN and --model MODEL");
+    const fit_model *model = fit_model_find(v[OPTION_FIT_MODEL].text);
+    if (!model) {
+        fprintf(stderr, "runner: --model %s: expected %s; see 'runner --help'\n",
+                v[OPTION_FIT_MODEL].text, fit_model_names());
+        return EXIT_USAGE;
+    }
+    output_format format = OUTPUT_TABLE;
+    output_parse_format(v[OPTION_FIT_FORMAT].text, &format);
+
+    fit_job job = { 0 };
+    int64_t *ids = NULL;
+    size_t count = 0;
+    char *err = NULL;
+    table *t = NULL;
+    /* Fitting writes its rows: the file is opened for writing (and an
+     * older one upgraded) like any writing command. */
+    if ((status = cli_open_existing(a->db_path, &job.s, 1)) != EXIT_OK ||
+        (status = cli_resolve_sweep(job.s, a->positional, &job.sweep_id)) != EXIT_OK)
+        goto done;
+    if (store_sweep_sections(job.s, job.sweep_id, &ids, &count, &err) != 0) {
+        status = cli_fail(err);
+        goto done;
+    }
+    if (count == 0) {
+        fprintf(stderr,
+                "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
+                a->db_path, a->positional);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if ((status = pick_section(&job, ids, count, a)) != EXIT_OK)
+        goto done;
+    fit_columns columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text, v[OPTION_FIT_BY].text,
+                            v[OPTION_FIT_WEIGHTS].text };
+    if (fit_groups_load(job.s, job.section_id, &columns, &job.groups, &err) != 0) {
+        fprintf(stderr, "runner: fit: sweep %lld, section %zu: %s\n", (long long)job.sweep_id,
+                job.section_ordinal, err ? err : "cannot read the rows");
+        free(err);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if ((status = run_fits(&job, model, v[OPTION_FIT_BY].text)) != EXIT_OK ||
+        (status = store_all(&job, model, a)) != EXIT_OK)
+        goto done;
+    size_t excluded = 0;
+    for (size_t i = 0; i < job.groups.count; i++)
+        excluded += job.groups.groups[i].excluded;
+    if (excluded)
+        fprintf(stderr, "runner: fit: %zu row%s excluded (NaN, inf or empty in %s or %s%s%s)\n",
+                excluded, excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
+                v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
+                v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
+    if (!(t = result_table(&job, model, a))) {
+        status = cli_fail(NULL);
+        goto done;
+    }
+    if (output_table(stdout, t, format) != 0) {
+        status = cli_fail(util_format("cannot print the fit: out of memory or output closed"));
+        goto done;
+    }
+    if (format == OUTPUT_TABLE && job.groups.count == 1)
+        printf("stored as fit %lld: fit_param holds these, fit_residual each row's fitted value "
+               "and residual (docs/analysis.md)\n",
+               (long long)job.ids[0]);
+    else if (format == OUTPUT_TABLE)
+        printf("stored as fits %lld to %lld: fit_param holds these, fit_residual each row's "
+               "fitted value and residual (docs/analysis.md)\n",
+               (long long)job.ids[0], (long long)job.ids[job.groups.count - 1]);
+done:
+    table_free(t);
+    free(ids);
+    fit_job_clear(&job);
+    return status;
+}

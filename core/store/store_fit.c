@@ -1,0 +1,182 @@
+/* store_fit: the rows of `runner fit` (docs/analysis.md, docs/schema.md):
+ * a fit, its parameters and derived quantities, and its residual per row,
+ * written in one transaction so that a fit is stored whole or not at all. */
+#include "store_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A real that may be NaN or infinite: NULL for those (undefined). */
+static int bind_real(sqlite3_stmt *st, int index, double v)
+{
+    return isfinite(v) ? sqlite3_bind_double(st, index, v) : sqlite3_bind_null(st, index);
+}
+
+static int bind_typed(sqlite3_stmt *st, int index, const value *v)
+{
+    switch (v ? v->type : 0) {
+    case RUNNER_INTEGER: return sqlite3_bind_int64(st, index, v->as.integer);
+    case RUNNER_REAL: return bind_real(st, index, v->as.real);
+    case RUNNER_TEXT: return storei_bind_text(st, index, v->as.text);
+    case RUNNER_BOOLEAN: return sqlite3_bind_int(st, index, v->as.boolean != 0);
+    default: return sqlite3_bind_null(st, index);
+    }
+}
+
+/* Residual rows go in RESIDUALS_PER_INSERT to a statement: a million rows
+ * cost a million steps of one statement otherwise (a third of the time). */
+#define RESIDUAL_COLUMNS 7
+#define RESIDUALS_PER_INSERT 64
+
+static void bind_residual(sqlite3_stmt *st, int first, const store_fit *f, int64_t fit_id,
+                          int64_t i)
+{
+    sqlite3_bind_int64(st, first + 1, fit_id);
+    sqlite3_bind_int64(st, first + 2, f->keys[i].row_id);
+    sqlite3_bind_int64(st, first + 3, f->keys[i].point_id);
+    sqlite3_bind_double(st, first + 4, f->x[i]);
+    sqlite3_bind_double(st, first + 5, f->y[i]);
+    sqlite3_bind_double(st, first + 6, f->fitted[i]);
+    sqlite3_bind_double(st, first + 7, f->residual[i]);
+}
+
+/* "INSERT INTO fit_residual (...) VALUES (?, ...), ..." with rows rows. */
+static char *residual_insert_sql(int rows)
+{
+    strbuf b = { 0 };
+    strbuf_str(&b, "INSERT INTO fit_residual (fit_id, row_id, point_id, x, y, fitted, residual)"
+                   " VALUES ");
+    for (int r = 0; r < rows; r++)
+        strbuf_str(&b, r ? ", (?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?)");
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+static int write_one(store *s, const store_fit *f, const char *created, sqlite3_stmt *fit_st,
+                     sqlite3_stmt *param_st, sqlite3_stmt *residual_st, sqlite3_stmt *residuals_st,
+                     int64_t *id, char **err)
+{
+    const char *what = "cannot store the fit";
+    sqlite3_bind_int64(fit_st, 1, f->sweep_id);
+    sqlite3_bind_int64(fit_st, 2, f->section_id);
+    storei_bind_text(fit_st, 3, f->model);
+    storei_bind_text(fit_st, 4, f->formula);
+    storei_bind_text(fit_st, 5, f->x_column);
+    storei_bind_text(fit_st, 6, f->y_column);
+    storei_bind_text(fit_st, 7, f->x_unit ? f->x_unit : "");
+    storei_bind_text(fit_st, 8, f->y_unit ? f->y_unit : "");
+    storei_bind_text(fit_st, 9, f->by_column);
+    bind_typed(fit_st, 10, f->by_column ? f->by_value : NULL);
+    storei_bind_text(fit_st, 11, f->weight_column);
+    sqlite3_bind_int64(fit_st, 12, f->n);
+    sqlite3_bind_int64(fit_st, 13, f->excluded);
+    sqlite3_bind_int64(fit_st, 14, f->dof);
+    bind_real(fit_st, 15, f->r2);
+    sqlite3_bind_double(fit_st, 16, f->rss);
+    sqlite3_bind_double(fit_st, 17, f->residual_sd);
+    sqlite3_bind_double(fit_st, 18, f->confidence);
+    sqlite3_bind_int64(fit_st, 19, f->iterations);
+    storei_bind_text(fit_st, 20, created);
+    if (storei_step_done(s, fit_st, what, err) != 0)
+        return -1;
+    *id = sqlite3_last_insert_rowid(s->db);
+    for (size_t i = 0; i < f->param_count; i++) {
+        const store_fit_param *p = &f->params[i];
+        sqlite3_bind_int64(param_st, 1, *id);
+        sqlite3_bind_int64(param_st, 2, (int64_t)i + 1);
+        storei_bind_text(param_st, 3, p->name);
+        storei_bind_text(param_st, 4, p->derived ? "derived" : "param");
+        bind_real(param_st, 5, p->value);
+        bind_real(param_st, 6, p->std_error);
+        bind_real(param_st, 7, p->ci_low);
+        bind_real(param_st, 8, p->ci_high);
+        storei_bind_text(param_st, 9, p->unit ? p->unit : "");
+        storei_bind_text(param_st, 10, p->doc ? p->doc : "");
+        if (storei_step_done(s, param_st, what, err) != 0)
+            return -1;
+    }
+    /* RESIDUALS_PER_INSERT rows a statement, then one at a time. */
+    int64_t i = 0;
+    for (; i + RESIDUALS_PER_INSERT <= f->n; i += RESIDUALS_PER_INSERT) {
+        for (int k = 0; k < RESIDUALS_PER_INSERT; k++)
+            bind_residual(residuals_st, k * RESIDUAL_COLUMNS, f, *id, i + k);
+        if (sqlite3_step(residuals_st) != SQLITE_DONE)
+            return storei_fail_sql(s, err, "%s (its residuals)", what);
+        sqlite3_reset(residuals_st);
+    }
+    for (; i < f->n; i++) {
+        bind_residual(residual_st, 0, f, *id, i);
+        if (sqlite3_step(residual_st) != SQLITE_DONE)
+            return storei_fail_sql(s, err, "%s (its residuals)", what);
+        sqlite3_reset(residual_st);
+    }
+    return 0;
+}
+
+int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err)
+{
+    const char *what = "cannot store the fit";
+    sqlite3_stmt *fit_st = NULL, *param_st = NULL, *residual_st = NULL, *residuals_st = NULL;
+    char created[32];
+    char *one = residual_insert_sql(1), *many = residual_insert_sql(RESIDUALS_PER_INSERT);
+    if (!one || !many) {
+        free(one);
+        free(many);
+        return util_fail(err, "%s: %s: out of memory", s->path, what);
+    }
+    storei_format_utc(util_now(), created);
+    if (storei_batch_commit(s, err) != 0 || storei_exec(s, "BEGIN IMMEDIATE", what, err) != 0)
+        return -1;
+    int rc = -1;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO fit (sweep_id, section_id, model, formula, x_column,"
+                           " y_column, x_unit, y_unit, by_column, by_value, weight_column, n,"
+                           " excluded, dof, r2, rss, residual_sd, confidence, iterations,"
+                           " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                           " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                           -1, &fit_st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "INSERT INTO fit_param (fit_id, position, name, kind, value, stderr,"
+                           " ci_low, ci_high, unit, doc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                           " ?9, ?10)",
+                           -1, &param_st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, one, -1, &residual_st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, many, -1, &residuals_st, NULL) != SQLITE_OK) {
+        storei_fail_sql(s, err, "%s", what);
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (write_one(s, &fits[i], created, fit_st, param_st, residual_st, residuals_st, &ids[i],
+                      err) != 0)
+            goto done;
+    rc = storei_exec(s, "COMMIT", what, err);
+done:
+    sqlite3_finalize(fit_st);
+    sqlite3_finalize(param_st);
+    sqlite3_finalize(residual_st);
+    sqlite3_finalize(residuals_st);
+    free(one);
+    free(many);
+    if (rc != 0)
+        storei_rollback(s);
+    return rc;
+}
+
+int store_fit_params(store *s, int64_t fit_id, table **out, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT name, kind, value, stderr, ci_low, ci_high, unit FROM fit_param"
+                           " WHERE fit_id = ?1 ORDER BY position",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read fit %lld", (long long)fit_id);
+    sqlite3_bind_int64(st, 1, fit_id);
+    int rc = storei_query_table(s, st, "cannot read the fit", out, err);
+    sqlite3_finalize(st);
+    return rc;
+}
