@@ -97,10 +97,12 @@ int cli_sweep_filter(const options_parsed *a, store_sweep_filter *f, char since[
             continue;
         int parsed = parse_time(times[i], outs[i]);
         if (parsed != 0) {
+            char shown[128];
             fprintf(stderr,
                     "runner: %s %s: %sexpected a UTC date (2026-12-01), date and time "
                     "(2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'\n",
-                    names[i], times[i], parsed == -2 ? "no such date or time; " : "");
+                    names[i], util_printable(times[i], shown, sizeof shown),
+                    parsed == -2 ? "no such date or time; " : "");
             return EXIT_USAGE;
         }
     }

@@ -21,6 +21,10 @@ for bad in 2026-13-01 2026-02-30 2025-02-29 2026-04-31 2026-00-10 2026-01-00 \
     run "$RUNNER" sweeps --since "$bad" --db "$DB"
     expect_status 2
 done
+# A date with control characters is echoed escaped, on one line.
+run "$RUNNER" sweeps --until "$(printf '2026-01-01\033[31m\nX')" --db "$DB"
+expect_status 2
+expect_stderr "runner: --until 2026-01-01\\x1b[31m\\nX: expected a UTC date (2026-12-01), date and time (2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'"
 expect_sql "SELECT count(*) FROM sweep" "2"
 # Real days at the edges still work: a leap day, the last second of a day.
 run "$RUNNER" sweeps --db "$DB" --since 2024-02-29 --until "2099-12-31T23:59:59Z" --format csv
