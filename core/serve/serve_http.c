@@ -1,9 +1,10 @@
 /* serve_http: every request passes here: only GET and HEAD, a Host that
  * names this server (no DNS rebinding), a bounded URL, no path outside the
  * fixed routes (checked on the decoded bytes, NUL included), the
- * per-address rate limit, the access token when one is required; then the page, its script and style (compiled
- * in from serve_assets/), the Debian dygraphs files, or the JSON API. Every
- * answer carries the same security headers (docs/serve.md). */
+ * per-address rate limit, the access token when one is required; then the
+ * page, its script and style (compiled in from serve_assets/), the Debian
+ * dygraphs files, or the JSON API. Every answer carries the same security
+ * headers (docs/serve.md). */
 #include "serve_int.h"
 
 #include <arpa/inet.h>
