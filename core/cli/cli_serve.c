@@ -16,6 +16,8 @@ int cli_serve(const options_parsed *args)
         .db_path = args->db_path,
         .listen = args->values[OPTION_LISTEN].text,
         .allow_remote = args->values[OPTION_ALLOW_REMOTE].given,
+        .allow_hosts = args->values[OPTION_ALLOW_HOST].list,
+        .allow_host_count = args->values[OPTION_ALLOW_HOST].count,
         .rate_per_s = (unsigned)args->values[OPTION_RATE].integer,
         .max_connections = (unsigned)args->values[OPTION_MAX_CONNECTIONS].integer,
     };

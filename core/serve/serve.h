@@ -10,8 +10,12 @@
 
 typedef struct serve_config {
     const char *db_path;
-    const char *listen;       /* "ADDR:PORT" (IPv4); port 0: any free port */
-    int allow_remote;         /* a non-loopback address is allowed (then a token) */
+    const char *listen; /* "ADDR:PORT" (IPv4); port 0: any free port */
+    int allow_remote;   /* a non-loopback address is allowed (then a token) */
+    /* Host names requests may name besides localhost, 127.0.0.1, [::1] and
+     * the listen address (--allow-host; borrowed); checked at start. */
+    const char *const *allow_hosts;
+    size_t allow_host_count;
     unsigned rate_per_s;      /* requests per second per client address */
     unsigned max_connections; /* at once, all clients together */
 } serve_config;

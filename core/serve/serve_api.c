@@ -33,6 +33,14 @@ int64_t servei_arg_int(struct MHD_Connection *connection, const char *name, int6
     return v < min ? min : v > max ? max : v;
 }
 
+int servei_check_order(const char *order, servei_reply *reply)
+{
+    if (!order || strcmp(order, "asc") == 0 || strcmp(order, "desc") == 0)
+        return 0;
+    servei_reply_error(reply, 400, "order: expected asc or desc");
+    return -1;
+}
+
 void servei_reply_json(servei_reply *reply, json_t *root)
 {
     reply->content_type = "application/json";
@@ -130,6 +138,8 @@ static void api_sweeps(store *s, struct MHD_Connection *connection, servei_reply
         return;
     }
     const char *order = servei_arg(connection, "order");
+    if (servei_check_order(order, reply) != 0)
+        return;
     int descending = order ? strcmp(order, "desc") == 0 : 1;
     int64_t limit =
         servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS, SERVE_API_DEFAULT_PAGE);

@@ -118,9 +118,13 @@ static int find_sides(store *s, struct MHD_Connection *connection, compare_sides
 void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *reply)
 {
     compare_sides c = { 0 };
+    const char *only = servei_arg(connection, "only");
+    if (only && strcmp(only, "diff") != 0) {
+        servei_reply_error(reply, 400, "only: expected diff (or nothing: every row)");
+        return;
+    }
     if (find_sides(s, connection, &c, reply) != 0)
         return;
-    const char *only = servei_arg(connection, "only");
     compare_page page = {
         .sides = &c,
         .only_differing = only && strcmp(only, "diff") == 0,

@@ -1,15 +1,19 @@
-/* serve_http: every request passes here: only GET and HEAD, a bounded URL,
- * no path outside the fixed routes, the per-address rate limit, the access
- * token when one is required; then the page, its script and style (compiled
- * in from serve_assets/), the Debian dygraphs files, or the JSON API. Every
- * answer carries the same security headers (docs/serve.md). */
+/* serve_http: every request passes here: only GET and HEAD, a Host that
+ * names this server (no DNS rebinding), a bounded URL, no path outside the
+ * fixed routes (checked on the decoded bytes, NUL included), the
+ * per-address rate limit, the access token when one is required; then the
+ * page, its script and style (compiled in from serve_assets/), the Debian
+ * dygraphs files, or the JSON API. Every answer carries the same security
+ * headers (docs/serve.md). */
 #include "serve_int.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,13 +221,97 @@ static size_t url_length(struct MHD_Connection *connection, const char *url)
 }
 
 /* A path that could name anything outside the routes below (MHD hands the
- * path already %-decoded, so "%2e%2e" arrives as ".."). */
+ * path already %-decoded, so "%2e%2e" arrives as ".."; a decoded NUL
+ * would end it early, which servei_uri_seen catches on the raw URI). */
 static int suspicious_path(const char *url)
 {
     if (url[0] != '/' || strstr(url, "..") || strstr(url, "//") || strchr(url, '\\'))
         return 1;
     for (const unsigned char *p = (const unsigned char *)url; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* What servei_uri_seen found, kept as the request's state (*state of the
+ * handler): the address of one of these bytes, first in uri_seen, then,
+ * once the head is read, in head_read. */
+enum {
+    URI_OK,
+    URI_BAD_PATH,
+    URI_BAD_QUERY,
+    URI_VERDICTS
+};
+static char uri_seen[URI_VERDICTS];
+static char head_read[URI_VERDICTS];
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The raw URI decoded as libmicrohttpd will: a control byte (NUL
+ * included) in the path, or a NUL in the query, which would cut a value
+ * short unseen. */
+static int uri_verdict(const char *uri)
+{
+    int in_query = 0;
+    for (const char *p = uri; *p; p++) {
+        unsigned char byte = (unsigned char)*p;
+        in_query |= *p == '?';
+        if (*p == '%' && hex_digit(p[1]) >= 0 && hex_digit(p[2]) >= 0) {
+            byte = (unsigned char)(hex_digit(p[1]) * 16 + hex_digit(p[2]));
+            p += 2;
+        }
+        if (byte == 0 && in_query)
+            return URI_BAD_QUERY;
+        if (!in_query && (byte < 0x20 || byte == 0x7f))
+            return URI_BAD_PATH;
+    }
+    return URI_OK;
+}
+
+void *servei_uri_seen(void *cls, const char *uri, struct MHD_Connection *connection)
+{
+    (void)cls;
+    (void)connection;
+    return &uri_seen[uri_verdict(uri)];
+}
+
+/* The request's Host names this server: localhost, 127.0.0.1, [::1], the
+ * --listen address or an --allow-host name (any case), with the port it
+ * listens on (no port: 80). A page elsewhere that points its own name at
+ * 127.0.0.1 (DNS rebinding) sends its own name, and is refused. */
+static int host_allowed(const servei_server *server, const char *host)
+{
+    if (!host)
+        return 0;
+    const char *end_of_name = host[0] == '[' ? strchr(host, ']') : host;
+    if (!end_of_name)
+        return 0;
+    const char *colon = strchr(end_of_name, ':');
+    size_t name_length = colon ? (size_t)(colon - host) : strlen(host);
+    unsigned long port = 80;
+    if (colon) {
+        char *end = NULL;
+        if (!isdigit((unsigned char)colon[1]))
+            return 0;
+        port = strtoul(colon + 1, &end, 10);
+        if (*end || port > 65535)
+            return 0;
+    }
+    if (port != atomic_load(&server->port) || name_length == 0)
+        return 0;
+    const char *const loopback[] = { "localhost", "127.0.0.1", "[::1]", server->listen_host };
+    for (size_t i = 0; i < sizeof loopback / sizeof loopback[0]; i++)
+        if (strlen(loopback[i]) == name_length && strncasecmp(host, loopback[i], name_length) == 0)
+            return 1;
+    for (size_t i = 0; i < server->allow_host_count; i++)
+        if (strlen(server->allow_hosts[i]) == name_length &&
+            strncasecmp(host, server->allow_hosts[i], name_length) == 0)
             return 1;
     return 0;
 }
@@ -263,17 +351,29 @@ enum MHD_Result servei_handle(void *cls, struct MHD_Connection *connection, cons
         return send_text_with(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
                               "Allow", "GET, HEAD");
     }
-    if (*state == NULL) { /* headers only so far: answer on the next call */
-        *state = server;
-        return MHD_YES;
-    }
+    /* Headers only so far: answer on the next call. */
+    for (int verdict = URI_OK; verdict < URI_VERDICTS; verdict++)
+        if (*state == &uri_seen[verdict] || (*state == NULL && verdict == URI_OK)) {
+            *state = &head_read[verdict];
+            servei_watch_head(&server->watch, connection);
+            return MHD_YES;
+        }
+    const char *host =
+        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!host_allowed(server, host))
+        return send_text(connection, MHD_HTTP_MISDIRECTED_REQUEST,
+                         "Host is not this server: runner serve answers only localhost, "
+                         "127.0.0.1, [::1] and its --listen address, with its port, and names "
+                         "given with --allow-host\n");
     if (url_length(connection, url) > SERVE_HTTP_MAX_URL)
         return send_text(connection, MHD_HTTP_URI_TOO_LONG, "URL too long\n");
     if (!rate_allows(server, connection))
         return send_text_with(connection, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n",
                               "Retry-After", "1");
-    if (suspicious_path(url))
+    if (*state == &head_read[URI_BAD_PATH] || suspicious_path(url))
         return send_text(connection, MHD_HTTP_BAD_REQUEST, "bad path\n");
+    if (*state == &head_read[URI_BAD_QUERY])
+        return send_text(connection, MHD_HTTP_BAD_REQUEST, "bad query: a NUL byte (%00)\n");
     if (server->token[0] && !has_token(server, connection)) {
         const char *given = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "token");
         if (given && strcmp(url, "/") == 0)

@@ -7,6 +7,7 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,13 +31,35 @@ typedef struct servei_rate_slot {
     double updated_s; /* monotonic */
 } servei_rate_slot;
 
-/* The running server: fixed after start but for the rate buckets. */
+/* A connection the head deadline watches (serve_watch.c). */
+typedef struct servei_watch_slot {
+    int fd;                 /* its socket; -1: a free slot */
+    int answering;          /* its request's head arrived; not answered yet */
+    double waiting_since_s; /* monotonic: since when it waits for a head */
+} servei_watch_slot;
+
+typedef struct servei_watch {
+    pthread_mutex_t lock;
+    servei_watch_slot *slots; /* malloc'd */
+    size_t slot_count;
+    double head_deadline_s;
+} servei_watch;
+
+/* The running server: fixed after start but for the rate buckets, the
+ * watched connections and the port (known once listening). */
 typedef struct servei_server {
     const char *db_path;
     char token[65]; /* hex; empty: no token required (loopback) */
     unsigned rate_per_s;
     pthread_mutex_t rate_lock;
     servei_rate_slot rate[SERVEI_RATE_SLOTS];
+    /* Host names a request may name (serve_http.c): localhost, 127.0.0.1,
+     * [::1], the listen address and these (borrowed from serve_config). */
+    char listen_host[16];
+    const char *const *allow_hosts;
+    size_t allow_host_count;
+    atomic_uint port; /* 0 until the socket is bound */
+    servei_watch watch;
 } servei_server;
 
 /* One request's answer: status, body and its type. */
@@ -54,6 +77,29 @@ enum MHD_Result servei_handle(void *cls, struct MHD_Connection *connection, cons
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **state);
 
+/* serve_http.c: libmicrohttpd's URI log callback (cls: servei_server):
+ * sees the request line's URI as sent, before %-decoding, and returns the
+ * request's first state for servei_handle (a NUL or a control byte in the
+ * decoded path, or %00 anywhere, marks it bad). */
+void *servei_uri_seen(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/* serve_watch.c: a deadline for each request's head. init: slot_count
+ * connections at most (more are not watched); 0, or -1 with *err. */
+int servei_watch_init(servei_watch *w, size_t slot_count, double head_deadline_s, char **err);
+void servei_watch_free(servei_watch *w);
+/* MHD_OPTION_NOTIFY_CONNECTION and MHD_OPTION_NOTIFY_COMPLETED (cls: the
+ * watch): a connection starts waiting for a head when it opens and again
+ * when an answer is complete. */
+void servei_watch_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                             enum MHD_ConnectionNotificationCode code);
+void servei_watch_completed(void *cls, struct MHD_Connection *connection, void **request_context,
+                            enum MHD_RequestTerminationCode code);
+/* The connection's request head is complete (its handler's first call). */
+void servei_watch_head(servei_watch *w, struct MHD_Connection *connection);
+/* Shuts down each connection that has waited for a head longer than the
+ * deadline at now_s (monotonic); returns how many. */
+size_t servei_watch_sweep(servei_watch *w, double now_s);
+
 /* serve_api.c: answers GET /api/... (path after "/api/"); query values are
  * read from the connection. Fills reply with JSON or a JSON error. */
 void servei_api(const servei_server *server, struct MHD_Connection *connection, const char *path,
@@ -66,6 +112,9 @@ const char *servei_arg(struct MHD_Connection *connection, const char *name);
  * not an integer. */
 int64_t servei_arg_int(struct MHD_Connection *connection, const char *name, int64_t min,
                        int64_t max, int64_t fallback);
+/* 0 when order (an "order" argument; NULL: absent) is asc or desc, else
+ * -1 with a 400 in reply: the words are exact, as docs/serve.md lists. */
+int servei_check_order(const char *order, servei_reply *reply);
 /* Sets reply to the JSON of root (stolen) with status 200. */
 void servei_reply_json(servei_reply *reply, json_t *root);
 /* Sets reply to {"error": message} with status; message is copied. */

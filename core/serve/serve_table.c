@@ -39,15 +39,23 @@ static int read_filter(struct MHD_Connection *connection, const servei_section *
         return -1;
     }
     q->op = STORE_ROW_CONTAINS;
-    if (!op || strcmp(op, "contains") == 0)
-        return 0;
-    for (size_t i = 0; i < sizeof filter_ops / sizeof filter_ops[0]; i++)
-        if (strcmp(op, filter_ops[i].name) == 0) {
-            q->op = filter_ops[i].op;
-            return 0;
+    size_t i = 0, count = sizeof filter_ops / sizeof filter_ops[0];
+    if (op && strcmp(op, "contains") != 0) {
+        while (i < count && strcmp(op, filter_ops[i].name) != 0)
+            i++;
+        if (i == count) {
+            servei_reply_error(reply, 400, "op: expected eq, ne, lt, le, gt, ge or contains");
+            return -1;
         }
-    servei_reply_error(reply, 400, "op: expected eq, ne, lt, le, gt, ge or contains");
-    return -1;
+        q->op = filter_ops[i].op;
+    }
+    char *err = NULL;
+    if (store_row_filter_check(q, &err) != 0) { /* a value that is not a number */
+        servei_reply_error(reply, 400, err ? err : "out of memory");
+        free(err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Reads after=POINT:ROW into *after; 0 (absent: *set 0, or read), or -1
@@ -111,6 +119,10 @@ void servei_rows(store *s, struct MHD_Connection *connection, int64_t section_id
         return;
     const char *sort = servei_arg(connection, "sort");
     const char *order = servei_arg(connection, "order");
+    if (servei_check_order(order, reply) != 0) {
+        servei_section_clear(&section);
+        return;
+    }
     store_row_query q = {
         .section_id = section_id,
         .sweep_id = section.sweep_id,

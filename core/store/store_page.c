@@ -6,6 +6,8 @@
  * columns), quoted by storei_append_ident; values are bound. */
 #include "store_int.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +18,60 @@ static const char *const op_sql[] = {
     [STORE_ROW_LE] = " <= ?", [STORE_ROW_GT] = " > ?",  [STORE_ROW_GE] = " >= ?",
 };
 
+static const char *column_name(const store_row_query *q, long column)
+{
+    return q->columns->columns[column].name;
+}
+
+/* How a filter's value meets its column. On an integer or real column
+ * the value must be a number, and compares as one: "inf", "-inf" too
+ * (stored as reals), while NaN, stored as the text 'NaN', is a value of
+ * its own that only eq and ne see (it is unordered, as in IEEE 754). On
+ * other columns the value binds as a number when it reads as one, else as
+ * text. */
+typedef enum filter_kind {
+    FILTER_CONTAINS, /* the value is part of the cell's text */
+    FILTER_LOOSE,    /* text or boolean column: the old comparison */
+    FILTER_NUMBER,   /* numeric column, a number (finite or infinite) */
+    FILTER_NAN,      /* numeric column, the value NaN */
+    FILTER_BAD,      /* numeric column, not a number */
+} filter_kind;
+
+static filter_kind classify_filter(const store_row_query *q, double *number)
+{
+    runner_type type = q->columns->columns[q->filter_column].type;
+    if (q->op == STORE_ROW_CONTAINS)
+        return FILTER_CONTAINS;
+    if (type != RUNNER_INTEGER && type != RUNNER_REAL)
+        return FILTER_LOOSE;
+    const char *text = q->filter_value;
+    char *end = NULL;
+    *number = strtod(text, &end);
+    /* strtod skips leading blanks and reads "nan(...)" and hex; the value
+     * must be the number alone. */
+    if (!*text || *end || isspace((unsigned char)*text))
+        return FILTER_BAD;
+    return isnan(*number) ? FILTER_NAN : FILTER_NUMBER;
+}
+
+int store_row_filter_check(const store_row_query *q, char **err)
+{
+    double number;
+    if (q->filter_column < 0)
+        return 0;
+    if ((unsigned)q->op > STORE_ROW_CONTAINS || !q->filter_value)
+        return util_fail(err, "cannot read the rows: no such filter");
+    if (classify_filter(q, &number) == FILTER_BAD)
+        return util_fail(err,
+                         "value: %s is a numeric column; expected a number (inf, -inf and NaN "
+                         "too)",
+                         column_name(q, q->filter_column));
+    return 0;
+}
+
 /* Binds value as a number when it reads as one (columns compare as SQLite
  * does: 2 = 2.0), else as text ("NaN" matches the stored 'NaN'). */
-static void bind_value(sqlite3_stmt *st, int index, const char *value)
+static void bind_loose(sqlite3_stmt *st, int index, const char *value)
 {
     char *end = NULL;
     double x = strtod(value, &end);
@@ -28,9 +81,49 @@ static void bind_value(sqlite3_stmt *st, int index, const char *value)
         sqlite3_bind_text(st, index, value, -1, SQLITE_TRANSIENT);
 }
 
-static const char *column_name(const store_row_query *q, long column)
+/* A number filter's value: an integer exactly when it is one (a double
+ * would round beyond 2^53), else the double. */
+static void bind_number(sqlite3_stmt *st, int index, const char *value, double number)
 {
-    return q->columns->columns[column].name;
+    char *end = NULL;
+    errno = 0;
+    long long integer = strtoll(value, &end, 10);
+    if (!*end && errno == 0)
+        sqlite3_bind_int64(st, index, integer);
+    else
+        sqlite3_bind_double(st, index, number);
+}
+
+/* The filter's condition on its column (?2: its value). */
+static void append_filter(strbuf *sql, const store_row_query *q)
+{
+    const char *c = column_name(q, q->filter_column);
+    double number;
+    switch (classify_filter(q, &number)) {
+    case FILTER_CONTAINS:
+        strbuf_str(sql, "instr(CAST(");
+        storei_append_ident(sql, c);
+        strbuf_str(sql, " AS TEXT), ?2) > 0");
+        return;
+    case FILTER_NAN: /* c = 'NaN', c <> 'NaN'; no order holds */
+        if (q->op != STORE_ROW_EQ && q->op != STORE_ROW_NE) {
+            strbuf_str(sql, "0");
+            return;
+        }
+        break;
+    case FILTER_NUMBER: /* NaN ('NaN', text) is unequal to every number */
+        if (q->op != STORE_ROW_NE) {
+            strbuf_str(sql, "typeof(");
+            storei_append_ident(sql, c);
+            strbuf_str(sql, ") IN ('integer', 'real') AND ");
+        }
+        break;
+    case FILTER_LOOSE:
+    case FILTER_BAD: /* refused before (store_row_filter_check) */ break;
+    }
+    storei_append_ident(sql, c);
+    strbuf_str(sql, op_sql[q->op]);
+    strbuf_str(sql, "2");
 }
 
 /* " FROM "plugin" WHERE section_id = ?1 [AND filter ?2]"; scan: read the
@@ -45,27 +138,29 @@ static void append_from_where(strbuf *sql, const store_row_query *q, int scan)
     if (q->filter_column < 0)
         return;
     strbuf_str(sql, " AND ");
-    if (q->op == STORE_ROW_CONTAINS) {
-        strbuf_str(sql, "instr(CAST(");
-        storei_append_ident(sql, column_name(q, q->filter_column));
-        strbuf_str(sql, " AS TEXT), ?2) > 0");
-        return;
+    append_filter(sql, q);
+}
+
+static void bind_filter(sqlite3_stmt *st, const store_row_query *q)
+{
+    double number;
+    switch (classify_filter(q, &number)) {
+    case FILTER_CONTAINS: sqlite3_bind_text(st, 2, q->filter_value, -1, SQLITE_TRANSIENT); break;
+    case FILTER_NAN: /* how it is stored, whatever the spelling ("nan") */
+        sqlite3_bind_text(st, 2, "NaN", 3, SQLITE_STATIC);
+        break;
+    case FILTER_NUMBER: bind_number(st, 2, q->filter_value, number); break;
+    case FILTER_LOOSE:
+    case FILTER_BAD: bind_loose(st, 2, q->filter_value); break;
     }
-    storei_append_ident(sql, column_name(q, q->filter_column));
-    strbuf_str(sql, op_sql[q->op]);
-    strbuf_str(sql, "2");
 }
 
 static void bind_row_query(sqlite3_stmt *st, const store_row_query *q)
 {
     sqlite3_bind_int64(st, 1, q->section_id);
     sqlite3_bind_int64(st, 3, q->sweep_id);
-    if (q->filter_column >= 0) {
-        if (q->op != STORE_ROW_CONTAINS)
-            bind_value(st, 2, q->filter_value);
-        else
-            sqlite3_bind_text(st, 2, q->filter_value, -1, SQLITE_TRANSIENT);
-    }
+    if (q->filter_column >= 0)
+        bind_filter(st, q);
     if (q->after && sqlite3_bind_parameter_count(st) >= 5) {
         sqlite3_bind_int64(st, 4, q->after->point_id);
         sqlite3_bind_int64(st, 5, q->after->row_id);
@@ -173,8 +268,8 @@ int store_row_page(store *s, const store_row_query *q, table **rows, int64_t *to
 {
     *rows = NULL;
     *total = 0;
-    if (q->filter_column >= 0 && ((unsigned)q->op > STORE_ROW_CONTAINS || !q->filter_value))
-        return util_fail(err, "cannot read the rows: no such filter");
+    if (store_row_filter_check(q, err) != 0)
+        return -1;
     int scan = (q->sort_column >= 0 || q->filter_column >= 0) && mostly_section(s, q);
     strbuf page = { 0 }, count = { 0 };
     append_page(&page, q);

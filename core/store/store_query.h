@@ -102,14 +102,25 @@ typedef struct store_row_query {
     int descending;
     long filter_column; /* -1: every row */
     store_row_op op;
-    const char *filter_value;   /* compared as a number when it reads as one
-                                   * (2 = 2.0), else as text ('NaN') */
+    const char *filter_value;   /* on an integer or real column, a number
+                                   * ("inf", "-inf" and "NaN" too; see
+                                   * store_row_filter_check), compared as
+                                   * one; elsewhere a number when it reads
+                                   * as one (2 = 2.0), else text */
     const store_row_key *after; /* keyset paging, by key only: the rows after
                                    * this one (before it, descending); offset unused */
     int64_t limit, offset;
 } store_row_query;
 
-/* One page of the rows q selects: point_id, q's columns, row_id, as
+/* 0 when q's filter can be applied, else -1 with *err, a line for the
+ * client: a value that is not a number on an integer or real column.
+ * There, numbers (and inf, -inf, stored as reals) compare as numbers;
+ * NaN, stored as the text 'NaN', matches eq NaN, every ne but ne NaN, and
+ * no order (lt, le, gt, ge), as in IEEE 754; NULL matches nothing. */
+int store_row_filter_check(const store_row_query *q, char **err);
+
+/* One page of the rows q selects (q's filter as store_row_filter_check
+ * says, which it calls): point_id, q's columns, row_id, as
  * stored. *total: how many rows the filter matches, counted in the same
  * read transaction as the page, and kept in the process per (section,
  * filter) until the section's point blocks change (a live sweep's total

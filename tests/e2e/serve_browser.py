@@ -197,7 +197,8 @@ def main():
             # Paging through 60 rows, 25 a page: forward by the server's
             # next key (after=), back by the keys kept on the page.
             b.go(base + "#/sweep/" + paged)
-            count = "document.querySelector('section.section .count').textContent"
+            # (The section's block may come after the page says loaded.)
+            count = "(document.querySelector('section.section .count') || {}).textContent"
             b.wait("the first page", count + " === 'rows 1–25 of 60'")
             for text in ("rows 26–50 of 60", "rows 51–60 of 60"):
                 b.js("document.querySelector('section.section button.next').click()")
@@ -221,6 +222,19 @@ def main():
         check("a series can be hidden", b.js("!document.querySelector('#series input').checked"))
         if shots:
             b.screenshot(os.path.join(shots, "serve-plot.png"))
+        markup = os.environ.get("SERVE_MARKUP_SECTION")
+        if markup:
+            # Units holding markup: dygraphs writes axis labels as HTML, so
+            # they must reach it escaped, and show literally.
+            b.go(base + "#/plot/%s?x=a&y=b" % markup)
+            b.wait("the axis labels", "!!document.querySelector('#chart .dygraph-xlabel')")
+            xlabel = b.js("document.querySelector('#chart .dygraph-xlabel').textContent")
+            ylabel = b.js("document.querySelector('#chart .dygraph-ylabel').textContent")
+            check("the x label shows its unit as text: %r" % xlabel, xlabel == "a [<b>x</b>]")
+            check("the y label shows its unit as text: %r" % ylabel,
+                  ylabel == "b [<style>body{background:red}</style><img src=x>]")
+            made = b.js("document.querySelectorAll('#main b, #main style, #main img').length")
+            check("no element came from the units (%s)" % made, made == 0)
         # Compare: the known difference highlighted.
         b.go(base + "#/compare?a=%s&b=%s" % (sweep_a, sweep_b))
         summary = b.js("document.getElementById('compare-summary').textContent")

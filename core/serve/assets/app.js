@@ -226,6 +226,13 @@ function sectionBlock(section) {
 
 // --- plots -------------------------------------------------------------------
 
+// dygraphs puts xlabel and ylabel into the page as HTML (innerHTML): a
+// column name or unit reaches it escaped, so that it shows as text. (Its
+// legend escapes series labels itself.)
+function htmlText(text) {
+  return String(text).replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+
 async function plotPage(sectionId, query) {
   const mine = generation;
   const choice = { x: query.get('x') || '', y: query.get('y') || '', by: query.get('by') || '' };
@@ -260,7 +267,7 @@ async function plotPage(sectionId, query) {
     const xs = data.x_unit && data.x_unit !== x ? ` [${data.x_unit}]` : '';
     const ys = data.y_unit && data.y_unit !== y ? ` [${data.y_unit}]` : '';
     const graph = new Dygraph(chart, data.rows, {
-      labels: data.labels, xlabel: x + xs, ylabel: y + ys, labelsDiv: legend,
+      labels: data.labels, xlabel: htmlText(x + xs), ylabel: htmlText(y + ys), labelsDiv: legend,
       connectSeparatedPoints: true, drawPoints: true, highlightCircleSize: 4, legend: 'always'
     });
     data.labels.slice(1).forEach((label, i) => {
