@@ -40,16 +40,22 @@ static void order_columns(section_view *v, const table *cols, const table_facts 
             v->folded[v->folded_count++] = c;
 }
 
-/* x: the varying numeric parameter with the most distinct values (the
- * first of equals); a text parameter has no axis. */
+/* x: the varying numeric parameter with the most distinct values; of
+ * equals (FACTS_DISTINCT_CAP makes big grids equal), an integer (a count of
+ * workers, of nodes) before a real, then the first. A text parameter has
+ * no axis. */
 static long pick_x(const section_view *v, const table *cols, const table_facts *facts)
 {
     long x = -1;
     for (size_t i = 0; i < v->shown_count; i++) {
         size_t c = v->shown[i];
         const column_facts *f = &facts->columns[c];
-        if (cols->columns[c].is_param && varies_finite(&cols->columns[c], f) &&
-            (x < 0 || f->distinct > facts->columns[x].distinct))
+        if (!cols->columns[c].is_param || !varies_finite(&cols->columns[c], f))
+            continue;
+        size_t best = x < 0 ? 0 : facts->columns[x].distinct;
+        int integer = cols->columns[c].type == RUNNER_INTEGER;
+        if (x < 0 || f->distinct > best ||
+            (f->distinct == best && integer && cols->columns[x].type != RUNNER_INTEGER))
             x = (long)c;
     }
     return x;

@@ -193,6 +193,30 @@ static table *law_table(const char *title)
     return t;
 }
 
+/* Big grids: distinct values are counted up to a cap, so two parameters
+ * can tie; an integer one (workers) is x before a real one. */
+static void test_x_tie(void)
+{
+    table *t = table_new("big");
+    table_add_column(t, "jitter", "s", RUNNER_REAL, 1);
+    table_add_column(t, "workers", "", RUNNER_INTEGER, 1);
+    table_add_column(t, "speedup", "", RUNNER_REAL, 0);
+    for (int j = 0; j < 20; j++)
+        for (int w = 1; w <= 20; w++) {
+            value row[3] = { value_real(0.1 * (j + 1)), value_integer(w),
+                             value_real(w / (1 + 0.1 * j * w)) };
+            table_append_row(t, row);
+        }
+    table_facts facts;
+    section_view v;
+    CHECK_INT_EQ(view_of(&v, &facts, t, "speedup"), 0);
+    CHECK_STR_EQ(t->columns[v.x].name, "workers");
+    CHECK_INT_EQ(v.by, -1); /* 20 jitters: more lines than a legend can take */
+    section_view_clear(&v);
+    table_facts_clear(&facts);
+    table_free(t);
+}
+
 /* Nothing to plot, and a sentence saying why. */
 static void test_no_plot(void)
 {
@@ -254,6 +278,7 @@ int main(void)
     test_default_plot();
     test_by_text_result();
     test_x_most_values();
+    test_x_tie();
     test_no_plot();
     return check_done("test_section_view");
 }
