@@ -159,6 +159,10 @@ void section_view_setting(const table *cols, size_t c, const value *v, char *buf
 {
     const table_column *col = &cols->columns[c];
     char text[128];
+    if (v->type == 0) { /* NULL: nothing was recorded, and no unit to it */
+        snprintf(buf, size, "%s = none", col->name);
+        return;
+    }
     value_format(v, 6, text, sizeof text);
     int unit = *col->unit && strcmp(col->unit, col->name) != 0;
     snprintf(buf, size, "%s = %s%s%s", col->name, text, unit ? " " : "", unit ? col->unit : "");

@@ -49,7 +49,8 @@ int section_view_init(section_view *v, const table *cols, const table_facts *fac
 void section_view_clear(section_view *v); /* accepts a cleared or zeroed v */
 
 /* "name = value unit" for column c at value v (6 significant digits; the
- * unit left out when empty or equal to the name), into buf, not escaped. */
+ * unit left out when empty or equal to the name; "name = none" for NULL),
+ * into buf, not escaped. */
 void section_view_setting(const table *cols, size_t c, const value *v, char *buf, size_t size);
 
 /* The folded line: each folded column's setting, joined by

@@ -64,6 +64,9 @@ check_claim() {
         expect_sql "SELECT count(*) FROM sweep WHERE name = 'jitter-025'" "0"
         expect_sql "SELECT count(*) FROM sweep WHERE name IN ('baseline', 'tenth', 'ceiling')" "3"
         expect_sql "SELECT count(*) FROM speedup WHERE sweep_id NOT IN (SELECT id FROM sweep)" "0" ;;
+    "build/runner show baseline"*)
+        expect_stdout_contains "  base = 30 s · trials = 0 rounds · model = walkthrough"
+        grep -q "^jitter \[s\]  workers  speedup" "$TMP/out" || fail "show baseline does not lead with jitter, workers, speedup" ;;
     "build/runner show plugin:straggler --section 1")
         expect_stdout_contains "Stragglers at k = 64" ;;
     "build/runner export ceiling"*)

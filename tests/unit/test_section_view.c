@@ -77,6 +77,12 @@ static void test_order_and_folding(void)
     section_view_clear(&v);
     table_facts_clear(&facts);
 
+    /* A NULL (nothing recorded) is "none", without a unit. */
+    value none = VALUE_NULL;
+    char setting[64];
+    section_view_setting(t, 4, &none, setting, sizeof setting);
+    CHECK_STR_EQ(setting, "wait_s = none");
+
     /* Another plugin: results in table order. */
     CHECK_INT_EQ(view_of(&v, &facts, t, "other"), 0);
     CHECK_STR_EQ(shown_names(&v, t, names, sizeof names), "jitter workers wait_s speedup");

@@ -208,6 +208,8 @@ function sectionBlock(section) {
     if (v.plot) {
       const q = new URLSearchParams({ x: v.plot.x, y: v.plot.y });
       if (v.plot.by) q.set('by', v.plot.by);
+      if (v.plot.logx) q.set('logx', '1');
+      if (v.plot.logy) q.set('logy', '1');
       plotSlot.replaceChildren(el('a', { class: 'plot-link', href: `#/plot/${section.id}?${q}` }, 'plot'));
     } else {
       plotSlot.replaceChildren(el('span', { class: 'note no-plot' }, 'no plot: ' + v.no_plot));
