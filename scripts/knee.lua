@@ -3,6 +3,7 @@
 -- stored rows (scripts/lib/search.lua), beside the closed form of the
 -- speedup model (docs/science.md, "Where efficiency halves").
 local search = require "search"
+local report = require "report"
 
 local opt = options {
   base    = { default = 30.0, doc = "seconds one worker needs for a round alone" },
@@ -30,8 +31,10 @@ for _, jitter in ipairs(opt.jitters) do
     title = string.format("knee at jitter %.17g s", jitter),
   }
   local expected, root = closed_form(opt.base, jitter, opt.target)
-  printf("jitter %.17g s: efficiency falls below %.17g at k = %d (%.4f there, %.4f at k = %d); "
+  -- Enough digits that "below the target" stays visible (0.49996, not 0.5000).
+  printf("jitter %.17g s: efficiency falls below %.17g at k = %d (%s there, %s at k = %d); "
          .. "closed form k > %.6f gives %d: %s (%d points in %d rounds)\n",
-         jitter, opt.target, found.x, found.value, found.value_before, found.before, root,
+         jitter, opt.target, found.x, report.beside(found.value, opt.target),
+         report.beside(found.value_before, opt.target), found.before, root,
          expected, found.x == expected and "agree" or "DISAGREE", found.evaluations, found.rounds)
 end

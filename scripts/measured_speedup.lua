@@ -96,7 +96,7 @@ end
 printf("(cpu_x_k: a rank's arithmetic in CPU seconds times k, over base: 1 when the work\n"
        .. " divides exactly; launch_s: the run's wall time outside its rounds and calibration)\n")
 for _, jitter in ipairs(opt.jitters) do
-  local top = opt.workers[#opt.workers]
+  local _, top = report.span(opt.workers)
   local at = report.find(model, { jitter = jitter, workers = top })
   local one = report.find(measured, { jitter = jitter, workers = 1 })
   local row = report.find(measured, { jitter = jitter, workers = top })

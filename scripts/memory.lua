@@ -54,7 +54,7 @@ local scale = sweep("memory", { workers = opt.scale, gpu_memory_bytes = opt.gpu 
 })
 
 if not whole then return printf("%s\n", runner.shard.note) end
-local few, many = opt.scale[1], opt.scale[#opt.scale]
+local few, many = report.span(opt.scale)
 parts = {}
 for _, stage in ipairs(stages) do
   local small = report.find(scale, { workers = few, stage = stage }).max_params_that_fit

@@ -18,7 +18,7 @@ local rows = sweep("comm", {
 -- Under --shard the rows are this shard's only: the summary waits for the merge.
 if runner.shard then return printf("%s\n", runner.shard.note) end
 
-local small, large = opt.params[1], opt.params[#opt.params]
+local small, large = report.span(opt.params)
 for _, k in ipairs(opt.workers) do
   local ps = report.find(rows, { model_params = large, workers = k, scheme = "ps" })
   local ring_small = report.find(rows, { model_params = small, workers = k, scheme = "ring" })

@@ -19,7 +19,7 @@ end
 local eq = sweep("equivalence", {
   samples = 10000, features = 20, shards = 8, split = {"uneven", "even"},
 }, {
-  title = "1. Equivalence: shard gradients combined vs the full-batch gradient",
+  title = "Equivalence: shard gradients combined vs the full-batch gradient",
   columns = {"split", "weighting", "max_abs_diff", "grad_max_abs", "rel_diff", "shard_min", "shard_max"},
 })
 if whole then
@@ -34,7 +34,7 @@ end
 local comm = sweep("comm", {
   model_params = 1000000, bytes_per_param = 4, workers = {8, 64},
 }, {
-  title = "2. Communication per round: parameter server vs ring all-reduce (1e6 float32 parameters)",
+  title = "Communication per round: parameter server vs ring all-reduce (1e6 float32 parameters)",
   columns = {"workers", "scheme", "counted_at", "bytes_per_round", "mib_per_round"},
 })
 if whole then
@@ -48,7 +48,7 @@ if whole then
 end
 
 local big = sweep("comm", { model_params = 12000000000, workers = 8 }, {
-  title = "2b. A 12e9-parameter model on 8 workers",
+  title = "A 12e9-parameter model on 8 workers",
   columns = {"scheme", "copy_bytes", "bytes_per_round", "gib_per_round"},
 })
 if whole then
@@ -62,7 +62,7 @@ end
 local st = sweep("straggler", {
   base = 30, jitter = 2, workers = {1, 8, 64, 512}, trials = 4000,
 }, {
-  title = "3. Stragglers: a synchronous round waits for the slowest worker",
+  title = "Stragglers: a synchronous round waits for the slowest worker",
   columns = {"workers", "compute_s", "max_delay_s", "max_delay_exact_s", "max_delay_stderr_s",
              "round_s", "wait_share"},
 })
@@ -78,7 +78,7 @@ end
 local sh = sweep("sharding", {
   keys = 20000, nodes = 8, vnodes = 120, hash = "xxh64",
 }, {
-  title = "4. Sharding: keys moved when node 9 joins, and ring balance",
+  title = "Sharding: keys moved when node 9 joins, and ring balance",
   columns = {"hash_name", "moved_mod", "moved_mod_expected", "moved_ring", "moved_ideal",
              "load_max", "load_min", "load_ratio", "load_cv"},
 })
@@ -95,7 +95,7 @@ end
 local sp = sweep("speedup", {
   base = 30, jitter = 2, workers = {1, 2, 4, 8, 16, 64, 256, 512},
 }, {
-  title = "5. Speedup: T1 / Tk with exact expected waits",
+  title = "Speedup: T1 / Tk with exact expected waits",
   columns = {"workers", "wait_s", "round_s", "speedup", "efficiency", "karp_flatt"},
 })
 if whole then

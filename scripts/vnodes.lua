@@ -19,8 +19,9 @@ local rows = sweep("sharding", {
 -- Under --shard the rows are this shard's only: the summary waits for the merge.
 if runner.shard then return printf("%s\n", runner.shard.note) end
 
-local many = report.find(rows, { vnodes = opt.vnodes[1] })
-local few = report.find(rows, { vnodes = opt.vnodes[#opt.vnodes] })
+local fewest, most = report.span(opt.vnodes)
+local many = report.find(rows, { vnodes = most })
+local few = report.find(rows, { vnodes = fewest })
 printf("busiest/idlest: %.2f at %d points per node, %.2f at %d; "
        .. "load spread (cv) %s -> %s\n",
        many.load_ratio, many.vnodes, few.load_ratio, few.vnodes,

@@ -103,7 +103,8 @@ static const char usage_outro[] =
     "\n"
     "exit status: 0 ok, 1 some points failed, 2 bad input or usage (or a failure\n"
     "that stopped the run), 3 webhook summary not delivered (--webhook-strict,\n"
-    "notify), 130 interrupted.\n";
+    "notify), 4 a plugin called exit() inside runner (--isolate runs untrusted\n"
+    "plugins apart), 130 interrupted.\n";
 
 static void print_usage(FILE *out)
 {

@@ -50,8 +50,10 @@ int cli_sweep_filter(const options_parsed *args, store_sweep_filter *f, char sin
 int cli_sweep_filter_given(const store_sweep_filter *f);
 
 /* One section's rows, streamed to out in format (what `runner show` prints
- * for it; `runner export` writes the same after its header). */
-int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out, char **err);
+ * for it; `runner export` writes the same after its header). The aligned
+ * table fits in max_width characters (0: no limit). */
+int cli_show_section(store *s, int64_t section_id, output_format format, size_t max_width,
+                     FILE *out, char **err);
 
 /* The commands (options_command.run). */
 int cli_run_sweep(const options_parsed *args);

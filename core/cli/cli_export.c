@@ -128,7 +128,7 @@ static int export_section(store *s, int64_t section_id, const export_head *h, in
     int rc = 0;
     if (strcmp(format, "csv") == 0) {
         csv_head(out, h);
-        rc = cli_show_section(s, section_id, OUTPUT_CSV, out, err);
+        rc = cli_show_section(s, section_id, OUTPUT_CSV, 0, out, err);
     } else if (strcmp(format, "json") == 0) {
         json_t *head = json_head(h, 0);
         char *text = head ? json_dumps(head, JSON_COMPACT) : NULL;
@@ -136,7 +136,7 @@ static int export_section(store *s, int64_t section_id, const export_head *h, in
         /* the head's members, then the table as `runner show` prints it */
         if (text && strlen(text) > 2)
             fprintf(out, "%.*s,\"table\":", (int)strlen(text) - 1, text);
-        rc = text ? cli_show_section(s, section_id, OUTPUT_JSON, out, err)
+        rc = text ? cli_show_section(s, section_id, OUTPUT_JSON, 0, out, err)
                   : util_fail(err, "out of memory");
         free(text);
         fprintf(out, "}\n");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/outfile.h"
@@ -121,28 +122,73 @@ int cli_show_sweeps(const options_parsed *a)
     return status;
 }
 
+/* The aligned table's view of a section (section_view.h): the order of its
+ * columns and its folded line, from the facts of every row. */
+typedef struct show_view {
+    table_facts facts;
+    section_view view;
+    char **folded; /* "name = value unit" per folded column */
+} show_view;
+
+static void show_view_clear(show_view *v)
+{
+    for (size_t i = 0; v->folded && i < v->view.folded_count; i++)
+        free(v->folded[i]);
+    free(v->folded);
+    section_view_clear(&v->view);
+    table_facts_clear(&v->facts);
+}
+
+static int show_view_make(show_view *v, const table *cols, const char *plugin)
+{
+    if (section_view_init(&v->view, cols, &v->facts, plugin) != 0 ||
+        !(v->folded = calloc(v->view.folded_count + 1, sizeof *v->folded)))
+        return -1;
+    for (size_t i = 0; i < v->view.folded_count; i++) {
+        size_t c = v->view.folded[i];
+        char setting[512];
+        section_view_setting(cols, c, &v->facts.columns[c].first, setting, sizeof setting);
+        if (!(v->folded[i] = util_strdup(setting)))
+            return -1;
+    }
+    return 0;
+}
+
 /* Streams the rows of cursor to out in format, `cols` describing them:
  * CSV and JSON in one pass; the aligned table in two, the first for the
- * column widths and the parameters that are the same on every row. Memory
- * stays the same whatever the row count, and the bytes are what
- * output_table prints for a table holding every row. */
-static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, output_format format,
-                       value *row, char **err)
+ * column widths and the facts the section's view is made of (which columns
+ * vary: section_view.h), fitted to max_width characters (0: no limit).
+ * Memory stays the same whatever the row count. */
+static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const char *plugin,
+                       output_format format, size_t max_width, value *row, char **err)
 {
     output_text_layout layout;
+    show_view view = { 0 };
     size_t count = 0;
     int rc = 0;
     if (format == OUTPUT_TABLE) {
-        if (output_text_layout_init(&layout, cols) != 0)
+        if (output_text_layout_init(&layout, cols) != 0 ||
+            table_facts_init(&view.facts, cols->column_count) != 0)
             return util_fail(err, "out of memory");
-        while ((rc = store_cursor_next(cursor, row, NULL, err)) == 1) {
+        store_row_key key;
+        while ((rc = store_cursor_next(cursor, row, &key, err)) == 1) {
             output_text_layout_note(&layout, row);
             output_text_layout_widen(&layout, row);
+            if (table_facts_add(&view.facts, row, (facts_where){ key.point_id, key.row_id }) != 0)
+                rc = util_fail(err, "out of memory");
             for (size_t c = 0; c < cols->column_count; c++)
                 value_clear(&row[c]);
+            if (rc < 0)
+                break;
         }
-        if (rc == 0)
+        if (rc == 0 && show_view_make(&view, cols, plugin) != 0)
+            rc = util_fail(err, "out of memory");
+        if (rc == 0) {
+            output_text_layout_set_view(&layout, view.view.shown, view.view.shown_count,
+                                        (const char *const *)view.folded, view.view.folded_count,
+                                        max_width);
             output_text_layout_print_head(out, &layout);
+        }
     } else if (format == OUTPUT_CSV) {
         output_csv_header(out, cols);
     } else if (output_json_begin(out, cols) != 0) {
@@ -161,14 +207,17 @@ static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, outpu
             value_clear(&row[c]);
         rc = rc < 0 ? rc : 0;
     }
-    if (format == OUTPUT_TABLE)
+    if (format == OUTPUT_TABLE) {
         output_text_layout_clear(&layout);
-    else if (format == OUTPUT_JSON && rc == 0)
+        show_view_clear(&view);
+    } else if (format == OUTPUT_JSON && rc == 0) {
         output_json_end(out, count);
+    }
     return rc;
 }
 
-int cli_show_section(store *s, int64_t section_id, output_format format, FILE *out, char **err)
+int cli_show_section(store *s, int64_t section_id, output_format format, size_t max_width,
+                     FILE *out, char **err)
 {
     table *cols = NULL;
     char *plugin = NULL;
@@ -183,12 +232,30 @@ int cli_show_section(store *s, int64_t section_id, output_format format, FILE *o
         rc = util_fail(err, "out of memory");
     else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor, err)) ==
              0)
-        rc = stream_rows(out, cursor, cols, format, row, err);
+        rc = stream_rows(out, cursor, cols, plugin, format, max_width, row, err);
     store_cursor_close(cursor);
     free(row);
     free(plugin);
     table_free(cols);
     return rc;
+}
+
+/* The width show's tables fit in: on a terminal, $COLUMNS, else the
+ * terminal's own width, else 80; to a pipe or a file, or with --wide, no
+ * limit (0), so what a script reads keeps every column. */
+static size_t terminal_width(int wide)
+{
+    if (wide || !isatty(STDOUT_FILENO))
+        return 0;
+    const char *columns = getenv("COLUMNS");
+    char *end = NULL;
+    long n = columns ? strtol(columns, &end, 10) : 0;
+    if (columns && end != columns && *end == 0 && n > 0)
+        return (size_t)n;
+    struct winsize size;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return size.ws_col;
+    return 80;
 }
 
 /* runner show SWEEP [--section N]: each section's table, one after another.
@@ -203,6 +270,7 @@ int cli_show_rows(const options_parsed *a)
     if (status != EXIT_OK)
         return status;
     output_format format = format_option(a);
+    size_t max_width = terminal_width(a->values[OPTION_SHOW_WIDE].given);
     const option_value *section = &a->values[OPTION_SHOW_SECTION];
     if (section->given && section->integer > count) {
         fprintf(stderr,
@@ -232,7 +300,7 @@ int cli_show_rows(const options_parsed *a)
         char *err = NULL;
         if (format == OUTPUT_JSON && i > first)
             printf(",\n");
-        if (cli_show_section(s, ids[i], format, stdout, &err) != 0) {
+        if (cli_show_section(s, ids[i], format, max_width, stdout, &err) != 0) {
             fflush(stdout);
             status = cli_fail(err);
             break;
@@ -407,6 +475,105 @@ static int check_sweep_argument(const options_parsed *a)
     return options_resolve_sweep(a->command, a->positional, 1, &id, &last);
 }
 
+/* The default plot of one section (section_view.h) into *out; 1 when it
+ * has one, 0 when not (why says why), -1 on a read error (printed). */
+static int section_default_plot(store *s, int64_t section_id, plot_spec *out, char *owned[3],
+                                char *why, size_t why_size, char **title)
+{
+    table *cols = NULL;
+    char *plugin = NULL, *err = NULL;
+    table_facts facts = { 0 };
+    section_view view = { 0 };
+    int rc = store_section_columns(s, section_id, &cols, &plugin, &err) == 0 &&
+                     section_view_read_facts(s, section_id, plugin, cols, &facts, &err) == 0 &&
+                     (section_view_init(&view, cols, &facts, plugin) == 0 ||
+                      util_fail(&err, "out of memory") == 0)
+                 ? 0
+                 : -1;
+    if (rc == 0 && section_view_plot(&view, cols, out) == 0) {
+        owned[0] = util_strdup(out->x);
+        owned[1] = util_strdup(out->y);
+        owned[2] = out->by ? util_strdup(out->by) : NULL;
+        out->x = owned[0];
+        out->y = owned[1];
+        out->by = owned[2];
+        rc = 1;
+    } else if (rc == 0) {
+        snprintf(why, why_size, "%s", view.why);
+        *title = util_strdup(cols->title ? cols->title : "");
+    } else {
+        fprintf(stderr, "runner: %s\n", err ? err : "out of memory");
+    }
+    section_view_clear(&view);
+    table_facts_clear(&facts);
+    table_free(cols);
+    free(plugin);
+    free(err);
+    return rc;
+}
+
+/* Fills the axes --x and --y left open from the default plot of the section
+ * --section names, else of the first section that has one (*section is then
+ * its number); --by and the log scales come with it when neither axis was
+ * given. owned[] keeps the names (the caller frees them). */
+static int default_axes(const options_parsed *a, store *s, int64_t sweep_id, const int64_t *ids,
+                        size_t count, uint64_t *section, plot_spec *spec, char *owned[3])
+{
+    size_t first = 0, last = count;
+    if (*section > 0) {
+        if (*section > count) /* pick_section says so */
+            return EXIT_OK;
+        first = (size_t)*section - 1;
+        last = first + 1;
+    }
+    char why[200] = "", *title = NULL;
+    for (size_t i = first; i < last; i++) {
+        plot_spec found = { 0 };
+        char reason[200] = "";
+        char *section_title = NULL;
+        int rc =
+            section_default_plot(s, ids[i], &found, owned, reason, sizeof reason, &section_title);
+        if (rc < 0) {
+            free(title);
+            return EXIT_USAGE;
+        }
+        if (rc == 1) {
+            int neither = !spec->x && !spec->y;
+            if (!spec->x) {
+                spec->x = found.x;
+                spec->logx |= found.logx;
+            }
+            if (!spec->y) {
+                spec->y = found.y;
+                spec->logy |= found.logy;
+            }
+            if (neither && !a->values[OPTION_BY].given)
+                spec->by = found.by;
+            *section = i + 1;
+            free(title);
+            return EXIT_OK;
+        }
+        if (!title) {
+            snprintf(why, sizeof why, "section %zu (%s): %s", i + 1, section_title, reason);
+            title = section_title;
+        } else {
+            free(section_title);
+        }
+    }
+    if (last - first == 1)
+        fprintf(stderr,
+                "runner: plot: sweep %lld, %s; nothing to draw by default: choose --x and "
+                "--y\n",
+                (long long)sweep_id, why);
+    else
+        fprintf(stderr,
+                "runner: plot: no section of sweep %lld has a default plot (%s); choose "
+                "--section N with --x and --y\n",
+                (long long)sweep_id, why);
+    free(title);
+    return EXIT_USAGE;
+}
+
 int cli_show_plot(const options_parsed *a)
 {
     const option_value *v = a->values;
@@ -419,8 +586,6 @@ int cli_show_plot(const options_parsed *a)
     int status = check_sweep_argument(a);
     if (status != EXIT_OK)
         return status;
-    if (!spec.x || !spec.y)
-        return options_usage_error("%s", "plot needs --x COLUMN and --y COLUMN");
     plot_format format;
     if (!output)
         return options_usage_error("%s", "plot needs -o FILE.svg or -o FILE.png");
@@ -434,16 +599,25 @@ int cli_show_plot(const options_parsed *a)
     if ((status = cli_open_sweep(a, &s, &sweep_id, &ids, &count)) != EXIT_OK)
         return status;
     uint64_t section = v[OPTION_SECTION].given ? v[OPTION_SECTION].integer : 0;
-    status = pick_section(s, sweep_id, ids, count, section, &spec, &t, &ordinal);
+    char *owned[3] = { NULL, NULL, NULL };
+    if (!spec.x || !spec.y)
+        status = default_axes(a, s, sweep_id, ids, count, &section, &spec, owned);
+    if (status == EXIT_OK)
+        status = pick_section(s, sweep_id, ids, count, section, &spec, &t, &ordinal);
     free(ids);
     store_close(s);
-    if (status != EXIT_OK)
+    if (status != EXIT_OK) {
+        for (int i = 0; i < 3; i++)
+            free(owned[i]);
         return status;
+    }
     char *default_title = util_format("%s\n(sweep %lld, section %zu)", t->title ? t->title : "",
                                       (long long)sweep_id, ordinal);
     spec.title = v[OPTION_TITLE].text ? v[OPTION_TITLE].text : default_title;
     status = draw(t, &spec, format, output);
     free(default_title);
+    for (int i = 0; i < 3; i++)
+        free(owned[i]);
     table_free(t);
     return status;
 }

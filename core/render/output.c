@@ -115,8 +115,112 @@ void output_text_layout_widen(output_text_layout *l, const value *row)
     }
 }
 
+void output_text_layout_set_view(output_text_layout *l, const size_t *order, size_t order_count,
+                                 const char *const *folded, size_t folded_count, size_t max_width)
+{
+    l->order = order;
+    l->order_count = order_count;
+    l->folded = folded;
+    l->folded_count = folded_count;
+    l->max_width = max_width;
+    l->fitted = order_count;
+}
+
+/* Characters a terminal shows for UTF-8 text: its bytes less the
+ * continuation bytes (util_printable has made the rest printable). */
+static size_t shown_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* The folded settings on lines of at most max_width characters (0: one
+ * line), each line indented by two spaces. */
+static void print_folded(FILE *out, const output_text_layout *l)
+{
+    static const char separator[] = " \xc2\xb7 ";
+    size_t used = 0;
+    for (size_t i = 0; i < l->folded_count; i++) {
+        char setting[512];
+        util_printable(l->folded[i], setting, sizeof setting);
+        size_t w = shown_width(setting);
+        if (i == 0) {
+            fputs("  ", out);
+            used = 2;
+        } else if (l->max_width && used + 3 + w + 2 > l->max_width) { /* room for " ·" */
+            fputs(" \xc2\xb7\n  ", out);
+            used = 2;
+        } else {
+            fputs(separator, out);
+            used += 3;
+        }
+        fputs(setting, out);
+        used += w;
+    }
+    if (l->folded_count)
+        fputc('\n', out);
+}
+
+/* The view's head: title, folded line, the columns left out, the header. */
+static void print_view_head(FILE *out, output_text_layout *l)
+{
+    const table *t = l->columns;
+    char header[160], title[256];
+    if (t->title)
+        fprintf(out, "%s\n", util_printable(t->title, title, sizeof title));
+    print_folded(out, l);
+    if (l->order_count == 0) {
+        fprintf(out, "  (the %zu rows are the same)\n", l->row_count);
+        return;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < l->order_count; i++) {
+        size_t c = l->order[i];
+        column_header(&t->columns[c], header, sizeof header);
+        if (strlen(header) > l->width[c])
+            l->width[c] = strlen(header);
+        size_t need = (i ? 2 : 0) + l->width[c];
+        if (l->max_width && i > 0 && used + need > l->max_width) {
+            l->fitted = i;
+            break;
+        }
+        used += need;
+    }
+    if (l->fitted < l->order_count) {
+        size_t left = l->order_count - l->fitted;
+        int n = fprintf(out, "  (%zu more column%s, --wide shows %s:", left, left == 1 ? "" : "s",
+                        left == 1 ? "it" : "them");
+        size_t line = n > 0 ? (size_t)n : 0;
+        for (size_t i = l->fitted; i < l->order_count; i++) {
+            util_printable(t->columns[l->order[i]].name, header, sizeof header);
+            /* The names as far as the line goes: room for ", …)" kept. */
+            if (line + 2 + strlen(header) + 5 > l->max_width && i + 1 < l->order_count) {
+                fputs(", \xe2\x80\xa6", out);
+                break;
+            }
+            line += (size_t)fprintf(out, "%s %s", i > l->fitted ? "," : "", header);
+        }
+        fputs(")\n", out);
+    }
+    const char *sep = "";
+    for (size_t i = 0; i < l->fitted; i++) {
+        size_t c = l->order[i];
+        column_header(&t->columns[c], header, sizeof header);
+        fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+                (int)l->width[c], header);
+        sep = "  ";
+    }
+    fputc('\n', out);
+}
+
 void output_text_layout_print_head(FILE *out, output_text_layout *l)
 {
+    if (l->order) {
+        print_view_head(out, l);
+        return;
+    }
     const table *t = l->columns;
     size_t n = t->column_count;
     char cell[64], header[160], title[256], name[64], unit[64];
@@ -157,6 +261,19 @@ void output_text_layout_print_row(FILE *out, const output_text_layout *l, const 
     const table *t = l->columns;
     char cell[64];
     const char *sep = "";
+    if (l->order) {
+        if (l->order_count == 0)
+            return;
+        for (size_t i = 0; i < l->fitted; i++) {
+            size_t c = l->order[i];
+            format_cell(&row[c], cell, sizeof cell);
+            fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
+                    (int)l->width[c], cell);
+            sep = "  ";
+        }
+        fputc('\n', out);
+        return;
+    }
     for (size_t c = 0; c < t->column_count; c++) {
         if (!l->shown[c])
             continue;

@@ -50,11 +50,27 @@ typedef struct output_text_layout {
     int *varies;          /* per column: a noted row differs from the first */
     int *shown;           /* per column: printed as a column (set by print_head) */
     size_t *width;        /* per column: the widest cell widened so far */
+    /* Set by output_text_layout_set_view; order NULL: every column, with
+     * the parameters fixed on every row on one line. */
+    const size_t *order; /* borrowed: the columns shown, in this order */
+    size_t order_count;
+    const char *const *folded; /* borrowed: "name = value unit" per folded column */
+    size_t folded_count;
+    size_t max_width; /* 0: no limit */
+    size_t fitted;    /* columns of order that fit in max_width (set by print_head) */
 } output_text_layout;
 int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */
 void output_text_layout_clear(output_text_layout *l);
 void output_text_layout_note(output_text_layout *l, const value *row);
 void output_text_layout_widen(output_text_layout *l, const value *row);
+/* Shows the columns order[0 .. order_count) in that order and, on the line
+ * under the title, the folded settings joined by " · " (section_view.h
+ * chooses both). With max_width > 0 the table fits in max_width characters:
+ * the folded line wraps between settings, and the columns that do not fit
+ * (the first always does) are left out and named on a line above the
+ * header. The arrays are borrowed until the layout is cleared. */
+void output_text_layout_set_view(output_text_layout *l, const size_t *order, size_t order_count,
+                                 const char *const *folded, size_t folded_count, size_t max_width);
 /* The title, the line of fixed parameters and the header. */
 void output_text_layout_print_head(FILE *out, output_text_layout *l);
 void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row);

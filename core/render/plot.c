@@ -23,8 +23,6 @@
 #define DEFAULT_HEIGHT 500
 /* gnuplot draws a few hundred points in milliseconds; a minute means hung. */
 #define GNUPLOT_TIMEOUT_S 60
-/* More groups than this and a legend stops being readable. */
-#define DEFAULT_BY_MAX_GROUPS 12
 
 /* ---- small helpers ---- */
 
@@ -745,68 +743,6 @@ char *plot_skip_note(const plot_spec *spec, const plot_image *image)
     return util_format("skipped %zu of %zu rows: %s%s%s",
                        image->skipped_nonfinite + image->skipped_nonpositive, image->rows, finite,
                        *finite && *positive ? ", " : "", positive);
-}
-
-/* ---- the report's default axes ---- */
-
-/* A numeric column with at least two different finite values. */
-static int varies_finite(const column_facts *c) { return c->finite > 0 && c->min != c->max; }
-
-/* 1 when every finite value is positive and max/min >= ratio. */
-static int wide_positive_range(const column_facts *c, double ratio)
-{
-    return c->finite > 0 && !c->nonpositive && c->max / c->min >= ratio;
-}
-
-int plot_default_spec(const table *t, const table_facts *facts, const char *plugin, plot_spec *spec,
-                      char *why, size_t why_size)
-{
-    const column_facts *f = facts->columns;
-    long x = -1, y = -1, by = -1;
-    for (int pass = 0; pass < 2 && x < 0; pass++) {
-        runner_type wanted = pass == 0 ? RUNNER_INTEGER : RUNNER_REAL;
-        for (size_t c = 0; c < t->column_count && x < 0; c++)
-            if (t->columns[c].is_param && t->columns[c].type == wanted && varies_finite(&f[c]))
-                x = (long)c;
-    }
-    if (x < 0) {
-        snprintf(why, why_size, "no numeric parameter varies across the rows");
-        return -1;
-    }
-    if (plugin) {
-        long named = table_find_column(t, plugin);
-        if (named >= 0 && !t->columns[named].is_param && is_drawable_type(t->columns[named].type) &&
-            varies_finite(&f[named]))
-            y = named;
-    }
-    for (size_t c = 0; c < t->column_count && y < 0; c++)
-        if (!t->columns[c].is_param && value_type_is_numeric(t->columns[c].type) &&
-            varies_finite(&f[c]))
-            y = (long)c;
-    if (y < 0) {
-        snprintf(why, why_size, "no numeric output varies across the rows");
-        return -1;
-    }
-    for (int pass = 0; pass < 2 && by < 0; pass++) {
-        for (size_t c = 0; c < t->column_count && by < 0; c++) {
-            const table_column *col = &t->columns[c];
-            if ((long)c == x || (long)c == y)
-                continue;
-            if (pass == 0
-                    ? !col->is_param
-                    : col->is_param || (col->type != RUNNER_TEXT && col->type != RUNNER_BOOLEAN))
-                continue;
-            size_t n = f[c].distinct;
-            if (n >= 2 && n <= DEFAULT_BY_MAX_GROUPS)
-                by = (long)c;
-        }
-    }
-    spec->x = t->columns[x].name;
-    spec->y = t->columns[y].name;
-    spec->by = by >= 0 ? t->columns[by].name : NULL;
-    spec->logx = wide_positive_range(&f[x], 100);
-    spec->logy = wide_positive_range(&f[y], 1000);
-    return 0;
 }
 
 /* ---- Lua: plot(rows, {...}) ---- */

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include "base/table.h"
 #include "plot_reduce.h"
-#include "table_facts.h"
 
 /* plot_render's return value when no gnuplot executable is on PATH. */
 #define PLOT_NO_GNUPLOT (-2)
@@ -72,20 +71,6 @@ int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_
 /* A note on what plot_render left out ("skipped 3 of 24 rows where workers
  * or karp_flatt is NaN or infinite"), or NULL when nothing was. malloc'd. */
 char *plot_skip_note(const plot_spec *spec, const plot_image *image);
-
-/* The report's default plot for a section (docs/plots.md):
- *   x  = the first integer parameter that varies, else the first real one;
- *   y  = the output named after the plugin if it is numeric and varies, else
- *        the first numeric output that varies;
- *   by = the first other parameter with 2 to 12 distinct values, else the
- *        first text or boolean output with 2 to 12 distinct values;
- *   log x when every x is positive and max/min >= 100; log y likewise at 1000.
- * t gives the columns (its rows are not read), facts what every row holds
- * (table_facts_of_table, or a stream of the stored rows).
- * Fills spec's x, y, by, logx, logy (borrowing t's column names). Returns 0,
- * or -1 with a reason in why ("no numeric parameter varies"). */
-int plot_default_spec(const table *t, const table_facts *facts, const char *plugin, plot_spec *spec,
-                      char *why, size_t why_size);
 
 /* Checks a Lua plot's output path: relative, no "." or ".." component, no
  * empty component, ending in .svg or .png. Returns 0, or -1 with why. */

@@ -9,6 +9,7 @@
 #include "plot_reduce.h"
 #include "report.h"
 #include "section_columns.h"
+#include "section_view.h"
 #include "table_facts.h"
 
 #endif

@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "plot.h"
 #include "section_columns.h"
+#include "section_view.h"
 #include "store/store.h"
 #include "table_facts.h"
 
@@ -315,6 +316,7 @@ typedef struct section_read {
     table *head;  /* the columns and the first rows */
     char *plugin; /* the result table */
     table_facts facts;
+    section_view view; /* what the section shows first (section_view.h) */
     store_cursor *cursor;
     value *row; /* one row, for the cursor */
 } section_read;
@@ -326,6 +328,7 @@ static void section_read_clear(section_read *sr)
             value_clear(&sr->row[c]);
     free(sr->row);
     store_cursor_close(sr->cursor);
+    section_view_clear(&sr->view);
     table_facts_clear(&sr->facts);
     table_free(sr->head);
     free(sr->plugin);
@@ -341,7 +344,9 @@ static int section_read_open(store *s, int64_t section_id, section_read *sr, cha
     if (table_facts_init(&sr->facts, n) != 0 || !(sr->row = calloc(n ? n : 1, sizeof *sr->row)))
         return util_fail(err, "out of memory");
     if (n == 0) /* nothing recorded for the plugin: no rows */
-        return 0;
+        return section_view_init(&sr->view, sr->head, &sr->facts, sr->plugin) == 0
+                   ? 0
+                   : util_fail(err, "out of memory");
     if (store_cursor_open(s, section_id, sr->plugin, sr->head, NULL, NULL, 0, &sr->cursor, err) !=
         0)
         return -1;
@@ -359,6 +364,8 @@ static int section_read_open(store *s, int64_t section_id, section_read *sr, cha
         }
     }
     store_cursor_rewind(sr->cursor);
+    if (rc == 0 && section_view_init(&sr->view, sr->head, &sr->facts, sr->plugin) != 0)
+        return util_fail(err, "out of memory");
     return rc;
 }
 
@@ -398,17 +405,18 @@ static void put_where(report_ctx *r, const section_read *sr, const value *row)
     }
 }
 
+/* The columns the same on every row, on one line (section_view.h). */
 static void write_constants(report_ctx *r, const section_read *sr)
 {
-    int n = 0;
-    for (size_t c = 0; c < sr->head->column_count; c++) {
-        const column_facts *f = &sr->facts.columns[c];
-        if (!sr->head->columns[c].is_param || sr->facts.rows == 0 || f->varies)
-            continue;
-        fputs(n++ ? ", " : "<p>Same on every row: ", r->out);
-        put_setting(r, &sr->head->columns[c], &f->first);
+    const section_view *v = &sr->view;
+    char setting[512];
+    for (size_t i = 0; i < v->folded_count; i++) {
+        size_t c = v->folded[i];
+        section_view_setting(sr->head, c, &sr->facts.columns[c].first, setting, sizeof setting);
+        fputs(i ? SECTION_VIEW_SEPARATOR : "<p class=\"constants\">Same on every row: ", r->out);
+        H(setting);
     }
-    if (n)
+    if (v->folded_count)
         fputs(".</p>\n", r->out);
 }
 
@@ -492,9 +500,11 @@ static void write_rows(report_ctx *r, const section_read *sr, const char *plugin
     char *err = NULL;
     if (store_column_docs(r->store, plugin, &docs, &err) != 0)
         keep_error(r, err);
+    const section_view *v = &sr->view;
     fprintf(r->out, "<h3>Rows (%zu)</h3>\n<div class=\"scroll\"><table class=\"rows\">\n<tr>",
             total);
-    for (size_t c = 0; c < t->column_count; c++) {
+    for (size_t i = 0; i < v->shown_count; i++) {
+        size_t c = v->shown[i];
         fputs("<th", r->out);
         put_doc_attribute(r, docs, t->columns[c].name);
         fputc('>', r->out);
@@ -511,10 +521,11 @@ static void write_rows(report_ctx *r, const section_read *sr, const char *plugin
     size_t shown = t->row_count;
     for (size_t row = 0; row < shown; row++) {
         fputs("<tr>", r->out);
-        for (size_t c = 0; c < t->column_count; c++) {
-            const value *v = table_cell(t, row, c);
-            fputs(v->type == RUNNER_TEXT || v->type == 0 ? "<td>" : "<td class=\"n\">", r->out);
-            put_value(r, v);
+        for (size_t i = 0; i < v->shown_count; i++) {
+            const value *cell = table_cell(t, row, v->shown[i]);
+            fputs(cell->type == RUNNER_TEXT || cell->type == 0 ? "<td>" : "<td class=\"n\">",
+                  r->out);
+            put_value(r, cell);
             fputs("</td>", r->out);
         }
         fputs("</tr>\n", r->out);
@@ -558,13 +569,13 @@ static void put_svg(report_ctx *r, const char *svg, size_t ordinal)
     }
 }
 
-static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id,
-                       const char *plugin, size_t ordinal)
+static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id, size_t ordinal)
 {
     plot_spec spec = { .width = REPORT_PLOT_WIDTH, .height = REPORT_PLOT_HEIGHT };
-    char why[160];
-    if (plot_default_spec(sr->head, &sr->facts, plugin, &spec, why, sizeof why) != 0) {
-        fprintf(r->out, "<p class=\"note\">No plot: %s.</p>\n", why);
+    if (section_view_plot(&sr->view, sr->head, &spec) != 0) {
+        fputs("<p class=\"note\">No plot: ", r->out);
+        H(sr->view.why);
+        fputs(".</p>\n", r->out);
         return;
     }
     if (r->gnuplot_missing) {
@@ -700,7 +711,7 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
     fprintf(r->out, "</code>, script line %d; %lld of %lld points ok, %lld failed.</p>\n", line,
             (long long)ok, (long long)planned, (long long)failed);
     write_constants(r, &sr);
-    write_plot(r, &sr, section_id, plugin, ordinal);
+    write_plot(r, &sr, section_id, ordinal);
     write_headlines(r, &sr);
     write_failures(r, section_id, failed);
     write_rows(r, &sr, plugin, r->sweep_id);

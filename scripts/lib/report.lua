@@ -74,4 +74,27 @@ function report.percent(fraction, digits)
   return string.format("%." .. (digits or 1) .. "f%%", 100 * fraction)
 end
 
+-- The smallest and the largest of a list of numbers (an option's values
+-- come in the order --set gave them: a summary that compares two ends
+-- finds them here, never at [1] and [#list]).
+function report.span(list)
+  local lo, hi = list[1], list[1]
+  for _, v in ipairs(list) do
+    if v < lo then lo = v end
+    if v > hi then hi = v end
+  end
+  return lo, hi
+end
+
+-- v with the fewest significant digits (at least `digits`, 4 if not given)
+-- that keep it apart from `mark` when it differs: 0.49996 beside a target
+-- of 0.5 prints as 0.49996, not as 0.5000.
+function report.beside(v, mark, digits)
+  for d = digits or 4, 17 do
+    local text = string.format("%." .. d .. "g", v)
+    if v == mark or tonumber(text) ~= mark then return text end
+  end
+  return string.format("%.17g", v)
+end
+
 return report

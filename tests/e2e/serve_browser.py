@@ -182,8 +182,21 @@ def main():
         b.wait("the rows", "document.querySelectorAll('table.rows tbody tr').length > 0")
         check("units in the headers", b.js(
             "[...document.querySelectorAll('table.rows th')].some(t => t.textContent.startsWith('x [s]'))"))
-        check("NaN shown as NaN", b.js(
-            "[...document.querySelectorAll('table.rows td')].some(t => t.textContent === 'NaN')"))
+        # The rule runner show and report follow: what is the same on every
+        # row (the always-NaN column, rows = 2) is folded into one line, the
+        # varying columns lead.
+        b.wait("the folded line", "document.querySelector('p.constants') &&"
+               " document.querySelector('p.constants').textContent.length > 0")
+        folded = b.js("document.querySelector('p.constants').textContent")
+        check("constants folded above the table: %s" % folded,
+              "not_a_number = NaN" in folded and "rows = 2" in folded and "pos_inf = inf" in folded)
+        headers = b.js("[...document.querySelector('table.rows').querySelectorAll('th')]"
+                       ".map(t => t.dataset.column)")
+        check("the table shows what varies, parameters first: %s" % headers,
+              headers[0] == "x" and "not_a_number" not in headers and "rows" not in headers
+              and "y" in headers)
+        check("sections numbered once, by their place in the sweep", b.js(
+            "document.querySelector('section.section h2').textContent.startsWith('1. <script>')"))
         check("the section title is text", b.js(
             "document.body.textContent.includes('<script>alert(\"x\")</script>')"))
         b.js("document.querySelector('table.rows th[data-column=x]').click()")
@@ -213,9 +226,27 @@ def main():
             check("the second page starts at x = 13 (rows 26, 27)", b.js(first_x) == "13")
         if shots:
             b.screenshot(os.path.join(shots, "serve-sweep.png"))
+        # The section's plot link opens the rule's default plot: x the
+        # varying parameter, y the first varying result, by the boolean
+        # result with two values; the chart has points.
+        b.go(base + "#/sweep/" + sweep_a)
+        link = b.wait("the plot link", "document.querySelector('section.section a.plot-link') &&"
+                      " document.querySelector('section.section a.plot-link').getAttribute('href')")
+        check("the plot link is the default plot: " + link, link.endswith("?x=x&y=y&by=even"))
+        b.js("document.querySelector('section.section a.plot-link').click()")
+        b.wait("the plot", "document.body.dataset.state === 'loaded' && location.hash.startsWith('#/plot/')")
+        check("the chart has the expected axes", b.js(
+            "document.getElementById('plot-x').value === 'x' && document.getElementById('plot-y').value === 'y'"))
+        drawn = b.wait("points drawn", "/^[1-9][0-9]* of /.test(document.getElementById('plot-note').textContent) &&"
+                       " document.getElementById('plot-note').textContent")
+        check("the chart is not empty: " + drawn, drawn.startswith("6 of 6 points drawn"))
+        check("two lines, one per value of even", b.js("document.querySelectorAll('#series input').length") == 2)
+        title = b.wait("the plot's title", "document.getElementById('plot-title').textContent.startsWith('Sweep') &&"
+                       " document.getElementById('plot-title').textContent")
+        check("the plot's title names the section by its place: " + title,
+              title == 'Sweep %s, section 1: <script>alert("x")</script>' % sweep_a)
         # A plot: dygraphs' canvas, one series per line, a toggle.
-        b.go(base + "#/plot/%s?x=x&y=random&by=row_index" % b.js(
-            "document.querySelector('section.section').dataset.section"))
+        b.go(base + "#/plot/%s?x=x&y=random&by=row_index" % link.split("/")[2].split("?")[0])
         check("the plot has a canvas", b.js("document.querySelectorAll('#chart canvas').length > 0"))
         check("one toggle per series", b.js("document.querySelectorAll('#series input').length") == 2)
         b.js("document.querySelector('#series input').click()")

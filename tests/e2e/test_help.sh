@@ -9,6 +9,7 @@ run "$RUNNER" --help
 expect_status 0
 expect_stdout_contains "usage: runner COMMAND [OPTIONS]"
 expect_stdout_contains "exit status: 0 ok, 1 some points failed, 2 bad input or usage"
+expect_stdout_contains "notify), 4 a plugin called exit() inside runner (--isolate runs untrusted"
 cp "$TMP/out" "$TMP/main-help"
 run "$RUNNER" --version
 expect_status 0

@@ -39,9 +39,6 @@ expect_stderr "runner: plot: -o $TMP/speedup.jpg: expected a file name ending in
 run "$RUNNER" plot 1 --x workers --y speedup --db "$DB"
 expect_status 2
 expect_stderr "runner: plot needs -o FILE.svg or -o FILE.png; see 'runner --help'"
-run "$RUNNER" plot 1 --x workers --db "$DB" -o "$TMP/a.svg"
-expect_status 2
-expect_stderr "runner: plot needs --x COLUMN and --y COLUMN; see 'runner --help'"
 run "$RUNNER" plot --x workers --y speedup --db "$DB" -o "$TMP/a.svg"
 expect_status 2
 expect_stderr "runner: plot needs a SWEEP: an id, last, a name, a script or tag:T (see 'runner sweeps'); see 'runner --help'"
@@ -91,6 +88,33 @@ run env PATH=$NO_GNUPLOT_PATH "$RUNNER_ABS" plot 1 --x workers --y speedup --db 
 expect_status 2
 expect_stderr "$GNUPLOT_MISSING"
 [ ! -e "$TMP/a.svg" ] || fail "plot without gnuplot wrote $TMP/a.svg"
+
+# Without --x and --y: the section's default plot (docs/plots.md), x the
+# varying parameter with the most values, y the result named after the
+# plugin (else the first varying result), by the other varying parameter.
+if command -v gnuplot >/dev/null 2>&1; then
+    run "$RUNNER" plot 1 --db "$DB" -o "$TMP/default.svg"
+    expect_status 0
+    for label in "<text>workers</text>" "<text>speedup</text>" "<text>jitter = 0.5 s</text>"; do
+        grep -qF "$label" "$TMP/default.svg" || fail "the default plot lacks $label"
+    done
+    # One axis given: the other from the rule.
+    run "$RUNNER" plot 1 --x jitter --db "$DB" -o "$TMP/jitter.svg"
+    expect_status 0
+    grep -qF "<text>jitter [s]</text>" "$TMP/jitter.svg" || fail "--x jitter is not the x axis"
+    grep -qF "<text>speedup</text>" "$TMP/jitter.svg" || fail "the default y is not speedup"
+    # Nothing numeric varies: one line saying why, and no file.
+    labels=$(write_script labels.lua <<'EOF'
+sweep("testkit", { label = { "a", "b" } }, { title = "labels", print = false })
+EOF
+)
+    run "$RUNNER" sweep "$labels" --db "$TMP/labels.db" --quiet --plugin-dir "$FIXTURES_ABS/good"
+    expect_status 0
+    run "$RUNNER" plot last --db "$TMP/labels.db" -o "$TMP/none.svg"
+    expect_status 2
+    expect_stderr "runner: plot: sweep 1, section 1 (labels): no numeric parameter varies (label: not numbers); nothing to draw by default: choose --x and --y"
+    [ ! -e "$TMP/none.svg" ] || fail "a plot with nothing to draw wrote $TMP/none.svg"
+fi
 
 # Lua: bad output paths are script errors (exit 2) naming the script line.
 for bad in ../up.svg /tmp/abs.svg plots//x.svg ./x.svg plots/x.jpg plots/; do

@@ -1,5 +1,7 @@
 # The README's tour and "Managing sweeps", run as written: every ```sh line
-# of those two sections, in order, each must exit 0. build/runner is this
+# of those two sections, in order, each must exit 0, and what a line says
+# it does (its comment, the sweep it names) is checked right after it
+# (check_claim below; a line it does not know fails the test). build/runner is this
 # build's runner, results.db the test's database, $SLACK_URL a local
 # receiver (webhook_server.py); the commands run in a scratch directory
 # holding the scripts, as in a checkout.
@@ -23,6 +25,70 @@ awk '/^## A short tour/ { on = 1 } /^## Installing/ { on = 0 }
      on && block' README.md >"$TMP/commands"
 [ "$(wc -l <"$TMP/commands")" -ge 20 ] || fail "found only $(wc -l <"$TMP/commands") README commands"
 grep -q "runner rm" "$TMP/commands" || fail "the README's managing part was not found"
+
+DB="$TMP/work/results.db"
+# sweep_of NAME: a query's sweep id of the sweep named NAME.
+sweep_of() {
+    echo "(SELECT id FROM sweep WHERE name = '$1')"
+}
+# check_claim LINE: what the README says LINE does, checked on the database
+# and the output ($TMP/out) it left.
+check_claim() {
+    case "$1" in
+    "build/runner sweep scripts/jitter.lua --name baseline")
+        expect_sql "SELECT count(*), group_concat(DISTINCT jitter) FROM speedup WHERE sweep_id = $(sweep_of baseline)" "24|2.0,1.0,0.5" ;;
+    "build/runner sweep scripts/jitter.lua --set jitters=2,0.25 --name quarter")
+        expect_sql "SELECT count(*), group_concat(DISTINCT jitter) FROM speedup WHERE sweep_id = $(sweep_of quarter)" "16|2.0,0.25" ;;
+    "build/runner sweep scripts/jitter.lua --set jitters=500ms,2s --set base=2min"*)
+        # The units converted, and the summary compares the ends truly
+        # whatever order --set gave.
+        expect_sql "SELECT DISTINCT base FROM speedup WHERE sweep_id = (SELECT max(id) FROM sweep)" "120.0"
+        expect_stdout_contains "shrinking the worst delay 2 -> 0.5 s raises the ceiling 60.5x -> 240.5x" ;;
+    "build/runner sweep scripts/jitter.lua --set jitters=2,0.25,0.1 --reuse --name tenth"*)
+        grep -qF ", 16 reused" "$TMP/err" || fail "the --reuse run did not reuse 16 points: $(cat "$TMP/err")" ;;
+    "build/runner diff baseline tenth"*)
+        expect_stdout_contains "are equal on the points both hold" ;;
+    "build/runner verify tenth"*)
+        expect_stdout_contains "reproduced" ;;
+    "build/runner rename quarter jitter-025"*)
+        # The --set jitters=2,0.25 run, as the comment says.
+        expect_sql "SELECT group_concat(DISTINCT jitter) FROM speedup WHERE sweep_id = $(sweep_of jitter-025)" "2.0,0.25"
+        expect_sql "SELECT count(*) FROM sweep WHERE name = 'quarter'" "0" ;;
+    "build/runner tag jitter-025 +walkthrough +quarter")
+        expect_sql "SELECT group_concat(tag, ' ') FROM (SELECT tag FROM sweep_tag WHERE sweep_id = $(sweep_of jitter-025) ORDER BY tag)" "quarter walkthrough" ;;
+    "build/runner sweeps --tag walkthrough"*)
+        expect_stdout_contains "ceiling"
+        expect_stdout_contains "jitter-025" ;;
+    "build/runner rm --tag quarter"*)
+        # Exactly the sweep tagged quarter, its rows with it.
+        expect_sql "SELECT count(*) FROM sweep WHERE name = 'jitter-025'" "0"
+        expect_sql "SELECT count(*) FROM sweep WHERE name IN ('baseline', 'tenth', 'ceiling')" "3"
+        expect_sql "SELECT count(*) FROM speedup WHERE sweep_id NOT IN (SELECT id FROM sweep)" "0" ;;
+    "build/runner show baseline"*)
+        expect_stdout_contains "  base = 30 s · trials = 0 rounds · model = walkthrough"
+        grep -q "^jitter \[s\]  workers  speedup" "$TMP/out" || fail "show baseline does not lead with jitter, workers, speedup" ;;
+    "build/runner show plugin:straggler --section 1")
+        expect_stdout_contains "Stragglers at k = 64" ;;
+    "build/runner export ceiling"*)
+        [ -s "exported/sweep-$(sql "SELECT id FROM sweep WHERE name = 'ceiling'")-section-1-speedup.csv" ] ||
+            fail "export wrote no file" ;;
+    "build/runner sweep scripts/jitter.lua --name ceiling"*)
+        expect_sql "SELECT name, note FROM sweep WHERE name = 'ceiling'" "ceiling|3 jitters" ;;
+    "build/runner plot jitter.lua"*)
+        grep -q "Speedup vs workers" speedup.svg ||
+            fail "plot jitter.lua did not draw the jitter sweep (its title is missing)" ;;
+    "build/runner report last"*)
+        grep -q "Stragglers at k = 64" report.html || fail "report last is not the stragglers sweep" ;;
+    "build/runner plugins"* | "build/runner sweeps" | "build/runner sweeps "* | \
+    "build/runner show last --format csv"* | "build/runner serve"* | "build/runner vacuum"* | \
+    "build/runner sweep scripts/stragglers.lua"* | "sqlite3 "*)
+        ;; # exit 0 is the claim
+    "build/runner sweep scripts/jitter.lua --webhook"*)
+        expect_equal "the summary reached the receiver" "$(wc -l <"$TMP/hook/requests.jsonl" | tr -d ' ')" "1" ;;
+    *)
+        fail "README command without a check in test_readme.sh: $1" ;;
+    esac
+}
 
 cd "$TMP/work" || exit 1
 n=0
@@ -50,17 +116,10 @@ while IFS= read -r line; do
     esac
     [ "$status" = 0 ] || fail "README command $n exited $status: $line
 $(cat "$TMP/err")"
+    check_claim "$line"
 done <"$TMP/commands"
 cd "$SRC" || exit 1
 
-DB="$TMP/work/results.db"
 [ -s "$TMP/work/speedup.svg" ] || fail "the README's plot wrote no speedup.svg"
 [ -s "$TMP/work/report.html" ] || fail "the README's report wrote no report.html"
-grep -q "Speedup vs workers" "$TMP/work/speedup.svg" ||
-    fail "plot jitter.lua did not draw the jitter sweep (its title is missing)"
-expect_sql "SELECT count(*) FROM sweep WHERE name = 'jitter-025'" "0"
-expect_sql "SELECT name, note FROM sweep WHERE name = 'ceiling'" "ceiling|3 jitters"
-[ -s "$TMP/work/exported/sweep-$(sql "SELECT id FROM sweep WHERE name = 'ceiling'")-section-1-speedup.csv" ] ||
-    fail "export wrote no file"
-expect_equal "the summary reached the receiver" "$(wc -l <"$TMP/hook/requests.jsonl" | tr -d ' ')" "1"
 finish

@@ -59,8 +59,15 @@ expect_html "<h2>Speedup vs workers, per jitter (exact expected waits)</h2>"
 expect_html "wait_s<br><span class=\"unit\">[s]</span></th>"
 expect_html ">workers</th>"   # the unit is the name: not repeated
 expect_html "<h3>Rows (24)</h3>"
-rows=$(grep -c "^<tr><td class=\"n\">30</td>" "$HTML")
+rows=$(grep -c "^<tr><td class=\"n\">" "$HTML")
 [ "$rows" = 24 ] || fail "expected 24 table rows, found $rows"
+# What is the same on every row is one line above the table, not columns
+# (docs/plots.md, "What a section shows first"); the varying parameters
+# lead, then the results, the plugin's own (speedup) first.
+expect_html "<p class=\"constants\">Same on every row: base = 30 s · trials = 0 rounds · model = walkthrough"
+expect_no_html ">base<br>"
+grep -q '<tr><th[^>]*>jitter<br><span class="unit">\[s\]</span></th><th[^>]*>workers</th><th[^>]*>speedup</th>' "$HTML" ||
+    fail "the rows table does not start with jitter, workers, speedup"
 expect_html "<td class=\"n\">NaN</td>"
 expect_html "<td class=\"n\">15.0874</td>"   # speedup at jitter 2, 512 workers
 # Headline figures and the default plot (x workers, y speedup, by jitter, log x).

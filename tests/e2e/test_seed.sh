@@ -6,9 +6,12 @@
 
 run "$RUNNER" sweep scripts/seed.lua --db "$DB"
 expect_status 0
-for title in "1. Equivalence" "2. Communication" "3. Stragglers" "4. Sharding" "5. Speedup"; do
+# The titles carry no numbers of their own: a section's number is its place
+# in the sweep (runner show --section N, the dashboard's "4. Stragglers").
+for title in "Equivalence: " "Communication per round: " "A 12e9-parameter model" "Stragglers: " "Sharding: " "Speedup: "; do
     expect_stdout_contains "$title"
 done
+expect_sql "SELECT count(*) FROM section WHERE title GLOB '[0-9]*'" "0"
 expect_stdout_contains "=> ceiling T1/J = 15.5x (Amdahl approximation base/J = 15.0x); 512 workers deliver 15.1x at 2.9% efficiency"
 expect_stdout_contains "one copy is 44.7 GiB (48.0 GB); a ring round moves 78.2 GiB (84.0 GB) per worker"
 expect_sql "SELECT group_concat(plugin, ' ') FROM (SELECT plugin FROM section ORDER BY ordinal)" "equivalence comm comm straggler sharding speedup"

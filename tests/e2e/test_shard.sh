@@ -135,7 +135,7 @@ for q in "SELECT id, section_id, ordinal, params_json, identity, seed, status FR
 done
 run "$RUNNER" sweep scripts/knee.lua --shard 1/2 --db "$TMP/knee.db" --quiet
 expect_status 2
-expect_stderr_contains "scripts/knee.lua:26: search.bisect: an adaptive search decides from every point's rows; run it without --shard (one process, --jobs or MPI)"
+expect_stderr_contains "scripts/knee.lua:27: search.bisect: an adaptive search decides from every point's rows; run it without --shard (one process, --jobs or MPI)"
 
 # Missing shards, and the points they would have held.
 run "$RUNNER" merge "$TMP/missing.db" "$TMP/n7-1.db" "$TMP/n7-3.db" "$TMP/n7-4.db" "$TMP/n7-5.db" "$TMP/n7-6.db" "$TMP/n7-7.db"

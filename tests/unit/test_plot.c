@@ -1,5 +1,5 @@
-/* test_plot: output names, axis labels, column checks, the report's default
- * axes, skip notes, and a real gnuplot render (when gnuplot is installed). */
+/* test_plot: output names, axis labels, column checks, skip notes, and a
+ * real gnuplot render (when gnuplot is installed). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,68 +109,6 @@ static void test_check_spec(void)
     plot_spec by_text = { .x = "workers", .y = "speedup", .by = "model" };
     CHECK_INT_EQ(plot_check_spec(t, &by_text, &err), 0);
     table_free(t);
-}
-
-/* The default axes from the facts of every row of t, as the report does. */
-static int default_spec(const table *t, const char *plugin, plot_spec *spec, char *why,
-                        size_t why_size)
-{
-    table_facts facts;
-    if (table_facts_of_table(&facts, t) != 0)
-        return -2;
-    int rc = plot_default_spec(t, &facts, plugin, spec, why, why_size);
-    table_facts_clear(&facts);
-    return rc;
-}
-
-static void test_default_spec(void)
-{
-    table *t = speedup_table();
-    plot_spec spec = { 0 };
-    char why[160] = "";
-    CHECK_INT_EQ(default_spec(t, "speedup", &spec, why, sizeof why), 0);
-    CHECK_STR_EQ(spec.x, "workers"); /* the varying integer parameter */
-    CHECK_STR_EQ(spec.y, "speedup"); /* named after the plugin */
-    CHECK_STR_EQ(spec.by, "jitter"); /* the other varying parameter */
-    CHECK_INT_EQ(spec.logx, 1);      /* 1 .. 512 */
-    CHECK_INT_EQ(spec.logy, 0);
-    memset(&spec, 0, sizeof spec);
-    CHECK_INT_EQ(default_spec(t, "other", &spec, why, sizeof why), 0);
-    CHECK_STR_EQ(spec.y, "wait_s"); /* else the first varying numeric output */
-    table_free(t);
-
-    /* comm-like: one parameter varies; the scheme is a text output. */
-    table *comm = table_new("comm");
-    table_add_column(comm, "workers", "workers", RUNNER_INTEGER, 1);
-    table_add_column(comm, "scheme", "", RUNNER_TEXT, 0);
-    table_add_column(comm, "bytes_per_round", "bytes", RUNNER_INTEGER, 0);
-    static const int64_t k[] = { 8, 64 };
-    for (size_t i = 0; i < 2; i++) {
-        value ps[3] = { value_integer(k[i]), value_text("ps"), value_integer(8000000 * k[i]) };
-        value ring[3] = { value_integer(k[i]), value_text("ring"),
-                          value_integer(8000000 * (k[i] - 1) / k[i]) };
-        table_append_row(comm, ps);
-        table_append_row(comm, ring);
-    }
-    memset(&spec, 0, sizeof spec);
-    CHECK_INT_EQ(default_spec(comm, "comm", &spec, why, sizeof why), 0);
-    CHECK_STR_EQ(spec.x, "workers");
-    CHECK_STR_EQ(spec.y, "bytes_per_round");
-    CHECK_STR_EQ(spec.by, "scheme");
-    CHECK_INT_EQ(spec.logx, 0); /* 8 .. 64: less than 100x */
-    table_free(comm);
-
-    /* Nothing numeric varies: no plot, and why. */
-    table *flat = table_new("flat");
-    table_add_column(flat, "split", "", RUNNER_TEXT, 1);
-    table_add_column(flat, "diff", "", RUNNER_REAL, 0);
-    value a[2] = { value_text("even"), value_real(1) },
-          b[2] = { value_text("uneven"), value_real(2) };
-    table_append_row(flat, a);
-    table_append_row(flat, b);
-    CHECK_INT_EQ(default_spec(flat, "flat", &spec, why, sizeof why), -1);
-    CHECK_STR_EQ(why, "no numeric parameter varies across the rows");
-    table_free(flat);
 }
 
 static void test_skip_note(void)
@@ -315,7 +253,6 @@ int main(void)
     test_output_path();
     test_axis_label();
     test_check_spec();
-    test_default_spec();
     test_skip_note();
     test_render();
     test_reduce();

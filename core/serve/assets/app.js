@@ -196,9 +196,27 @@ function sectionBlock(section) {
   const value = el('input', { class: 'filter-value', size: 10 });
   const filter = el('form', { class: 'controls filter' }, col, op, value, el('button', { type: 'submit' }, 'filter'));
   filter.addEventListener('submit', ev => { ev.preventDefault(); Object.assign(state, { col: col.value, op: op.value, value: value.value }); restart(); load(); });
-  const numeric = section.columns.filter(c => c.type === 'integer' || c.type === 'real');
-  const plotLink = numeric.length >= 2 ? el('a', { class: 'plot-link', href: `#/plot/${section.id}?x=${encodeURIComponent(numeric[0].name)}&y=${encodeURIComponent(numeric[numeric.length - 1].name)}` }, 'plot') : null;
-  block.append(el('h2', {}, `${section.ordinal}. `, section.title || section.plugin, ' ', el('span', { class: 'note' }, `(${section.plugin}, ${section.points_done} of ${section.point_count} points, ${section.points_failed} failed)`), ' ', plotLink), filter, table, pager);
+  // What the section shows first, by the rule runner show and report follow
+  // (/api/section/N/view): varying columns in order, the rest folded into
+  // one line, the default plot. Until it comes, every column is shown.
+  const plotSlot = el('span', { class: 'plot-slot' });
+  const folded = el('p', { class: 'constants' });
+  let view = null;
+  block.append(el('h2', {}, `${section.ordinal}. `, section.title || section.plugin, ' ', el('span', { class: 'note' }, `(${section.plugin}, ${section.points_done} of ${section.point_count} points, ${section.points_failed} failed)`), ' ', plotSlot), folded, filter, table, pager);
+  const viewed = api('section/' + section.id + '/view').then(v => {
+    view = v;
+    if (v.plot) {
+      const q = new URLSearchParams({ x: v.plot.x, y: v.plot.y });
+      if (v.plot.by) q.set('by', v.plot.by);
+      if (v.plot.logx) q.set('logx', '1');
+      if (v.plot.logy) q.set('logy', '1');
+      plotSlot.replaceChildren(el('a', { class: 'plot-link', href: `#/plot/${section.id}?${q}` }, 'plot'));
+    } else {
+      plotSlot.replaceChildren(el('span', { class: 'note no-plot' }, 'no plot: ' + v.no_plot));
+    }
+    if (v.folded.length) folded.replaceChildren('Same on every row: ', v.folded.map(f => f.text).join(' · '));
+    folded.dataset.folded = v.folded.length;
+  }).catch(() => { view = null; });
   // Answers may come back out of order (two quick clicks): only the newest
   // request's answer is shown.
   let latest = 0;
@@ -206,12 +224,18 @@ function sectionBlock(section) {
     const request = ++latest;
     try {
       const data = await api('section/' + section.id + '/rows', state);
+      await viewed;
       if (request !== latest) return;
-      const head = el('tr', {}, data.columns.map(c => el('th', {
+      // The view's order; a column it does not know (a sweep still running
+      // adds some) comes last.
+      const named = view ? view.shown.map(n => data.columns.findIndex(c => c.name === n)).filter(i => i >= 0) : [];
+      const foldedNames = view ? new Set(view.folded.map(f => f.name)) : new Set();
+      const order = view ? named.concat(data.columns.map((c, i) => i).filter(i => !named.includes(i) && !foldedNames.has(data.columns[i].name))) : data.columns.map((c, i) => i);
+      const head = el('tr', {}, order.map(i => data.columns[i]).map(c => el('th', {
         class: 'sortable', 'data-column': c.name,
         on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; restart(); load(); } }
       }, headerCell(c), state.sort === c.name ? (state.order === 'desc' ? ' ▼' : ' ▲') : '')));
-      const rows = data.rows.map(r => el('tr', {}, r.slice(1).map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v)))));
+      const rows = data.rows.map(r => el('tr', {}, order.map(i => r[i + 1]).map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v)))));
       table.replaceChildren(el('table', { class: 'rows' }, el('thead', {}, head), el('tbody', {}, rows)));
       const last = state.offset + data.rows.length;
       pager.replaceChildren(
@@ -236,7 +260,13 @@ function htmlText(text) {
 async function plotPage(sectionId, query) {
   const mine = generation;
   const choice = { x: query.get('x') || '', y: query.get('y') || '', by: query.get('by') || '' };
-  main.replaceChildren(el('h1', {}, 'Plot of section ' + sectionId));
+  // The title names the section by its place in its sweep; the global id
+  // stays in the URL.
+  const heading = el('h1', { id: 'plot-title' }, 'Plot');
+  main.replaceChildren(heading);
+  api('section/' + encodeURIComponent(sectionId) + '/view').then(v => {
+    if (mine === generation) heading.replaceChildren(`Sweep ${v.sweep_id}, section ${v.ordinal}: `, v.title || '');
+  }).catch(() => {});
   let rows;
   try { rows = await api('section/' + encodeURIComponent(sectionId) + '/rows', { limit: 1 }); } catch (e) { showError(main, e); setState('error'); return; }
   if (mine !== generation) return;
