@@ -46,6 +46,14 @@ check_claim() {
         expect_stdout_contains "shrinking the worst delay 2 -> 0.5 s raises the ceiling 60.5x -> 240.5x" ;;
     "build/runner sweep scripts/jitter.lua --set jitters=2,0.25,0.1 --reuse --name tenth"*)
         grep -qF ", 16 reused" "$TMP/err" || fail "the --reuse run did not reuse 16 points: $(cat "$TMP/err")" ;;
+    "build/runner fit baseline --x workers --y round_s --model walkthrough --by jitter"*)
+        # The walk-through's own model on its exact rows: base 30 s and J
+        # recovered per jitter, the ceiling T1/J; stored as three fits.
+        expect_sql "SELECT group_concat(printf('%g:%g:%g', f.by_value, b.value, j.value), ' ') FROM fit f JOIN fit_param b ON b.fit_id = f.id AND b.name = 'base' JOIN fit_param j ON j.fit_id = f.id AND j.name = 'J' WHERE f.sweep_id = $(sweep_of baseline) AND f.model = 'walkthrough' ORDER BY f.id" "2:30:2 1:30:1 0.5:30:0.5"
+        expect_stdout_contains "ceiling    15.5" ;;
+    "build/runner fit baseline --x workers --y speedup --model usl --by jitter"*)
+        expect_sql "SELECT count(DISTINCT f.id) FROM fit f JOIN fit_param p ON p.fit_id = f.id AND p.name IN ('sigma', 'kappa', 'peak_x') WHERE f.sweep_id = $(sweep_of baseline) AND f.model = 'usl'" "3"
+        expect_stdout_contains "peak_x" ;;
     "build/runner diff baseline tenth"*)
         expect_stdout_contains "are equal on the points both hold" ;;
     "build/runner verify tenth"*)
