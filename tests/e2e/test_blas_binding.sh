@@ -3,9 +3,9 @@
 # linked GSL with GSL's reference libgslcblas (pkg-config gsl), the
 # equivalence plugin's cblas_dgemv bound to it instead of OpenBLAS and the
 # walk-through's gradients changed in their last bits (runner diff against
-# the build before GSL: "differ"). core/CMakeLists.txt links OpenBLAS as
-# GSL's BLAS; this checks where each cblas_ call of the plugin binds, with
-# glibc's LD_DEBUG.
+# the build before GSL: "differ"). core/CMakeLists.txt links GSL and its
+# CBLAS statically, so neither is among runner's shared libraries; this
+# checks where each cblas_ call of the plugin binds, with glibc's LD_DEBUG.
 . tests/e2e/lib.sh
 
 LD_BIND_NOW=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$TMP/bind" "$RUNNER" plugins equivalence \
