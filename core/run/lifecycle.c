@@ -341,7 +341,13 @@ static int print_rows(lifecycle *lc, const lifecycle_section *section, char **er
 {
     const runner_plugin *plugin = section->plugin->desc;
     int64_t section_id = 0, count = 0;
-    table *all = store_plugin_columns(plugin, section->title);
+    /* Numbered by its place in the sweep, as the dashboard and report
+     * number it, so the printed sections can be told apart and found. */
+    char *numbered = section->title && section->title[0]
+                         ? util_format("%lld. %s", (long long)lc->run.section_count, section->title)
+                         : NULL;
+    table *all = store_plugin_columns(plugin, numbered ? numbered : section->title);
+    free(numbered);
     table *cols = all && section->shown_count
                       ? select_columns(all, section->shown, section->shown_count)
                       : all;

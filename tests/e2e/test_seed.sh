@@ -12,6 +12,10 @@ for title in "Equivalence: " "Communication per round: " "A 12e9-parameter model
     expect_stdout_contains "$title"
 done
 expect_sql "SELECT count(*) FROM section WHERE title GLOB '[0-9]*'" "0"
+# The printout numbers them by place, as the dashboard and report do.
+expect_equal "the printed section headings" \
+    "$(grep -E '^[0-9]+\. ' "$TMP/out" | cut -d' ' -f1,2 | tr '\n' ' ')" \
+    "1. Equivalence: 2. Communication 3. A 4. Stragglers: 5. Sharding: 6. Speedup: "
 expect_stdout_contains "=> ceiling T1/J = 15.5x (Amdahl approximation base/J = 15.0x); 512 workers deliver 15.1x at 2.9% efficiency"
 expect_stdout_contains "one copy is 44.7 GiB (48.0 GB); a ring round moves 78.2 GiB (84.0 GB) per worker"
 expect_sql "SELECT group_concat(plugin, ' ') FROM (SELECT plugin FROM section ORDER BY ordinal)" "equivalence comm comm straggler sharding speedup"
