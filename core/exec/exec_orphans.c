@@ -1,6 +1,7 @@
 /* exec_orphans: a command's processes outside its group, killed with the
- * run (see exec_orphans.h). Found by reading /proc: runner's descendants by
- * their parent links, then the group in /proc/PID/stat or the marker in
+ * run (see exec_orphans.h). Found by reading /proc: runner's descendants
+ * down its children lists (or, without them, every process by its parent
+ * link), then the group in /proc/PID/stat or the marker in
  * /proc/PID/environ (readable while the process lives). */
 #define _GNU_SOURCE /* PR_SET_CHILD_SUBREAPER */
 #include "exec_orphans.h"
@@ -66,10 +67,83 @@ static int read_stat(pid_t pid, proc_entry *e)
     return 0;
 }
 
-/* Every process, with runner's descendants marked. NULL when /proc cannot
- * be read or memory ran out. */
+/* Appends pid's entry (none when it is gone); -1 when memory ran out. */
+static int append_entry(proc_entry **list, size_t *n, size_t *cap, pid_t pid, int descendant)
+{
+    if (*n == *cap) {
+        size_t bigger_cap = *cap ? *cap * 2 : 64;
+        proc_entry *bigger = realloc(*list, bigger_cap * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        *list = bigger;
+        *cap = bigger_cap;
+    }
+    if (read_stat(pid, &(*list)[*n]) == 0)
+        (*list)[(*n)++].descendant = descendant;
+    return 0;
+}
+
+/* runner's descendants, read down from runner through each thread's
+ * /proc/PID/task/TID/children: the cost is the size of runner's own tree,
+ * paid after every command run, not the number of processes on the host.
+ * Returns 0, -1 when memory ran out, 1 when the kernel has no children
+ * files (the caller scans every process instead). */
+static int read_descendants(pid_t self, proc_entry **out, size_t *count)
+{
+    proc_entry *list = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    pid_t parent = self;
+    for (size_t next = 0;; parent = list[next++].pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task", (int)parent);
+        DIR *tasks = opendir(path);
+        struct dirent *de;
+        while (tasks && rc == 0 && (de = readdir(tasks))) {
+            if (de->d_name[0] == '.')
+                continue;
+            char file[320];
+            snprintf(file, sizeof file, "/proc/%d/task/%s/children", (int)parent, de->d_name);
+            char *text = NULL;
+            size_t len = 0;
+            if (util_read_file(file, &text, &len) != 0) {
+                if (parent == self && access(file, F_OK) != 0)
+                    rc = 1; /* no children files here */
+                continue;
+            }
+            for (char *at = text, *end; rc == 0 && *at; at = end) {
+                long pid = strtol(at, &end, 10);
+                if (end == at)
+                    break;
+                if (pid > 0 && append_entry(&list, &n, &cap, (pid_t)pid, 1) != 0)
+                    rc = -1;
+            }
+            free(text);
+        }
+        if (tasks)
+            closedir(tasks);
+        if (rc != 0 || next >= n)
+            break;
+    }
+    if (rc != 0) {
+        free(list);
+        return rc;
+    }
+    *out = list;
+    *count = n;
+    return 0;
+}
+
+/* Every process, with runner's descendants marked (the fallback without
+ * children files). NULL when /proc cannot be read or memory ran out. */
 static proc_entry *read_processes(pid_t self, size_t *count)
 {
+    proc_entry *found = NULL;
+    int rc = read_descendants(self, &found, count);
+    if (rc == 0)
+        return found ? found : calloc(1, sizeof *found);
+    if (rc < 0)
+        return NULL;
     DIR *d = opendir("/proc");
     if (!d)
         return NULL;
@@ -81,18 +155,11 @@ static proc_entry *read_processes(pid_t self, size_t *count)
         long pid = strtol(de->d_name, &end, 10);
         if (*end || pid <= 0)
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 256;
-            proc_entry *bigger = realloc(list, cap * sizeof *bigger);
-            if (!bigger) {
-                free(list);
-                closedir(d);
-                return NULL;
-            }
-            list = bigger;
+        if (append_entry(&list, &n, &cap, (pid_t)pid, 0) != 0) {
+            free(list);
+            closedir(d);
+            return NULL;
         }
-        if (read_stat((pid_t)pid, &list[n]) == 0)
-            n++;
     }
     closedir(d);
     /* Mark children of marked processes until nothing changes (the depth

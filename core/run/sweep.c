@@ -70,25 +70,6 @@ static int record_plugin(sweep_run *run, const loaded_plugin *lp, char **err)
     return 0;
 }
 
-static table *new_result_table(const runner_plugin *plugin, const char *title)
-{
-    table *t = table_new(title ? title : plugin->name);
-    if (!t)
-        return NULL;
-    for (uint32_t i = 0; i < plugin->param_count; i++)
-        if (table_add_column(t, plugin->params[i].name, plugin->params[i].unit,
-                             plugin->params[i].type, 1) != 0)
-            goto fail;
-    for (uint32_t i = 0; i < plugin->column_count; i++)
-        if (table_add_column(t, plugin->columns[i].name, plugin->columns[i].unit,
-                             plugin->columns[i].type, 0) != 0)
-            goto fail;
-    return t;
-fail:
-    table_free(t);
-    return NULL;
-}
-
 /* Appends rows (column_count values each) with the parameters in front. */
 static int append_rows(table *t, const runner_plugin *plugin, const value *params,
                        const value *rows, size_t row_count)
@@ -476,7 +457,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     int jobs;
     section_mode mode = plan_section(&job, &jobs);
     int64_t section_id = 0;
-    table *result = rows ? new_result_table(plugin, options->title) : NULL;
+    table *result = rows ? store_plugin_columns(plugin, options->title) : NULL;
     int rc = -1;
     progress bar;
     progress_begin(&bar, plugin->name, job.count, run->options->quiet);
