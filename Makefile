@@ -4,7 +4,8 @@
 # listed here and nowhere else, in three lists, and each target asks only for
 # the lists it uses:
 #
-#   make            checks RUNTIME_PACKAGES and builds into build/. Never
+#   make            checks RUNTIME_PACKAGES and builds runner, its plugins and
+#                   apps into build/, quietly (V=1 shows the compiler). Never
 #                   installs anything and never needs root: when a package is
 #                   missing it prints the one apt-get line to run, and stops.
 #   make demo       installs the missing RUNTIME_PACKAGES (as root; otherwise
@@ -65,7 +66,7 @@ $(CHECKED): WERROR_FLAG = -DRUNNER_WERROR=ON
 bench: PACKAGES = $(RUNTIME_PACKAGES) $(BENCH_PACKAGES)
 demo deps $(CHECKED) bench: INSTALL_MISSING = yes
 
-.PHONY: all deps configure build demo test install clean \
+.PHONY: all deps configure build build-checks demo test install clean \
 	test-sanitize test-valgrind fuzz-build fuzz-smoke
 
 all: build
@@ -98,12 +99,44 @@ endef
 deps:
 	$(check_packages)
 
+# Quiet unless V=1: configure and compile output goes to DIR/build.log, and
+# only a failure shows its end. cmake_build DIR [TARGET]
+define cmake_build
+	@if [ "$(V)" = 1 ]; then \
+	  cmake --build $(1) -j $(JOBS) $(if $(2),--target $(2)); \
+	else \
+	  printf 'building %s%s ... ' "$(1)" "$(if $(2), ($(2)))"; \
+	  if cmake --build $(1) -j $(JOBS) $(if $(2),--target $(2)) >$(1)/build.log 2>&1; then \
+	    echo done; \
+	  else \
+	    echo FAILED; tail -n 40 $(1)/build.log; \
+	    echo "runner: the build failed; its whole log is $(1)/build.log (make V=1 shows it as it runs)"; \
+	    exit 1; \
+	  fi; \
+	fi
+endef
+# cmake_configure DIR FLAGS...
+define cmake_configure
+	@mkdir -p $(1)
+	@if [ "$(V)" = 1 ]; then \
+	  cmake -S . -B $(1) $(2); \
+	elif ! cmake -S . -B $(1) $(2) >$(1)/configure.log 2>&1; then \
+	  cat $(1)/configure.log; exit 1; \
+	fi
+endef
+
 configure:
 	$(check_packages)
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR_FLAG) $(CMAKE_FLAGS)
+	$(call cmake_configure,$(BUILD_DIR),-DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR_FLAG) $(CMAKE_FLAGS))
 
+# runner, its plugins and apps: what `make demo` and a user need.
 build: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS)
+	$(call cmake_build,$(BUILD_DIR))
+
+# The same and what the tests and benchmarks build (the `checks` target:
+# test programs, fixture plugins, bench programs).
+build-checks: build
+	$(call cmake_build,$(BUILD_DIR),checks)
 
 demo: build
 	$(BUILD_DIR)/runner sweep scripts/seed.lua
@@ -112,14 +145,14 @@ demo: build
 # a test that would skip for lack of one fails (tests/e2e/lib.sh skip_without).
 REQUIRE_TOOLS = RUNNER_TEST_REQUIRE_TOOLS=1
 
-test: build
+test: build-checks
 	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure -j $(JOBS)
 
 # Not part of `make test`: throughput ratios against references measured in
 # the same run, printed with PASS/MISS (docs/performance.md). Takes minutes;
 # BENCH_FLAGS=--quick for a smoke run.
 .PHONY: bench
-bench: build
+bench: build-checks
 	bench/run_all.sh --build-dir $(BUILD_DIR) $(BENCH_FLAGS)
 
 install: build
@@ -149,9 +182,10 @@ SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout 300
 
 test-sanitize:
 	$(check_packages)
-	cmake -S . -B $(ASAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON \
-	  $(WERROR_FLAG) $(CMAKE_FLAGS)
-	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	$(call cmake_configure,$(ASAN_BUILD_DIR),-DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON \
+	  $(WERROR_FLAG) $(CMAKE_FLAGS))
+	$(call cmake_build,$(ASAN_BUILD_DIR))
+	$(call cmake_build,$(ASAN_BUILD_DIR),checks)
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) \
 	  -E '^e2e_test_(isolate|mpi|measured_speedup|slurm|reuse)$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \
@@ -167,7 +201,7 @@ VALGRIND = valgrind --quiet --error-exitcode=99 --leak-check=full \
 	--errors-for-leak-kinds=definite --show-leak-kinds=definite --track-origins=yes
 FAILING_SWEEP = tests/fuzz/corpus/fuzz_script/testkit_failing_points.lua
 
-test-valgrind: build
+test-valgrind: build-checks
 	@set -u; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	echo "memcheck: runner sweep scripts/seed.lua"; \
 	$(VALGRIND) $(BUILD_DIR)/runner sweep scripts/seed.lua --db "$$tmp/seed.db" --quiet \
@@ -189,9 +223,10 @@ test-valgrind: build
 # corpus for FUZZ_SECONDS, both at once.
 fuzz-build:
 	$(check_packages)
-	cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DRUNNER_FUZZ=ON $(WERROR_FLAG) $(CMAKE_FLAGS)
-	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
+	$(call cmake_configure,$(FUZZ_BUILD_DIR),-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DRUNNER_FUZZ=ON $(WERROR_FLAG) $(CMAKE_FLAGS))
+	$(call cmake_build,$(FUZZ_BUILD_DIR))
+	$(call cmake_build,$(FUZZ_BUILD_DIR),checks)
 
 fuzz-smoke: fuzz-build
 	$(SANITIZER_ENV) sh tests/fuzz/smoke.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)

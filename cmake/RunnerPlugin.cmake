@@ -28,11 +28,23 @@ function(runner_add_plugin name)
   install(TARGETS plugin_${name} LIBRARY DESTINATION ${RUNNER_PLUGIN_INSTALL_DIR})
 endfunction()
 
+# runner_check_only(TARGET...): built for the tests and benchmarks only, by
+# the `checks` target (make test, make bench), never by `make`: a user's
+# build is runner, its plugins and apps. The top CMakeLists.txt also marks
+# every target under tests/ and bench/.
+function(runner_check_only)
+  foreach(target ${ARGN})
+    set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    set_property(GLOBAL APPEND PROPERTY RUNNER_CHECK_TARGETS ${target})
+  endforeach()
+endfunction()
+
 # runner_add_test(NAME SOURCES src... [LIBRARIES lib...])
 # One ctest entry per test program, built on tests/unit/check.h.
 function(runner_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${name} ${T_SOURCES})
+  runner_check_only(${name})
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/core/include
     ${CMAKE_SOURCE_DIR}/core ${CMAKE_SOURCE_DIR}/tests/unit)
   target_link_libraries(${name} PRIVATE m ${T_LIBRARIES})

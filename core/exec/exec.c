@@ -304,8 +304,11 @@ static int substitute_name(strbuf *out, const char *name, size_t len, const runn
     long index = len < 63 ? param_find(plugin, wanted) : -1;
     if (index < 0 && strcmp(wanted, "seed") != 0) {
         const char *like = param_suggest(plugin, wanted);
-        return util_fail(err, "{%s} names no parameter%s%s%s", wanted,
-                         like ? " (did you mean {" : "", like ? like : "", like ? "}?)" : "");
+        if (like)
+            return util_fail(err, "{%s} names no parameter (did you mean {%s}?)", wanted, like);
+        /* Most often a program's own braces (awk, a JSON argument). */
+        return util_fail(err, "{%s} names no parameter (write {{ and }} for literal braces)",
+                         wanted);
     }
     if (shell) {
         char variable[80];

@@ -23,6 +23,12 @@ typedef struct script_config {
     uint64_t max_points;       /* per section; 0: no limit */
     size_t memory_limit_bytes; /* the script's own Lua heap */
     double time_limit_s;       /* the script's own run time, points excluded */
+    /* The watchdog ends the process when a script is stuck where no hook
+     * runs (one long library call, a __gc finalizer): after printing its
+     * line it calls this, then _exit(status). NULL for runner itself; a
+     * fuzzing harness records the input here, since _exit skips its own
+     * handlers. Called on the watchdog thread; must not return to Lua. */
+    void (*on_watchdog_exit)(int status);
     sweep_options sweep;
 } script_config;
 

@@ -288,6 +288,14 @@ static void guard_protected_calls(lua_State *L)
  * the Lua state is closed, since lua_close runs the finalizers left. */
 #define WATCHDOG_GRACE_S 3.0
 
+/* The one way the watchdog ends the process (its line is printed). */
+static _Noreturn void watchdog_exit(const script_state *s, int status)
+{
+    if (s->config->on_watchdog_exit)
+        s->config->on_watchdog_exit(status);
+    _exit(status);
+}
+
 /* While lua_close runs finalizers the sweep is already stored and no hook
  * can act: the limits strike at once (a script the limit or a Ctrl-C
  * already stopped gets the grace the close itself may need). Returns only
@@ -300,12 +308,12 @@ static void watchdog_check_closing(const script_state *s, double own)
                 "runner: %s: the script ran for more than %g s of its own time "
                 "(--script-timeout) in a __gc finalizer at exit; stopped\n",
                 s->config->script_path, limit);
-        _exit(EXIT_USAGE);
+        watchdog_exit(s, EXIT_USAGE);
     }
     if (s->config->sweep.stop && *s->config->sweep.stop && !s->stopped_before_closing) {
         fprintf(stderr, "runner: interrupted in a __gc finalizer at exit; the sweep was "
                         "already stored\n");
-        _exit(EXIT_INTERRUPTED);
+        watchdog_exit(s, EXIT_INTERRUPTED);
     }
 }
 
@@ -340,7 +348,7 @@ static void *watchdog_main(void *arg)
                     "runner: %s: the script ran for more than %g s of its own time "
                     "(--script-timeout) inside one library call; stopped\n",
                     s->config->script_path, limit);
-            _exit(EXIT_USAGE);
+            watchdog_exit(s, EXIT_USAGE);
         }
         if (s->config->sweep.stop && *s->config->sweep.stop) {
             if (!stop_seen)
@@ -348,7 +356,7 @@ static void *watchdog_main(void *arg)
             else if (now - stop_seen > WATCHDOG_GRACE_S) {
                 fprintf(stderr, "runner: interrupted inside a library call; finished points "
                                 "are stored (continue with --resume)\n");
-                _exit(EXIT_INTERRUPTED);
+                watchdog_exit(s, EXIT_INTERRUPTED);
             }
         }
     }

@@ -100,4 +100,14 @@ LUA
 run "$RUNNER" sweep "$script" --db "$TMP/none.db"
 expect_status 2
 expect_stderr "runner: $script:1: command 'typo': argv[2] \"{wrokers}\": {wrokers} names no parameter (did you mean {workers}?)"
+
+# A program's own braces (awk here) need doubling: the message says how.
+script=$(write_script braces.lua <<'LUA'
+command "braces" { argv = { "awk", "BEGIN { print \"x=1\" }" }, output = "keyvalue",
+  columns = { { name = "x", type = "integer" } } }
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/none.db"
+expect_status 2
+expect_stderr "runner: $script:1: command 'braces': argv[2] \"BEGIN { print \"x=1\" }\": { print \"x=1\" } names no parameter (write {{ and }} for literal braces)"
 finish

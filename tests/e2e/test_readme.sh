@@ -130,4 +130,18 @@ cd "$SRC" || exit 1
 
 [ -s "$TMP/work/speedup.svg" ] || fail "the README's plot wrote no speedup.svg"
 [ -s "$TMP/work/report.html" ] || fail "the README's report wrote no report.html"
+
+# Every page of docs/ is in the README's documentation table, and every
+# page the table links exists.
+table=$(sed -n '/^## Documentation/,/^## /p' "$SRC/README.md")
+for page in "$SRC"/docs/*.md "$SRC"/docs/plugins/*.md; do
+    name=${page#"$SRC"/}
+    case "$table" in
+    *"]($name)"*) ;;
+    *) fail "README's documentation table does not list $name" ;;
+    esac
+done
+for link in $(printf '%s\n' "$table" | grep -o '](docs/[^)]*)' | sed 's/^](//; s/)$//'); do
+    [ -f "$SRC/$link" ] || fail "README's documentation table links $link, which does not exist"
+done
 finish

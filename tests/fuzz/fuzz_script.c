@@ -40,6 +40,36 @@ static char db_path[4200];
 static const char *plugin_dirs[] = { FUZZ_FIXTURE_PLUGIN_DIR, RUNNER_BUILD_PLUGIN_DIR, NULL };
 static volatile sig_atomic_t stop_requested;
 static timer_t budget_timer;
+/* Where libFuzzer keeps artifacts (-artifact_prefix), and the input now
+ * running: the watchdog hook saves it there. */
+static const char *artifact_prefix = "";
+static const uint8_t *current_input;
+static size_t current_input_size;
+
+/* runner's watchdog ends the process when a script is stuck where no hook
+ * runs (a __gc finalizer loop, one long string.find): documented behaviour,
+ * not a finding, but libFuzzer cannot go on in this process. Keep the input
+ * as "stuck-*" and leave with FUZZ_STUCK_STATUS, which smoke.sh tells apart
+ * from a crash and answers by fuzzing on in a new process. */
+#define FUZZ_STUCK_STATUS 86
+static void on_watchdog_exit(int status)
+{
+    (void)status;
+    char path[4096];
+    snprintf(path, sizeof path, "%sstuck-%ld", artifact_prefix, (long)getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        size_t done = 0;
+        while (done < current_input_size) {
+            ssize_t n = write(fd, current_input + done, current_input_size - done);
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+        close(fd);
+    }
+    _exit(FUZZ_STUCK_STATUS);
+}
 
 static void on_budget(int signo)
 {
@@ -93,8 +123,10 @@ static void pin_plugins(const char *dir)
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
+    static const char prefix_flag[] = "-artifact_prefix=";
+    for (int i = 1; i < *argc; i++)
+        if (strncmp((*argv)[i], prefix_flag, sizeof prefix_flag - 1) == 0)
+            artifact_prefix = (*argv)[i] + sizeof prefix_flag - 1;
     /* The database lives in $TMPDIR, else in memory-backed /dev/shm when
      * there is one. (A crash skips the atexit clean-up: smoke.sh points
      * TMPDIR at a directory it removes.) */
@@ -178,6 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .max_points = FUZZ_MAX_POINTS,
         .memory_limit_bytes = FUZZ_SCRIPT_MEMORY_BYTES,
         .time_limit_s = FUZZ_SCRIPT_TIMEOUT_S,
+        .on_watchdog_exit = on_watchdog_exit,
         .script_text = text,
         .sweep = {
             .db_path = db_path,
@@ -189,6 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         },
     };
     stop_requested = 0;
+    current_input = data;
+    current_input_size = size;
     struct itimerspec budget = {
         .it_value = { FUZZ_WALL_BUDGET_MS / 1000, (FUZZ_WALL_BUDGET_MS % 1000) * 1000000L },
     };

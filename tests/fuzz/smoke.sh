@@ -30,24 +30,42 @@ for h in $harnesses; do
     # place rather than copied into the corpus.
     seeds=""
     [ "$h" = fuzz_script ] && seeds="$src/../../scripts $src/../../docs/examples/amdahl"
-    # From a scratch directory: plot() writes below the current one.
-    (cd "$out/$h/cwd" &&
-        "$build/tests/fuzz/$h" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
-            -print_final_stats=1 -artifact_prefix="$out/$h/artifacts/" $quiet $dict \
-            "$out/$h/new" "$src/corpus/$h" $seeds >"$out/$h/log" 2>&1
-     echo $? >"$out/$h/status") &
+    # From a scratch directory: plot() writes below the current one. Exit
+    # status 86 is fuzz_script's "runner's watchdog ended a stuck input"
+    # (documented behaviour, the input kept as artifacts/stuck-*): fuzz on
+    # in a new process for the time left, from the corpus grown so far.
+    (cd "$out/$h/cwd" || exit
+     start=$(date +%s)
+     left=$seconds
+     restarts=0
+     while :; do
+         "$build/tests/fuzz/$h" -max_total_time="$left" -timeout=30 -rss_limit_mb=2048 \
+             -print_final_stats=1 -artifact_prefix="$out/$h/artifacts/" $quiet $dict \
+             "$out/$h/new" "$src/corpus/$h" $seeds >>"$out/$h/log" 2>&1
+         status=$?
+         left=$((seconds - ($(date +%s) - start)))
+         [ "$status" = 86 ] && [ "$left" -gt 5 ] && [ "$restarts" -lt 20 ] || break
+         restarts=$((restarts + 1))
+     done
+     [ "$status" = 86 ] && status=0
+     echo "$restarts" >"$out/$h/restarts"
+     echo "$status" >"$out/$h/status") &
 done
 wait
 
 failed=0
 for h in $harnesses; do
     status=$(cat "$out/$h/status")
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$h/log")
-    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$h/log")
-    added=$(sed -n 's/^stat::new_units_added: *//p' "$out/$h/log")
+    # Summed over the processes (one unless a stuck input restarted it).
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$h/log" | awk '{ n += $1 } END { print n }')
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$h/log" | tail -n 1)
+    added=$(sed -n 's/^stat::new_units_added: *//p' "$out/$h/log" | awk '{ n += $1 } END { print n }')
     cov=$(grep -o 'cov: [0-9]*' "$out/$h/log" | tail -n 1)
     if [ "$status" = 0 ]; then
         echo "fuzz-smoke: $h: ${runs:-?} inputs in ${seconds} s (${rate:-?}/s), $cov, ${added:-0} new"
+        for a in "$out/$h/artifacts"/stuck-*; do
+            [ -e "$a" ] && echo "fuzz-smoke: $h: runner's watchdog ended a stuck script (as documented); fuzzed on in a new process; the input: $a"
+        done
     else
         failed=$((failed + 1))
         echo "fuzz-smoke: $h FAILED (exit status $status); its log ends:" >&2

@@ -60,6 +60,10 @@ static void test_substitute(void)
     CHECK_STR_EQ(err, "{wrokers} names no parameter (did you mean {workers}?)");
     free(err);
     err = NULL;
+    CHECK(!exec_substitute("BEGIN { print 1 }", &plugin, NULL, 0, 0, &err));
+    CHECK_STR_EQ(err, "{ print 1 } names no parameter (write {{ and }} for literal braces)");
+    free(err);
+    err = NULL;
     CHECK(!exec_substitute("{workers", &plugin, NULL, 0, 0, &err));
     CHECK_STR_EQ(err, "'{' without '}' (write {{ for a literal brace)");
     free(err);
