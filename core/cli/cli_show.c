@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/outfile.h"
@@ -240,24 +239,6 @@ int cli_show_section(store *s, int64_t section_id, output_format format, size_t 
     return rc;
 }
 
-/* The width show's tables fit in: on a terminal, $COLUMNS, else the
- * terminal's own width, else 80; to a pipe or a file, or with --wide, no
- * limit (0), so what a script reads keeps every column. */
-static size_t terminal_width(int wide)
-{
-    if (wide || !isatty(STDOUT_FILENO))
-        return 0;
-    const char *columns = getenv("COLUMNS");
-    char *end = NULL;
-    long n = columns ? strtol(columns, &end, 10) : 0;
-    if (columns && end != columns && *end == 0 && n > 0)
-        return (size_t)n;
-    struct winsize size;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-        return size.ws_col;
-    return 80;
-}
-
 /* runner show SWEEP [--section N]: each section's table, one after another.
  * One CSV holds one table: several sections as CSV are refused with where
  * to go instead (--section, runner export). */
@@ -270,7 +251,7 @@ int cli_show_rows(const options_parsed *a)
     if (status != EXIT_OK)
         return status;
     output_format format = format_option(a);
-    size_t max_width = terminal_width(a->values[OPTION_SHOW_WIDE].given);
+    size_t max_width = output_terminal_width(stdout, a->values[OPTION_SHOW_WIDE].given);
     const option_value *section = &a->values[OPTION_SHOW_SECTION];
     if (section->given && section->integer > count) {
         fprintf(stderr,

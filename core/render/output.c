@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "base/realtext.h"
 #include "base/util.h"
@@ -115,6 +117,21 @@ void output_text_layout_widen(output_text_layout *l, const value *row)
     }
 }
 
+size_t output_terminal_width(FILE *out, int wide)
+{
+    if (wide || !isatty(fileno(out)))
+        return 0;
+    const char *columns = getenv("COLUMNS");
+    char *end = NULL;
+    long n = columns ? strtol(columns, &end, 10) : 0;
+    if (columns && end != columns && *end == 0 && n > 0)
+        return (size_t)n;
+    struct winsize size;
+    if (ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return size.ws_col;
+    return 80;
+}
+
 void output_text_layout_set_view(output_text_layout *l, const size_t *order, size_t order_count,
                                  const char *const *folded, size_t folded_count, size_t max_width)
 {
@@ -163,13 +180,38 @@ static void print_folded(FILE *out, const output_text_layout *l)
         fputc('\n', out);
 }
 
+/* text on lines of at most max_width characters (0: one line), broken
+ * between words; the lines after the first indented by two spaces. */
+static void print_wrapped(FILE *out, const char *text, size_t max_width)
+{
+    size_t used = 0;
+    while (*text) {
+        size_t space = strspn(text, " ");
+        size_t word = strcspn(text + space, " ");
+        size_t w = 0;
+        for (size_t i = 0; i < word; i++)
+            w += ((unsigned char)text[space + i] & 0xc0) != 0x80;
+        if (max_width && used > 0 && used + space + w > max_width) {
+            fputs("\n  ", out);
+            used = 2;
+        } else {
+            fwrite(text, 1, space, out);
+            used += space;
+        }
+        fwrite(text + space, 1, word, out);
+        used += w;
+        text += space + word;
+    }
+    fputc('\n', out);
+}
+
 /* The view's head: title, folded line, the columns left out, the header. */
 static void print_view_head(FILE *out, output_text_layout *l)
 {
     const table *t = l->columns;
     char header[160], title[256];
     if (t->title)
-        fprintf(out, "%s\n", util_printable(t->title, title, sizeof title));
+        print_wrapped(out, util_printable(t->title, title, sizeof title), l->max_width);
     print_folded(out, l);
     if (l->order_count == 0) {
         fprintf(out, "  (the %zu rows are the same)\n", l->row_count);
@@ -190,8 +232,8 @@ static void print_view_head(FILE *out, output_text_layout *l)
     }
     if (l->fitted < l->order_count) {
         size_t left = l->order_count - l->fitted;
-        int n = fprintf(out, "  (%zu more column%s, --wide shows %s:", left, left == 1 ? "" : "s",
-                        left == 1 ? "it" : "them");
+        int n = fprintf(out, "  (%zu more column%s, %s shows %s:", left, left == 1 ? "" : "s",
+                        l->wide_hint ? l->wide_hint : "--wide", left == 1 ? "it" : "them");
         size_t line = n > 0 ? (size_t)n : 0;
         for (size_t i = l->fitted; i < l->order_count; i++) {
             util_printable(t->columns[l->order[i]].name, header, sizeof header);

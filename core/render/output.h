@@ -58,6 +58,7 @@ typedef struct output_text_layout {
     size_t folded_count;
     size_t max_width; /* 0: no limit */
     size_t fitted;    /* columns of order that fit in max_width (set by print_head) */
+    const char *wide_hint; /* what shows the columns left out; NULL: "--wide" */
 } output_text_layout;
 int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */
 void output_text_layout_clear(output_text_layout *l);
@@ -76,6 +77,11 @@ void output_text_layout_print_head(FILE *out, output_text_layout *l);
 void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row);
 /* "... N more rows (all are stored: runner show prints them)" */
 void output_text_more_rows(FILE *out, size_t more);
+
+/* The width a table printed to out fits in: on a terminal, $COLUMNS, else
+ * the terminal's own width, else 80; to a pipe or a file, or with wide, no
+ * limit (0), so what a script reads keeps every column. */
+size_t output_terminal_width(FILE *out, int wide);
 
 void output_csv_header(FILE *out, const table *columns);
 void output_csv_row(FILE *out, const table *columns, const value *row);

@@ -186,6 +186,28 @@ char *section_view_folded_line(const section_view *v, const table *cols, const t
     return b.data ? b.data : calloc(1, 1);
 }
 
+char **section_view_settings(const section_view *v, const table *cols, const table_facts *facts)
+{
+    char **settings = calloc(v->folded_count + 1, sizeof *settings);
+    for (size_t i = 0; settings && i < v->folded_count; i++) {
+        char setting[512];
+        size_t c = v->folded[i];
+        section_view_setting(cols, c, &facts->columns[c].first, setting, sizeof setting);
+        if (!(settings[i] = util_strdup(setting))) {
+            section_view_free_settings(settings, i);
+            return NULL;
+        }
+    }
+    return settings;
+}
+
+void section_view_free_settings(char **settings, size_t count)
+{
+    for (size_t i = 0; settings && i < count; i++)
+        free(settings[i]);
+    free(settings);
+}
+
 int section_view_plot(const section_view *v, const table *cols, plot_spec *spec)
 {
     if (v->x < 0 || v->y < 0)

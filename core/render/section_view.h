@@ -58,6 +58,13 @@ void section_view_setting(const table *cols, size_t c, const value *v, char *buf
  * folded; NULL on no memory. Not escaped. */
 char *section_view_folded_line(const section_view *v, const table *cols, const table_facts *facts);
 
+/* The folded columns' settings, one string each (section_view_setting),
+ * as output_text_layout_set_view takes them: a malloc'd array of
+ * v->folded_count malloc'd strings (section_view_free_settings), or NULL
+ * on no memory. */
+char **section_view_settings(const section_view *v, const table *cols, const table_facts *facts);
+void section_view_free_settings(char **settings, size_t count); /* accepts NULL */
+
 /* Fills spec's x, y, by, logx and logy (borrowing cols' names) with the
  * default plot. Returns 0, or -1 when there is none (v->why says why). */
 int section_view_plot(const section_view *v, const table *cols, plot_spec *spec);

@@ -334,6 +334,47 @@ static int read_head(lifecycle *lc, const char *plugin, int64_t section_id, tabl
     return rc;
 }
 
+/* At a terminal, where a person reads it: the section as `runner show`
+ * shows it (section_view.h's rule over every stored row: what varies,
+ * constants folded on one line, fitted to the terminal's width), with the
+ * rows of cols (the head read back). A pipe keeps print_rows's own layout,
+ * which scripts may parse. */
+static int print_view(lifecycle *lc, const runner_plugin *plugin, int64_t section_id,
+                      const table *cols, int64_t count, size_t width, char **err)
+{
+    table_facts facts = { 0 };
+    section_view view = { 0 };
+    output_text_layout layout = { 0 };
+    char **settings = NULL;
+    if (section_view_read_facts(lc->store, section_id, plugin->name, cols, &facts, err) != 0)
+        return -1;
+    int rc = -1;
+    if (section_view_init(&view, cols, &facts, plugin->name) != 0 ||
+        !(settings = section_view_settings(&view, cols, &facts)) ||
+        output_text_layout_init(&layout, cols) != 0) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    for (size_t r = 0; r < cols->row_count; r++)
+        output_text_layout_widen(&layout, table_cell(cols, r, 0));
+    layout.row_count = (size_t)count;
+    layout.wide_hint = "runner show --wide";
+    output_text_layout_set_view(&layout, view.shown, view.shown_count,
+                                (const char *const *)settings, view.folded_count, width);
+    output_text_layout_print_head(stdout, &layout);
+    for (size_t r = 0; view.shown_count && r < cols->row_count; r++)
+        output_text_layout_print_row(stdout, &layout, table_cell(cols, r, 0));
+    if (view.shown_count && (int64_t)cols->row_count < count)
+        output_text_more_rows(stdout, (size_t)count - cols->row_count);
+    rc = 0;
+done:
+    output_text_layout_clear(&layout);
+    section_view_free_settings(settings, view.folded_count);
+    section_view_clear(&view);
+    table_facts_clear(&facts);
+    return rc;
+}
+
 /* Prints the section's first rows as output_table_text_head prints a table
  * holding them all, reading them back from the store: the head, the count
  * and which parameters vary are all the printing needs. */
@@ -362,6 +403,15 @@ static int print_rows(lifecycle *lc, const lifecycle_section *section, char **er
         read_head(lc, plugin->name, section_id, cols, err) != 0 ||
         store_section_row_count(lc->store, section_id, plugin->name, &count, err) != 0)
         goto done;
+    size_t width = output_terminal_width(stdout, 0);
+    if (width) {
+        if (print_view(lc, plugin, section_id, cols, count, width, err) != 0)
+            goto done;
+        fputc('\n', stdout);
+        fflush(stdout);
+        rc = 0;
+        goto done;
+    }
     for (size_t r = 0; r < cols->row_count; r++) {
         output_text_layout_note(&layout, table_cell(cols, r, 0));
         output_text_layout_widen(&layout, table_cell(cols, r, 0));
