@@ -315,3 +315,110 @@ CREATE TABLE IF NOT EXISTS fit_residual (
     residual        REAL NOT NULL,
     PRIMARY KEY (fit_id, row_id)
 ) WITHOUT ROWID;
+
+-- Schema version 13: answers as rows (docs/analysis.md). `runner
+-- sensitivity`, `runner pareto` and `runner diff --stat` add a head row
+-- and its detail rows here, one transaction each; nothing else changes.
+-- AUTOINCREMENT: an answer's id is never given again after `runner rm`.
+
+-- Sobol indices of one output over a Saltelli design (design.saltelli).
+CREATE TABLE IF NOT EXISTS sensitivity (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL REFERENCES section(id),
+    y_column        TEXT NOT NULL,                 -- the output analysed
+    y_unit          TEXT NOT NULL DEFAULT '',
+    base_samples    INTEGER NOT NULL,              -- blocks used (each d + 2 points)
+    excluded        INTEGER NOT NULL,              -- blocks left out: NaN, inf or NULL y
+    bootstrap       INTEGER NOT NULL,              -- resamples behind the intervals
+    seed            INTEGER NOT NULL,              -- of the resampling (as signed 64 bits)
+    confidence      REAL NOT NULL,                 -- of the intervals: 0.95
+    y_mean          REAL,                          -- over the A and B points, in y_unit
+    y_variance      REAL,                          -- in y_unit^2
+    created_at      TEXT NOT NULL                  -- UTC, ISO 8601
+);
+CREATE INDEX IF NOT EXISTS sensitivity_by_section ON sensitivity(sweep_id, section_id);
+
+-- One parameter's first-order (Saltelli 2010) and total (Jansen) index,
+-- each with its percentile-bootstrap interval. Dimensionless shares of
+-- y's variance; NULL where undefined.
+CREATE TABLE IF NOT EXISTS sensitivity_index (
+    sensitivity_id  INTEGER NOT NULL REFERENCES sensitivity(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: parameters by name
+    parameter       TEXT NOT NULL,
+    unit            TEXT NOT NULL DEFAULT '',      -- the parameter's unit
+    first_order     REAL,
+    first_low       REAL,
+    first_high      REAL,
+    total           REAL,
+    total_low       REAL,
+    total_high      REAL,
+    PRIMARY KEY (sensitivity_id, position)
+) WITHOUT ROWID;
+
+-- A trade-off front: the section's rows no other row beats on every
+-- objective.
+CREATE TABLE IF NOT EXISTS pareto (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL REFERENCES section(id),
+    rows            INTEGER NOT NULL,              -- rows considered
+    excluded        INTEGER NOT NULL,              -- of those, rows with a NaN objective
+    front_size      INTEGER NOT NULL,              -- rows on the front (pareto_member)
+    created_at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pareto_by_section ON pareto(sweep_id, section_id);
+
+CREATE TABLE IF NOT EXISTS pareto_objective (
+    pareto_id       INTEGER NOT NULL REFERENCES pareto(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: as given
+    column_name     TEXT NOT NULL,
+    unit            TEXT NOT NULL DEFAULT '',
+    direction       TEXT NOT NULL CHECK (direction IN ('min', 'max')),
+    PRIMARY KEY (pareto_id, position)
+) WITHOUT ROWID;
+
+-- The front's rows: row_id in the section's result table, and its point.
+CREATE TABLE IF NOT EXISTS pareto_member (
+    pareto_id       INTEGER NOT NULL REFERENCES pareto(id),
+    row_id          INTEGER NOT NULL,
+    point_id        INTEGER NOT NULL,
+    PRIMARY KEY (pareto_id, row_id)
+) WITHOUT ROWID;
+
+-- diff --stat: two sweeps' repeats compared point by point.
+CREATE TABLE IF NOT EXISTS stat_diff (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    sweep_a         INTEGER NOT NULL REFERENCES sweep(id),
+    sweep_b         INTEGER NOT NULL REFERENCES sweep(id),
+    tolerance_s     REAL NOT NULL,                 -- --tolerance (0: none)
+    confidence      REAL NOT NULL,                 -- of the ratio intervals: 0.95
+    compared        INTEGER NOT NULL,              -- points compared
+    past_tolerance  INTEGER NOT NULL,              -- significant changes past the tolerance
+    created_at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS stat_diff_by_sweeps ON stat_diff(sweep_a, sweep_b);
+
+-- One compared column at one matched point.
+CREATE TABLE IF NOT EXISTS stat_diff_row (
+    stat_diff_id    INTEGER NOT NULL REFERENCES stat_diff(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: as printed
+    plugin          TEXT NOT NULL,
+    section_a       INTEGER,                       -- the point's section in each sweep
+    section_b       INTEGER,
+    point           TEXT NOT NULL,                 -- the point's parameters, as printed
+    column_name     TEXT NOT NULL,
+    unit            TEXT NOT NULL DEFAULT '',      -- of the means and sds
+    n_a             INTEGER NOT NULL,
+    mean_a          REAL,
+    sd_a            REAL,
+    n_b             INTEGER NOT NULL,
+    mean_b          REAL,
+    sd_b            REAL,
+    ratio           REAL,                          -- mean_b / mean_a
+    ratio_low       REAL,                          -- its 95 % interval
+    ratio_high      REAL,
+    p_value         REAL,                          -- Welch's t-test, two-sided
+    verdict         TEXT NOT NULL,                 -- faster, slower, higher, lower, no change
+    PRIMARY KEY (stat_diff_id, position)
+) WITHOUT ROWID;

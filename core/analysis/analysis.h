@@ -7,6 +7,7 @@
 
 #include "analysis/fit.h"
 #include "analysis/pareto.h"
+#include "analysis/sensitivity.h"
 #include "analysis/stats.h"
 
 #endif

@@ -78,6 +78,10 @@ static const options_command cli_commands[] = {
     { "pareto", CMD_PARETO, "SWEEP",
       "the rows no other row beats on every objective (--min, --max; docs/analysis.md)",
       cli_pareto },
+    { "sensitivity", CMD_SENSITIVITY, "SWEEP",
+      "which parameters drive an output: Sobol indices with 95% intervals of a section made "
+      "by design.saltelli (docs/analysis.md)",
+      cli_sensitivity },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

@@ -77,7 +77,8 @@ int cli_diff(const options_parsed *args);      /* cli_diff.c */
 int cli_verify(const options_parsed *args);    /* cli_verify.c */
 int cli_artifacts(const options_parsed *args); /* cli_artifacts.c */
 int cli_serve(const options_parsed *args);
-int cli_fit(const options_parsed *args);    /* cli_fit.c */
-int cli_pareto(const options_parsed *args); /* cli_pareto.c */
+int cli_fit(const options_parsed *args);         /* cli_fit.c */
+int cli_pareto(const options_parsed *args);      /* cli_pareto.c */
+int cli_sensitivity(const options_parsed *args); /* cli_sensitivity.c */
 
 #endif

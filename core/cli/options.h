@@ -36,6 +36,7 @@ enum {
     CMD_EXPORT = 1u << 20,
     CMD_FIT = 1u << 21,
     CMD_PARETO = 1u << 22,
+    CMD_SENSITIVITY = 1u << 23,
 };
 
 typedef enum option_kind {

@@ -504,3 +504,14 @@ int rowview_push(lua_State *L, const char *db_path, int64_t sweep_id, int ordina
     }
     return 0;
 }
+
+int rowview_identity(lua_State *L, int idx, const char **db_path, int64_t *sweep_id, int *ordinal)
+{
+    rowview *v = luaL_testudata(L, idx, ROWVIEW_METATABLE);
+    if (!v)
+        return 0;
+    *db_path = v->db->path;
+    *sweep_id = v->sweep_id;
+    *ordinal = v->ordinal;
+    return 1;
+}

@@ -25,6 +25,10 @@ void rowview_register_lua(lua_State *L);
 int rowview_push(lua_State *L, const char *db_path, int64_t sweep_id, int ordinal,
                  const runner_plugin *plugin, char **err);
 
+/* 1 when the value at idx is a view of rows, with its database path
+ * (borrowed: alive while the view is), sweep and section number; else 0. */
+int rowview_identity(lua_State *L, int idx, const char **db_path, int64_t *sweep_id, int *ordinal);
+
 /* Pushes v as Lua holds it: integers as integers, reals as floats (NaN and
  * infinities included), text, booleans; NULL as nil. */
 void rowview_push_value(lua_State *L, const value *v);

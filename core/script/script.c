@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_lua.h"
 #include "axis.h"
 #include "base/exit_status.h"
 #include "base/install_layout.h"
@@ -609,6 +610,7 @@ static lua_State *new_lua_state(script_state *s)
     plot_lua_register(L);
     rowview_register_lua(L);
     push_runner_table(L, s->config);
+    analysis_lua_register(L);
     return L;
 }
 

@@ -498,6 +498,62 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
  * ci_high, unit (a new table; the caller frees it). */
 int store_fit_params(store *s, int64_t fit_id, table **out, char **err);
 
+/* --- answers as rows (store_answers.c, schema version 13) ----------------
+ * `runner sensitivity`, `runner pareto` and `runner diff --stat` store what
+ * they print (docs/schema.md, docs/analysis.md); each call is one
+ * transaction that only adds rows to these tables. Everything borrowed. */
+
+typedef struct store_sensitivity_index {
+    const char *parameter, *unit;
+    double first, first_low, first_high, total, total_low, total_high;
+} store_sensitivity_index;
+
+typedef struct store_sensitivity {
+    int64_t sweep_id, section_id;
+    const char *y_column, *y_unit;
+    int64_t base_samples, excluded, bootstrap;
+    uint64_t seed;
+    double confidence, y_mean, y_variance;
+    size_t count;
+    const store_sensitivity_index *indices;
+} store_sensitivity;
+
+int store_sensitivity_write(store *s, const store_sensitivity *r, int64_t *id, char **err);
+
+typedef struct store_pareto_objective {
+    const char *column, *unit;
+    int maximize;
+} store_pareto_objective;
+
+typedef struct store_pareto {
+    int64_t sweep_id, section_id;
+    int64_t rows, excluded; /* rows considered; rows left out with NaN */
+    size_t objective_count;
+    const store_pareto_objective *objectives;
+    size_t member_count; /* the front: its rows' keys */
+    const store_row_key *members;
+} store_pareto;
+
+int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err);
+
+/* One compared column at one matched point of diff --stat. */
+typedef struct store_stat_diff_row {
+    const char *plugin, *point, *column, *unit, *verdict;
+    int64_t section_a, section_b;
+    int64_t n_a, n_b;
+    double mean_a, sd_a, mean_b, sd_b, ratio, ratio_low, ratio_high, p_value;
+} store_stat_diff_row;
+
+typedef struct store_stat_diff {
+    int64_t sweep_a, sweep_b;
+    double tolerance_s, confidence;
+    int64_t compared, past_tolerance;
+    size_t row_count;
+    const store_stat_diff_row *rows;
+} store_stat_diff;
+
+int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char **err);
+
 #include "store_query.h"
 
 #endif

@@ -336,6 +336,22 @@ static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_
                      sweep_id, NULL, what, err) != 0 ||
         run_on_sweep(s, "DELETE FROM fit WHERE sweep_id = ?1", sweep_id, NULL, what, err) != 0)
         return -1;
+    /* Its answers (sensitivity, pareto, diff --stat: a comparison goes
+     * with either of its sweeps). */
+    static const char *const answer_deletes[] = {
+        "DELETE FROM sensitivity_index WHERE sensitivity_id IN"
+        " (SELECT id FROM sensitivity WHERE sweep_id = ?1)",
+        "DELETE FROM sensitivity WHERE sweep_id = ?1",
+        "DELETE FROM pareto_objective WHERE pareto_id IN (SELECT id FROM pareto WHERE sweep_id = ?1)",
+        "DELETE FROM pareto_member WHERE pareto_id IN (SELECT id FROM pareto WHERE sweep_id = ?1)",
+        "DELETE FROM pareto WHERE sweep_id = ?1",
+        "DELETE FROM stat_diff_row WHERE stat_diff_id IN"
+        " (SELECT id FROM stat_diff WHERE sweep_a = ?1 OR sweep_b = ?1)",
+        "DELETE FROM stat_diff WHERE sweep_a = ?1 OR sweep_b = ?1",
+    };
+    for (size_t i = 0; i < sizeof answer_deletes / sizeof *answer_deletes; i++)
+        if (run_on_sweep(s, answer_deletes[i], sweep_id, NULL, what, err) != 0)
+            return -1;
     for (size_t i = 0; i < sizeof sweep_tables / sizeof sweep_tables[0]; i++) {
         char sql[128];
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = ?1", sweep_tables[i],

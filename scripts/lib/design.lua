@@ -321,6 +321,27 @@ local function make_design(kind)
   end
 end
 
+-- A Saltelli design for Sobol indices (runner sensitivity, sensitivity{}):
+-- n blocks of #space + 2 points each, A, B, then A with one parameter taken
+-- from B per parameter in name order. runner makes the coordinates (GSL's
+-- MT19937, seeded from the sweep seed and the stream); the section must
+-- hold this zip alone, one row per point, for the indices to read it.
+function design.saltelli(n, space, opts)
+  opts = opts or {}
+  check_count("saltelli", n)
+  local names = dimensions_of("saltelli", space)
+  local seed = mix64(math.tointeger(runner.seed) ~ hash_text(stream_of("saltelli", opts)))
+  if seed < 0 then seed = seed & math.maxinteger end
+  local coordinates = runner.saltelli_unit(n, #names, seed)
+  local columns = {}
+  for j, name in ipairs(names) do
+    local map, values, unit = space[name].map, {}, coordinates[j]
+    for i = 1, #unit do values[i] = map(unit[i]) end
+    columns[name] = values
+  end
+  return zip(columns)
+end
+
 design.random = make_design("random")
 design.latin = make_design("latin")
 design.sobol = make_design("sobol")

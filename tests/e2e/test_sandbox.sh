@@ -215,11 +215,11 @@ LUA
 )
 run "$RUNNER" sweep "$script" --db "$DB"
 expect_status 0
-expected_globals="_G _VERSION assert collectgarbage command coroutine error getmetatable ipairs linspace logspace math next options os pairs pcall plot powers_of_two print printf range rawequal rawget rawlen rawset require runner select setmetatable string sweep table tonumber tostring type utf8 warn xpcall zip"
+expected_globals="_G _VERSION assert collectgarbage command coroutine error getmetatable ipairs linspace logspace math next options os pairs pcall plot powers_of_two print printf range rawequal rawget rawlen rawset require runner select sensitivity setmetatable string sweep table tonumber tostring type utf8 warn xpcall zip"
 expect_stdout_contains "globals: $expected_globals"
 expect_stdout_contains "os: clock date difftime time"
 expect_stdout_contains "string: byte char find format gmatch gsub len lower match pack packsize rep reverse sub unpack upper"
-expect_stdout_contains "runner: db default libexec script seed version"
+expect_stdout_contains "runner: db default libexec saltelli_unit script seed version"
 expect_stdout_contains "absent: nil nil nil nil nil"
 expect_stdout_contains "clock and dates: number integer 1970-01-01 6.0"
 [ -e "$DB" ] && fail "a script without sweeps created the database"
