@@ -150,7 +150,8 @@ test: build-checks
 
 # Not part of `make test`: throughput ratios against references measured in
 # the same run, printed with PASS/MISS (docs/performance.md). Takes minutes;
-# BENCH_FLAGS=--quick for a smoke run.
+# BENCH_QUICK=1 (or BENCH_FLAGS=--quick) for a smoke run; BENCH_FLAGS="--only floor"
+# for issue 30's lines alone (each cost beside its floor).
 .PHONY: bench
 bench: build-checks
 	bench/run_all.sh --build-dir $(BUILD_DIR) $(BENCH_FLAGS)

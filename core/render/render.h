@@ -4,6 +4,7 @@
 #define RUNNER_RENDER_FACE_H
 
 #include "diff.h"
+#include "json_text.h"
 #include "output.h"
 #include "plot.h"
 #include "plot_reduce.h"
