@@ -32,27 +32,34 @@ daemon_pid() {
     if [ "$2" = login ]; then cat "$1/slurmctld.pid"; else cat "$1/slurmd-$2.pid"; fi
 }
 
-# stop_pid PID: SIGTERM, then SIGKILL if it still runs 10 s later.
-stop_pid() {
-    kill "$1" 2>/dev/null || return 0
+# stop_pids PID...: SIGTERM to each, then SIGKILL to those still running
+# 10 s later.
+stop_pids() {
+    kill "$@" 2>/dev/null
     cl_tries=200
-    while kill -0 "$1" 2>/dev/null && [ "$cl_tries" -gt 0 ]; do
+    while [ "$cl_tries" -gt 0 ]; do
+        cl_alive=""
+        for cl_pid in "$@"; do
+            kill -0 "$cl_pid" 2>/dev/null && cl_alive="$cl_alive $cl_pid"
+        done
+        [ -z "$cl_alive" ] && return 0
         cl_tries=$((cl_tries - 1))
         sleep 0.05
     done
-    kill -9 "$1" 2>/dev/null
+    kill -9 $cl_alive 2>/dev/null
     return 0
 }
 
-# kill_namespace NS: SIGKILL every process left in NS, then delete it.
+# kill_namespace NS: SIGKILL every process in NS, again while new ones
+# appear (a slurmd forking a step), for at most 10 s; then delete NS.
 kill_namespace() {
-    for cl_pid in $(ip netns pids "$1" 2>/dev/null); do
-        kill -9 "$cl_pid" 2>/dev/null
-    done
-    cl_tries=100
-    while [ -n "$(ip netns pids "$1" 2>/dev/null)" ] && [ "$cl_tries" -gt 0 ]; do
+    cl_tries=200
+    cl_pids=$(ip netns pids "$1" 2>/dev/null)
+    while [ -n "$cl_pids" ] && [ "$cl_tries" -gt 0 ]; do
+        kill -9 $cl_pids 2>/dev/null
         cl_tries=$((cl_tries - 1))
         sleep 0.05
+        cl_pids=$(ip netns pids "$1" 2>/dev/null)
     done
     ip netns delete "$1" 2>/dev/null
 }
@@ -181,11 +188,11 @@ cluster_down() {
             sleep 0.05
         done
     fi
-    for cl_node in $(cat "$cl_dir/nodes"); do
-        [ -s "$cl_dir/slurmd-$cl_node.pid" ] && stop_pid "$(cat "$cl_dir/slurmd-$cl_node.pid")"
-    done
-    [ -s "$cl_dir/slurmctld.pid" ] && stop_pid "$(cat "$cl_dir/slurmctld.pid")"
-    [ -s "$cl_dir/munged.pid" ] && stop_pid "$(cat "$cl_dir/munged.pid")"
+    # The slurmds together, then slurmctld and munged.
+    cl_pids=$(cat "$cl_dir"/slurmd-*.pid 2>/dev/null)
+    [ -n "$cl_pids" ] && stop_pids $cl_pids
+    cl_pids=$(cat "$cl_dir/slurmctld.pid" "$cl_dir/munged.pid" 2>/dev/null)
+    [ -n "$cl_pids" ] && stop_pids $cl_pids
     # What is left in a namespace (a slurmstepd, a task) is killed with it.
     for cl_node in $(cat "$cl_dir/nodes") login; do
         kill_namespace "$(ns_of "$cl_dir" "$cl_node")"

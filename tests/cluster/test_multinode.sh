@@ -41,7 +41,9 @@ CLUSTER_SOURCED=1
 . tests/cluster/cluster.sh
 CL="$TMP/cluster"
 cleanup() {
+    down_start=$(date +%s.%N)
     cluster_down "$CL"
+    [ -n "${cluster_started:-}" ] && timing "cluster down" "$down_start"
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -85,6 +87,7 @@ CLUSTER_OWNER=$$ cluster_up "$CL" n1 n2 n3 || {
     finish
 }
 timing "cluster up (3 nodes idle)" "$start"
+cluster_started=1
 
 # job_state ID: the states of the job's tasks (scontrol; no accounting here).
 job_state() {
@@ -118,7 +121,9 @@ sweep("testkit", { x = linspace(0, 1, 200), rows = {0, 1, 2}, label = {"a", "b"}
 sweep("speedup", { workers = range(1, 60), jitter = {0.5, 2}, trials = 20000 }, { print = false })
 LUA
 )
+start=$(now)
 "$RUNNER" sweep "$script" --db "$TMP/single.db" --quiet --jobs 1 2>/dev/null || fail "the single-process run failed"
+timing "the single-process run of grid.lua" "$start"
 ROWS_GRID="SELECT * FROM testkit ORDER BY row_id; SELECT * FROM speedup ORDER BY row_id"
 
 # a. The array of shards across nodes, then its merge job.
