@@ -43,10 +43,13 @@ RUNTIME_PACKAGES += libgsl-dev
 # when building, required by the tests) and the checked builds (valgrind,
 # clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), SciPy
 # as an independent Sobol sequence for test_designs, a one-node Slurm with
-# munge for test_slurm.sh, and curl to ask runner serve for every endpoint
-# (test_serve), and clang-format for the formatting check (lint_format).
+# munge for test_slurm.sh, iproute2 (ip netns) and util-linux (nsenter,
+# unshare) for the namespaces of test_multinode's three-node Slurm, and curl
+# to ask runner serve for every endpoint (test_serve), and clang-format for
+# the formatting check (lint_format).
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
-	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format
+	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format \
+	iproute2 util-linux
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.
