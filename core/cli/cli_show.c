@@ -111,11 +111,26 @@ int cli_show_sweeps(const options_parsed *a)
     char *err = NULL, since[32], until[32];
     store_sweep_filter filter;
     int status = cli_sweep_filter(a, &filter, since, until);
+    const char *select = a->values[OPTION_SWEEPS_SELECT].text;
+    int64_t id;
+    int last;
+    if (status == EXIT_OK && select)
+        status = options_resolve_sweep(a->command, select, 1, &id, &last);
     if (status != EXIT_OK || (status = cli_open_existing(a->db_path, &s, 0)) != EXIT_OK)
         return status;
+    /* --select: the one sweep a selector picks, as every SWEEP argument
+     * resolves it, so programs need not re-implement selectors. */
+    if (select && (status = cli_resolve_sweep(s, select, &filter.id)) != EXIT_OK) {
+        store_close(s);
+        return status;
+    }
     if (store_list_sweeps_matching(s, &filter, &t, &err) != 0)
         status = cli_fail(err);
-    else if (output_table(stdout, t, format_option(a)) != 0)
+    else if (select && t->row_count == 0) {
+        fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path,
+                select);
+        status = EXIT_USAGE;
+    } else if (output_table(stdout, t, format_option(a)) != 0)
         status = cli_fail(util_format("cannot print the sweeps: out of memory or output closed"));
     table_free(t);
     store_close(s);
