@@ -6,6 +6,7 @@
 #include "diff.h"
 #include "output.h"
 #include "plot.h"
+#include "plot_fit.h"
 #include "plot_reduce.h"
 #include "report.h"
 #include "section_columns.h"
