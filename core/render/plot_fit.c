@@ -25,6 +25,7 @@ void plot_fit_set_clear(plot_fit_set *set)
     }
     free(set->curves);
     free(set->by_values);
+    free(set->ids);
     free(set->model);
     free(set->x);
     free(set->y);
@@ -90,12 +91,13 @@ int plot_fit_load(store *s, int64_t sweep_id, int64_t fit_id, int logx, plot_fit
     const char *by = text_cell(t, 0, "by_column");
     out->curves = calloc(n, sizeof *out->curves);
     out->by_values = calloc(n, sizeof *out->by_values);
+    out->ids = calloc(n, sizeof *out->ids);
     out->model = util_strdup(model);
     out->x = util_strdup(text_cell(t, 0, "x_column"));
     out->y = util_strdup(text_cell(t, 0, "y_column"));
     out->by = by ? util_strdup(by) : NULL;
-    int oom =
-        !out->curves || !out->by_values || !out->model || !out->x || !out->y || (by && !out->by);
+    int oom = !out->curves || !out->by_values || !out->ids || !out->model || !out->x || !out->y ||
+              (by && !out->by);
     out->section_id = (int64_t)number_cell(t, 0, "section_id");
     out->first_id = (int64_t)number_cell(t, 0, "id");
     out->last_id = (int64_t)number_cell(t, n - 1, "id");
@@ -103,6 +105,7 @@ int plot_fit_load(store *s, int64_t sweep_id, int64_t fit_id, int logx, plot_fit
         plot_curve *c = &out->curves[r];
         out->count = r + 1;
         long id = (long)number_cell(t, r, "id");
+        out->ids[r] = id;
         if (by) {
             char shown[128];
             const value *v = table_cell(t, r, (size_t)table_find_column(t, "by_value"));

@@ -16,6 +16,7 @@
 typedef struct plot_fit_set {
     plot_curve *curves;
     value *by_values; /* per curve; curves[i].by points here */
+    int64_t *ids;     /* per curve: the fit's id */
     size_t count;
     int64_t first_id, last_id;
     int64_t section_id;

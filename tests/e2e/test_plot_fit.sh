@@ -60,4 +60,23 @@ expect_stderr "runner: plot: --pareto: the section has no column nope"
 run "$RUNNER" plot last --db "$DB" --pareto min:workers,min:workers -o "$TMP/x.svg"
 expect_status 2
 expect_stderr "runner: plot: --pareto min:workers,min:workers: workers is named twice; see 'runner --help'"
+
+# The report shows the stored fits under their section: the curves drawn
+# and each fit's quantities (J of fit 2 is 1 s, its interval [1, 1]).
+run "$RUNNER" report last --db "$DB" -o "$TMP/report.html"
+expect_status 0
+grep -qF '<h3 id="section-1-fit-1">Fit: walkthrough of round_s against workers, per jitter</h3>' \
+    "$TMP/report.html" || fail "the report lacks the fit's heading"
+grep -qF '<caption>walkthrough fit 2 (jitter = 1)</caption>' "$TMP/report.html" ||
+    fail "the report lacks fit 2's table"
+grep -qF '<tr><td>J</td><td class="num">1</td>' "$TMP/report.html" ||
+    fail "the report lacks fit 2's J = 1"
+grep -qF "runner plot 1 --fit 1 -o fit.svg" "$TMP/report.html" || fail "the report lacks the redraw line"
+# A refit is the newest: the report shows it and not the old group.
+run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough
+expect_status 0
+run "$RUNNER" report last --db "$DB" -o "$TMP/report2.html"
+expect_status 0
+grep -qF 'section-1-fit-4' "$TMP/report2.html" || fail "the report lacks the newest fit"
+! grep -qF 'section-1-fit-1"' "$TMP/report2.html" || fail "the report shows the older fit group"
 finish
