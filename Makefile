@@ -44,12 +44,13 @@ RUNTIME_PACKAGES += libgsl-dev
 # clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), SciPy
 # as an independent Sobol sequence for test_designs, a one-node Slurm with
 # munge for test_slurm.sh, iproute2 (ip netns) and util-linux (nsenter,
-# unshare) for the namespaces of test_multinode's three-node Slurm, and curl
-# to ask runner serve for every endpoint (test_serve), and clang-format for
-# the formatting check (lint_format).
+# unshare) for the namespaces of test_multinode's three-node Slurm, curl
+# to ask runner serve for every endpoint (test_serve), clang-format for
+# the formatting check (lint_format), and pandas for the Python module's
+# DataFrames (test_python; docs/python.md).
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
 	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format \
-	iproute2 util-linux
+	iproute2 util-linux python3-pandas
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.

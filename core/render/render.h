@@ -7,6 +7,7 @@
 #include "json_text.h"
 #include "output.h"
 #include "plot.h"
+#include "plot_fit.h"
 #include "plot_reduce.h"
 #include "report.h"
 #include "section_columns.h"

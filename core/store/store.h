@@ -497,6 +497,19 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
 /* A stored fit's quantities in order: name, kind, value, stderr, ci_low,
  * ci_high, unit (a new table; the caller frees it). */
 int store_fit_params(store *s, int64_t fit_id, table **out, char **err);
+/* The fits a plot draws (`runner plot --fit`, the report): fit_id and the
+ * fits the same `runner fit` stored with it (a --by run: same section,
+ * model, columns, weights and created_at); fit_id 0: the newest fit of
+ * sweep_id, with its group. Only fits of sweep_id. *out (a new table, the
+ * caller frees it; no rows when there is no such fit) has a row per fit:
+ * id, section_id, model, x_column, y_column, by_column, by_value, x_min,
+ * x_max (of the rows fitted), p1, p2, p3 (the first three quantities in
+ * position order: the parameters, then derived ones). */
+int store_fit_group(store *s, int64_t sweep_id, int64_t fit_id, table **out, char **err);
+/* The newest fit of each group stored for section_id (ids of fits whose
+ * group is newest per model, x and y), for the report: a table of fit ids
+ * in one column "id", oldest first (the caller frees it). */
+int store_section_fit_ids(store *s, int64_t section_id, table **out, char **err);
 
 /* --- answers as rows (store_answers.c, schema version 13) ----------------
  * `runner sensitivity`, `runner pareto` and `runner diff --stat` store what
