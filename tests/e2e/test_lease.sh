@@ -160,4 +160,26 @@ SLURM_JOB_ID=812 SLURM_ARRAY_JOB_ID=800 SLURM_ARRAY_TASK_ID=12 SLURM_STEP_ID=3 \
 expect_status 0
 expect_sql "SELECT slurm_job_id, slurm_array_job_id, slurm_array_task_id, slurm_step_id
     FROM sweep ORDER BY id DESC LIMIT 1" "812|800|12|3"
+
+# ---- a version 11 file (no lease columns) ----------------------------------
+# Readers read it as it is, without writing (a temporary view supplies the
+# columns as NULL); runner migrate adds them.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP INDEX sweep_list;
+ALTER TABLE sweep DROP COLUMN lease_renewed_at; ALTER TABLE sweep DROP COLUMN lease_period_s;
+ALTER TABLE sweep DROP COLUMN slurm_job_id; ALTER TABLE sweep DROP COLUMN slurm_array_job_id;
+ALTER TABLE sweep DROP COLUMN slurm_array_task_id; ALTER TABLE sweep DROP COLUMN slurm_step_id;
+CREATE INDEX sweep_list ON sweep(id, name, script_path, started_at, ended_at, status, pid, host,
+    pid_host, pid_start_ticks, pid_boot_id, overrides_json);
+PRAGMA user_version = 11; PRAGMA journal_mode = DELETE;" >/dev/null
+sha=$(sha256sum <"$DB")
+run "$RUNNER" sweeps --db "$DB" --format csv
+expect_status 0
+expect_stdout_contains "2,,$ends,,ok,"
+run "$RUNNER" report 2 --db "$DB" -o "$TMP/report11.html"
+expect_status 0
+expect_equal "readers: the version 11 file's bytes" "$(sha256sum <"$DB")" "$sha"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$(runner_schema)"
+expect_sql "SELECT count(*) FROM pragma_table_info('sweep') WHERE name LIKE 'lease%' OR name LIKE 'slurm%'" "6"
 finish
