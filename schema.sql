@@ -34,7 +34,22 @@ CREATE TABLE IF NOT EXISTS sweep (
     -- Schema version 9: what people call it (runner rename, tag, note).
     name            TEXT,                          -- NULL: unnamed; not unique (a selector
                                                    --   picks the newest of that name)
-    note            TEXT                           -- free text; NULL: none
+    note            TEXT,                          -- free text; NULL: none
+    -- Schema version 12: liveness by lease (docs/guarantees.md: Liveness).
+    -- The process running the sweep renews lease_renewed_at every
+    -- lease_period_s; readers on any host call the sweep interrupted once
+    -- 3 periods have passed without a renewal. NULL: no lease (an older row).
+    lease_renewed_at REAL,                         -- Unix s of the last renewal
+    lease_period_s  REAL,                          -- the renewal period in seconds
+    -- The scheduler ids of that process from SLURM_JOB_ID and
+    -- SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID and SLURM_STEP_ID; NULL
+    -- outside Slurm. No comma or quote in these comments and none after the
+    -- last column: the DROP COLUMN of SQLite (tests turn files back with it)
+    -- looks for the comma before the last column in the text.
+    slurm_job_id    TEXT,
+    slurm_array_job_id TEXT,
+    slurm_array_task_id TEXT,
+    slurm_step_id   TEXT
 );
 
 -- Each plugin a sweep used, with the exact shared object.

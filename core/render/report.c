@@ -229,6 +229,19 @@ static void write_contents(report_ctx *r, size_t section_count, const int64_t *i
     fputs("</ul>\n</nav>\n", r->out);
 }
 
+/* "JOB (array JOB_TASK, step STEP)" from the sweep row's Slurm ids, in
+ * out (size bytes). */
+static const char *scheduler_text(const table *t, char *out, size_t size)
+{
+    const char *array = text_of(t, 0, "slurm_array_job_id");
+    const char *task = text_of(t, 0, "slurm_array_task_id");
+    const char *step = text_of(t, 0, "slurm_step_id");
+    snprintf(out, size, "%s%s%s%s%s%s%s%s", text_of(t, 0, "slurm_job_id"), *array ? " (array " : "",
+             array, *array ? "_" : "", *array ? task : "", *array ? ")" : "",
+             *step ? ", step " : "", step);
+    return out;
+}
+
 /* The sweep row as a key-value table. */
 static void write_provenance(report_ctx *r)
 {
@@ -247,6 +260,9 @@ static void write_provenance(report_ctx *r)
     kv_row(r, "git commit",
            git ? text_of(t, 0, "git_commit") : "(none: the script is not in a git work tree)", git);
     kv_row(r, "host", text_of(t, 0, "host"), 1);
+    char job[192];
+    if (cell(t, 0, "slurm_job_id")->type == RUNNER_TEXT)
+        kv_row(r, "Slurm job", scheduler_text(t, job, sizeof job), 1);
     kv_row(r, "started (UTC)", text_of(t, 0, "started_at"), 1);
     kv_row(r, "ended (UTC)",
            cell(t, 0, "ended_at")->type == 0 ? "(not recorded)" : text_of(t, 0, "ended_at"), 1);

@@ -29,6 +29,8 @@ typedef struct sweep_options {
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of the script */
     int force;                         /* resume a sweep whose runner may live (--force) */
+    double lease_period_s;             /* the lease's renewal period (RUNNER_LEASE_SECONDS,
+                                        * checked by the CLI); 0: LEASE_PERIOD_DEFAULT_S */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM; may be NULL */
     /* which points, and how they run */
     shard_spec shard;       /* --shard I/N: this shard's points only; count 0: all */

@@ -16,6 +16,7 @@
  *   store_plot.c    two columns of a section cut down in SQL for a chart
  *   store_outbox.c  closing a sweep with its webhook summary, the outbox
  *   store_process.c which process runs a sweep (for resume's liveness check)
+ *   store_lease.c   the thread renewing a running sweep's lease
  *
  * Naming: public functions are store_* (store.h); functions shared between
  * the store's files are storei_* ("store internal") and declared here;

@@ -106,9 +106,22 @@ static const char sweep_list_index_sql[] =
  * writing command (runner fit among them) upgrades it. */
 static const char fit_tables_sql[] = "";
 
-/* Version 12 is another change's (issue 26); a placeholder here until it
- * lands, so that version 13 keeps its number. It does nothing. */
-static const char reserved_12_sql[] = "";
+/* Version 12 records a sweep's lease and its scheduler's ids (schema.sql;
+ * docs/guarantees.md, "Liveness"), and sweep_list covers the columns the
+ * status now reads, so the list still never reads the sweep rows. */
+#define SWEEP_LIST_LEASE_INDEX                                                                     \
+    "CREATE INDEX IF NOT EXISTS sweep_list ON sweep(id, name, script_path, started_at, ended_at,"  \
+    " status, pid, host, pid_host, pid_start_ticks, pid_boot_id, overrides_json,"                  \
+    " lease_renewed_at, lease_period_s, slurm_job_id);"
+static const char sweep_lease_sql[] = "ALTER TABLE sweep ADD COLUMN lease_renewed_at REAL;"
+                                      "ALTER TABLE sweep ADD COLUMN lease_period_s REAL;"
+                                      "ALTER TABLE sweep ADD COLUMN slurm_job_id TEXT;"
+                                      "ALTER TABLE sweep ADD COLUMN slurm_array_job_id TEXT;"
+                                      "ALTER TABLE sweep ADD COLUMN slurm_array_task_id TEXT;"
+                                      "ALTER TABLE sweep ADD COLUMN slurm_step_id TEXT;"
+                                      "DROP INDEX IF EXISTS sweep_list;" SWEEP_LIST_LEASE_INDEX;
+static const char sweep_list_lease_index_sql[] = SWEEP_LIST_LEASE_INDEX
+    "CREATE INDEX IF NOT EXISTS sweep_by_name ON sweep(name) WHERE name IS NOT NULL;";
 
 /* Version 13 adds the answers' tables (sensitivity, pareto, diff --stat:
  * schema.sql creates them; nothing moves), unread by the reading commands
@@ -142,7 +155,8 @@ static const migration migrations[] = {
     { "add fits (schema.sql)", fit_tables_sql,
       "SELECT count(*) = 3 FROM sqlite_master WHERE type = 'table'"
       " AND name IN ('fit', 'fit_param', 'fit_residual')" },
-    { "reserved", reserved_12_sql, NULL },
+    { "record a sweep's lease and scheduler", sweep_lease_sql,
+      "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'slurm_step_id'" },
     /* Answers as rows (issue 26): sensitivity, pareto and diff --stat. */
     { "add the answers' tables (schema.sql)", answer_tables_sql,
       "SELECT count(*) = 7 FROM sqlite_master WHERE type = 'table' AND name IN ('sensitivity',"
@@ -154,18 +168,29 @@ static const migration migrations[] = {
  * cannot declare, because it runs on an older catalog before the step that
  * adds a column they name. Each is idempotent (IF NOT EXISTS). */
 static const char *const new_file_steps[] = {
-    sweep_list_index_sql,
+    sweep_list_lease_index_sql,
 };
 
-/* Steps that only add indexes, or tables no reading command reads. A file
- * that lacks nothing else is read as it is (only slower) by the reading
- * commands, which never write. */
+/* Steps that only add indexes, or tables no reading command reads, or
+ * (version 12) columns a reader makes up for in a temporary view
+ * (lease_shim_sql). A file that lacks nothing else is read as it is (only
+ * slower) by the reading commands, which never write. */
 static const char *const index_only_steps[] = {
     sweep_list_index_sql,
     fit_tables_sql,
-    reserved_12_sql,
+    sweep_lease_sql,
     answer_tables_sql,
 };
+
+/* A file from before version 12 lacks the lease columns the status readers
+ * show names (STORE_SWEEP_STATUS_SQL): a temporary view of the same name,
+ * which unqualified names find before the file's table, adds them as NULL
+ * (no lease: this host's proof alone, as the runner that wrote it judged).
+ * The temp schema is the connection's own, so the file is not written. */
+static const char lease_shim_sql[] =
+    "CREATE TEMP VIEW sweep AS SELECT *, NULL AS lease_renewed_at, NULL AS lease_period_s,"
+    " NULL AS slurm_job_id, NULL AS slurm_array_job_id, NULL AS slurm_array_task_id,"
+    " NULL AS slurm_step_id FROM main.sweep";
 
 /* 1 when every step from version on only adds indexes (or unread tables). */
 static int readable_as_is(int version)
@@ -302,6 +327,9 @@ static const catalog_object catalog[] = {
       "id,sweep_id,section_id,model,x_column,y_column,by_column,by_value,n,excluded,r2" },
     { 11, 0, "fit_param", "table", "fit_id,position,name,kind,value,stderr,ci_low,ci_high,unit" },
     { 11, 0, "fit_residual", "table", "fit_id,row_id,point_id,x,y,fitted,residual" },
+    { 12, 0, "sweep", "table",
+      "lease_renewed_at,lease_period_s,slurm_job_id,slurm_array_job_id,slurm_array_task_id,"
+      "slurm_step_id" },
     { 13, 0, "sensitivity", "table", "id,sweep_id,section_id,y_column,base_samples" },
     { 13, 0, "sensitivity_index", "table", "sensitivity_id,position,parameter,first_order,total" },
     { 13, 0, "pareto", "table", "id,sweep_id,section_id,rows,front_size" },
@@ -783,6 +811,15 @@ int store_open_read(const char *path, store **out, char **err)
                   path, version, STORE_SCHEMA_VERSION);
         goto fail;
     }
+    int64_t has_lease = 1;
+    if (version < STORE_SCHEMA_VERSION &&
+        (count_query(s,
+                     "SELECT count(*) FROM pragma_table_info('sweep')"
+                     " WHERE name = 'lease_renewed_at'",
+                     "cannot read the schema", &has_lease, err) != 0 ||
+         (!has_lease && sqlite3_exec(s->db, lease_shim_sql, NULL, NULL, NULL) != SQLITE_OK &&
+          storei_fail_sql(s, err, "cannot read a sweep's lease") != 0)))
+        goto fail;
     *out = s;
     return 0;
 fail:

@@ -142,7 +142,8 @@ async function sweepPage(id) {
   const fields = [['status', statusSpan(s.status)], ['tags', (s.tags || []).map(t => el('span', { class: 'tag' }, t))],
     ['note', s.note], ['script', s.script_path], ['script sha256', s.script_sha256], ['started', s.started_at],
     ['ended', s.ended_at], ['seed', s.seed], ['runner', s.runner_version], ['git commit', s.git_commit || '(none)'],
-    ['host', s.host], ['command line', s.command_line], ['options', s.options_json], ['--set', s.overrides_json]];
+    ['host', s.host], ['Slurm job', s.slurm_job_id ? s.slurm_job_id + (s.slurm_array_job_id ? ' (array ' + s.slurm_array_job_id + '_' + (s.slurm_array_task_id || '') + ')' : '') + (s.slurm_step_id ? ', step ' + s.slurm_step_id : '') : null],
+    ['command line', s.command_line], ['options', s.options_json], ['--set', s.overrides_json]];
   const provenance = el('table', { id: 'provenance' }, fields.filter(f => f[1] !== undefined && f[1] !== null)
     .map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', { class: 'mono' }, v))));
   const plugins = el('table', {}, el('tr', {}, ['plugin', 'version', 'shared object', 'sha256'].map(h => el('th', {}, h))),
