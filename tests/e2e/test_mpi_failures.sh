@@ -17,7 +17,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export RUNNER_MPI_LIVENESS_S=4
-WAIT_LIMIT_S=60
+WAIT_LIMIT_S=60 # the liveness timeout below is 4 s
 PLUGINS="$RUNNER_FIXTURES/slow"
 host=$(hostname)
 script=$(write_script slow.lua <<'LUA'
@@ -43,6 +43,12 @@ start() {
         '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 2 ] || ! alive $launcher'
     alive $launcher || fail "$1: mpirun ended before the rank was killed"
 }
+# end NAME: waits for mpirun to end (it must, by itself); if the wait gives
+# up, the test has failed and mpirun is stopped so the test ends too.
+end() {
+    wait_until "mpirun to end ($1)" '! alive $launcher' || kill -TERM "$launcher"
+    wait $launcher
+}
 # rank_pid R: the pid of rank R (the ranks are mpirun's children).
 rank_pid() {
     for pid in $(pgrep -P "$launcher"); do
@@ -65,8 +71,7 @@ stored_ok() {
 start worker_killed
 worker=$(rank_pid 1)
 kill -KILL "$worker"
-wait_until "mpirun to end after a worker was killed" '! alive $launcher'
-wait $launcher
+end "a worker killed"
 grep -qx "runner: rank 1 on $host sent nothing for 4 s (its process is gone, stopped or cut off); ending the sweep, the points done are stored" \
     "$TMP/worker_killed.err" || fail "rank 0 did not name the dead worker: $(grep runner: "$TMP/worker_killed.err")"
 grep -q "^runner: interrupted; finished points are stored" "$TMP/worker_killed.err" ||
@@ -88,8 +93,7 @@ kill -KILL "$(rank_pid 0)"
 for w in $workers; do
     wait_until "worker $w to leave after rank 0 was killed" '! alive '"$w"
 done
-wait_until "mpirun to end after rank 0 was killed" '! alive $launcher'
-wait $launcher
+end "rank 0 killed"
 for r in 1 2; do
     grep -qx "runner: rank 0 on $host sent nothing for 4 s (its process is gone, stopped or cut off): rank $r on $host leaves" \
         "$TMP/rank0_killed.err" || fail "worker $r did not say why it left"
@@ -103,9 +107,15 @@ start worker_stopped
 worker=$(rank_pid 2)
 kill -TERM "$worker"
 WAIT_LIMIT_S=3 wait_until "the worker to leave on SIGTERM" '! alive '"$worker"
-wait_until "mpirun to end after a worker was stopped" '! alive $launcher'
-wait $launcher
+end "a worker stopped"
 grep -qx "runner: rank 2 on $host stopped (SIGTERM or Ctrl-C); ending the sweep, the points done are stored" \
     "$TMP/worker_stopped.err" || fail "rank 0 did not name the stopped worker"
 stored_ok "worker stopped"
+
+# 5. A liveness timeout too short to tell a busy rank from a dead one is
+# refused, on every rank, before any database is touched.
+RUNNER_MPI_LIVENESS_S=1 run mpirun --oversubscribe -np 2 "$RUNNER" sweep "$script" --db "$TMP/short.db" --plugin-dir "$PLUGINS" --quiet
+[ "$status" != 0 ] || fail "RUNNER_MPI_LIVENESS_S=1 was accepted"
+expect_stderr_contains "runner: RUNNER_MPI_LIVENESS_S is '1'; it takes seconds, at least 2"
+[ ! -e "$TMP/short.db" ] || fail "the database was created although the liveness timeout was refused"
 finish
