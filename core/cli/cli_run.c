@@ -90,7 +90,7 @@ done:
 static int serve_if_worker(const options_parsed *a, int *status)
 {
     char *err = NULL;
-    if (mpi_pool_start(&err) != 0) {
+    if (mpi_pool_start(&cli_stop_requested, &err) != 0) {
         cli_fail(err);
         mpi_pool_abandon();
         *status = EXIT_USAGE;
