@@ -336,8 +336,9 @@ static uint64_t max_array_size(void)
 }
 
 /* Refuses arrays larger than the cluster takes: task indexes run from 1
- * to N, and Slurm takes indexes below MaxArraySize. 0 or 2. */
-static int check_array_sizes(const options_parsed *a, uint64_t partials)
+ * to N, and Slurm takes indexes below MaxArraySize (the partial merges'
+ * array is smaller than the shards'). 0 or 2. */
+static int check_array_sizes(const options_parsed *a)
 {
     uint64_t shards = a->values[OPTION_SHARDS].integer;
     uint64_t max = max_array_size();
@@ -351,14 +352,6 @@ static int check_array_sizes(const options_parsed *a, uint64_t partials)
                 "to raise MaxArraySize\n",
                 (unsigned long long)shards, (unsigned long long)max, (unsigned long long)(max - 1),
                 (unsigned long long)(max - 1));
-        return EXIT_USAGE;
-    }
-    if (partials >= max) {
-        fprintf(stderr,
-                "runner: slurm: --merge-fanout %llu makes %llu partial merges, more than this "
-                "cluster's job arrays take (MaxArraySize %llu); use a larger --merge-fanout\n",
-                (unsigned long long)a->values[OPTION_MERGE_FANOUT].integer,
-                (unsigned long long)partials, (unsigned long long)max);
         return EXIT_USAGE;
     }
     return 0;
@@ -424,7 +417,7 @@ int cli_slurm(const options_parsed *a)
         (a->values[OPTION_PARTITION].given &&
          check_text("--partition", a->values[OPTION_PARTITION].text, 0)))
         return EXIT_USAGE;
-    if (check_array_sizes(a, partials) != 0 || check_script(a, a->positional) != 0)
+    if (check_array_sizes(a) != 0 || check_script(a, a->positional) != 0)
         return EXIT_USAGE;
     char *err = NULL;
     int dirfd = outfile_open_dir(dir_given, 1, &err);
