@@ -18,7 +18,7 @@ static const char *const catalog_names[] = {
     /* tables and views */
     "sweep", "sweep_plugin", "section", "point", "point_block", "point_index",
     "plugin_column", "outbox", "sweep_command", "artifact_blob", "artifact", "sweep_tag",
-    "id_high_water", "sqlite_stat1", "fit", "fit_param", "fit_residual", "sqlite_sequence",
+    "id_high_water", "sqlite_stat1", "fit", "fit_param", "fit_residual", "sqlite_sequence", "merge_source",
     /* indexes */
     "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
     "point_block_by_last_id", "point_block_by_sweep", "point_index_not_ok",
