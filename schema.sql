@@ -436,4 +436,25 @@ CREATE TABLE IF NOT EXISTS stat_diff_row (
     p_value         REAL,                          -- Welch's t-test, two-sided
     verdict         TEXT NOT NULL,                 -- faster, slower, higher, lower, no change
     PRIMARY KEY (stat_diff_id, position)
+
+-- Schema version 14: a merged sweep's sources (runner merge, docs/slurm.md): one row per shard
+-- it holds, with where that shard ran, read from the shard's own sweep row.
+-- A merge of merged files (partial merges, runner slurm --merge-fanout)
+-- copies its inputs' rows, so the final file names every shard's host.
+CREATE TABLE IF NOT EXISTS merge_source (
+    sweep_id            INTEGER NOT NULL REFERENCES sweep(id),
+    shard_index         INTEGER NOT NULL,          -- I of --shard I/N
+    shard_count         INTEGER NOT NULL,          -- N
+    host                TEXT,                      -- the host that last ran the shard
+    pid                 INTEGER,                   -- its process there
+    slurm_job_id        TEXT,                      -- when the shard's sweep row records them
+    slurm_array_task_id TEXT,
+    path                TEXT NOT NULL,             -- the shard's database, as merge was given it
+    source_sweep_id     INTEGER NOT NULL,          -- the shard's sweep id in that file
+    points              INTEGER NOT NULL,          -- points stored by the shard
+    rows                INTEGER,                   -- result rows copied from it
+    status              TEXT NOT NULL,             -- the shard sweep's status: ok or failed
+    started_at          TEXT,
+    ended_at            TEXT,
+    PRIMARY KEY (sweep_id, shard_index)
 ) WITHOUT ROWID;

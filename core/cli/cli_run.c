@@ -136,6 +136,7 @@ static void config_from_options(const options_parsed *a, const webhook_target *w
     options_fill_sweep(a, o);
     o->db_path = a->db_path;
     o->stop = &cli_stop_requested;
+    o->seed_given = v[OPTION_SEED].given;
     o->jobs = v[OPTION_JOBS].given ? (int)v[OPTION_JOBS].integer : default_jobs();
     if (o->point_timeout_s > 0)
         o->isolate = 1; /* a timeout needs a process to kill */

@@ -17,6 +17,7 @@
 #include "base/lease.h"
 #include "base/provenance.h"
 #include "base/scheduler.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "notify/notify.h"
 #include "render/render.h"
@@ -155,9 +156,66 @@ static char *shard_refusal(const sweep_options *c, const store_sweep_record *rec
                        c->shard.count);
 }
 
+/* overrides_json as the --set options that made it ("--set a=1 --set
+ * b=2", or "no --set"), malloc'd. */
+static char *overrides_shown(const char *overrides_json)
+{
+    json_t *overrides = json_loads(overrides_json ? overrides_json : "{}", 0, NULL);
+    strbuf b = { 0 };
+    const char *key;
+    json_t *value;
+    json_object_foreach(overrides, key, value)
+    {
+        char *text = json_is_string(value) ? NULL : json_dumps(value, JSON_ENCODE_ANY);
+        strbuf_printf(&b, "%s--set %s=%s", b.len ? " " : "", key,
+                      text ? text : json_string_value(value));
+        free(text);
+    }
+    json_decref(overrides);
+    if (!b.len)
+        strbuf_str(&b, "no --set");
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* Why a resume of record with this run's --set values or seed cannot
+ * continue it: its points came from another grid (two grids would mix in
+ * one sweep, and a shard's merge would fail). NULL when they are the same. */
+static char *grid_refusal(const lifecycle *lc, const store_sweep_record *record,
+                          const char *overrides_json)
+{
+    const sweep_options *c = lc->config.options;
+    long long id = (long long)record->id;
+    const char *now = overrides_json ? overrides_json : "{}";
+    int seed_differs = c->seed_given && c->seed != record->seed;
+    if (strcmp(record->overrides_json ? record->overrides_json : "{}", now) == 0 && !seed_differs)
+        return NULL;
+    char *then_shown = seed_differs ? util_format("--seed %llu", (unsigned long long)record->seed)
+                                    : overrides_shown(record->overrides_json);
+    char *now_shown = seed_differs ? util_format("--seed %llu", (unsigned long long)c->seed)
+                                   : overrides_shown(now);
+    char *refusal =
+        record->shard_count
+            ? util_format("%s: the shard's database holds sweep %lld (shard %u/%u) made with %s; "
+                          "this run has %s: use a new --db-dir (runner slurm) or remove %s",
+                          c->db_path, id, record->shard_index, record->shard_count,
+                          then_shown ? then_shown : "?", now_shown ? now_shown : "?", c->db_path)
+            : util_format("%s: sweep %lld was made with %s; this run has %s: 'runner resume %lld' "
+                          "finishes it as it began, or drop --resume to start a new sweep",
+                          c->db_path, id, then_shown ? then_shown : "?",
+                          now_shown ? now_shown : "?", id);
+    free(then_shown);
+    free(now_shown);
+    return refusal;
+}
+
 /* Why record cannot be resumed by this process, or NULL when it can. */
 static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
-                            const process_identity *self, const sweep_lease *mine, char **err)
+                            const process_identity *self, const sweep_lease *mine,
+                            const char *overrides_json, char **err)
 {
     const sweep_options *c = lc->config.options;
     if (record->id == 0) {
@@ -186,20 +244,20 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
                            "drop --resume to start a new sweep",
                            c->db_path, (long long)record->id, lc->config.script_path,
                            (long long)record->id);
-    return NULL;
+    return grid_refusal(lc, record, overrides_json);
 }
 
 /* --resume: continue the sweep the config names (or the newest one of this
  * script) with its own seed. Points it stored are read back, not rerun. */
 static int reopen_sweep(lifecycle *lc, const process_identity *self, const sweep_lease *mine,
-                        char **err)
+                        const char *overrides_json, char **err)
 {
     store_sweep_record record;
     if (store_find_sweep(lc->store, lc->config.options->resume_sweep_id, lc->config.script_path,
                          &record, err) != 0)
         return -1;
     char *read_err = NULL;
-    char *refusal = resume_refusal(lc, &record, self, mine, &read_err);
+    char *refusal = resume_refusal(lc, &record, self, mine, overrides_json, &read_err);
     int64_t sweep_id = record.id;
     uint64_t seed = record.seed;
     lc->resumed_ended_at = record.ended_at;
@@ -254,7 +312,9 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
                              c->lease_period_s > 0 ? c->lease_period_s : LEASE_PERIOD_DEFAULT_S };
     lease_scheduler_self(&mine);
     if (c->resume)
-        return reopen_sweep(lc, &self, &mine, err) == 0 ? start_lease(lc, &self, &mine, err) : -1;
+        return reopen_sweep(lc, &self, &mine, overrides_json, err) == 0
+                   ? start_lease(lc, &self, &mine, err)
+                   : -1;
     char *git = provenance_git_commit(lc->config.script_path);
     store_sweep_info info = {
         .script_path = lc->config.script_path,

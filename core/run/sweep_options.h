@@ -26,6 +26,7 @@ typedef struct sweep_options {
     const char *db_path;
     const char *command_line;          /* recorded with the sweep; may be NULL */
     uint64_t seed;                     /* the sweep seed of a new sweep */
+    int seed_given;                    /* --seed given: a resume with another seed is refused */
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of the script */
     int force;                         /* resume a sweep whose runner may live (--force) */

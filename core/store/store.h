@@ -477,17 +477,21 @@ typedef struct store_merge_result {
     int already;      /* it was there from an earlier merge: nothing written */
     int failed;       /* some points failed (status 'failed') */
     int64_t points, rows;
+    size_t parts; /* partial merges made beside OUT (and removed): more inputs than descriptors */
 } store_merge_result;
 
-/* Merges the newest sharded sweep of each of the count databases at paths
- * into one new sweep of s, recorded with command_line. Refuses (-1, *err
- * naming the field) shards that do not belong together: shard count,
- * script SHA-256, sweep seed, overrides, runner and schema version,
- * plugins' .so SHA-256, sections; a shard index given twice; and, naming
- * them and the points they lack, shards missing or not finished. Nothing is
- * written then. A merge already in s is not done again (result->already). */
-int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
-                store_merge_result *result, char **err);
+/* Merges the newest sharded (or merged) sweep of each of the count
+ * databases at paths into one new sweep of s, recorded with command_line,
+ * with a merge_source row per shard. Refuses (-1, *err naming the field)
+ * inputs that do not belong together: shard count, script SHA-256, sweep
+ * seed, overrides, runner and schema version, plugins' .so SHA-256,
+ * sections; a shard held twice; and, one per line with host and state,
+ * shards missing (but with partial) or not finished, and the points
+ * nobody has. Nothing is written then. A merge already in s is not done
+ * again (result->already). More inputs than the descriptor limit lets it
+ * read at once are merged in parts, through files beside s. */
+int store_merge(store *s, const char *const *paths, size_t count, int partial,
+                const char *command_line, store_merge_result *result, char **err);
 
 /* --- fits (store_fit.c, `runner fit`, docs/analysis.md) ------------------ */
 

@@ -158,6 +158,9 @@ void storei_append_ident(strbuf *b, const char *name);
 /* Formats unix seconds as UTC ISO 8601 with milliseconds,
  * "2026-11-30T05:12:00.123Z", into out. */
 void storei_format_utc(double unix_s, char out[32]);
+/* "file:PATH?immutable=1" (open with SQLITE_OPEN_URI), malloc'd; NULL on
+ * no memory (store_open.c). */
+char *storei_immutable_uri(const char *path);
 
 /* A plugin's columns as the result table holds them: parameters first
  * (i < param_count), then outputs. */
