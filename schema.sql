@@ -436,6 +436,7 @@ CREATE TABLE IF NOT EXISTS stat_diff_row (
     p_value         REAL,                          -- Welch's t-test, two-sided
     verdict         TEXT NOT NULL,                 -- faster, slower, higher, lower, no change
     PRIMARY KEY (stat_diff_id, position)
+) WITHOUT ROWID;
 
 -- Schema version 14: a merged sweep's sources (runner merge, docs/slurm.md): one row per shard
 -- it holds, with where that shard ran, read from the shard's own sweep row.

@@ -24,7 +24,7 @@
 . tests/e2e/lib.sh
 # Checks c, d and e need issue 29's lease-based liveness and MPI rank-death
 # handling; on a runner without them they fail (docs/slurm.md says how).
-: "${RUNNER_MULTINODE_FAILURE_CHECKS:=off}"
+: "${RUNNER_MULTINODE_FAILURE_CHECKS:=on}"
 for tool in ip nsenter unshare slurmctld slurmd munged sbatch srun scontrol sinfo squeue; do
     skip_without $tool "no $tool (apt-get install iproute2 util-linux slurm-wlm munge)"
 done
