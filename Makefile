@@ -44,8 +44,12 @@ RUNTIME_PACKAGES += libgsl-dev
 # as an independent Sobol sequence for test_designs, a one-node Slurm with
 # munge for test_slurm.sh, and curl to ask runner serve for every endpoint
 # (test_serve), and clang-format for the formatting check (lint_format).
+# Node and npm install and run the dashboard's browser driver (playwright-core,
+# pinned in tests/browser/package-lock.json; it drives Debian's chromium and
+# downloads no browser).
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
-	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format
+	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format \
+	nodejs npm
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.
@@ -112,8 +116,18 @@ demo: build
 # a test that would skip for lack of one fails (tests/e2e/lib.sh skip_without).
 REQUIRE_TOOLS = RUNNER_TEST_REQUIRE_TOOLS=1
 
-test: build
+test: build browser-driver
 	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure -j $(JOBS)
+
+# The browser tests' driver from the npm registry, at the versions the lock
+# file pins (npm ci), into BUILD_DIR/browser; again only when the lock changes.
+BROWSER_DIR = $(BUILD_DIR)/browser
+.PHONY: browser-driver
+browser-driver: $(BROWSER_DIR)/node_modules/.package-lock.json
+$(BROWSER_DIR)/node_modules/.package-lock.json: tests/browser/package.json tests/browser/package-lock.json
+	mkdir -p $(BROWSER_DIR)
+	cp tests/browser/package.json tests/browser/package-lock.json $(BROWSER_DIR)/
+	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 
 # Not part of `make test`: throughput ratios against references measured in
 # the same run, printed with PASS/MISS (docs/performance.md). Takes minutes;
@@ -152,6 +166,7 @@ test-sanitize:
 	cmake -S . -B $(ASAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRUNNER_SANITIZE=ON \
 	  $(WERROR_FLAG) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	$(MAKE) --no-print-directory browser-driver BUILD_DIR=$(ASAN_BUILD_DIR)
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) \
 	  -E '^e2e_test_(isolate|mpi|measured_speedup|slurm|reuse)$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \
