@@ -313,7 +313,7 @@ async function parallelView(section, varying, where, onBrush) {
     }
   } catch (e) { showError(where, e); return; }
   if (mine !== generation) return;
-  const width = 900, height = 240, top = 28, bottom = height - 16, left = 50, right = width - 50;
+  const width = 900, height = 240, top = 28, bottom = height - 16, left = 40, right = width - 70;
   const step = axes.length > 1 ? (right - left) / (axes.length - 1) : 0;
   // Each axis maps a cell to a height: numbers linearly (max on top), other
   // values as evenly spaced places in sorted order.
@@ -435,7 +435,8 @@ async function plotPage(sectionId, query) {
     const options = {
       labels: data.labels, xlabel: htmlText(x + xu), ylabel: htmlText(y + yu), labelsDiv: legend,
       connectSeparatedPoints: true, drawPoints: true, highlightCircleSize: 4, legend: 'always',
-      logscale: choice.logy, axes: { x: { logscale: choice.logx && !data.categories } }
+      // Room for "5.00e+6" and "exponential" beside and under the axes.
+      logscale: choice.logy, axes: { x: { logscale: choice.logx && !data.categories }, y: { axisLabelWidth: 64 } }
     };
     if (data.categories) {
       // Places 0, 1, ... named by the values; points only (no order joins them).
@@ -443,7 +444,7 @@ async function plotPage(sectionId, query) {
       const name = v => (Number.isInteger(v) && names[v] !== undefined ? names[v] : '');
       Object.assign(options, {
         strokeWidth: 0, pointSize: 4, dateWindow: [-0.5, names.length - 0.5],
-        axes: { x: { ticker: () => names.map((n, i) => ({ v: i, label: htmlText(n) })), valueFormatter: v => htmlText(name(v)) } }
+        axes: { y: { axisLabelWidth: 64 }, x: { axisLabelWidth: 120, ticker: () => names.map((n, i) => ({ v: i, label: htmlText(n) })), valueFormatter: v => htmlText(name(v)) } }
       });
     }
     const graph = new Dygraph(chart, data.rows, options);
