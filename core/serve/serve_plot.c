@@ -4,7 +4,7 @@
  * through the sorted by values, first and last kept, as plot_reduce.c does
  * for gnuplot) and, above SERVEI_PLOT_MAX_POINTS points, the lowest and
  * highest y of each of SERVE_PLOT_COLUMNS x-columns per line. An x that is
- * text (a delay law) puts each of its values at a place of its own (0, 1,
+ * a text parameter (a delay law) puts each of its values at a place of its own (0, 1,
  * ...; "categories" names them): the store is asked for y against y, one
  * line per value, so the same cut applies. */
 #include "serve_int.h"
@@ -132,13 +132,14 @@ void servei_plot(store *s, struct MHD_Connection *connection, int64_t section_id
     p.x = servei_section_find(&p.section, servei_arg(connection, "x"));
     p.y = servei_section_find(&p.section, servei_arg(connection, "y"));
     p.by = by ? servei_section_find(&p.section, by) : -1;
-    p.categories = p.x >= 0 && !numeric(&p, p.x);
+    /* Places on x for a text parameter only: a text result has no order. */
+    p.categories = p.x >= 0 && !numeric(&p, p.x) && p.section.columns->columns[p.x].is_param;
     if (p.categories && by) {
         servei_reply_error(reply, 400, "by: not with an x that is text (its values are the lines)");
-    } else if (p.x < 0 || !numeric(&p, p.y) || (by && p.by < 0)) {
+    } else if ((!p.categories && !numeric(&p, p.x)) || !numeric(&p, p.y) || (by && p.by < 0)) {
         servei_reply_error(reply, 400,
-                           "x must be a column of the section, y a numeric one, by "
-                           "one of its columns");
+                           "x must be a numeric column or a parameter of the section, y a "
+                           "numeric column, by one of its columns");
     } else {
         if (p.categories) { /* y against y, one line per value of x */
             p.by = p.x;
