@@ -47,13 +47,14 @@ RUNTIME_PACKAGES += libgsl-dev
 # unshare) for the namespaces of test_multinode's three-node Slurm, curl
 # to ask runner serve for every endpoint (test_serve), clang-format for
 # the formatting check (lint_format), pandas for the Python module's
-# DataFrames (test_python; docs/python.md). Node and npm install and run
-# the dashboard's browser driver (playwright-core, pinned in
-# tests/browser/package-lock.json; it drives Debian's chromium and
-# downloads no browser).
+# DataFrames (test_python; docs/python.md). Node.js runs the dashboard's
+# browser driver (playwright-core, pinned in tests/browser/package-lock.json,
+# installed by npm; it drives Debian's chromium and downloads no browser).
+# npm is the one that comes with the machine's Node.js (NodeSource's nodejs
+# package holds it, and Debian's npm package cannot be installed beside it).
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
 	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format \
-	iproute2 util-linux python3-pandas nodejs npm
+	iproute2 util-linux python3-pandas nodejs
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.
@@ -161,6 +162,7 @@ BROWSER_DIR = $(BUILD_DIR)/browser
 .PHONY: browser-driver
 browser-driver: $(BROWSER_DIR)/node_modules/.package-lock.json
 $(BROWSER_DIR)/node_modules/.package-lock.json: tests/browser/package.json tests/browser/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "runner: the browser tests need npm (it comes with Node.js; on Debian without NodeSource: apt-get install npm)"; exit 1; }
 	mkdir -p $(BROWSER_DIR)
 	cp tests/browser/package.json tests/browser/package-lock.json $(BROWSER_DIR)/
 	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error

@@ -28,22 +28,6 @@ void fit_group_set_free(fit_group_set *set)
     memset(set, 0, sizeof *set);
 }
 
-/* "x, y, z" of every column of cols, for the message naming a missing one. */
-static char *column_list(const table *cols)
-{
-    strbuf b = { 0 };
-    for (size_t c = 0; c < cols->column_count; c++) {
-        if (c)
-            strbuf_str(&b, ", ");
-        strbuf_str(&b, cols->columns[c].name);
-    }
-    if (b.oom) {
-        strbuf_free(&b);
-        return NULL;
-    }
-    return b.data ? b.data : util_strdup("");
-}
-
 static int check_column(const table *cols, const char *option, const char *name, int numeric,
                         char **err)
 {
@@ -51,7 +35,7 @@ static int check_column(const table *cols, const char *option, const char *name,
         return 0;
     long c = table_find_column(cols, name);
     if (c < 0) {
-        char *list = column_list(cols);
+        char *list = table_column_list(cols);
         util_fail(err, "%s %s: the section has no such column; its columns: %s", option, name,
                   list ? list : "(out of memory)");
         free(list);

@@ -60,21 +60,6 @@ static int rows_append(rows_read *r, value *row, double y)
     return 0;
 }
 
-static char *column_list(const table *cols)
-{
-    strbuf b = { 0 };
-    for (size_t c = 0; c < cols->column_count; c++) {
-        if (c)
-            strbuf_str(&b, ", ");
-        strbuf_str(&b, cols->columns[c].name);
-    }
-    if (b.oom) {
-        strbuf_free(&b);
-        return NULL;
-    }
-    return b.data ? b.data : util_strdup("");
-}
-
 static int by_name(const void *a, const void *b, void *names)
 {
     const table *t = names;
@@ -151,7 +136,7 @@ int sensitivity_load(store *s, int64_t section_id, const char *y_column, sensiti
         return -1;
     long yc = table_find_column(cols, y_column);
     if (yc < 0) {
-        char *list = column_list(cols);
+        char *list = table_column_list(cols);
         util_fail(err, "--y %s: the section has no such column; its columns: %s", y_column,
                   list ? list : "(out of memory)");
         free(list);

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+#include "util.h"
+
 static char *copy_string(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -105,4 +108,19 @@ long table_find_column(const table *t, const char *name)
         if (strcmp(t->columns[i].name, name) == 0)
             return (long)i;
     return -1;
+}
+
+char *table_column_list(const table *t)
+{
+    strbuf b = { 0 };
+    for (size_t c = 0; c < t->column_count; c++) {
+        if (c)
+            strbuf_str(&b, ", ");
+        strbuf_str(&b, t->columns[c].name);
+    }
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data ? b.data : util_strdup("");
 }

@@ -35,5 +35,8 @@ int table_append_row(table *t, value *row);
 value *table_cell(const table *t, size_t row, size_t column);
 /* Index of a column by name, or -1. */
 long table_find_column(const table *t, const char *name);
+/* "a, b, c": every column's name, for a message naming a missing one;
+ * malloc'd (caller frees), NULL on no memory. */
+char *table_column_list(const table *t);
 
 #endif
