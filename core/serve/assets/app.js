@@ -396,7 +396,7 @@ async function plotPage(sectionId, query) {
   const heading = el('h1', { id: 'plot-title' }, 'Plot');
   main.replaceChildren(heading);
   api('section/' + encodeURIComponent(sectionId) + '/view').then(v => {
-    if (mine === generation) heading.replaceChildren(`Sweep ${v.sweep_id}, section ${v.ordinal}: `, v.title || '');
+    if (mine === generation) heading.replaceChildren(`Sweep ${v.sweep_id}, section ${v.ordinal}${v.title ? ': ' : ''}`, v.title || '');
   }).catch(() => {});
   let rows;
   try { rows = await api('section/' + encodeURIComponent(sectionId) + '/rows', { limit: 1 }); } catch (e) { showError(main, e); setState('error'); return; }
