@@ -152,4 +152,39 @@ run "$RUNNER" sweep "$script" --db "$TMP/pair.db" --quiet --jobs 2
 expect_status 0
 DB="$TMP/pair.db"
 expect_sql "SELECT group_concat(met) FROM pair" "1,1"
+# Every point starts in a fresh, empty directory of mode 0700 named for it,
+# whatever the point before did to its own: an empty directory is renamed
+# for the next point rather than removed and made again, but never one
+# left with a file, a changed mode or replaced by a link.
+cat >"$TMP/fresh.sh" <<'SH'
+#!/bin/sh
+d="$RUNNER_POINT_DIR"
+entries=$(ls -A "$d" | wc -l)
+mode=$(stat -c %a "$d")
+case "$(basename "$d")" in "p$1-"*) named=true ;; *) named=false ;; esac
+printf '{"entries": %d, "mode": "%s", "named": %s}\n' "$entries" "$mode" "$named"
+case "$1" in
+1) touch "$d/left" ;;
+2) chmod 755 "$d" ;;
+3) rmdir "$d" && ln -s /tmp "$d" ;;
+esac
+SH
+chmod +x "$TMP/fresh.sh"
+script=$(write_script fresh.lua <<LUA
+command "fresh" { argv = { "$TMP/fresh.sh", "{i}" },
+  params = { i = { type = "integer", min = 0, max = 9 } },
+  columns = { { name = "entries", type = "integer" }, { name = "mode", type = "text" },
+              { name = "named", type = "boolean" } } }
+sweep("fresh", { i = range(0, 6) }, { print = false })
+LUA
+)
+mkdir "$TMP/scratch"
+for jobs in 1 2; do
+    TMPDIR="$TMP/scratch" run "$RUNNER" sweep "$script" --db "$TMP/fresh$jobs.db" --quiet --jobs $jobs
+    expect_status 0
+    DB="$TMP/fresh$jobs.db"
+    expect_sql "SELECT count(*), sum(entries), group_concat(DISTINCT mode), min(named) FROM fresh" \
+        "7|0|700|1"
+done
+[ -z "$(ls -A "$TMP/scratch")" ] || fail "a sweep's work directory was left behind"
 finish
