@@ -24,7 +24,8 @@
 
 typedef struct worker {
     section_job *job;
-    int id; /* 0 ..; claims points while id < job->active_workers */
+    int id;               /* 0 ..; claims points while id < job->active_workers */
+    pthread_cond_t *idle; /* where the others wait: not woken by each batch */
 } worker;
 
 static void *worker_main(void *arg)
@@ -35,9 +36,14 @@ static void *worker_main(void *arg)
     int ready = host_point_init(&point, job->plugin, job->run->options->stop) == 0;
     pthread_mutex_lock(&job->lock);
     for (;;) {
-        while (!job->cancel && job->next_index < job->count &&
-               (job->next_index >= job->written + job->window_limit || id >= job->active_workers))
-            pthread_cond_wait(&job->slot_free, &job->lock);
+        while (!job->cancel && job->next_index < job->count) {
+            if (id >= job->active_workers)
+                pthread_cond_wait(((worker *)arg)->idle, &job->lock);
+            else if (job->next_index >= job->written + job->window_limit)
+                pthread_cond_wait(&job->slot_free, &job->lock);
+            else
+                break;
+        }
         if (job->cancel || job->next_index >= job->count)
             break;
         uint64_t index = job->next_index++;
@@ -98,7 +104,8 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id, tab
 typedef struct writer_clock {
     double write_s;
     uint64_t write_points;
-    double since; /* when the last choice was made */
+    double since;         /* when the last choice was made */
+    pthread_cond_t *idle; /* broadcast when more workers may claim points */
 } writer_clock;
 
 /* Lets as many workers claim points as the writer can keep up with, from
@@ -112,7 +119,10 @@ static void choose_workers(section_job *job, int jobs, writer_clock *clock)
     double work_per_point = job->work_s / (double)job->work_points;
     double write_per_point = clock->write_s / (double)clock->write_points;
     double wanted = write_per_point > 0 ? ceil(work_per_point / write_per_point) : jobs;
+    int before = job->active_workers;
     job->active_workers = wanted < 1 ? 1 : wanted > jobs ? jobs : (int)wanted;
+    if (job->active_workers > before)
+        pthread_cond_broadcast(clock->idle);
     job->work_s = clock->write_s = 0;
     job->work_points = clock->write_points = 0;
     clock->since = util_monotonic();
@@ -120,11 +130,11 @@ static void choose_workers(section_job *job, int jobs, writer_clock *clock)
 
 /* Takes the points the workers finish, in point order, until all are
  * written or one says stop. Returns 0, or -1 with *err. */
-static int write_in_order(section_job *job, int jobs, int64_t section_id, table *result,
-                          progress *bar, char **err)
+static int write_in_order(section_job *job, int jobs, pthread_cond_t *idle, int64_t section_id,
+                          table *result, progress *bar, char **err)
 {
     int stop_here = 0;
-    writer_clock clock = { .since = util_monotonic() };
+    writer_clock clock = { .since = util_monotonic(), .idle = idle };
     pthread_mutex_lock(&job->lock);
     while (job->written < job->count && !stop_here) {
         finished_point *first = &job->window[job->written % job->window_size];
@@ -177,10 +187,12 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
         free(workers);
         return util_fail(err, "out of memory");
     }
+    pthread_cond_t idle;
+    pthread_cond_init(&idle, NULL);
     job->active_workers = jobs;
     int started = 0;
     for (int t = 0; t < jobs; t++) {
-        workers[t] = (worker){ .job = job, .id = t };
+        workers[t] = (worker){ .job = job, .id = t, .idle = &idle };
         if (pthread_create(&threads[t], NULL, worker_main, &workers[t]) != 0)
             break;
         started++;
@@ -189,7 +201,7 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
     job->active_workers = started; /* those that failed to start claim nothing */
     pthread_mutex_unlock(&job->lock);
     int rc = started == 0 ? util_fail(err, "cannot start worker threads")
-                          : write_in_order(job, started, section_id, result, bar, err);
+                          : write_in_order(job, started, &idle, section_id, result, bar, err);
     if (rc == 0) {
         pthread_mutex_lock(&job->store_lock);
         rc = store_flush(job->run->store, err);
@@ -198,9 +210,11 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
     pthread_mutex_lock(&job->lock);
     job->cancel = 1;
     pthread_cond_broadcast(&job->slot_free);
+    pthread_cond_broadcast(&idle);
     pthread_mutex_unlock(&job->lock);
     for (int t = 0; t < started; t++)
         pthread_join(threads[t], NULL);
+    pthread_cond_destroy(&idle);
     free(threads);
     free(workers);
     return rc;
