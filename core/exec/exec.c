@@ -41,6 +41,7 @@ exec_command *exec_command_new(const char *name)
     atomic_init(&c->sweep_artifact_bytes, 0);
     atomic_init(&c->next_dir, 0);
     pthread_mutex_init(&c->spare_lock, NULL);
+    c->owner_pid = getpid();
     return c;
 }
 

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "base/artifact.h"
 #include "base/strbuf.h"
@@ -41,6 +42,8 @@ struct exec_command {
     pthread_mutex_t spare_lock;
     char *spare[EXEC_SPARE_DIRS]; /* owned paths */
     size_t spare_count;
+    pid_t owner_pid; /* spares only here: not in a --isolate child (its own
+                        copy of the list, maybe of a lock held at fork) */
 };
 
 /* The descriptor's run(): one point, all its runs (exec_point.c). */

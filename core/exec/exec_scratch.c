@@ -123,6 +123,8 @@ static int is_empty_dir(int fd)
 
 int execi_point_dir_make(exec_command *c, const char *dir)
 {
+    if (getpid() != c->owner_pid)
+        return mkdir(dir, 0700);
     for (;;) {
         pthread_mutex_lock(&c->spare_lock);
         char *spare = c->spare_count ? c->spare[--c->spare_count] : NULL;
@@ -140,7 +142,8 @@ int execi_point_dir_make(exec_command *c, const char *dir)
 
 void execi_point_dir_done(exec_command *c, char *dir)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd =
+        getpid() == c->owner_pid ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     struct stat st;
     int reusable = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
                    st.st_uid == geteuid() && (st.st_mode & 07777) == 0700 && is_empty_dir(fd);

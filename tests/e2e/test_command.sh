@@ -162,7 +162,9 @@ d="$RUNNER_POINT_DIR"
 entries=$(ls -A "$d" | wc -l)
 mode=$(stat -c %a "$d")
 case "$(basename "$d")" in "p$1-"*) named=true ;; *) named=false ;; esac
-printf '{"entries": %d, "mode": "%s", "named": %s}\n' "$entries" "$mode" "$named"
+siblings=$(ls -d "$(dirname "$d")"/p* | wc -l)
+printf '{"entries": %d, "mode": "%s", "named": %s, "siblings": %d}\n' \
+    "$entries" "$mode" "$named" "$siblings"
 case "$1" in
 1) touch "$d/left" ;;
 2) chmod 755 "$d" ;;
@@ -174,17 +176,20 @@ script=$(write_script fresh.lua <<LUA
 command "fresh" { argv = { "$TMP/fresh.sh", "{i}" },
   params = { i = { type = "integer", min = 0, max = 9 } },
   columns = { { name = "entries", type = "integer" }, { name = "mode", type = "text" },
-              { name = "named", type = "boolean" } } }
+              { name = "named", type = "boolean" }, { name = "siblings", type = "integer" } } }
 sweep("fresh", { i = range(0, 6) }, { print = false })
 LUA
 )
 mkdir "$TMP/scratch"
-for jobs in 1 2; do
-    TMPDIR="$TMP/scratch" run "$RUNNER" sweep "$script" --db "$TMP/fresh$jobs.db" --quiet --jobs $jobs
+# No point sees more directories than points run at once (none piles up,
+# --isolate's child processes included: the spares live in runner's own).
+for how in "1" "2" "1 --isolate" "2 --isolate"; do
+    db="$TMP/fresh$(echo "$how" | tr -d ' -').db"
+    TMPDIR="$TMP/scratch" run "$RUNNER" sweep "$script" --db "$db" --quiet --jobs $how
     expect_status 0
-    DB="$TMP/fresh$jobs.db"
-    expect_sql "SELECT count(*), sum(entries), group_concat(DISTINCT mode), min(named) FROM fresh" \
-        "7|0|700|1"
+    DB="$db"
+    expect_sql "SELECT count(*), sum(entries), group_concat(DISTINCT mode), min(named),
+                max(siblings) <= ${how%% *} FROM fresh" "7|0|700|1|1"
 done
 [ -z "$(ls -A "$TMP/scratch")" ] || fail "a sweep's work directory was left behind"
 finish
