@@ -40,6 +40,8 @@ exec_command *exec_command_new(const char *name)
     };
     atomic_init(&c->sweep_artifact_bytes, 0);
     atomic_init(&c->next_dir, 0);
+    pthread_mutex_init(&c->spare_lock, NULL);
+    c->owner_pid = getpid();
     return c;
 }
 
@@ -67,9 +69,12 @@ void exec_command_free(exec_command *c)
     if (!c)
         return;
     if (c->work_root) {
-        execi_remove_tree(c->work_root);
+        execi_remove_tree(c->work_root); /* with the spare directories */
         free(c->work_root);
     }
+    for (size_t i = 0; i < c->spare_count; i++)
+        free(c->spare[i]);
+    pthread_mutex_destroy(&c->spare_lock);
     for (size_t i = 0; i < c->param_count; i++) {
         runner_param *p = &c->params[i];
         free((char *)p->name), free((char *)p->unit), free((char *)p->doc);

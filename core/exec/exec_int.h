@@ -4,13 +4,17 @@
 #ifndef RUNNER_EXEC_INT_H
 #define RUNNER_EXEC_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "base/artifact.h"
 #include "base/strbuf.h"
 #include "exec.h"
 #include "exec_spawn.h"
 #include "plugin/plugin.h"
+
+#define EXEC_SPARE_DIRS 8 /* one per concurrent point is enough */
 
 struct exec_command {
     runner_plugin desc; /* first: run() gets it as point->plugin */
@@ -33,6 +37,13 @@ struct exec_command {
     char *work_root;                    /* per-point directories live here */
     atomic_ullong sweep_artifact_bytes; /* kept by this process so far */
     atomic_ullong next_dir;
+    /* Empty point directories a finished point left, renamed for the next
+     * point instead of removed and made again (exec_scratch.c). */
+    pthread_mutex_t spare_lock;
+    char *spare[EXEC_SPARE_DIRS]; /* owned paths */
+    size_t spare_count;
+    pid_t owner_pid; /* spares only here: not in a --isolate child (its own
+                        copy of the list, maybe of a lock held at fork) */
 };
 
 /* The descriptor's run(): one point, all its runs (exec_point.c). */
@@ -46,6 +57,15 @@ void execi_remove_tree(const char *dir);
  * process, after removing the runner-* directories in tmp whose recorded
  * process is gone (exec_scratch.c). 0, or -1 with errno. */
 int execi_scratch_make(const char *tmp, char *template_path);
+
+/* Makes dir (c's work root/pNNN) as a fresh, empty point directory: an
+ * empty spare renamed to it, else a new one. 0, or -1 with errno. */
+int execi_point_dir_make(exec_command *c, const char *dir);
+
+/* Hands a finished point's directory back (dir is taken, freed here): kept
+ * as a spare when it is still runner's own empty directory (mode 0700, not
+ * a link), else removed with everything in it. */
+void execi_point_dir_done(exec_command *c, char *dir);
 
 /* The point's artifacts: the last run's stdout and stderr (when not empty)
  * and each declared file found in dir, within the per-point and per-sweep

@@ -7,6 +7,7 @@
 #include "exec_orphans.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -83,18 +84,58 @@ static int append_entry(proc_entry **list, size_t *n, size_t *cap, pid_t pid, in
     return 0;
 }
 
+/* A /proc children file ("PID PID ... "), read with plain read(2): a
+ * malloc'd text (empty when none), or NULL when it cannot be opened
+ * (errno says why) or memory ran out. */
+static char *read_children(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 256, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n + 1 >= cap) {
+            char *bigger = realloc(text, cap * 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, text + n, cap - n - 1);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
 /* runner's descendants, read down from runner through each thread's
  * /proc/PID/task/TID/children: the cost is the size of runner's own tree,
  * paid after every command run, not the number of processes on the host.
- * Returns 0, -1 when memory ran out, 1 when the kernel has no children
- * files (the caller scans every process instead). */
-static int read_descendants(pid_t self, proc_entry **out, size_t *count)
+ * skip (the run's leader: a zombie whose children were already handed to
+ * runner) is neither listed nor read down. Zombies are not read down
+ * either, for the same reason. Returns 0, -1 when memory ran out, 1 when
+ * the kernel has no children files (the caller scans every process
+ * instead). */
+static int read_descendants(pid_t self, pid_t skip, proc_entry **out, size_t *count)
 {
     proc_entry *list = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
     pid_t parent = self;
     for (size_t next = 0;; parent = list[next++].pid) {
+        if (parent != self && list[next - 1].state == 'Z') {
+            if (next >= n)
+                break;
+            continue;
+        }
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/task", (int)parent);
         DIR *tasks = opendir(path);
@@ -104,10 +145,11 @@ static int read_descendants(pid_t self, proc_entry **out, size_t *count)
                 continue;
             char file[320];
             snprintf(file, sizeof file, "/proc/%d/task/%s/children", (int)parent, de->d_name);
-            char *text = NULL;
-            size_t len = 0;
-            if (util_read_file(file, &text, &len) != 0) {
-                if (parent == self && access(file, F_OK) != 0)
+            char *text = read_children(file);
+            if (!text) {
+                if (errno == ENOMEM)
+                    rc = -1;
+                else if (parent == self && access(file, F_OK) != 0)
                     rc = 1; /* no children files here */
                 continue;
             }
@@ -115,7 +157,7 @@ static int read_descendants(pid_t self, proc_entry **out, size_t *count)
                 long pid = strtol(at, &end, 10);
                 if (end == at)
                     break;
-                if (pid > 0 && append_entry(&list, &n, &cap, (pid_t)pid, 1) != 0)
+                if (pid > 0 && pid != skip && append_entry(&list, &n, &cap, (pid_t)pid, 1) != 0)
                     rc = -1;
             }
             free(text);
@@ -136,10 +178,10 @@ static int read_descendants(pid_t self, proc_entry **out, size_t *count)
 
 /* Every process, with runner's descendants marked (the fallback without
  * children files). NULL when /proc cannot be read or memory ran out. */
-static proc_entry *read_processes(pid_t self, size_t *count)
+static proc_entry *read_processes(pid_t self, pid_t skip, size_t *count)
 {
     proc_entry *found = NULL;
-    int rc = read_descendants(self, &found, count);
+    int rc = read_descendants(self, skip, &found, count);
     if (rc == 0)
         return found ? found : calloc(1, sizeof *found);
     if (rc < 0)
@@ -210,7 +252,7 @@ static int was_killed(const killed *list, size_t n, const proc_entry *e)
     return 0;
 }
 
-void exec_orphans_kill(pid_t group, const char *marker)
+void exec_orphans_kill(pid_t group, const char *marker, int leader_exited)
 {
     pid_t self = getpid();
     killed *dead = NULL;
@@ -219,7 +261,7 @@ void exec_orphans_kill(pid_t group, const char *marker)
     long nap_ns = 200000;
     for (;;) {
         size_t n = 0;
-        proc_entry *procs = read_processes(self, &n);
+        proc_entry *procs = read_processes(self, leader_exited ? group : 0, &n);
         if (!procs)
             break;
         int pending = 0;

@@ -18,7 +18,9 @@ void exec_orphans_adopt(void);
  * marker ("RUNNER_POINT_DIR=/tmp/..."; NULL: the group only). Call after
  * the leader exited and before it is reaped, so its pid still names the
  * group. Returns when none is left (or after 5 s of processes that will not
- * die, such as one stuck in the kernel). */
-void exec_orphans_kill(pid_t group, const char *marker);
+ * die, such as one stuck in the kernel). leader_exited: the leader is known
+ * to be a zombie (its children already handed to runner), so it is not read
+ * down: the common case costs a few reads of /proc. */
+void exec_orphans_kill(pid_t group, const char *marker, int leader_exited);
 
 #endif

@@ -21,12 +21,13 @@ extern char **environ;
 #define OUTLIER_MIN_RUNS 5 /* fewer runs say nothing about outliers */
 
 typedef struct point_job {
-    const exec_command *c;
+    exec_command *c;
     const runner_host *host;
     runner_point *point;
     char *dir;
     char **argv, **envp;
     size_t argc, envc;
+    size_t env_borrowed; /* envp's first entries point into environ: not owned */
 } point_job;
 
 static void free_strings(char **list, size_t count)
@@ -39,11 +40,11 @@ static void free_strings(char **list, size_t count)
 static void point_job_free(point_job *j)
 {
     free_strings(j->argv, j->argc);
-    free_strings(j->envp, j->envc);
-    if (j->dir) {
-        execi_remove_tree(j->dir);
-        free(j->dir);
-    }
+    for (size_t i = j->env_borrowed; j->envp && i < j->envc; i++)
+        free(j->envp[i]);
+    free(j->envp);
+    if (j->dir)
+        execi_point_dir_done(j->c, j->dir);
 }
 
 static int build_argv(point_job *j, char **err)
@@ -75,7 +76,9 @@ static int ours(const char *entry)
 }
 
 /* runner's environment, less what it sets, plus RUNNER_PARAM_<NAME>,
- * RUNNER_SEED and RUNNER_POINT_DIR. */
+ * RUNNER_SEED and RUNNER_POINT_DIR. The inherited entries are borrowed
+ * from environ, not copied: nothing in runner changes its environment
+ * while a sweep runs. */
 static int build_env(point_job *j, char **err)
 {
     const exec_command *c = j->c;
@@ -86,8 +89,9 @@ static int build_env(point_job *j, char **err)
     if (!j->envp)
         return util_fail(err, "out of memory");
     for (size_t i = 0; i < inherited; i++)
-        if (!ours(environ[i]) && !(j->envp[j->envc++] = util_strdup(environ[i])))
-            return util_fail(err, "out of memory");
+        if (!ours(environ[i]))
+            j->envp[j->envc++] = environ[i];
+    j->env_borrowed = j->envc;
     for (size_t i = 0; i < c->param_count; i++) {
         char text[4096];
         const value *v = &j->point->params[i];
@@ -325,7 +329,7 @@ int execi_run(const runner_host *host, runner_point *point)
     unsigned long long n = atomic_fetch_add(&c->next_dir, 1);
     j.dir = util_format("%s/p%llu-%llu", c->work_root, (unsigned long long)point->index, n);
     int rc = RUNNER_ERROR;
-    if (!j.dir || mkdir(j.dir, 0700) != 0) {
+    if (!j.dir || execi_point_dir_make(c, j.dir) != 0) {
         host->fail(point, "cannot make the point's directory %s: %s", j.dir ? j.dir : "",
                    j.dir ? strerror(errno) : "out of memory");
         free(j.dir);

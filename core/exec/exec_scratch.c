@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/process_identity.h"
@@ -95,4 +96,69 @@ int execi_scratch_make(const char *tmp, char *template_path)
         return -1;
     }
     return 0;
+}
+
+/* 1 when fd (a directory) holds nothing but "." and "..". getdents64 with
+ * a small buffer: no DIR and its 32 KiB buffer per point. */
+static int is_empty_dir(int fd)
+{
+    char buf[1024];
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n < 0)
+            return 0;
+        if (n == 0)
+            return 1;
+        for (long at = 0; at < n;) {
+            /* linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+                return 0;
+            at += reclen;
+        }
+    }
+}
+
+int execi_point_dir_make(exec_command *c, const char *dir)
+{
+    if (getpid() != c->owner_pid)
+        return mkdir(dir, 0700);
+    for (;;) {
+        pthread_mutex_lock(&c->spare_lock);
+        char *spare = c->spare_count ? c->spare[--c->spare_count] : NULL;
+        pthread_mutex_unlock(&c->spare_lock);
+        if (!spare)
+            return mkdir(dir, 0700);
+        int renamed = rename(spare, dir) == 0;
+        if (!renamed)
+            execi_remove_tree(spare);
+        free(spare);
+        if (renamed)
+            return 0;
+    }
+}
+
+void execi_point_dir_done(exec_command *c, char *dir)
+{
+    int fd =
+        getpid() == c->owner_pid ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    struct stat st;
+    int reusable = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+                   st.st_uid == geteuid() && (st.st_mode & 07777) == 0700 && is_empty_dir(fd);
+    if (fd >= 0)
+        close(fd);
+    if (reusable) {
+        pthread_mutex_lock(&c->spare_lock);
+        if (c->spare_count < EXEC_SPARE_DIRS) {
+            c->spare[c->spare_count++] = dir;
+            dir = NULL;
+        }
+        pthread_mutex_unlock(&c->spare_lock);
+    }
+    if (dir) {
+        execi_remove_tree(dir);
+        free(dir);
+    }
 }

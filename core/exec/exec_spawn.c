@@ -157,7 +157,7 @@ static int watch(const exec_spawn_request *req, pid_t pid, stream s[2], exec_spa
              * process that reused the number. */
             kill(-pid, SIGKILL);
             killed = 1;
-            exec_orphans_kill(pid, req->marker);
+            exec_orphans_kill(pid, req->marker, 1);
             int status;
             struct rusage ru;
             if (wait4(pid, &status, 0, &ru) == pid) {
@@ -209,7 +209,7 @@ int exec_spawn_run(const exec_spawn_request *req, exec_spawn_result *r, char **e
             close(s[i].fd);
     if (rc != 0) {
         kill(-pid, SIGKILL);
-        exec_orphans_kill(pid, req->marker);
+        exec_orphans_kill(pid, req->marker, 0);
         waitpid(pid, NULL, 0);
         return -1;
     }

@@ -78,6 +78,12 @@ typedef struct section_job {
     char *flush_err;
     pthread_cond_t slot_done; /* a worker finished a point */
     pthread_cond_t slot_free; /* the writer freed a slot */
+    /* --jobs: workers allowed to claim points, the others wait. Fewer when
+     * the writer is the bottleneck: a worker the writer cannot keep up with
+     * only takes a core from it (sweep_threads.c). */
+    int active_workers;
+    double work_s;        /* workers' seconds on points since the last choice */
+    uint64_t work_points; /* and the points */
 } section_job;
 
 /* Where a section's points run. */

@@ -152,4 +152,44 @@ run "$RUNNER" sweep "$script" --db "$TMP/pair.db" --quiet --jobs 2
 expect_status 0
 DB="$TMP/pair.db"
 expect_sql "SELECT group_concat(met) FROM pair" "1,1"
+# Every point starts in a fresh, empty directory of mode 0700 named for it,
+# whatever the point before did to its own: an empty directory is renamed
+# for the next point rather than removed and made again, but never one
+# left with a file, a changed mode or replaced by a link.
+cat >"$TMP/fresh.sh" <<'SH'
+#!/bin/sh
+d="$RUNNER_POINT_DIR"
+entries=$(ls -A "$d" | wc -l)
+mode=$(stat -c %a "$d")
+case "$(basename "$d")" in "p$1-"*) named=true ;; *) named=false ;; esac
+siblings=$(ls -d "$(dirname "$d")"/p* | wc -l)
+printf '{"entries": %d, "mode": "%s", "named": %s, "siblings": %d}\n' \
+    "$entries" "$mode" "$named" "$siblings"
+case "$1" in
+1) touch "$d/left" ;;
+2) chmod 755 "$d" ;;
+3) rmdir "$d" && ln -s /tmp "$d" ;;
+esac
+SH
+chmod +x "$TMP/fresh.sh"
+script=$(write_script fresh.lua <<LUA
+command "fresh" { argv = { "$TMP/fresh.sh", "{i}" },
+  params = { i = { type = "integer", min = 0, max = 9 } },
+  columns = { { name = "entries", type = "integer" }, { name = "mode", type = "text" },
+              { name = "named", type = "boolean" }, { name = "siblings", type = "integer" } } }
+sweep("fresh", { i = range(0, 6) }, { print = false })
+LUA
+)
+mkdir "$TMP/scratch"
+# No point sees more directories than points run at once (none piles up,
+# --isolate's child processes included: the spares live in runner's own).
+for how in "1" "2" "1 --isolate" "2 --isolate"; do
+    db="$TMP/fresh$(echo "$how" | tr -d ' -').db"
+    TMPDIR="$TMP/scratch" run "$RUNNER" sweep "$script" --db "$db" --quiet --jobs $how
+    expect_status 0
+    DB="$db"
+    expect_sql "SELECT count(*), sum(entries), group_concat(DISTINCT mode), min(named),
+                max(siblings) <= ${how%% *} FROM fresh" "7|0|700|1|1"
+done
+[ -z "$(ls -A "$TMP/scratch")" ] || fail "a sweep's work directory was left behind"
 finish
