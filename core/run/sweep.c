@@ -506,11 +506,10 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     /* Armed while this process may run plugin code; disarmed once its
      * threads are joined. */
     exit_guard_watch(mark_exited, &job, jobs);
-    /* Under MPI rank 0 flushes outside store_lock (sweep_mpi.c): no flush
-     * from the lease thread there. */
-    int lease_flushes = mode != SECTION_DISTRIBUTED && mode != SECTION_COLLECTIVE;
-    if (lease_flushes)
-        store_lease_watch(run->lease, flush_for_lease, &job);
+    /* Every store call of the section's writer holds store_lock (rank 0's
+     * under MPI too, sweep_mpi.c), so the lease thread may commit between
+     * them. */
+    store_lease_watch(run->lease, flush_for_lease, &job);
     if (mode == SECTION_DISTRIBUTED)
         rc = sweepi_run_distributed(&job, lp, section_id, result, &bar, err);
     else if (mode == SECTION_COLLECTIVE)
@@ -520,8 +519,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     else
         rc = sweepi_run_threads(&job, jobs, section_id, result, &bar, err);
     exit_guard_watch(NULL, NULL, 0);
-    if (lease_flushes)
-        store_lease_watch(run->lease, NULL, NULL);
+    store_lease_watch(run->lease, NULL, NULL);
     if (rc == 0 && job.flush_err) {
         *err = job.flush_err;
         job.flush_err = NULL;

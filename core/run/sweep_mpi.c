@@ -250,10 +250,12 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
 
 /* Waits for a message with `tag` from any worker. Once *stop is set it
  * first commits what was written (the launcher may SIGKILL this rank soon),
- * then waits until *give_up_at (0: not stopping yet). Returns 1 with *msg,
- * 0 when it gave up, -1 with *err. */
-static int await_message(sweep_run *run, int tag, double *give_up_at, mpi_pool_message *msg,
-                         char **err)
+ * then waits until *give_up_at (0: not stopping yet). The commit holds
+ * store_lock, as the lease thread's does (sweep.c, flush_for_lease), so
+ * the two never use the connection at once. Returns 1 with *msg, 0 when it
+ * gave up, -1 with *err. */
+static int await_message(sweep_run *run, pthread_mutex_t *store_lock, int tag, double *give_up_at,
+                         mpi_pool_message *msg, char **err)
 {
     for (;;) {
         int stopping = *give_up_at > 0;
@@ -262,7 +264,10 @@ static int await_message(sweep_run *run, int tag, double *give_up_at, mpi_pool_m
                                    msg, err);
         if (got != 0 || stopping)
             return got;
-        if (store_flush(run->store, err) != 0)
+        pthread_mutex_lock(store_lock);
+        int flushed = store_flush(run->store, err);
+        pthread_mutex_unlock(store_lock);
+        if (flushed != 0)
             return -1;
         *give_up_at = util_monotonic() + STOP_GRACE_S;
     }
@@ -376,7 +381,7 @@ static void points_back(const section_job *job, dispatch *d, int worker, uint64_
 static int receive_results(section_job *job, dispatch *d, char **err)
 {
     mpi_pool_message msg;
-    int got = await_message(job->run, TAG_RESULTS, &d->give_up_at, &msg, err);
+    int got = await_message(job->run, &job->store_lock, TAG_RESULTS, &d->give_up_at, &msg, err);
     if (got <= 0) {
         d->broken = 1;
         return got;
@@ -403,7 +408,8 @@ static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
     while (!d->broken && d->outstanding > 0) {
         mpi_pool_message msg;
         char *drain_err = NULL;
-        int got = await_message(run, TAG_RESULTS, &d->give_up_at, &msg, &drain_err);
+        int got =
+            await_message(run, &job->store_lock, TAG_RESULTS, &d->give_up_at, &msg, &drain_err);
         free(drain_err);
         if (got <= 0) {
             d->broken = 1;
@@ -495,13 +501,13 @@ freed:
 /* After a collective point: every worker's STATUS. A point that failed or
  * was interrupted on any rank is that for the sweep too. Returns 0, 1 when
  * the statuses never came (stopped), -1 with *err. */
-static int collect_statuses(sweep_run *run, const runner_plugin *plugin, finished_point *f,
-                            char **err)
+static int collect_statuses(sweep_run *run, pthread_mutex_t *store_lock,
+                            const runner_plugin *plugin, finished_point *f, char **err)
 {
     double give_up_at = 0;
     for (int i = 1; i < mpi_pool_size(); i++) {
         mpi_pool_message msg;
-        int got = await_message(run, TAG_STATUS, &give_up_at, &msg, err);
+        int got = await_message(run, store_lock, TAG_STATUS, &give_up_at, &msg, err);
         if (got <= 0)
             return got < 0 ? -1 : 1;
         wire_reader r = wire_reader_of(msg.data, msg.len);
@@ -587,7 +593,7 @@ int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
                 goto done;
             }
             sweepi_execute_point(&point, f, 0, 0, run->options->stop);
-            int got = collect_statuses(run, plugin, f, err);
+            int got = collect_statuses(run, &job->store_lock, plugin, f, err);
             if (got != 0) {
                 broken = 1;
                 if (got < 0)

@@ -118,4 +118,24 @@ RUNNER_MPI_LIVENESS_S=1 run mpirun --oversubscribe -np 2 "$RUNNER" sweep "$scrip
 [ "$status" != 0 ] || fail "RUNNER_MPI_LIVENESS_S=1 was accepted"
 expect_stderr_contains "runner: RUNNER_MPI_LIVENESS_S is '1'; it takes seconds, at least 2"
 [ ! -e "$TMP/short.db" ] || fail "the database was created although the liveness timeout was refused"
+
+# Rank 0 keeps the sweep's lease renewed while a long point runs on a
+# worker: the lease thread commits rank 0's open batch under store_lock as
+# it does for local threads (before, renewal waited behind the batch).
+long=$(write_script long.lua <<'LUA'
+sweep("slow", { x = range(1, 2), sleep_s = 3 }, { print = false })
+LUA
+)
+DB="$TMP/lease.db"
+RUNNER_LEASE_SECONDS=0.5 mpirun --oversubscribe -np 2 "$RUNNER" sweep "$long" --db "$DB" \
+    --plugin-dir "$PLUGINS" --quiet >"$TMP/lease.out" 2>"$TMP/lease.err" &
+launcher=$!
+: >"$TMP/renewals"
+wait_until "three lease renewals while the points run" \
+    'sqlite3 -readonly "$DB" "SELECT lease_renewed_at FROM sweep" >>"$TMP/renewals" 2>/dev/null;
+     [ "$(sort -u "$TMP/renewals" | grep -c .)" -ge 3 ] || ! alive $launcher'
+[ "$(sort -u "$TMP/renewals" | grep -c .)" -ge 3 ] ||
+    fail "the lease was not renewed while the points ran: $(sort -u "$TMP/renewals" | tr '\n' ' ')"
+wait $launcher || fail "the long sweep under mpirun failed: $(cat "$TMP/lease.err")"
+expect_sql "SELECT status, (SELECT count(*) FROM point) FROM sweep" "ok|2"
 finish
