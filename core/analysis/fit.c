@@ -22,7 +22,8 @@
 typedef struct solver_ctx {
     const fit_model *model;
     const fit_data *data;
-    char *eval_err; /* a user model's failure (owned), which ends the fit */
+    char *eval_err;  /* a user model's failure (owned), which ends the fit */
+    double *scratch; /* a user model's values (n): GSL's f may be strided */
 } solver_ctx;
 
 /* GSL's residual: f_i = model(x_i) - y_i (the weights are applied by GSL). */
@@ -30,12 +31,12 @@ static int residual_fn(const gsl_vector *p, void *arg, gsl_vector *f)
 {
     solver_ctx *c = arg;
     if (c->model->eval) {
-        /* f is contiguous (GSL allocates it with stride 1) */
+        /* f may be a column of the finite-difference Jacobian (strided) */
         if (c->eval_err || c->model->eval(c->model->eval_ctx, c->data->x, c->data->n, p->data,
-                                          f->data, &c->eval_err) != 0)
+                                          c->scratch, &c->eval_err) != 0)
             return GSL_EBADFUNC;
         for (size_t i = 0; i < c->data->n; i++)
-            f->data[i] -= c->data->y[i];
+            gsl_vector_set(f, i, c->scratch[i] - c->data->y[i]);
         return GSL_SUCCESS;
     }
     for (size_t i = 0; i < c->data->n; i++)
@@ -155,7 +156,7 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     gsl_set_error_handler_off(); /* GSL's default aborts the process */
 
     int rc = -1;
-    solver_ctx ctx = { model, data, NULL };
+    solver_ctx ctx = { model, data, NULL, NULL };
     /* a user model's Jacobian: GSL's forward differences (df NULL) */
     gsl_multifit_nlinear_fdf fdf = {
         .f = residual_fn, .df = model->eval ? NULL : jacobian_fn, .n = n, .p = p, .params = &ctx
@@ -167,7 +168,10 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     gsl_matrix *cov = gsl_matrix_alloc(p, p);
     out->fitted = malloc(n * sizeof *out->fitted);
     out->residual = malloc(n * sizeof *out->residual);
-    if (!w || (data->sd && !weights) || !cov || !out->fitted || !out->residual) {
+    if (model->eval)
+        ctx.scratch = malloc(n * sizeof *ctx.scratch);
+    if (!w || (data->sd && !weights) || !cov || !out->fitted || !out->residual ||
+        (model->eval && !ctx.scratch)) {
         util_fail(err, "out of memory fitting %zu rows", n);
         goto done;
     }
@@ -177,15 +181,22 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     else
         model->start(data, start);
     gsl_vector_view start_view = gsl_vector_view_array(start, p);
+    int status;
     if (weights) {
         for (size_t i = 0; i < n; i++)
             gsl_vector_set(weights, i, 1 / (data->sd[i] * data->sd[i]));
-        gsl_multifit_nlinear_winit(&start_view.vector, weights, &fdf, w);
+        status = gsl_multifit_nlinear_winit(&start_view.vector, weights, &fdf, w);
     } else {
-        gsl_multifit_nlinear_init(&start_view.vector, &fdf, w);
+        status = gsl_multifit_nlinear_init(&start_view.vector, &fdf, w);
+    }
+    if (ctx.eval_err) { /* the user model failed at the start */
+        *err = ctx.eval_err;
+        ctx.eval_err = NULL;
+        goto done;
     }
     int info = 0;
-    int status = gsl_multifit_nlinear_driver(max_iterations, 1e-10, 1e-10, 0, NULL, NULL, &info, w);
+    if (status == GSL_SUCCESS)
+        status = gsl_multifit_nlinear_driver(max_iterations, 1e-10, 1e-10, 0, NULL, NULL, &info, w);
     double chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
     out->iterations = gsl_multifit_nlinear_niter(w);
     if (ctx.eval_err) {
@@ -251,6 +262,7 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     rc = 0;
 done:
     free(ctx.eval_err);
+    free(ctx.scratch);
     gsl_multifit_nlinear_free(w);
     gsl_vector_free(weights);
     gsl_matrix_free(cov);
