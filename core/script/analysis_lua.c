@@ -280,10 +280,10 @@ static fit_model *lua_model_new(lua_State *L, lua_model *m, int function, const 
     m->function = function;
     /* the stored formula: where the function is defined */
     lua_Debug ar;
-    char formula[LUA_IDSIZE + 48];
     lua_pushvalue(L, function);
     lua_getinfo(L, ">S", &ar);
-    snprintf(formula, sizeof formula, "Lua function at %s:%d", ar.short_src, ar.linedefined);
+    const char *source = ar.source && ar.source[0] == '@' ? ar.source + 1 : ar.short_src;
+    char *formula = util_format("Lua function at %s:%d", source, ar.linedefined);
     char *err = NULL;
     fit_model *model =
         fit_model_user_new(name, formula, m->count, m->names, start, lua_model_eval, m, &err);
