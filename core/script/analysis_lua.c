@@ -430,13 +430,13 @@ static void objective_list(lua_State *L, const char *field, int maximize, const 
                            int *directions, size_t *count, size_t max)
 {
     lua_getfield(L, 1, field);
-    if (lua_type(L, -1) == LUA_TSTRING) {
-        lua_createtable(L, 1, 0);
-        lua_pushvalue(L, -2);
-        lua_rawseti(L, -2, 1);
-        lua_replace(L, -2);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, 1, field); /* the options table keeps the names alive */
+    if (lua_type(L, -1) == LUA_TSTRING) { /* the options table keeps the name alive */
+        if (*count == max)
+            luaL_error(L, "pareto{...}: at most %d objectives", (int)max);
+        names[*count] = lua_tostring(L, -1);
+        directions[(*count)++] = maximize;
+        lua_pop(L, 1);
+        return;
     }
     if (!lua_isnil(L, -1) && !lua_istable(L, -1))
         luaL_error(L, "pareto{%s = ...}: expected a column name or a list of them, got a %s", field,
