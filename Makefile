@@ -43,10 +43,17 @@ RUNTIME_PACKAGES += libgsl-dev
 # when building, required by the tests) and the checked builds (valgrind,
 # clang with its sanitizer runtime and libFuzzer, llvm's symbolizer), SciPy
 # as an independent Sobol sequence for test_designs, a one-node Slurm with
-# munge for test_slurm.sh, and curl to ask runner serve for every endpoint
-# (test_serve), and clang-format for the formatting check (lint_format).
+# munge for test_slurm.sh, iproute2 (ip netns) and util-linux (nsenter,
+# unshare) for the namespaces of test_multinode's three-node Slurm, curl
+# to ask runner serve for every endpoint (test_serve), clang-format for
+# the formatting check (lint_format), pandas for the Python module's
+# DataFrames (test_python; docs/python.md). Node and npm install and run
+# the dashboard's browser driver (playwright-core, pinned in
+# tests/browser/package-lock.json; it drives Debian's chromium and
+# downloads no browser).
 TEST_PACKAGES := python3 procps chromium openmpi-bin libopenmpi-dev curl \
-	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format
+	valgrind clang libclang-rt-14-dev llvm python3-scipy slurm-wlm munge clang-format \
+	iproute2 util-linux python3-pandas nodejs npm
 # The references `make bench` measures beside runner (bench/peers.py;
 # hyperfine and GNU parallel for bench/bench_exec_overhead.py) and
 # /usr/bin/time for its memory figures.
@@ -145,12 +152,23 @@ demo: build
 # a test that would skip for lack of one fails (tests/e2e/lib.sh skip_without).
 REQUIRE_TOOLS = RUNNER_TEST_REQUIRE_TOOLS=1
 
-test: build-checks
+test: build-checks browser-driver
 	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure -j $(JOBS)
+
+# The browser tests' driver from the npm registry, at the versions the lock
+# file pins (npm ci), into BUILD_DIR/browser; again only when the lock changes.
+BROWSER_DIR = $(BUILD_DIR)/browser
+.PHONY: browser-driver
+browser-driver: $(BROWSER_DIR)/node_modules/.package-lock.json
+$(BROWSER_DIR)/node_modules/.package-lock.json: tests/browser/package.json tests/browser/package-lock.json
+	mkdir -p $(BROWSER_DIR)
+	cp tests/browser/package.json tests/browser/package-lock.json $(BROWSER_DIR)/
+	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 
 # Not part of `make test`: throughput ratios against references measured in
 # the same run, printed with PASS/MISS (docs/performance.md). Takes minutes;
-# BENCH_FLAGS=--quick for a smoke run.
+# BENCH_QUICK=1 (or BENCH_FLAGS=--quick) for a smoke run; BENCH_FLAGS="--only floor"
+# for issue 30's lines alone (each cost beside its floor).
 .PHONY: bench
 bench: build-checks
 	bench/run_all.sh --build-dir $(BUILD_DIR) $(BENCH_FLAGS)
@@ -186,6 +204,7 @@ test-sanitize:
 	  $(WERROR_FLAG) $(CMAKE_FLAGS))
 	$(call cmake_build,$(ASAN_BUILD_DIR))
 	$(call cmake_build,$(ASAN_BUILD_DIR),checks)
+	$(MAKE) --no-print-directory browser-driver BUILD_DIR=$(ASAN_BUILD_DIR)
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) \
 	  -E '^e2e_test_(isolate|mpi|measured_speedup|slurm|reuse)$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \

@@ -34,7 +34,22 @@ CREATE TABLE IF NOT EXISTS sweep (
     -- Schema version 9: what people call it (runner rename, tag, note).
     name            TEXT,                          -- NULL: unnamed; not unique (a selector
                                                    --   picks the newest of that name)
-    note            TEXT                           -- free text; NULL: none
+    note            TEXT,                          -- free text; NULL: none
+    -- Schema version 12: liveness by lease (docs/guarantees.md: Liveness).
+    -- The process running the sweep renews lease_renewed_at every
+    -- lease_period_s; readers on any host call the sweep interrupted once
+    -- 3 periods have passed without a renewal. NULL: no lease (an older row).
+    lease_renewed_at REAL,                         -- Unix s of the last renewal
+    lease_period_s  REAL,                          -- the renewal period in seconds
+    -- The scheduler ids of that process from SLURM_JOB_ID and
+    -- SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID and SLURM_STEP_ID; NULL
+    -- outside Slurm. No comma or quote in these comments and none after the
+    -- last column: the DROP COLUMN of SQLite (tests turn files back with it)
+    -- looks for the comma before the last column in the text.
+    slurm_job_id    TEXT,
+    slurm_array_job_id TEXT,
+    slurm_array_task_id TEXT,
+    slurm_step_id   TEXT
 );
 
 -- Each plugin a sweep used, with the exact shared object.
@@ -421,4 +436,26 @@ CREATE TABLE IF NOT EXISTS stat_diff_row (
     p_value         REAL,                          -- Welch's t-test, two-sided
     verdict         TEXT NOT NULL,                 -- faster, slower, higher, lower, no change
     PRIMARY KEY (stat_diff_id, position)
+) WITHOUT ROWID;
+
+-- Schema version 14: a merged sweep's sources (runner merge, docs/slurm.md): one row per shard
+-- it holds, with where that shard ran, read from the shard's own sweep row.
+-- A merge of merged files (partial merges, runner slurm --merge-fanout)
+-- copies its inputs' rows, so the final file names every shard's host.
+CREATE TABLE IF NOT EXISTS merge_source (
+    sweep_id            INTEGER NOT NULL REFERENCES sweep(id),
+    shard_index         INTEGER NOT NULL,          -- I of --shard I/N
+    shard_count         INTEGER NOT NULL,          -- N
+    host                TEXT,                      -- the host that last ran the shard
+    pid                 INTEGER,                   -- its process there
+    slurm_job_id        TEXT,                      -- when the shard's sweep row records them
+    slurm_array_task_id TEXT,
+    path                TEXT NOT NULL,             -- the shard's database, as merge was given it
+    source_sweep_id     INTEGER NOT NULL,          -- the shard's sweep id in that file
+    points              INTEGER NOT NULL,          -- points stored by the shard
+    rows                INTEGER,                   -- result rows copied from it
+    status              TEXT NOT NULL,             -- the shard sweep's status: ok or failed
+    started_at          TEXT,
+    ended_at            TEXT,
+    PRIMARY KEY (sweep_id, shard_index)
 ) WITHOUT ROWID;

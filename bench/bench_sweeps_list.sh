@@ -10,7 +10,9 @@
 # as main's), the database is made by the reference, a copy is upgraded by
 # BUILD_DIR's runner (`runner migrate`, timed), and both runners are timed
 # in the same hyperfine run, each on its own file: compare their ratios and
-# CPU (user + system), not wall times on a loaded machine.
+# CPU (user + system), not wall times on a loaded machine. With
+# SWEEPS_DB_OUT=FILE it only makes the database, copies it to FILE and
+# stops (bench/bench_floor.py times its start-up lines on it).
 set -eu
 build=${1:-build}
 sweeps=${2:-10000}
@@ -52,6 +54,10 @@ echo "database: $(sqlite3 -batch "$db" "SELECT count(*) FROM sweep") sweeps," \
      "$(sqlite3 -batch "$db" "SELECT count(*) FROM section") sections," \
      "$(du -m "$db" | cut -f1) MB"
 
+if [ -n "${SWEEPS_DB_OUT:-}" ]; then
+    cp "$db" "$SWEEPS_DB_OUT"
+    exit 0
+fi
 if [ -n "$reference" ]; then
     cp "$db" "$tmp/reference.db"
     start_ns=$(date +%s%N)

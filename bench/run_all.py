@@ -5,7 +5,7 @@ MISS against the targets of docs/performance.md. Started by
 bench/run_all.sh (`make bench`); Debian packages only.
 
 usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep]
-                  [--only rows|exec|answers]
+                  [--only rows|exec|floor|answers]
 
   --build-dir DIR  where CMake built runner and the benches (default: build)
   --quick          grids up to 10^5 points and smaller peers, one run each (a
@@ -21,6 +21,8 @@ usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep
   --only exec      only the per-point overhead of a command experiment
                    (/bin/true x 2000) against hyperfine -P and GNU Parallel
                    (bench_exec_overhead.py)
+  --only floor     only issue 30's lines: each cost beside its floor measured
+                   in the same run (bench_floor.py)
   --only answers   only fit and two-objective pareto on 10^6 rows, sensitivity
                    on a 10^6-row Saltelli design, diff --stat of two 2 x 10^5-
                    point sweeps against plain diff (bench_answers.py)
@@ -38,6 +40,7 @@ import time
 
 import bench_answers
 import bench_exec_overhead
+import bench_floor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -356,7 +359,7 @@ def report_lines(reports, rows, skip):
 
 
 def print_table(rows):
-    header = ("what", "figure", "reference", "ratio", "target", "")
+    header = ("what", "runner", "reference or floor", "ratio", "target", "met")
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(6)]
     for r in [header] + rows:
         say("  ".join(str(c).rjust(widths[i]) if i == 3 else str(c).ljust(widths[i])
@@ -389,7 +392,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("--only", choices=("rows", "exec", "answers"))
+    parser.add_argument("--only", choices=("rows", "exec", "floor", "answers"))
     args = parser.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
 
@@ -401,6 +404,7 @@ def main():
         "straggler": os.path.join(build, "plugins", "straggler", "bench_straggler"),
         "sharding": os.path.join(build, "plugins", "sharding", "bench_sharding"),
         "read_floor": os.path.join(build, "bench", "bench_read_floor"),
+        "spawn_floor": os.path.join(build, "bench", "bench_spawn_floor"),
     }
     fixtures = os.path.join(build, "fixtures", "good")
     for path in [runner, "/usr/bin/time"] + list(benches.values()):
@@ -424,9 +428,11 @@ def main():
         f"temporary files in {tmp}")
     started = time.perf_counter()
     exec_points = 500 if args.quick else 2000
-    if args.only in ("rows", "exec", "answers"):
+    if args.only in ("rows", "exec", "floor", "answers"):
         if args.only == "rows":
             figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
+        elif args.only == "floor":
+            figures, rows = bench_floor.section(runner, benches, tmp, args.quick, repeat)
         elif args.only == "answers":
             figures, rows = bench_answers.section(runner, tmp, args.quick, repeat, fixtures)
         else:
@@ -572,6 +578,7 @@ def main():
     numpy_gradient_s = min(r["seconds"] for r in kernel_runs["numpy_gradient"])
     out["rows"], rows_lines = rows_section(runner, benches, tmp, args.quick, repeat)
     out["exec"], exec_lines = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
+    out["floor"], floor_lines = bench_floor.section(runner, benches, tmp, args.quick, repeat)
     out["answers"], answers_lines = bench_answers.section(runner, tmp, args.quick, repeat,
                                                           fixtures)
     out["load_end"] = loadavg()
@@ -647,6 +654,7 @@ def main():
              f"{two['points_per_s'] / one['points_per_s']:.2f}", "(info)")
     rows.extend(rows_lines)
     rows.extend(exec_lines)
+    rows.extend(floor_lines)
     rows.extend(answers_lines)
     out["table"] = [dict(zip(("what", "figure", "reference", "ratio", "target", "verdict"), r))
                     for r in rows]

@@ -104,3 +104,13 @@ for _, jitter in ipairs(opt.jitters) do
          one.round_s / row.round_s, at.speedup,
          jitter > 0 and string.format("%.2fx", at.ceiling) or "none")
 end
+
+-- The model fitted to the measured rounds: base and J with 95 % intervals
+-- beside the injected ones, and the ceiling T1/J the measurements imply
+-- (docs/science.md, "The model fitted to the measurements").
+-- TODO(issue 26): print the fit here once Lua has fit{}; until then the
+-- command line does it.
+printf("\nFit the model to the measured rounds (base, J, the ceiling, with 95%% intervals;\n"
+       .. "injected: base %.3g s, J per section row):\n"
+       .. "  runner fit measured_speedup.lua --section 1 --x workers --y round_s "
+       .. "--model walkthrough --by jitter\n", opt.base)

@@ -40,6 +40,9 @@ const char *fit_model_name(const fit_model *m);
 /* The formula in x, as stored in fit.formula ("base/x + J*x/(x+1)"). */
 const char *fit_model_formula(const fit_model *m);
 size_t fit_model_param_count(const fit_model *m);
+/* f(x; p) with p[fit_model_param_count(m)]: a fitted curve's value at x
+ * (NaN where the model is undefined, x <= 0 for a model that needs x > 0). */
+double fit_model_eval(const fit_model *m, const double *p, double x);
 
 /* A model given as a function (Lua's fit{model = function(x, p) ...}):
  * eval fills fitted[i] = f(x[i]; p) for i < n and returns 0, or returns -1

@@ -345,6 +345,11 @@ const char *fit_model_name(const fit_model *m) { return m->name; }
 const char *fit_model_formula(const fit_model *m) { return m->formula; }
 size_t fit_model_param_count(const fit_model *m) { return m->param_count; }
 
+double fit_model_eval(const fit_model *m, const double *p, double x)
+{
+    return m->positive_x && !(x > 0) ? NAN : m->f(x, p);
+}
+
 char *fit_unit_text(fit_unit_kind kind, const char *x_unit, const char *y_unit)
 {
     x_unit = x_unit ? x_unit : "";

@@ -1,8 +1,10 @@
-/* realtext: "%.17g" without printf. For 1e-11 <= |x| < 1e17, the 17
- * significant digits are round(|x| * 10^k) with k = 16 - floor(log10 |x|)
- * in 0..27: the mantissa (< 2^53) times 5^k (< 2^63) fits in 128 bits, and
- * the power of two is a shift, rounded half to even on the exact value as
- * glibc rounds. Everything else is rare in results and goes to snprintf. */
+/* realtext: "%.Pg" without printf. The P significant digits are
+ * round(|x| * 10^k) with k = P - 1 - floor(log10 |x|) in -27..27: the
+ * mantissa (< 2^53) times or divided by 5^|k| (< 2^63) fits in 128 bits,
+ * and the power of two is a shift, rounded half to even on the exact value
+ * as glibc rounds. Everything else is rare in results and goes to
+ * snprintf. The shortest text that reads back is found on the same
+ * integers: the decimal must fall inside x's rounding interval. */
 #include "realtext.h"
 
 #include <math.h>
@@ -43,62 +45,106 @@ static size_t put_unsigned(uint64_t u, char *out)
     return sizeof tmp - n;
 }
 
-/* n digits of v (below 10^n), zero-padded, into out; 32-bit divisions. */
-static void put_fixed(uint32_t v, int n, char *out)
-{
-    for (; n >= 2; n -= 2) {
-        unsigned pair = v % 100;
-        v /= 100;
-        out[n - 1] = pairs[2 * pair + 1];
-        out[n - 2] = pairs[2 * pair];
-    }
-    if (n == 1)
-        out[0] = (char)('0' + v);
-}
+static const uint64_t pow5[28] = { 1ULL,
+                                   5ULL,
+                                   25ULL,
+                                   125ULL,
+                                   625ULL,
+                                   3125ULL,
+                                   15625ULL,
+                                   78125ULL,
+                                   390625ULL,
+                                   1953125ULL,
+                                   9765625ULL,
+                                   48828125ULL,
+                                   244140625ULL,
+                                   1220703125ULL,
+                                   6103515625ULL,
+                                   30517578125ULL,
+                                   152587890625ULL,
+                                   762939453125ULL,
+                                   3814697265625ULL,
+                                   19073486328125ULL,
+                                   95367431640625ULL,
+                                   476837158203125ULL,
+                                   2384185791015625ULL,
+                                   11920928955078125ULL,
+                                   59604644775390625ULL,
+                                   298023223876953125ULL,
+                                   1490116119384765625ULL,
+                                   7450580596923828125ULL };
 
-/* The 17 digits of q (10^16 <= q < 10^17): 9 and 8 digits, each in 32 bits. */
-static void put_17_digits(uint64_t q, char *out)
-{
-    uint64_t high = q / 100000000;
-    put_fixed((uint32_t)high, 9, out);
-    put_fixed((uint32_t)(q - high * 100000000), 8, out + 9);
-}
+static const uint64_t pow10[18] = { 1ULL,
+                                    10ULL,
+                                    100ULL,
+                                    1000ULL,
+                                    10000ULL,
+                                    100000ULL,
+                                    1000000ULL,
+                                    10000000ULL,
+                                    100000000ULL,
+                                    1000000000ULL,
+                                    10000000000ULL,
+                                    100000000000ULL,
+                                    1000000000000ULL,
+                                    10000000000000ULL,
+                                    100000000000000ULL,
+                                    1000000000000000ULL,
+                                    TEN_TO_16,
+                                    TEN_TO_17 };
 
-/* round(mant * 2^e2 * 10^k), half to even, k in 0..27; *floor_out is
- * the value before rounding (it decides the exponent, not the rounded one). */
-static uint64_t scaled_digits(uint64_t mant, int e2, int k, uint64_t *floor_out)
+/* round(num / den), half to even, with *floor_out the value before
+ * rounding; both capped at UINT64_MAX. */
+static uint64_t divide_rounded(u128 num, u128 den, uint64_t *floor_out)
 {
-    /* clang-format off */
-    static const uint64_t pow5[28] = {
-        1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL,
-        1953125ULL, 9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL,
-        30517578125ULL, 152587890625ULL, 762939453125ULL, 3814697265625ULL,
-        19073486328125ULL, 95367431640625ULL, 476837158203125ULL, 2384185791015625ULL,
-        11920928955078125ULL, 59604644775390625ULL, 298023223876953125ULL,
-        1490116119384765625ULL, 7450580596923828125ULL
-    };
-    /* clang-format on */
-    u128 p = (u128)mant * pow5[k];
-    int shift = e2 + k;
-    if (shift >= 0) {
-        *floor_out = shift >= 64 ? UINT64_MAX : (uint64_t)(p << shift);
-        return *floor_out;
-    }
-    int s = -shift;
-    if (s >= 127) {
-        *floor_out = 0;
-        return 0;
-    }
-    u128 q = p >> s, rem = p - (q << s), half = (u128)1 << (s - 1);
+    u128 q = num / den, rem = num - q * den;
     *floor_out = q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
-    if (rem > half || (rem == half && (q & 1)))
+    if (rem > den - rem || (rem == den - rem && (q & 1)))
         q++;
     return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
-/* The 17 digits of |x| in *digits and its decimal exponent in *exp10, or -1
- * outside the fast range. */
-static int seventeen_digits(double x, uint64_t *digits, int *exp10)
+/* round(mant * 2^e2 * 10^k), half to even, k in -27..27; *floor_out is
+ * the value before rounding (it decides the exponent, not the rounded one).
+ * -1 when the exact value does not fit the 128-bit arithmetic. */
+static int scaled_digits(uint64_t mant, int e2, int k, uint64_t *q, uint64_t *floor_out)
+{
+    if (k < 0) { /* divide by 10^-k = 2^-k 5^-k */
+        int shift = e2 + k;
+        if (shift >= 0) {
+            if (shift > 74)
+                return -1;
+            *q = divide_rounded((u128)mant << shift, pow5[-k], floor_out);
+        } else {
+            if (-shift > 63)
+                return -1;
+            *q = divide_rounded(mant, (u128)pow5[-k] << -shift, floor_out);
+        }
+        return 0;
+    }
+    u128 p = (u128)mant * pow5[k];
+    int shift = e2 + k;
+    if (shift >= 0) {
+        *q = *floor_out = shift >= 64 ? UINT64_MAX : (uint64_t)(p << shift);
+        return 0;
+    }
+    int s = -shift;
+    if (s >= 127) {
+        *q = *floor_out = 0;
+        return 0;
+    }
+    u128 whole = p >> s, rem = p - (whole << s), half = (u128)1 << (s - 1);
+    *floor_out = whole > UINT64_MAX ? UINT64_MAX : (uint64_t)whole;
+    if (rem > half || (rem == half && (whole & 1)))
+        whole++;
+    *q = whole > UINT64_MAX ? UINT64_MAX : (uint64_t)whole;
+    return 0;
+}
+
+/* The `precision` (1..17) significant digits of |x| in *digits, rounded
+ * as printf rounds, and its decimal exponent in *exp10; -1 outside the
+ * fast range (zero, subnormals, inf, NaN, very large or small). */
+static int significant_digits(double x, int precision, uint64_t *digits, int *exp10)
 {
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
@@ -107,25 +153,67 @@ static int seventeen_digits(double x, uint64_t *digits, int *exp10)
         return -1; /* zero, subnormal, inf, NaN */
     uint64_t mant = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
     int e2 = biased - 1075;
+    uint64_t low = pow10[precision - 1], high = pow10[precision];
     /* floor(log10 |x|) or one less, from the binary exponent; the loop below
      * moves up when the digits say so. */
     int d = (int)floor((biased - 1023) * 0.30102999566398120);
     for (int tries = 0; tries < 3; tries++) {
-        if (d < -11 || d > 16)
+        int k = precision - 1 - d;
+        if (k < -27 || k > 27)
             return -1;
-        uint64_t below;
-        uint64_t q = scaled_digits(mant, e2, SIG_DIGITS - 1 - d, &below);
-        if (below < TEN_TO_16) {
+        uint64_t below, q;
+        if (scaled_digits(mant, e2, k, &q, &below) != 0)
+            return -1;
+        if (below < low) {
             d--; /* not with the estimate above; a guard */
-        } else if (below >= TEN_TO_17) {
+        } else if (below >= high) {
             d++;
         } else {
-            if (q == TEN_TO_17) { /* rounding carried into an 18th digit */
-                q = TEN_TO_16;
+            if (q == high) { /* rounding carried into one more digit */
+                q = low;
                 d++;
             }
             *digits = q;
             *exp10 = d;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The shortest of 15, 16 and 17 significant digits that reads back as x
+ * (|x| normal, below 10^15): the decimal must lie strictly inside the
+ * interval of the reals that round to x, checked exactly on the scaled
+ * integers. -1: not decided here (the caller prints 17 digits). */
+static int shortest_digits(double x, uint64_t *digits, int *exp10, int *precision)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int biased = (int)((bits >> 52) & 0x7ff);
+    uint64_t mant = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+    int e2 = biased - 1075;
+    for (int p = 15; p <= 16; p++) {
+        uint64_t q;
+        int d;
+        if (significant_digits(x, p, &q, &d) != 0)
+            continue;
+        int k = p - 1 - d;
+        if (k < 0 || k > 27)
+            continue;
+        /* x * 10^k = mant * 5^k / 2^s; the interval's ends are
+         * (2 mant +- 1) 5^k / 2^(s+1), the lower one (4 mant - 1) 5^k /
+         * 2^(s+2) when mant is a power of two (the gap below is half). */
+        int s = -(e2 + k);
+        if (s < 0 || s > 70)
+            continue;
+        u128 up = (u128)(2 * mant + 1) * pow5[k], twice = (u128)q << (s + 1);
+        int lower_half = mant == (1ULL << 52) && biased > 1;
+        u128 down = lower_half ? (u128)(4 * mant - 1) * pow5[k] : (u128)(2 * mant - 1) * pow5[k];
+        u128 scaled_q = lower_half ? (u128)q << (s + 2) : twice;
+        if (twice < up && scaled_q > down) {
+            *digits = q;
+            *exp10 = d;
+            *precision = p;
             return 0;
         }
     }
@@ -144,12 +232,6 @@ static size_t strip_fraction(char *buf, size_t len)
     return len;
 }
 
-static size_t fallback(double x, char *buf)
-{
-    int n = snprintf(buf, REALTEXT_SIZE, "%.17g", x);
-    return n < 0 ? 0 : (size_t)n;
-}
-
 size_t realtext_int64(int64_t i, char *buf)
 {
     size_t len = 0;
@@ -160,8 +242,53 @@ size_t realtext_int64(int64_t i, char *buf)
     return len;
 }
 
-size_t realtext_g17(double x, char *buf)
+/* "%.*g" of the digits q (precision of them) with decimal exponent d. */
+static size_t format_g(int negative, uint64_t q, int d, int precision, char *buf)
 {
+    char digits[SIG_DIGITS + 1];
+    put_unsigned(q, digits); /* q has exactly `precision` digits */
+    size_t len = 0;
+    if (negative)
+        buf[len++] = '-';
+    if (d < -4 || d >= precision) { /* %e style: d.dddde-0N */
+        buf[len++] = digits[0];
+        buf[len++] = '.';
+        memcpy(buf + len, digits + 1, (size_t)precision - 1);
+        len = strip_fraction(buf, len + (size_t)precision - 1);
+        int e = d < 0 ? -d : d;
+        buf[len++] = 'e';
+        buf[len++] = d < 0 ? '-' : '+';
+        if (e < 10)
+            buf[len++] = '0';
+        len += put_unsigned((uint64_t)e, buf + len);
+        buf[len] = '\0';
+        return len;
+    }
+    if (d < 0) { /* 0.000ddd */
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (int i = 0; i < -d - 1; i++)
+            buf[len++] = '0';
+        memcpy(buf + len, digits, (size_t)precision);
+        len += (size_t)precision;
+    } else { /* ddd.ddd: d + 1 digits before the point */
+        memcpy(buf + len, digits, (size_t)d + 1);
+        len += (size_t)d + 1;
+        if (d + 1 < precision) {
+            buf[len++] = '.';
+            memcpy(buf + len, digits + d + 1, (size_t)(precision - 1 - d));
+            len += (size_t)(precision - 1 - d);
+        }
+    }
+    len = strip_fraction(buf, len);
+    buf[len] = '\0';
+    return len;
+}
+
+size_t realtext_g(double x, int precision, char *buf)
+{
+    if (precision < 1 || precision > SIG_DIGITS)
+        precision = SIG_DIGITS;
     size_t len = 0;
     if (x == 0) {
         if (signbit(x))
@@ -170,42 +297,26 @@ size_t realtext_g17(double x, char *buf)
         buf[len] = '\0';
         return len;
     }
-    if (x > -1e17 && x < 1e17 && x == (double)(int64_t)x && x != 0) {
+    double limit = (double)pow10[precision];
+    if (x > -limit && x < limit && x == (double)(int64_t)x)
         return realtext_int64((int64_t)x, buf);
-    }
     uint64_t q;
     int d;
-    if (seventeen_digits(x, &q, &d) != 0)
-        return fallback(x, buf);
-    char digits[SIG_DIGITS];
-    put_17_digits(q, digits);
-    if (x < 0)
-        buf[len++] = '-';
-    if (d < -4) { /* %e style: d.dddde-0N */
-        buf[len++] = digits[0];
-        buf[len++] = '.';
-        memcpy(buf + len, digits + 1, SIG_DIGITS - 1);
-        len = strip_fraction(buf, len + SIG_DIGITS - 1);
-        len += (size_t)sprintf(buf + len, "e-%02d", -d);
-        return len;
+    if (significant_digits(x, precision, &q, &d) != 0) {
+        int n = snprintf(buf, REALTEXT_SIZE, "%.*g", precision, x);
+        return n < 0 ? 0 : (size_t)n;
     }
-    if (d < 0) { /* 0.000ddd */
-        buf[len++] = '0';
-        buf[len++] = '.';
-        for (int i = 0; i < -d - 1; i++)
-            buf[len++] = '0';
-        memcpy(buf + len, digits, SIG_DIGITS);
-        len += SIG_DIGITS;
-    } else { /* ddd.ddd: d + 1 digits before the point */
-        memcpy(buf + len, digits, (size_t)d + 1);
-        len += (size_t)d + 1;
-        if (d + 1 < SIG_DIGITS) {
-            buf[len++] = '.';
-            memcpy(buf + len, digits + d + 1, (size_t)(SIG_DIGITS - 1 - d));
-            len += (size_t)(SIG_DIGITS - 1 - d);
-        }
-    }
-    len = strip_fraction(buf, len);
-    buf[len] = '\0';
-    return len;
+    return format_g(x < 0, q, d, precision, buf);
+}
+
+size_t realtext_g17(double x, char *buf) { return realtext_g(x, SIG_DIGITS, buf); }
+
+size_t realtext_shortest(double x, char *buf)
+{
+    uint64_t q;
+    int d, precision;
+    if (isfinite(x) && x != 0 && fabs(x) < 1e15 && x != (double)(int64_t)x &&
+        shortest_digits(x, &q, &d, &precision) == 0)
+        return format_g(x < 0, q, d, precision, buf);
+    return realtext_g(x, SIG_DIGITS, buf);
 }

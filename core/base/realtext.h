@@ -17,6 +17,17 @@
  * path; the rest, NaN and infinities go to snprintf ("nan", "inf"). */
 size_t realtext_g17(double x, char *buf);
 
+/* Writes snprintf(buf, size, "%.*g", precision, x)'s text into buf (at
+ * least REALTEXT_SIZE bytes; precision 1..17, else 17) and returns its
+ * length; the same fast path as realtext_g17. */
+size_t realtext_g(double x, int precision, char *buf);
+
+/* Writes the shortest of x's "%.15g", "%.16g" and "%.17g" texts that
+ * strtod reads back as x (into buf, at least REALTEXT_SIZE bytes) and
+ * returns its length. 17 digits where the fast path cannot decide (|x| at
+ * or above 10^15, integers, tiny or huge exponents): still exact. */
+size_t realtext_shortest(double x, char *buf);
+
 /* Writes i as "%" PRId64 prints it and returns its length (buf: at least
  * REALTEXT_SIZE bytes). */
 size_t realtext_int64(int64_t i, char *buf);

@@ -273,6 +273,6 @@ int cli_main(int argc, char **argv)
     else if (status == EXIT_OK)
         status = command->run(&args);
     options_free(&args);
-    mpi_pool_finish();
+    mpi_pool_finish(status);
     return status;
 }

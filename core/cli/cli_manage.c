@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/lease.h"
 #include "base/process_identity.h"
+#include "base/scheduler.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "selector.h"
@@ -245,28 +247,36 @@ int cli_manage_rename(const options_parsed *a)
 
 /* --- rm and vacuum ------------------------------------------------------------ */
 
+static scheduler_answer ask_scheduler(const char *job_id, void *ctx)
+{
+    (void)ctx;
+    return scheduler_job_state(job_id, SCHEDULER_TIMEOUT_S);
+}
+
 /* Why sweep id must not be removed now, or NULL: its status is running and
- * the process recorded as running it is not known to be gone. */
+ * the process recorded as running it is not known to be gone (lease.h). */
 static char *alive_refusal(store *s, const char *db, int64_t id, const char *status, char **err)
 {
     if (strcmp(status, "running") != 0)
         return NULL;
     process_identity recorded, self;
+    sweep_lease lease;
     process_identity_self(&self);
-    if (store_sweep_process(s, id, &recorded, err) != 0)
+    if (store_sweep_process(s, id, &recorded, &lease, err) != 0)
         return NULL;
     long long sweep = (long long)id, pid = (long long)recorded.pid;
-    switch (process_identity_check(&recorded, &self)) {
-    case PROCESS_GONE: return NULL;
-    case PROCESS_ALIVE:
+    switch (lease_judge(&recorded, &lease, &self, util_now(), ask_scheduler, NULL)) {
+    case SWEEP_GONE: return NULL;
+    case SWEEP_ALIVE_HERE:
         return util_format("%s: sweep %lld is still running (pid %lld on this host); stop it "
                            "first, or 'runner rm %lld --force'",
                            db, sweep, pid, sweep);
-    case PROCESS_OTHER_HOST:
+    case SWEEP_LEASED:
+    case SWEEP_OTHER_HOST:
         return util_format("%s: sweep %lld may still be running on host %s (pid %lld); if it "
                            "is not, 'runner rm %lld --force'",
                            db, sweep, recorded.host, pid, sweep);
-    case PROCESS_UNSURE: break;
+    case SWEEP_UNSURE: break;
     }
     return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive); "
                        "if it is not, 'runner rm %lld --force'",

@@ -1,5 +1,6 @@
 /* cli_merge: `runner merge OUT.db SHARD.db...`: the shards of a sweep run
- * with --shard, merged into one sweep of OUT.db (store_merge.c; docs/slurm.md). */
+ * with --shard (or merged files of some of them), merged into one sweep of
+ * OUT.db (store_merge.c; docs/slurm.md). */
 #include "base/exit_status.h"
 #include "cli.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "base/provenance.h"
@@ -20,16 +22,15 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* Every shard must be a runner database of this version: store_open_read
- * says why not, before anything is written. */
+/* Every shard there must be a runner database of this version:
+ * store_open_read says why not, before anything is written. A shard not
+ * there is named by store_merge, with every other one missing. */
 static int check_shards(const char *out, const char *const *shards, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         struct stat st;
-        if (stat(shards[i], &st) != 0) {
-            fprintf(stderr, "runner: merge: %s: no such database\n", shards[i]);
-            return EXIT_USAGE;
-        }
+        if (stat(shards[i], &st) != 0)
+            continue;
         if (same_file(out, shards[i])) {
             fprintf(stderr, "runner: merge: %s is a shard: write the merge to another file\n", out);
             return EXIT_USAGE;
@@ -46,6 +47,17 @@ static int check_shards(const char *out, const char *const *shards, size_t count
     return EXIT_OK;
 }
 
+/* A merge reads many files at once (one descriptor each): the soft limit
+ * goes up to the hard one, which is all an unprivileged process may do. */
+static void raise_descriptor_limit(void)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
+
 int cli_merge(const options_parsed *a)
 {
     if (a->positional_count < 2)
@@ -57,14 +69,15 @@ int cli_merge(const options_parsed *a)
     int status = check_shards(out, shards, count);
     if (status != EXIT_OK)
         return status;
+    raise_descriptor_limit();
     store *s = NULL;
     char *err = NULL;
     if (store_open(out, &s, &err) != 0)
         return cli_fail(err);
     char *command_line = provenance_command_line(a->argc, a->argv);
     store_merge_result result;
-    int rc =
-        store_merge(s, shards, count, command_line ? command_line : "runner merge", &result, &err);
+    int rc = store_merge(s, shards, count, a->values[OPTION_PARTIAL].given,
+                         command_line ? command_line : "runner merge", &result, &err);
     free(command_line);
     store_close(s);
     if (rc != 0)
@@ -76,9 +89,10 @@ int cli_merge(const options_parsed *a)
                 (long long)result.sweep_id, out, count);
     else
         fprintf(stderr,
-                "runner: merged %zu shards into sweep %lld in %s: %lld points, %lld "
-                "rows\n",
-                count, (long long)result.sweep_id, out, (long long)result.points,
-                (long long)result.rows);
+                "runner: merged %zu %s into sweep %lld in %s: %lld points, %lld "
+                "rows%s\n",
+                count, a->values[OPTION_PARTIAL].given ? "inputs (a partial merge)" : "shards",
+                (long long)result.sweep_id, out, (long long)result.points, (long long)result.rows,
+                result.parts ? " (in parts: more shards than open files allow)" : "");
     return result.failed ? EXIT_POINTS_FAILED : EXIT_OK;
 }

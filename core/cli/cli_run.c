@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "base/lease.h"
 #include "base/provenance.h"
 #include "base/util.h"
 #include "mpi/mpi_pool.h"
@@ -89,7 +90,7 @@ done:
 static int serve_if_worker(const options_parsed *a, int *status)
 {
     char *err = NULL;
-    if (mpi_pool_start(&err) != 0) {
+    if (mpi_pool_start(&cli_stop_requested, &err) != 0) {
         cli_fail(err);
         mpi_pool_abandon();
         *status = EXIT_USAGE;
@@ -110,6 +111,13 @@ static int serve_if_worker(const options_parsed *a, int *status)
     return 1;
 }
 
+/* RUNNER_LEASE_SECONDS, checked before anything runs (base/lease.h). */
+static int lease_from_env(double *period_s)
+{
+    char *err = NULL;
+    return lease_period_from_env(period_s, &err) == 0 ? EXIT_OK : cli_fail(err);
+}
+
 /* What sweep and resume configure alike, from the options and their
  * defaults: every sweep_options member options.def names (OPTION_SWEEP),
  * then the few the command works out. The caller sets the script and its
@@ -128,6 +136,7 @@ static void config_from_options(const options_parsed *a, const webhook_target *w
     options_fill_sweep(a, o);
     o->db_path = a->db_path;
     o->stop = &cli_stop_requested;
+    o->seed_given = v[OPTION_SEED].given;
     o->jobs = v[OPTION_JOBS].given ? (int)v[OPTION_JOBS].integer : default_jobs();
     if (o->point_timeout_s > 0)
         o->isolate = 1; /* a timeout needs a process to kill */
@@ -170,6 +179,9 @@ int cli_run_sweep(const options_parsed *a)
                                          "scripts/jitter.lua)");
     if ((status = check_labels(a)) != EXIT_OK)
         return status;
+    double lease_period_s;
+    if ((status = lease_from_env(&lease_period_s)) != EXIT_OK)
+        return status;
     webhook_target webhook;
     int has_webhook = 0;
     if ((status = webhook_from_options(a, &webhook, &has_webhook)) != EXIT_OK)
@@ -177,6 +189,7 @@ int cli_run_sweep(const options_parsed *a)
     cli_install_signal_handlers();
     script_config config;
     config_from_options(a, has_webhook ? &webhook : NULL, &config);
+    config.sweep.lease_period_s = lease_period_s;
     config.script_path = a->positional;
     config.overrides = a->values[OPTION_SET].list;
     config.override_count = a->values[OPTION_SET].count;
@@ -255,6 +268,9 @@ int cli_run_resume(const options_parsed *a)
     int last;
     if ((status = options_resolve_sweep(a->command, a->positional, 0, &id, &last)) != EXIT_OK)
         return status;
+    double lease_period_s;
+    if ((status = lease_from_env(&lease_period_s)) != EXIT_OK)
+        return status;
     webhook_target webhook;
     int has_webhook = 0;
     if ((status = webhook_from_options(a, &webhook, &has_webhook)) != EXIT_OK)
@@ -267,6 +283,7 @@ int cli_run_resume(const options_parsed *a)
     cli_install_signal_handlers();
     script_config config;
     config_from_options(a, has_webhook ? &webhook : NULL, &config);
+    config.sweep.lease_period_s = lease_period_s;
     config.script_path = record.script_path;
     config.script_text = record.script_text;
     config.overrides = (const char *const *)sets;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/outfile.h"
+#include "base/strbuf.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "base/value.h"
@@ -110,11 +111,26 @@ int cli_show_sweeps(const options_parsed *a)
     char *err = NULL, since[32], until[32];
     store_sweep_filter filter;
     int status = cli_sweep_filter(a, &filter, since, until);
+    const char *select = a->values[OPTION_SWEEPS_SELECT].text;
+    int64_t id;
+    int last;
+    if (status == EXIT_OK && select)
+        status = options_resolve_sweep(a->command, select, 1, &id, &last);
     if (status != EXIT_OK || (status = cli_open_existing(a->db_path, &s, 0)) != EXIT_OK)
         return status;
+    /* --select: the one sweep a selector picks, as every SWEEP argument
+     * resolves it, so programs need not re-implement selectors. */
+    if (select && (status = cli_resolve_sweep(s, select, &filter.id)) != EXIT_OK) {
+        store_close(s);
+        return status;
+    }
     if (store_list_sweeps_matching(s, &filter, &t, &err) != 0)
         status = cli_fail(err);
-    else if (output_table(stdout, t, format_option(a)) != 0)
+    else if (select && t->row_count == 0) {
+        fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path,
+                select);
+        status = EXIT_USAGE;
+    } else if (output_table(stdout, t, format_option(a)) != 0)
         status = cli_fail(util_format("cannot print the sweeps: out of memory or output closed"));
     table_free(t);
     store_close(s);
@@ -345,15 +361,22 @@ static void explain_no_section(table *const *tables, size_t first, size_t last, 
 }
 
 /* *out: the columns x, y and by of every row of the section. */
+/* The --pareto objectives, at most this many. */
+#define PARETO_MAX 8
+
 static int load_plotted(store *s, int64_t section_id, const table *cols, const plot_spec *spec,
-                        table **out)
+                        const char *const *extra, size_t extra_count, table **out)
 {
     char *plugin = NULL, *err = NULL;
     table *again = NULL;
-    const char *names[3] = { spec->x, spec->y, spec->by };
+    const char *names[3 + PARETO_MAX] = { spec->x, spec->y, spec->by };
+    size_t count = 3;
+    for (size_t i = 0; i < extra_count && i < PARETO_MAX; i++)
+        if (table_find_column(cols, extra[i]) >= 0) /* plot_pareto_mark names the others */
+            names[count++] = extra[i];
     int rc = store_section_columns(s, section_id, &again, &plugin, &err);
     if (rc == 0)
-        rc = section_columns_load(s, section_id, plugin, cols, names, 3, out, &err);
+        rc = section_columns_load(s, section_id, plugin, cols, names, count, out, &err);
     table_free(again);
     free(plugin);
     return rc == 0 ? EXIT_OK : cli_fail(err);
@@ -362,7 +385,8 @@ static int load_plotted(store *s, int64_t section_id, const table *cols, const p
 /* Picks the section to draw: --section N, or the first whose table has the
  * columns. On success *out is that table (caller frees). */
 static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t count,
-                        uint64_t section, const plot_spec *spec, table **out, size_t *ordinal)
+                        uint64_t section, const plot_spec *spec, const char *const *extra,
+                        size_t extra_count, table **out, size_t *ordinal)
 {
     *out = NULL;
     table **tables = calloc(count, sizeof *tables);
@@ -396,7 +420,7 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
     /* The first section with every column, and x and y numeric. */
     for (size_t i = first; i < last; i++) {
         if (plot_check_spec(tables[i], spec, NULL) == 0) {
-            status = load_plotted(s, ids[i], tables[i], spec, out);
+            status = load_plotted(s, ids[i], tables[i], spec, extra, extra_count, out);
             *ordinal = i + 1;
             goto done;
         }
@@ -555,6 +579,72 @@ static int default_axes(const options_parsed *a, store *s, int64_t sweep_id, con
     return EXIT_USAGE;
 }
 
+/* --fit ID|latest: the fit id (0: latest), or -1 after saying why. */
+static int64_t fit_argument(const char *text)
+{
+    if (strcmp(text, "latest") == 0)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    long long id = strtoll(text, &end, 10);
+    if (text[0] >= '1' && text[0] <= '9' && *end == '\0' && errno == 0)
+        return id;
+    options_usage_error("plot: --fit %s: expected a fit id (runner fit prints it) or latest", text);
+    return -1;
+}
+
+/* Takes the plot's section and columns from the fits unless given, and
+ * refuses given ones that differ (the curve would not be of these points). */
+static int fit_defaults(const plot_fit_set *fits, int64_t sweep_id, const int64_t *ids,
+                        size_t count, uint64_t *section, plot_spec *spec, int by_given)
+{
+    size_t ordinal = 0;
+    for (size_t i = 0; i < count; i++)
+        if (ids[i] == fits->section_id)
+            ordinal = i + 1;
+    const char *x = spec->x ? spec->x : fits->x, *y = spec->y ? spec->y : fits->y;
+    if ((*section && *section != ordinal) || strcmp(x, fits->x) != 0 || strcmp(y, fits->y) != 0) {
+        fprintf(stderr,
+                "runner: plot: fit %lld is of sweep %lld, section %zu, %s against %s; leave out "
+                "--section, --x and --y or give those\n",
+                (long long)fits->first_id, (long long)sweep_id, ordinal, fits->y, fits->x);
+        return EXIT_USAGE;
+    }
+    *section = ordinal;
+    spec->x = fits->x;
+    spec->y = fits->y;
+    if (!by_given)
+        spec->by = fits->by;
+    spec->curves = fits->curves;
+    spec->curve_count = fits->count;
+    return EXIT_OK;
+}
+
+/* --pareto: marks the front's rows of t in spec (*marked is the caller's). */
+static int mark_front(const table *t, const char *const *names, const int *maximize, size_t k,
+                      plot_spec *spec, unsigned char **marked, char **title)
+{
+    size_t front = 0, excluded = 0;
+    char *err = NULL;
+    if (plot_pareto_mark(t, names, maximize, k, marked, &front, &excluded, &err) != 0) {
+        fprintf(stderr, "runner: plot: %s\n", err ? err : "out of memory");
+        free(err);
+        return EXIT_USAGE;
+    }
+    strbuf b = { 0 };
+    strbuf_printf(&b, "front (");
+    for (size_t j = 0; j < k; j++)
+        strbuf_printf(&b, "%s%s %s", j ? ", " : "", maximize[j] ? "max" : "min", names[j]);
+    strbuf_printf(&b, "): %zu of %zu rows", front, t->row_count);
+    if (b.oom)
+        return cli_fail(NULL);
+    if (excluded)
+        fprintf(stderr, "runner: plot: --pareto: %zu rows with NaN excluded\n", excluded);
+    spec->marked = *marked;
+    spec->marked_title = *title = b.data;
+    return EXIT_OK;
+}
+
 int cli_show_plot(const options_parsed *a)
 {
     const option_value *v = a->values;
@@ -573,33 +663,64 @@ int cli_show_plot(const options_parsed *a)
     if (plot_format_from_path(output, &format) != 0)
         return options_usage_error("plot: -o %s: expected a file name ending in .svg or .png",
                                    output);
+    int64_t fit_id = v[OPTION_PLOT_FIT].text ? fit_argument(v[OPTION_PLOT_FIT].text) : -1;
+    if (v[OPTION_PLOT_FIT].text && fit_id < 0)
+        return EXIT_USAGE;
+    const char *objectives[PARETO_MAX];
+    int maximize[PARETO_MAX];
+    char *pareto_copy = NULL, *err = NULL, *front_title = NULL;
+    unsigned char *marked = NULL;
+    int k = 0;
+    if (v[OPTION_PLOT_PARETO].text &&
+        (k = plot_pareto_parse(v[OPTION_PLOT_PARETO].text, &pareto_copy, objectives, maximize,
+                               PARETO_MAX, &err)) < 0) {
+        free(pareto_copy);
+        return options_usage_error("plot: %s", err ? err : "out of memory");
+    }
     store *s = NULL;
     int64_t sweep_id = 0, *ids = NULL;
     size_t count = 0, ordinal = 0;
     table *t = NULL;
-    if ((status = cli_open_sweep(a, &s, &sweep_id, &ids, &count)) != EXIT_OK)
-        return status;
-    uint64_t section = v[OPTION_SECTION].given ? v[OPTION_SECTION].integer : 0;
-    char *owned[3] = { NULL, NULL, NULL };
-    if (!spec.x || !spec.y)
-        status = default_axes(a, s, sweep_id, ids, count, &section, &spec, owned);
-    if (status == EXIT_OK)
-        status = pick_section(s, sweep_id, ids, count, section, &spec, &t, &ordinal);
-    free(ids);
-    store_close(s);
-    if (status != EXIT_OK) {
-        for (int i = 0; i < 3; i++)
-            free(owned[i]);
+    plot_fit_set fits = { 0 };
+    if ((status = cli_open_sweep(a, &s, &sweep_id, &ids, &count)) != EXIT_OK) {
+        free(pareto_copy);
         return status;
     }
-    char *default_title = util_format("%s\n(sweep %lld, section %zu)", t->title ? t->title : "",
-                                      (long long)sweep_id, ordinal);
-    spec.title = v[OPTION_TITLE].text ? v[OPTION_TITLE].text : default_title;
-    status = draw(t, &spec, format, output);
+    uint64_t section = v[OPTION_SECTION].given ? v[OPTION_SECTION].integer : 0;
+    char *owned[3] = { NULL, NULL, NULL };
+    if (fit_id >= 0) {
+        if (plot_fit_load(s, sweep_id, fit_id, spec.logx, &fits, &err) != 0) {
+            fprintf(stderr, "runner: plot: %s\n", err ? err : "out of memory");
+            status = EXIT_USAGE;
+        } else {
+            status = fit_defaults(&fits, sweep_id, ids, count, &section, &spec, v[OPTION_BY].given);
+        }
+    }
+    if (status == EXIT_OK && (!spec.x || !spec.y))
+        status = default_axes(a, s, sweep_id, ids, count, &section, &spec, owned);
+    if (status == EXIT_OK)
+        status = pick_section(s, sweep_id, ids, count, section, &spec, objectives, (size_t)k, &t,
+                              &ordinal);
+    free(ids);
+    store_close(s);
+    if (status == EXIT_OK && k > 0)
+        status = mark_front(t, objectives, maximize, (size_t)k, &spec, &marked, &front_title);
+    char *default_title = NULL;
+    if (status == EXIT_OK) {
+        default_title = util_format("%s\n(sweep %lld, section %zu)", t->title ? t->title : "",
+                                    (long long)sweep_id, ordinal);
+        spec.title = v[OPTION_TITLE].text ? v[OPTION_TITLE].text : default_title;
+        status = draw(t, &spec, format, output);
+    }
     free(default_title);
     for (int i = 0; i < 3; i++)
         free(owned[i]);
     table_free(t);
+    plot_fit_set_clear(&fits);
+    free(marked);
+    free(front_title);
+    free(pareto_copy);
+    free(err);
     return status;
 }
 

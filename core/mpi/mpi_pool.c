@@ -5,6 +5,8 @@
 #include "mpi_pool.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #include <mpi.h>
 #endif
 
+#include "base/exit_status.h"
+#include "base/provenance.h"
 #include "base/util.h"
 
 /* The number of ranks the launcher's environment announces: > 1 when
@@ -48,8 +52,9 @@ int mpi_pool_compiled(void)
 
 #ifndef RUNNER_HAVE_MPI
 
-int mpi_pool_start(char **err)
+int mpi_pool_start(volatile sig_atomic_t *stop, char **err)
 {
+    (void)stop;
     long size = env_world_size();
     if (size == 1)
         return 0;
@@ -65,8 +70,9 @@ int mpi_pool_start(char **err)
 
 int mpi_pool_rank(void) { return 0; }
 int mpi_pool_size(void) { return 1; }
-void mpi_pool_finish(void) {}
+void mpi_pool_finish(int exit_status) { (void)exit_status; }
 void mpi_pool_abandon(void) {}
+int mpi_pool_peer_lost(void) { return 0; }
 
 int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
 {
@@ -116,6 +122,53 @@ static struct {
     size_t send_count, send_capacity;
 } pool = { .size = 1 };
 
+/* Liveness (docs/mpi.md, "When a rank dies"): a thread of its own on each
+ * rank, on a communicator of its own, so a long point, a long write or a
+ * blocking collective never silences it. Rank 0 and each worker send each
+ * other a beat every LIVE_BEAT_S; a peer heard from for none of
+ * live.timeout_s is lost (its process is gone, stopped or cut off), as is
+ * one that says it leaves. Losing one sets the stop flag (the Ctrl-C
+ * path), and at the end rank 0 aborts the job instead of finalizing. */
+#define LIVE_BEAT_S 0.5
+#define LIVE_POLL_NS 10000000L      /* 10 ms between probes */
+#define LIVE_TIMEOUT_DEFAULT_S 10.0 /* RUNNER_MPI_LIVENESS_S changes it */
+#define LIVE_TIMEOUT_MIN_S 2.0
+/* A stopped worker has nothing to store, but it waits for rank 0's BYE
+ * (at most LIVE_WORKER_LINGER_S) before it leaves: Open MPI's mpirun
+ * SIGKILLs the processes left as soon as the others have exited after its
+ * SIGTERM, which would leave rank 0 no time to commit and mark its sweep.
+ * A point deaf to should_stop is left after LIVE_WORKER_EXIT_S. */
+#define LIVE_WORKER_LINGER_S 2.0
+#define LIVE_WORKER_EXIT_S 3.0
+/* Rank 0 ends its sweep (commit, interrupted) once a peer is lost; stuck
+ * in a collective with a dead peer it cannot, so the thread aborts the job
+ * after this long. */
+#define LIVE_ABORT_AFTER_S 10.0
+#define LIVE_HOST_MAX 256
+enum {
+    LIVE_TAG_BEAT = 1,
+    LIVE_TAG_LEAVING, /* worker -> 0: stopped, leaving */
+    LIVE_TAG_BYE      /* 0 -> worker: rank 0 has ended its sweep, leave now */
+};
+
+static struct {
+    int running;
+    pthread_t thread;
+    atomic_int quit;
+    atomic_int lost;      /* a peer is lost (rank 0: a worker; a worker: rank 0) */
+    atomic_int ending;    /* rank 0 is past its command: no late abort */
+    atomic_int told;      /* a stopped worker has told rank 0 it leaves */
+    atomic_int bye;       /* a worker got rank 0's BYE */
+    atomic_int finishing; /* the main thread is in mpi_pool_finish */
+    MPI_Comm comm;
+    double timeout_s;
+    volatile sig_atomic_t *stop;
+    char *hosts;        /* size * LIVE_HOST_MAX: each rank's host name */
+    double *heard;      /* per rank: when it was last heard from (thread only) */
+    MPI_Request *beats; /* per rank: the beat on its way (thread only) */
+    char why[640];      /* the lost peer, for mpi_pool_receive without a stop */
+} live;
+
 /* Sets *err to what MPI says about rc; returns -1. */
 static int mpi_fail(char **err, const char *what, int rc)
 {
@@ -128,7 +181,9 @@ static int mpi_fail(char **err, const char *what, int rc)
                      len ? text : "unknown error");
 }
 
-int mpi_pool_start(char **err)
+static int live_start(volatile sig_atomic_t *stop, char **err);
+
+int mpi_pool_start(volatile sig_atomic_t *stop, char **err)
 {
     if (pool.started)
         return 0;
@@ -141,8 +196,9 @@ int mpi_pool_start(char **err)
                          "the whole script alone; use srun --mpi=pmix (docs/mpi.md)",
                          size);
     int provided = 0;
-    /* Only the thread that calls mpi_pool_* uses MPI. */
-    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    /* The thread that calls mpi_pool_* and the liveness thread use MPI,
+     * each on its own communicator. */
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, "MPI_Init_thread", rc);
     pool.started = 1;
@@ -160,7 +216,12 @@ int mpi_pool_start(char **err)
                          "the launcher announced %ld ranks but MPI sees %d; with srun use "
                          "--mpi=pmix (docs/mpi.md)",
                          size, pool.size);
-    return 0;
+    if (provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "runner: this MPI library runs no second thread (MPI_THREAD_MULTIPLE), so "
+                        "a dead rank is noticed only by the launcher (docs/mpi.md)\n");
+        return 0;
+    }
+    return pool.size > 1 ? live_start(stop, err) : 0;
 }
 
 /* Frees the buffers of sends that completed. Returns 0 or -1 with *err. */
@@ -190,13 +251,223 @@ static int reap_sends(char **err)
     return 0;
 }
 
+static const char *live_host(int rank)
+{
+    return live.hosts ? live.hosts + (size_t)rank * LIVE_HOST_MAX : "an unknown host";
+}
+
+static void live_nap(long ns)
+{
+    struct timespec t = { .tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L };
+    nanosleep(&t, NULL);
+}
+
+/* Marks `rank` lost (the first one only) and stops this process's work
+ * through the stop flag. Quiet when this rank was stopping already (a
+ * Ctrl-C reaches every rank, and workers leave at once). */
+static void live_lose(int rank, const char *what)
+{
+    if (atomic_exchange(&live.lost, 1))
+        return;
+    if (pool.rank == 0)
+        snprintf(live.why, sizeof live.why, "rank %d on %s %s", rank, live_host(rank), what);
+    else
+        snprintf(live.why, sizeof live.why, "rank 0 on %s %s: rank %d on %s leaves", live_host(0),
+                 what, pool.rank, live_host(pool.rank));
+    int was_stopping = live.stop && *live.stop;
+    if (!was_stopping)
+        fprintf(stderr, "runner: %s%s\n", live.why,
+                pool.rank == 0 ? "; ending the sweep, the points done are stored" : "");
+    /* The stop flag is the one every loop of a sweep watches (a signal
+     * handler sets it elsewhere); a plain store from this thread is seen
+     * there within a poll. */
+    if (live.stop)
+        *live.stop = 1;
+}
+
+/* Sends `tag` to `to` unless the last beat to it is still on its way (a
+ * peer that reads nothing must not pile them up). */
+static void live_send(int to, int tag)
+{
+    int done = 1;
+    if (live.beats[to] != MPI_REQUEST_NULL &&
+        MPI_Test(&live.beats[to], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        done = 0;
+    if (done)
+        MPI_Isend(NULL, 0, MPI_BYTE, to, tag, live.comm, &live.beats[to]);
+}
+
+static void *live_thread(void *unused)
+{
+    (void)unused;
+    double started = util_monotonic(), next_beat = started, stop_seen = 0, lost_at = 0;
+    for (int r = 0; r < pool.size; r++)
+        live.heard[r] = started;
+    while (!atomic_load(&live.quit)) {
+        double now = util_monotonic();
+        int stopping = live.stop && *live.stop;
+        /* A worker that stops tells rank 0 at once, then leaves. */
+        int leaving = pool.rank != 0 && stopping;
+        if (now >= next_beat || (leaving && !stop_seen)) {
+            if (pool.rank == 0) {
+                for (int r = 1; r < pool.size; r++)
+                    live_send(r, LIVE_TAG_BEAT);
+            } else {
+                live_send(0, leaving ? LIVE_TAG_LEAVING : LIVE_TAG_BEAT);
+                if (leaving)
+                    atomic_store(&live.told, 1);
+            }
+            next_beat = now + LIVE_BEAT_S;
+        }
+        if (leaving && !stop_seen)
+            stop_seen = now;
+        if (leaving && now - stop_seen > LIVE_WORKER_EXIT_S) {
+            if (!atomic_load(&live.finishing))
+                fprintf(stderr, "runner: rank %d on %s: its point did not stop; leaving\n",
+                        pool.rank, live_host(pool.rank));
+            _Exit(EXIT_INTERRUPTED);
+        }
+        for (;;) {
+            int ready = 0;
+            MPI_Status status;
+            if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, live.comm, &ready, &status) !=
+                    MPI_SUCCESS ||
+                !ready)
+                break;
+            MPI_Recv(NULL, 0, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, live.comm,
+                     MPI_STATUS_IGNORE);
+            live.heard[status.MPI_SOURCE] = now;
+            if (status.MPI_TAG == LIVE_TAG_LEAVING)
+                live_lose(status.MPI_SOURCE, "stopped (SIGTERM or Ctrl-C)");
+            else if (status.MPI_TAG == LIVE_TAG_BYE)
+                atomic_store(&live.bye, 1);
+        }
+        for (int r = pool.rank == 0 ? 1 : 0; r < (pool.rank == 0 ? pool.size : 1); r++)
+            if (now - live.heard[r] > live.timeout_s) {
+                char what[96];
+                snprintf(what, sizeof what,
+                         "sent nothing for %.0f s (its process is gone, stopped or cut off)",
+                         live.timeout_s);
+                live_lose(r, what);
+            }
+        if (pool.rank == 0 && atomic_load(&live.lost) && !atomic_load(&live.ending)) {
+            if (!lost_at)
+                lost_at = now;
+            else if (now - lost_at > LIVE_ABORT_AFTER_S)
+                MPI_Abort(MPI_COMM_WORLD, EXIT_INTERRUPTED); /* stuck with a dead peer */
+        }
+        live_nap(LIVE_POLL_NS);
+    }
+    return NULL;
+}
+
+/* Learns every rank's host, then starts the liveness thread. */
+static int live_start(volatile sig_atomic_t *stop, char **err)
+{
+    live.stop = stop;
+    live.timeout_s = LIVE_TIMEOUT_DEFAULT_S;
+    const char *given = getenv("RUNNER_MPI_LIVENESS_S");
+    if (given && *given) {
+        char *end = NULL;
+        double v = strtod(given, &end);
+        if (*end || !(v >= LIVE_TIMEOUT_MIN_S) || v > 1e6)
+            return util_fail(err, "RUNNER_MPI_LIVENESS_S is '%s'; it takes seconds, at least %g",
+                             given, LIVE_TIMEOUT_MIN_S);
+        live.timeout_s = v;
+    }
+    char here[LIVE_HOST_MAX] = "";
+    provenance_host(here, sizeof here);
+    live.hosts = calloc((size_t)pool.size, LIVE_HOST_MAX);
+    live.heard = calloc((size_t)pool.size, sizeof *live.heard);
+    live.beats = malloc((size_t)pool.size * sizeof *live.beats);
+    if (!live.hosts || !live.heard || !live.beats)
+        return util_fail(err, "out of memory starting MPI");
+    for (int r = 0; r < pool.size; r++)
+        live.beats[r] = MPI_REQUEST_NULL;
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &live.comm);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Comm_dup", rc);
+    MPI_Comm_set_errhandler(live.comm, MPI_ERRORS_RETURN);
+    rc = MPI_Allgather(here, LIVE_HOST_MAX, MPI_CHAR, live.hosts, LIVE_HOST_MAX, MPI_CHAR,
+                       live.comm);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Allgather", rc);
+    for (int r = 0; r < pool.size; r++)
+        live.hosts[(size_t)r * LIVE_HOST_MAX + LIVE_HOST_MAX - 1] = '\0';
+    if (pthread_create(&live.thread, NULL, live_thread, NULL) != 0)
+        return util_fail(err, "cannot start the MPI liveness thread");
+    live.running = 1;
+    return 0;
+}
+
+/* Stops the liveness thread; beats still on their way are left to MPI. A
+ * stopped worker the thread had no time to announce says it leaves now. */
+static void live_end(void)
+{
+    if (!live.running)
+        return;
+    atomic_store(&live.quit, 1);
+    pthread_join(live.thread, NULL);
+    live.running = 0;
+    if (pool.rank != 0 && live.stop && *live.stop && !atomic_load(&live.told)) {
+        if (live.beats[0] != MPI_REQUEST_NULL)
+            MPI_Request_free(&live.beats[0]);
+        MPI_Isend(NULL, 0, MPI_BYTE, 0, LIVE_TAG_LEAVING, live.comm, &live.beats[0]);
+    }
+    for (int r = 0; r < pool.size; r++)
+        if (live.beats[r] != MPI_REQUEST_NULL)
+            MPI_Request_free(&live.beats[r]);
+}
+
+int mpi_pool_peer_lost(void) { return atomic_load(&live.lost); }
+
+/* Rank 0, its sweep ended: tells the workers waiting for it to leave
+ * (briefly waiting for the sends: MPI_Abort follows). */
+static void live_bye(void)
+{
+    if (!live.hosts)
+        return;
+    for (int r = 1; r < pool.size; r++)
+        MPI_Isend(NULL, 0, MPI_BYTE, r, LIVE_TAG_BYE, live.comm, &live.beats[r]);
+    double until = util_monotonic() + 0.1;
+    int done = 0;
+    while (!done && util_monotonic() < until) {
+        if (MPI_Testall(pool.size - 1, live.beats + 1, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            break;
+        if (!done)
+            live_nap(1000000L);
+    }
+}
+
 int mpi_pool_rank(void) { return pool.rank; }
 int mpi_pool_size(void) { return pool.size; }
 void mpi_pool_abandon(void) { pool.abandoned = 1; }
 
-void mpi_pool_finish(void)
+void mpi_pool_finish(int exit_status)
 {
-    if (!pool.started || pool.abandoned)
+    if (!pool.started)
+        return;
+    atomic_store(&live.ending, 1);
+    atomic_store(&live.finishing, 1);
+    if (pool.rank != 0 && live.running && live.stop && *live.stop) {
+        /* A stopped worker: rank 0 is told (the thread), and ends first. */
+        double until = util_monotonic() + LIVE_WORKER_LINGER_S;
+        while (!atomic_load(&live.bye) && !atomic_load(&live.lost) && util_monotonic() < until)
+            live_nap(LIVE_POLL_NS);
+    }
+    live_end();
+    int lost = atomic_load(&live.lost);
+    if (pool.rank == 0 && (lost || pool.abandoned)) {
+        live_bye();
+        /* A worker is gone, or cannot be waited for: finalizing would
+         * wait for it, and a launcher that keeps the job going when one
+         * process dies (srun without --kill-on-bad-exit, mpirun
+         * --enable-recovery) would leave the others running. */
+        fflush(stdout);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, exit_status ? exit_status : 1);
+    }
+    if (pool.abandoned || lost)
         return;
     if (pool.rank == 0)
         for (int r = 1; r < pool.size; r++)
@@ -214,6 +485,14 @@ void mpi_pool_finish(void)
     pool.send_done = NULL;
     pool.send_count = pool.send_capacity = 0;
     MPI_Comm_free(&pool.comm);
+    if (live.hosts)
+        MPI_Comm_free(&live.comm);
+    free(live.hosts);
+    free(live.heard);
+    free(live.beats);
+    live.hosts = NULL;
+    live.heard = NULL;
+    live.beats = NULL;
     MPI_Finalize();
     pool.started = 0;
     pool.rank = 0;
@@ -305,6 +584,8 @@ int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, doubl
             }
             return 1;
         }
+        if (!stop && atomic_load(&live.lost))
+            return util_fail(err, "%s", live.why);
         if (stop && *stop) {
             double now = util_monotonic();
             if (!stop_seen)

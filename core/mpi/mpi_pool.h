@@ -20,17 +20,30 @@ int mpi_pool_compiled(void);
  * SLURM_STEP_NUM_TASKS); otherwise does nothing, so a plain run never touches
  * MPI. Returns 0, or -1 with *err when MPI cannot start, when this build has
  * no MPI but was launched on several ranks (every rank would run the whole
- * script), or when srun started several tasks without an MPI plugin. */
-int mpi_pool_start(char **err);
+ * script), or when srun started several tasks without an MPI plugin.
+ *
+ * Under MPI it also starts the liveness thread (docs/mpi.md, "When a rank
+ * dies"): rank 0 and every worker beat to each other twice a second on a
+ * communicator of their own, and a peer silent for RUNNER_MPI_LIVENESS_S
+ * seconds (10 by default), or one that says it stopped, is lost: the thread
+ * prints one line naming its rank and host and sets *stop (the flag a
+ * signal handler sets on Ctrl-C), so rank 0 ends its sweep `interrupted`
+ * with what it received stored and a worker leaves. A stopped worker tells
+ * rank 0, and leaves within a second even if its point ignores the stop. */
+int mpi_pool_start(volatile sig_atomic_t *stop, char **err);
 int mpi_pool_rank(void); /* 0 when MPI is not running */
 int mpi_pool_size(void); /* 1 when MPI is not running */
 
 /* Ends MPI if it was started: rank 0 first sends MPI_POOL_TAG_EXIT to every
- * worker, then every rank calls MPI_Finalize. After mpi_pool_abandon() it
- * does neither (a peer is gone or busy for good, and finalizing would wait
- * for it): the process just exits and the launcher tears the job down. */
-void mpi_pool_finish(void);
+ * worker, then every rank calls MPI_Finalize. After mpi_pool_abandon(), or
+ * once a peer is lost, it does neither (a peer is gone or busy for good,
+ * and finalizing would wait for it): rank 0 calls MPI_Abort with
+ * exit_status (1 if 0), so mpirun or srun ends the job at once, and a
+ * worker just returns and exits. */
+void mpi_pool_finish(int exit_status);
 void mpi_pool_abandon(void);
+/* 1 once the liveness thread has lost a peer (see mpi_pool_start). */
+int mpi_pool_peer_lost(void);
 
 /* Tags 1 .. MPI_POOL_TAG_EXIT - 1 are the caller's (sweep.c's protocol). */
 #define MPI_POOL_TAG_EXIT 99 /* empty: leave the serve loop */
@@ -52,9 +65,10 @@ int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err);
  * polls, sleeping a little longer each time nothing came (up to 1 ms; on
  * rank 0 up to 64 us until nothing came for 10 ms), so an idle rank leaves
  * its core to busy ones and a stop request is seen: once
- * *stop is set, it gives up after grace_s seconds more. stop may be NULL
- * (wait as long as it takes). Returns 1 with *msg (free msg->data), 0 when
- * it gave up, -1 with *err. */
+ * *stop is set, it gives up after grace_s seconds more. stop may be NULL:
+ * it then waits until the message comes or a peer is lost (-1, *err names
+ * it). Returns 1 with *msg (free msg->data), 0 when it gave up, -1 with
+ * *err. */
 int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, double grace_s,
                      mpi_pool_message *msg, char **err);
 /* Rank 0's *data (len bytes; len may be 0) to every rank: on the others

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "base/realtext.h"
+#include "base/strbuf.h"
 #include "base/util.h"
+#include "json_text.h"
 
 int output_parse_format(const char *name, output_format *format)
 {
@@ -29,11 +31,16 @@ int output_parse_format(const char *name, output_format *format)
  * never breaks the layout or reaches the terminal raw). */
 static void format_cell(const value *v, char *cell, size_t size)
 {
-    if (v->type != RUNNER_TEXT) {
+    /* value_format's "%.6g" and "%" PRId64 bytes without printf (the table
+     * formats every cell twice: widths, then the row) */
+    if (v->type == RUNNER_REAL && isfinite(v->as.real) && size >= REALTEXT_SIZE)
+        realtext_g(v->as.real, 6, cell);
+    else if (v->type == RUNNER_INTEGER && size >= REALTEXT_SIZE)
+        realtext_int64(v->as.integer, cell);
+    else if (v->type != RUNNER_TEXT)
         value_format(v, 6, cell, size);
-        return;
-    }
-    util_printable(v->as.text, cell, size);
+    else
+        util_printable(v->as.text, cell, size);
 }
 
 /* "name [unit]"; the unit is left out when it only repeats the name
@@ -298,33 +305,52 @@ void output_text_layout_print_head(FILE *out, output_text_layout *l)
     fputc('\n', out);
 }
 
+/* One cell of a row into line (cap bytes, len used): right-aligned when
+ * numeric, left-aligned otherwise, to width; fprintf's "%s%*s" bytes. */
+static size_t put_cell(FILE *out, char *line, size_t cap, size_t len, const char *sep,
+                       const char *cell, size_t width, int numeric)
+{
+    size_t seplen = strlen(sep), n = strlen(cell), pad = width > n ? width - n : 0;
+    if (len + seplen + n + pad > cap) {
+        fwrite(line, 1, len, out);
+        len = 0;
+        if (seplen + n + pad > cap) { /* wider than the buffer: as before */
+            fprintf(out, numeric ? "%s%*s" : "%s%-*s", sep, (int)width, cell);
+            return 0;
+        }
+    }
+    memcpy(line + len, sep, seplen);
+    len += seplen;
+    if (numeric) {
+        memset(line + len, ' ', pad);
+        memcpy(line + len + pad, cell, n);
+    } else {
+        memcpy(line + len, cell, n);
+        memset(line + len + n, ' ', pad);
+    }
+    return len + n + pad;
+}
+
 void output_text_layout_print_row(FILE *out, const output_text_layout *l, const value *row)
 {
     const table *t = l->columns;
-    char cell[64];
+    char cell[64], line[4096];
+    size_t len = 0;
     const char *sep = "";
-    if (l->order) {
-        if (l->order_count == 0)
-            return;
-        for (size_t i = 0; i < l->fitted; i++) {
-            size_t c = l->order[i];
-            format_cell(&row[c], cell, sizeof cell);
-            fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
-                    (int)l->width[c], cell);
-            sep = "  ";
-        }
-        fputc('\n', out);
+    if (l->order && l->order_count == 0)
         return;
-    }
-    for (size_t c = 0; c < t->column_count; c++) {
-        if (!l->shown[c])
+    size_t count = l->order ? l->fitted : t->column_count;
+    for (size_t i = 0; i < count; i++) {
+        size_t c = l->order ? l->order[i] : i;
+        if (!l->order && !l->shown[c])
             continue;
         format_cell(&row[c], cell, sizeof cell);
-        fprintf(out, value_type_is_numeric(t->columns[c].type) ? "%s%*s" : "%s%-*s", sep,
-                (int)l->width[c], cell);
+        len = put_cell(out, line, sizeof line - 1, len, sep, cell, l->width[c],
+                       value_type_is_numeric(t->columns[c].type));
         sep = "  ";
     }
-    fputc('\n', out);
+    line[len++] = '\n';
+    fwrite(line, 1, len, out);
 }
 
 void output_text_more_rows(FILE *out, size_t more)
@@ -402,7 +428,9 @@ void output_csv_row(FILE *out, const table *columns, const value *row)
     fwrite(line, 1, len, out);
 }
 
-int output_table_json(FILE *out, const table *t)
+/* output_table_json's document head: title and columns as jansson writes
+ * them, up to the rows' "[" (exclusive). 0, or -1 out of memory. */
+static int json_head(FILE *out, const table *t)
 {
     json_t *doc = json_object(), *columns = json_array(), *rows = json_array();
     int ok = doc && columns && rows;
@@ -417,71 +445,66 @@ int output_table_json(FILE *out, const table *t)
         }
         value_json_push(columns, col, &ok);
     }
-    for (size_t r = 0; ok && r < t->row_count; r++) {
-        json_t *row = json_array();
-        for (size_t c = 0; row && c < t->column_count; c++)
-            value_json_push(row, value_to_json_shown(table_cell(t, r, c)), &ok);
-        value_json_push(rows, row, &ok);
-    }
     if (ok) {
         value_json_put(doc, "title", value_json_text(t->title), &ok);
         value_json_put(doc, "columns", columns, &ok);
         value_json_put(doc, "rows", rows, &ok);
         columns = rows = NULL;
     }
+    /* The document without rows ends in "[]" (the rows), "\n}": the head is
+     * everything before the "[]". All or nothing: a document missing a
+     * member would misplace values. */
+    char *text = ok ? json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2)) : NULL;
+    size_t size = text ? strlen(text) : 0;
     int rc = -1;
-    /* All or nothing: a document missing a member would misplace values. */
-    if (ok &&
-        json_dumpf(doc, out, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0) {
-        fputc('\n', out);
+    if (size >= 4 && strcmp(text + size - 4, "[]\n}") == 0) {
+        fwrite(text, 1, size - 4, out);
         rc = 0;
     }
+    free(text);
     json_decref(doc);
     json_decref(columns);
     json_decref(rows);
     return rc;
 }
 
-/* --- JSON, a row at a time ------------------------------------------------ */
-
-/* output_table_json's document for a table without rows ends in "[]" (the
- * rows), "\n}" and "\n": the head is everything before the "[]", so the
- * columns are encoded exactly as output_table_json encodes them. */
-int output_json_begin(FILE *out, const table *columns)
+int output_table_json(FILE *out, const table *t)
 {
-    char *doc = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&doc, &size);
-    if (!mem)
+    if (output_json_begin(out, t) != 0)
         return -1;
-    table empty = *columns;
-    empty.row_count = 0;
-    int rc = output_table_json(mem, &empty);
-    if (fclose(mem) != 0 || rc != 0 || size < 5 || strcmp(doc + size - 5, "[]\n}\n") != 0) {
-        free(doc);
-        return -1;
-    }
-    fwrite(doc, 1, size - 5, out);
-    fputc('[', out);
-    free(doc);
+    for (size_t r = 0; r < t->row_count; r++)
+        if (output_json_row(out, t, table_cell(t, r, 0), r) != 0)
+            return -1;
+    output_json_end(out, t->row_count);
     return 0;
 }
 
-/* A row as json_dumpf indents it two levels down, each cell encoded alone. */
+/* --- JSON, a row at a time ------------------------------------------------ */
+
+int output_json_begin(FILE *out, const table *columns)
+{
+    if (json_head(out, columns) != 0)
+        return -1;
+    fputc('[', out);
+    return 0;
+}
+
+/* A row as json_dumpf indents it two levels down (json_text.h: the cells'
+ * bytes). */
 int output_json_row(FILE *out, const table *columns, const value *row, size_t index)
 {
-    fputs(index ? ",\n    [" : "\n    [", out);
+    strbuf line = { 0 };
+    strbuf_str(&line, index ? ",\n    [" : "\n    [");
     for (size_t c = 0; c < columns->column_count; c++) {
-        json_t *cell = value_to_json_shown(&row[c]);
-        char *text = cell ? json_dumps(cell, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
-        json_decref(cell);
-        if (!text)
-            return -1;
-        fprintf(out, "%s\n      %s", c ? "," : "", text);
-        free(text);
+        strbuf_str(&line, c ? ",\n      " : "\n      ");
+        json_text_value(&line, &row[c]);
     }
-    fputs(columns->column_count ? "\n    ]" : "]", out);
-    return 0;
+    strbuf_str(&line, columns->column_count ? "\n    ]" : "]");
+    int rc = line.oom ? -1 : 0;
+    if (rc == 0)
+        fwrite(line.data, 1, line.len, out);
+    strbuf_free(&line);
+    return rc;
 }
 
 void output_json_end(FILE *out, size_t rows_written)

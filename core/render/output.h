@@ -56,8 +56,8 @@ typedef struct output_text_layout {
     size_t order_count;
     const char *const *folded; /* borrowed: "name = value unit" per folded column */
     size_t folded_count;
-    size_t max_width; /* 0: no limit */
-    size_t fitted;    /* columns of order that fit in max_width (set by print_head) */
+    size_t max_width;      /* 0: no limit */
+    size_t fitted;         /* columns of order that fit in max_width (set by print_head) */
     const char *wide_hint; /* what shows the columns left out; NULL: "--wide" */
 } output_text_layout;
 int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */

@@ -365,6 +365,75 @@ static char *line_title(const table *t, const plot_spec *spec, const series *s, 
     return util_format("%s = %s", c->name, text);
 }
 
+/* The line a curve shares its colour with (its --by group), or -1. */
+static long curve_line(const series *s, const plot_curve *c)
+{
+    for (size_t g = 0; c->by && g < s->group_count; g++)
+        if (value_equal(&s->groups[g], c->by) || value_number(&s->groups[g]) == value_number(c->by))
+            return (long)g;
+    return -1;
+}
+
+/* The fitted curves and the marked rows: data blocks after the lines'
+ * (write_extras writes them in this order). */
+static void put_extras(FILE *f, const plot_spec *spec, const series *s)
+{
+    size_t block = s->group_count;
+    for (size_t c = 0; c < spec->curve_count; c++, block++) {
+        long line = curve_line(s, &spec->curves[c]);
+        fprintf(f, ", \\\n     '' index %zu using 1:2 with lines dashtype 2 linewidth 2", block);
+        if (line >= 0)
+            fprintf(f, " linecolor %ld", line + 1);
+        fputs(" title ", f);
+        put_quoted(f, spec->curves[c].title ? spec->curves[c].title : "fit");
+    }
+    if (spec->marked) {
+        fprintf(f,
+                ", \\\n     '' index %zu using 1:2 with points pointtype 6 pointsize 1.8"
+                " linewidth 2 linecolor rgb '#000000' title ",
+                block);
+        put_quoted(f, spec->marked_title ? spec->marked_title : "marked");
+    }
+}
+
+/* The data blocks put_extras names: each curve's points, then the marked
+ * rows (those drawable on these axes). A block needs one point, so an
+ * empty one holds a NaN (gnuplot skips it). */
+static int write_extras(FILE *f, const table *t, const plot_spec *spec)
+{
+    for (size_t c = 0; c < spec->curve_count; c++) {
+        const plot_curve *curve = &spec->curves[c];
+        fputs("\n\n", f);
+        size_t written = 0;
+        for (size_t i = 0; i < curve->n; i++) {
+            double x = curve->x[i], y = curve->y[i];
+            if (!isfinite(x) || !isfinite(y) || (spec->logx && x <= 0) || (spec->logy && y <= 0))
+                continue;
+            fprintf(f, "%.17g\t%.17g\n", x, y);
+            written++;
+        }
+        if (!written)
+            fputs("NaN\tNaN\n", f);
+    }
+    if (spec->marked) {
+        long xc = table_find_column(t, spec->x), yc = table_find_column(t, spec->y);
+        size_t written = 0;
+        fputs("\n\n", f);
+        for (size_t r = 0; r < t->row_count; r++) {
+            double x = value_number(table_cell(t, r, (size_t)xc));
+            double y = value_number(table_cell(t, r, (size_t)yc));
+            if (!spec->marked[r] || !isfinite(x) || !isfinite(y) || (spec->logx && x <= 0) ||
+                (spec->logy && y <= 0))
+                continue;
+            fprintf(f, "%.17g\t%.17g\n", x, y);
+            written++;
+        }
+        if (!written)
+            fputs("NaN\tNaN\n", f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 static char *build_script(const table *t, const plot_spec *spec, plot_format format,
                           const char *data_path, const series *s, const plot_reduction *reduced)
 {
@@ -439,6 +508,7 @@ static char *build_script(const table *t, const plot_spec *spec, plot_format for
     if (reduced->lines_drawn < reduced->lines_total)
         fprintf(f, ", \\\n     keyentry with points pointtype -1 title '... and %zu more'",
                 reduced->lines_total - reduced->lines_drawn);
+    put_extras(f, spec, s);
     fputc('\n', f);
     if (fclose(f) != 0) {
         free(text);
@@ -701,7 +771,7 @@ int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_
         close(fd);
         goto done;
     }
-    int bad = write_data(f, &s);
+    int bad = write_data(f, &s) || write_extras(f, t, spec);
     if (fclose(f) != 0 || bad) {
         util_fail(err, "%s: cannot write gnuplot's data: %s", data_path, strerror(errno));
         goto done;

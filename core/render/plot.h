@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/table.h"
+#include "base/value.h"
 #include "plot_reduce.h"
 
 /* plot_render's return value when no gnuplot executable is on PATH. */
@@ -21,6 +22,15 @@ typedef enum plot_format {
     PLOT_PNG
 } plot_format;
 
+/* A line drawn over the points: a fitted curve through n points (x, y),
+ * in the colour of the line whose --by value is `by` (NULL: its own). */
+typedef struct plot_curve {
+    char *title;
+    double *x, *y;
+    size_t n;
+    const value *by;
+} plot_curve;
+
 /* What to draw. Strings are borrowed. */
 typedef struct plot_spec {
     const char *x, *y; /* numeric columns */
@@ -30,6 +40,13 @@ typedef struct plot_spec {
     const char *xlabel; /* NULL: "name [unit]" (just "name" when unit is "" or the name) */
     const char *ylabel;
     int width, height; /* pixels; 0: 800 x 500 */
+    /* Drawn over the points, borrowed: fitted curves (runner plot --fit,
+     * plot_fit.h), and the rows r of the table with marked[r] != 0 circled
+     * (a Pareto front, --pareto) under the legend marked_title. */
+    const plot_curve *curves;
+    size_t curve_count;
+    const unsigned char *marked;
+    const char *marked_title;
 } plot_spec;
 
 /* A rendered image and what was left out of it. */

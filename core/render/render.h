@@ -4,8 +4,10 @@
 #define RUNNER_RENDER_FACE_H
 
 #include "diff.h"
+#include "json_text.h"
 #include "output.h"
 #include "plot.h"
+#include "plot_fit.h"
 #include "plot_reduce.h"
 #include "report.h"
 #include "section_columns.h"

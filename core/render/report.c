@@ -14,6 +14,7 @@
 #include "base/table.h"
 #include "base/util.h"
 #include "plot.h"
+#include "report_int.h"
 #include "section_columns.h"
 #include "section_view.h"
 #include "store/store.h"
@@ -228,6 +229,19 @@ static void write_contents(report_ctx *r, size_t section_count, const int64_t *i
     fputs("</ul>\n</nav>\n", r->out);
 }
 
+/* "JOB (array JOB_TASK, step STEP)" from the sweep row's Slurm ids, in
+ * out (size bytes). */
+static const char *scheduler_text(const table *t, char *out, size_t size)
+{
+    const char *array = text_of(t, 0, "slurm_array_job_id");
+    const char *task = text_of(t, 0, "slurm_array_task_id");
+    const char *step = text_of(t, 0, "slurm_step_id");
+    snprintf(out, size, "%s%s%s%s%s%s%s%s", text_of(t, 0, "slurm_job_id"), *array ? " (array " : "",
+             array, *array ? "_" : "", *array ? task : "", *array ? ")" : "",
+             *step ? ", step " : "", step);
+    return out;
+}
+
 /* The sweep row as a key-value table. */
 static void write_provenance(report_ctx *r)
 {
@@ -246,6 +260,9 @@ static void write_provenance(report_ctx *r)
     kv_row(r, "git commit",
            git ? text_of(t, 0, "git_commit") : "(none: the script is not in a git work tree)", git);
     kv_row(r, "host", text_of(t, 0, "host"), 1);
+    char job[192];
+    if (cell(t, 0, "slurm_job_id")->type == RUNNER_TEXT)
+        kv_row(r, "Slurm job", scheduler_text(t, job, sizeof job), 1);
     kv_row(r, "started (UTC)", text_of(t, 0, "started_at"), 1);
     kv_row(r, "ended (UTC)",
            cell(t, 0, "ended_at")->type == 0 ? "(not recorded)" : text_of(t, 0, "ended_at"), 1);
@@ -544,14 +561,12 @@ static void write_rows(report_ctx *r, const section_read *sr, const char *plugin
 
 /* Writes gnuplot's SVG inline, without the XML prolog, with its ids made
  * unique per plot (several SVGs share one HTML document). */
-static void put_svg(report_ctx *r, const char *svg, size_t ordinal)
+void report_put_svg(FILE *out, const char *svg, const char *prefix)
 {
     const char *start = strstr(svg, "<svg");
     if (!start)
         return;
     static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%zu-", ordinal);
     for (const char *p = start; *p;) {
         size_t k = 0, n = 0;
         for (; k < sizeof refs / sizeof refs[0]; k++) {
@@ -560,13 +575,20 @@ static void put_svg(report_ctx *r, const char *svg, size_t ordinal)
                 break;
         }
         if (k < sizeof refs / sizeof refs[0]) {
-            fwrite(p, 1, n, r->out);
-            fputs(prefix, r->out);
+            fwrite(p, 1, n, out);
+            fputs(prefix, out);
             p += n;
         } else {
-            fputc(*p++, r->out);
+            fputc(*p++, out);
         }
     }
+}
+
+static void put_svg(report_ctx *r, const char *svg, size_t ordinal)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%zu-", ordinal);
+    report_put_svg(r->out, svg, prefix);
 }
 
 static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id, size_t ordinal)
@@ -712,6 +734,9 @@ static int write_section(report_ctx *r, int64_t section_id, size_t ordinal)
             (long long)ok, (long long)planned, (long long)failed);
     write_constants(r, &sr);
     write_plot(r, &sr, section_id, ordinal);
+    if (!r->error) /* fails only when the fits cannot be read: then r->error */
+        report_write_fits(r->out, r->store, r->sweep_id, section_id, sr.plugin, sr.head, ordinal,
+                          &r->gnuplot_missing, &r->error);
     write_headlines(r, &sr);
     write_failures(r, section_id, failed);
     write_rows(r, &sr, plugin, r->sweep_id);

@@ -14,7 +14,10 @@
 
 #include "base/digest.h"
 #include "base/exit_status.h"
+#include "base/lease.h"
 #include "base/provenance.h"
+#include "base/scheduler.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "notify/notify.h"
 #include "render/render.h"
@@ -30,6 +33,7 @@ struct lifecycle {
     int ended; /* lifecycle_end ran: nothing more is written */
     lifecycle_ending ending;
     double resumed_ended_at; /* resume: the end the sweep had recorded; 0: none */
+    store_lease *lease;      /* renews the sweep's lease from begin to end (owned) */
 };
 
 lifecycle *lifecycle_new(const lifecycle_config *config)
@@ -51,6 +55,7 @@ void lifecycle_free(lifecycle *lc)
 {
     if (!lc)
         return;
+    store_lease_stop(lc->lease);
     sweep_run_free(&lc->run);
     store_close(lc->store);
     free(lc);
@@ -79,31 +84,53 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->begun = 1;
 }
 
+/* Asks Slurm about the recorded job, except when it is this process's own
+ * job: a requeued job runs again under its id, so "running" would be us. */
+static scheduler_answer ask_scheduler(const char *job_id, void *arg)
+{
+    const sweep_lease *mine = arg;
+    if (strcmp(job_id, mine->slurm_job_id) == 0)
+        return SCHEDULER_UNKNOWN;
+    return scheduler_job_state(job_id, SCHEDULER_TIMEOUT_S);
+}
+
 /* Why the process recorded in sweep id may still be running it, or NULL
  * when it is not (or when --force settles a doubt). A process we can prove
- * is alive is never overridden. */
+ * is alive is never overridden; a lease that has not expired is a doubt
+ * --force settles (a host whose clock is wrong keeps it fresh). */
 static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_identity *recorded,
-                              const process_identity *self)
+                              const sweep_lease *lease, const process_identity *self,
+                              const sweep_lease *mine)
 {
     const char *db = lc->config.options->db_path;
     long long sweep = (long long)id, pid = (long long)recorded->pid;
-    switch (process_identity_check(recorded, self)) {
-    case PROCESS_GONE: return NULL;
-    case PROCESS_ALIVE:
+    double now_s = util_now();
+    sweep_liveness liveness =
+        lease_judge(recorded, lease, self, now_s, ask_scheduler, (void *)mine);
+    if (liveness == SWEEP_GONE)
+        return NULL;
+    if (liveness == SWEEP_ALIVE_HERE)
         return util_format("%s: sweep %lld is still running (pid %lld on this host); wait for "
                            "it or stop it first",
                            db, sweep, pid);
-    case PROCESS_OTHER_HOST:
-        if (lc->config.options->force)
-            return NULL;
+    if (lc->config.options->force)
+        return NULL;
+    if (liveness == SWEEP_LEASED) {
+        char job[80] = "", text[72];
+        lease_job_text(lease, text, sizeof text);
+        if (text[0])
+            snprintf(job, sizeof job, ", %s", text);
+        double left_s = lease_expires_at(lease) - now_s;
+        long long left = (long long)left_s + ((double)(long long)left_s < left_s);
+        return util_format("%s: sweep %lld is still running on host %s (pid %lld%s); its lease "
+                           "expires in %lld s: resume it then, or stop it first",
+                           db, sweep, recorded->host[0] ? recorded->host : "?", pid, job, left);
+    }
+    if (liveness == SWEEP_OTHER_HOST)
         return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
                            "by a process that died; if it is not running, 'runner resume %lld "
                            "--force'",
                            db, sweep, recorded->host, pid, sweep);
-    case PROCESS_UNSURE: break;
-    }
-    if (lc->config.options->force)
-        return NULL;
     return util_format("%s: sweep %lld may still be running (pid %lld on this host is alive, "
                        "but the sweep does not record which process started it); if it is not "
                        "running, 'runner resume %lld --force'",
@@ -129,9 +156,66 @@ static char *shard_refusal(const sweep_options *c, const store_sweep_record *rec
                        c->shard.count);
 }
 
+/* overrides_json as the --set options that made it ("--set a=1 --set
+ * b=2", or "no --set"), malloc'd. */
+static char *overrides_shown(const char *overrides_json)
+{
+    json_t *overrides = json_loads(overrides_json ? overrides_json : "{}", 0, NULL);
+    strbuf b = { 0 };
+    const char *key;
+    json_t *value;
+    json_object_foreach(overrides, key, value)
+    {
+        char *text = json_is_string(value) ? NULL : json_dumps(value, JSON_ENCODE_ANY);
+        strbuf_printf(&b, "%s--set %s=%s", b.len ? " " : "", key,
+                      text ? text : json_string_value(value));
+        free(text);
+    }
+    json_decref(overrides);
+    if (!b.len)
+        strbuf_str(&b, "no --set");
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* Why a resume of record with this run's --set values or seed cannot
+ * continue it: its points came from another grid (two grids would mix in
+ * one sweep, and a shard's merge would fail). NULL when they are the same. */
+static char *grid_refusal(const lifecycle *lc, const store_sweep_record *record,
+                          const char *overrides_json)
+{
+    const sweep_options *c = lc->config.options;
+    long long id = (long long)record->id;
+    const char *now = overrides_json ? overrides_json : "{}";
+    int seed_differs = c->seed_given && c->seed != record->seed;
+    if (strcmp(record->overrides_json ? record->overrides_json : "{}", now) == 0 && !seed_differs)
+        return NULL;
+    char *then_shown = seed_differs ? util_format("--seed %llu", (unsigned long long)record->seed)
+                                    : overrides_shown(record->overrides_json);
+    char *now_shown = seed_differs ? util_format("--seed %llu", (unsigned long long)c->seed)
+                                   : overrides_shown(now);
+    char *refusal =
+        record->shard_count
+            ? util_format("%s: the shard's database holds sweep %lld (shard %u/%u) made with %s; "
+                          "this run has %s: use a new --db-dir (runner slurm) or remove %s",
+                          c->db_path, id, record->shard_index, record->shard_count,
+                          then_shown ? then_shown : "?", now_shown ? now_shown : "?", c->db_path)
+            : util_format("%s: sweep %lld was made with %s; this run has %s: 'runner resume %lld' "
+                          "finishes it as it began, or drop --resume to start a new sweep",
+                          c->db_path, id, then_shown ? then_shown : "?",
+                          now_shown ? now_shown : "?", id);
+    free(then_shown);
+    free(now_shown);
+    return refusal;
+}
+
 /* Why record cannot be resumed by this process, or NULL when it can. */
 static char *resume_refusal(const lifecycle *lc, const store_sweep_record *record,
-                            const process_identity *self, char **err)
+                            const process_identity *self, const sweep_lease *mine,
+                            const char *overrides_json, char **err)
 {
     const sweep_options *c = lc->config.options;
     if (record->id == 0) {
@@ -143,9 +227,10 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
     }
     if (strcmp(record->status, "running") == 0 && record->pid != self->pid) {
         process_identity recorded;
-        if (store_sweep_process(lc->store, record->id, &recorded, err) != 0)
+        sweep_lease lease;
+        if (store_sweep_process(lc->store, record->id, &recorded, &lease, err) != 0)
             return NULL;
-        char *refusal = liveness_refusal(lc, record->id, &recorded, self);
+        char *refusal = liveness_refusal(lc, record->id, &recorded, &lease, self, mine);
         if (refusal)
             return refusal;
     }
@@ -159,19 +244,20 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
                            "drop --resume to start a new sweep",
                            c->db_path, (long long)record->id, lc->config.script_path,
                            (long long)record->id);
-    return NULL;
+    return grid_refusal(lc, record, overrides_json);
 }
 
 /* --resume: continue the sweep the config names (or the newest one of this
  * script) with its own seed. Points it stored are read back, not rerun. */
-static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
+static int reopen_sweep(lifecycle *lc, const process_identity *self, const sweep_lease *mine,
+                        const char *overrides_json, char **err)
 {
     store_sweep_record record;
     if (store_find_sweep(lc->store, lc->config.options->resume_sweep_id, lc->config.script_path,
                          &record, err) != 0)
         return -1;
     char *read_err = NULL;
-    char *refusal = resume_refusal(lc, &record, self, &read_err);
+    char *refusal = resume_refusal(lc, &record, self, mine, overrides_json, &read_err);
     int64_t sweep_id = record.id;
     uint64_t seed = record.seed;
     lc->resumed_ended_at = record.ended_at;
@@ -188,11 +274,22 @@ static int reopen_sweep(lifecycle *lc, const process_identity *self, char **err)
     /* Claimed first: a reader never sees it 'running' with the new pid but
      * the dead process's start time (runner_sweep_status would call that
      * gone). */
-    if (store_sweep_claim(lc->store, sweep_id, self, err) != 0 ||
+    if (store_sweep_claim(lc->store, sweep_id, self, mine, err) != 0 ||
         store_sweep_reopen(lc->store, sweep_id, self->pid, err) != 0)
         return -1;
     lc->run.sweep_id = sweep_id;
     start_run(lc, seed);
+    return 0;
+}
+
+/* Renews the lease of the sweep just begun or reopened until lifecycle_end. */
+static int start_lease(lifecycle *lc, const process_identity *self, const sweep_lease *mine,
+                       char **err)
+{
+    if (store_lease_start(lc->config.options->db_path, lc->run.sweep_id, self, mine->period_s,
+                          &lc->lease, err) != 0)
+        return -1;
+    lc->run.lease = lc->lease;
     return 0;
 }
 
@@ -210,8 +307,14 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
     }
     process_identity self;
     process_identity_self(&self);
+    sweep_lease mine = { .renewed_at_s = util_now(),
+                         .period_s =
+                             c->lease_period_s > 0 ? c->lease_period_s : LEASE_PERIOD_DEFAULT_S };
+    lease_scheduler_self(&mine);
     if (c->resume)
-        return reopen_sweep(lc, &self, err);
+        return reopen_sweep(lc, &self, &mine, overrides_json, err) == 0
+                   ? start_lease(lc, &self, &mine, err)
+                   : -1;
     char *git = provenance_git_commit(lc->config.script_path);
     store_sweep_info info = {
         .script_path = lc->config.script_path,
@@ -233,9 +336,11 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
     };
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
     if (rc == 0)
-        rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, err);
+        rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, &mine, err);
     if (rc == 0 && c->shard.count)
         rc = store_sweep_shard(lc->store, lc->run.sweep_id, c->shard.index, c->shard.count, err);
+    if (rc == 0)
+        rc = start_lease(lc, &self, &mine, err);
     free(git);
     if (rc != 0) {
         if (!*err)
@@ -561,6 +666,9 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     fflush(stdout); /* the script's own lines come before the summary on a terminal */
     if (!lc->begun)
         return status;
+    /* No renewal contends with the end, and none follows it. */
+    store_lease_stop(lc->lease);
+    lc->lease = lc->run.lease = NULL;
     /* A webhook's summary is queued in the transaction that closes the
      * sweep, and sent once it is committed. */
     summary_options summary = { .format = (summary_format)c->webhook_format,

@@ -314,6 +314,13 @@ int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f
                          progress *bar, char **err)
 {
     pthread_mutex_lock(&job->store_lock);
+    if (job->flush_err) {
+        /* The lease thread's commit failed: say so before storing more. */
+        *err = job->flush_err;
+        job->flush_err = NULL;
+        pthread_mutex_unlock(&job->store_lock);
+        return -1;
+    }
     if (f->failed)
         report_failure(job, f, bar);
     int rc = write_point(job, section_id, f, result, err);
@@ -365,6 +372,7 @@ static void section_job_free(section_job *job)
     free(job->window);
     store_identity_set_free(job->done);
     store_reuse_set_free(job->reuse);
+    free(job->flush_err);
     pthread_mutex_destroy(&job->lock);
     pthread_mutex_destroy(&job->store_lock);
     pthread_mutex_destroy(&job->done_lock);
@@ -449,6 +457,27 @@ static int mark_exited(void *context, char **err)
     return store_sweep_end(job->run->store, job->run->sweep_id, "failed", util_now(), err);
 }
 
+/* The lease thread's flush (store_lease_watch): commits the writer's open
+ * batch between points, so a long point does not hold the write lock the
+ * renewal needs. store_lock keeps the writer out meanwhile; it is waited
+ * for briefly, as the writer only holds it to store a point. A failed
+ * commit (its points are lost) is kept for the writer to report. */
+static int flush_for_lease(void *context)
+{
+    section_job *job = context;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    if (pthread_mutex_timedlock(&job->store_lock, &until) != 0)
+        return -1;
+    char *err = NULL;
+    int rc = job->flush_err ? -1 : store_flush(job->run->store, &err);
+    if (rc != 0 && err)
+        job->flush_err = err;
+    pthread_mutex_unlock(&job->store_lock);
+    return rc;
+}
+
 int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
                       const sweep_section_options *options, table **rows, char **err)
 {
@@ -477,6 +506,11 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     /* Armed while this process may run plugin code; disarmed once its
      * threads are joined. */
     exit_guard_watch(mark_exited, &job, jobs);
+    /* Under MPI rank 0 flushes outside store_lock (sweep_mpi.c): no flush
+     * from the lease thread there. */
+    int lease_flushes = mode != SECTION_DISTRIBUTED && mode != SECTION_COLLECTIVE;
+    if (lease_flushes)
+        store_lease_watch(run->lease, flush_for_lease, &job);
     if (mode == SECTION_DISTRIBUTED)
         rc = sweepi_run_distributed(&job, lp, section_id, result, &bar, err);
     else if (mode == SECTION_COLLECTIVE)
@@ -486,6 +520,13 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     else
         rc = sweepi_run_threads(&job, jobs, section_id, result, &bar, err);
     exit_guard_watch(NULL, NULL, 0);
+    if (lease_flushes)
+        store_lease_watch(run->lease, NULL, NULL);
+    if (rc == 0 && job.flush_err) {
+        *err = job.flush_err;
+        job.flush_err = NULL;
+        rc = -1;
+    }
     if (rc == 0)
         rc = store_flush(run->store, err);
 done:

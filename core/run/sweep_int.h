@@ -73,6 +73,9 @@ typedef struct section_job {
     /* Held by the writer inside the store while plugins may run, so that a
      * plugin calling exit() finds the store between calls (mark_exited). */
     pthread_mutex_t store_lock;
+    /* A commit the lease thread made between points failed (sweep.c,
+     * flush_for_lease): its message, for the writer to report; owned. */
+    char *flush_err;
     pthread_cond_t slot_done; /* a worker finished a point */
     pthread_cond_t slot_free; /* the writer freed a slot */
 } section_job;

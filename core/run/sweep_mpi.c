@@ -78,8 +78,9 @@ section_mode sweepi_remote_mode(section_job *job, int jobs)
 }
 
 /* Tells every worker about the section and waits until each says whether it
- * can run it. Returns 0, or -1 with *err naming the ranks that cannot (the
- * section is then closed on every rank). */
+ * can run it. Returns 0; 1 when stopped meanwhile (a signal, or a rank
+ * lost: MPI is abandoned); or -1 with *err naming the ranks that cannot
+ * (the section is then closed on every rank). */
 static int open_remote_section(const section_job *job, const loaded_plugin *lp, int collective,
                                char **err)
 {
@@ -104,10 +105,12 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp, 
     wire_writer_free(&w);
     for (int i = 1; i < size; i++) {
         mpi_pool_message msg;
-        if (mpi_pool_receive(MPI_POOL_ANY, TAG_READY, NULL, 0, &msg, err) < 0) {
+        int got = mpi_pool_receive(MPI_POOL_ANY, TAG_READY, job->run->options->stop, STOP_GRACE_S,
+                                   &msg, err);
+        if (got <= 0) {
             free(why);
             mpi_pool_abandon();
-            return -1;
+            return got < 0 ? -1 : 1;
         }
         wire_reader r = wire_reader_of(msg.data, msg.len);
         int ok = wire_get_u8(&r);
@@ -444,8 +447,14 @@ int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
         rc = util_fail(err, "out of memory");
         goto freed;
     }
-    if (open_remote_section(job, lp, 0, err) != 0)
+    int opened = open_remote_section(job, lp, 0, err);
+    if (opened != 0) {
+        if (opened > 0) {
+            run->interrupted = 1;
+            rc = 0;
+        }
         goto freed;
+    }
     for (int r = 1; r <= d.workers; r++)
         hungry_push(&d, r);
     for (;;) {
@@ -537,9 +546,13 @@ int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
         return util_fail(err, "out of memory");
     point.rank = 0;
     point.size = mpi_pool_size();
-    if (open_remote_section(job, lp, 1, err) != 0) {
+    int opened = open_remote_section(job, lp, 1, err);
+    if (opened != 0) {
         host_point_free(&point);
-        return -1;
+        if (opened < 0)
+            return -1;
+        run->interrupted = 1;
+        return 0;
     }
     if (run->options->isolate)
         fprintf(stderr,

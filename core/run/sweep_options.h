@@ -26,9 +26,12 @@ typedef struct sweep_options {
     const char *db_path;
     const char *command_line;          /* recorded with the sweep; may be NULL */
     uint64_t seed;                     /* the sweep seed of a new sweep */
+    int seed_given;                    /* --seed given: a resume with another seed is refused */
     int resume;                        /* continue an earlier sweep (--resume) */
     int64_t resume_sweep_id;           /* which one; 0: the newest of the script */
     int force;                         /* resume a sweep whose runner may live (--force) */
+    double lease_period_s;             /* the lease's renewal period (RUNNER_LEASE_SECONDS,
+                                        * checked by the CLI); 0: LEASE_PERIOD_DEFAULT_S */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM; may be NULL */
     /* which points, and how they run */
     shard_spec shard;       /* --shard I/N: this shard's points only; count 0: all */

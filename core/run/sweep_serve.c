@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/exit_status.h"
 #include "base/provenance.h"
 #include "base/util.h"
 #include "base/wire.h"
@@ -54,6 +55,8 @@ static int serve_points(const runner_plugin *plugin, runner_point *point, finish
     double first_unsent = 0;
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
+        if (stop && *stop)
+            break; /* leaving: rank 0 gets no more results from this rank */
         if (read_point(&r, plugin, f) != 0) {
             wire_writer_free(&w);
             return util_fail(err, "a malformed points message from rank 0");
@@ -124,15 +127,16 @@ static int serve_collective(const runner_plugin *plugin, runner_point *point, fi
 }
 
 /* Serves a non-collective section's POINTS until rank 0 ends it. Returns
- * 0 at END, 1 at EXIT, -1 with *err. */
+ * 0 at END, 1 at EXIT, 2 when this rank was stopped, -1 with *err. */
 static int serve_distributed(const runner_plugin *plugin, runner_point *point, finished_point *f,
                              int isolate, double timeout_s, const volatile sig_atomic_t *stop,
                              char **err)
 {
     for (;;) {
         mpi_pool_message msg;
-        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, err) < 0)
-            return -1;
+        int got = mpi_pool_receive(0, MPI_POOL_ANY, stop, 0, &msg, err);
+        if (got <= 0)
+            return got < 0 ? -1 : 2; /* 2: stopped */
         int rc = 0;
         if (msg.tag == TAG_POINTS && point)
             rc = serve_points(plugin, point, f, &msg, isolate, timeout_s, stop, err);
@@ -149,7 +153,7 @@ static int serve_distributed(const runner_plugin *plugin, runner_point *point, f
 
 /* One SECTION: find the plugin, say whether this rank can run it, then
  * serve its points until rank 0 ends it. Returns 0, 1 when rank 0 said
- * exit, -1 with *err. */
+ * exit, 2 when this rank was stopped, -1 with *err. */
 static int serve_section(const plugin_registry *reg, const char *registry_error,
                          const mpi_pool_message *section, const volatile sig_atomic_t *stop,
                          char **err)
@@ -214,20 +218,28 @@ int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *sto
     char *registry_error = NULL, *err = NULL;
     if (plugin_registry_open(plugin_dirs, &reg, &registry_error) != 0)
         reg = NULL; /* each section says why, through rank 0 */
-    int status = 0;
+    int status = 0, rc = 0;
     for (;;) {
         mpi_pool_message msg;
-        if (mpi_pool_receive(0, MPI_POOL_ANY, NULL, 0, &msg, &err) < 0)
+        int got = mpi_pool_receive(0, MPI_POOL_ANY, stop, 0, &msg, &err);
+        if (got <= 0) {
+            rc = got < 0 ? -1 : 2;
             break;
-        int rc = msg.tag == MPI_POOL_TAG_EXIT ? 1
-                 : msg.tag == TAG_SECTION
-                     ? serve_section(reg, registry_error, &msg, stop, &err)
-                     : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
+        }
+        rc = msg.tag == MPI_POOL_TAG_EXIT ? 1
+             : msg.tag == TAG_SECTION
+                 ? serve_section(reg, registry_error, &msg, stop, &err)
+                 : util_fail(&err, "an unexpected message (tag %d) from rank 0", msg.tag);
         free(msg.data);
         if (rc != 0)
             break;
     }
-    if (err) {
+    if (rc == 2 || (stop && *stop)) {
+        /* Stopped (a signal, or rank 0 lost): a worker stores nothing, so
+         * it leaves at once; rank 0 has been told (mpi_pool_start). */
+        mpi_pool_abandon();
+        status = EXIT_INTERRUPTED;
+    } else if (err) {
         /* Rank 0 cannot go on without this rank: leave, and let the
          * launcher end the job (finalizing would wait for rank 0). */
         fprintf(stderr, "runner: rank %d: %s\n", mpi_pool_rank(), err);

@@ -234,6 +234,25 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
     return 0;
 }
 
+/* Under --shard, --max-points bounds a shard's own points: about count / N
+ * (a hash spreads them; the exact number is known only once each point's
+ * identity is). 1 with msg when a shard would hold more. */
+static int shard_over_limit(const shard_spec *shard, uint64_t count, uint64_t max_points, char *msg,
+                            size_t size)
+{
+    if (!shard->count || !max_points)
+        return 0;
+    uint64_t per_shard = count / shard->count + (count % shard->count != 0);
+    if (per_shard <= max_points)
+        return 0;
+    snprintf(msg, size,
+             "the grid has %llu points, about %llu in each of %u shards, more than --max-points "
+             "%llu",
+             (unsigned long long)count, (unsigned long long)per_shard, shard->count,
+             (unsigned long long)max_points);
+    return 1;
+}
+
 /* ---- the sweep (lifecycle.c owns its life) ---- */
 
 /* Begins the sweep once the first section is valid, recording the options
@@ -423,10 +442,19 @@ static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int 
     if (!g)
         return luaL_error(L, "out of memory");
     uint64_t count = 0;
+    const shard_spec *shard = &s->config->sweep.shard;
     if (build_grid(L, s, g, lp->desc, params_idx, msg, sizeof msg) != 0 ||
-        grid_finish(g, s->config->max_points, &count, msg, sizeof msg) != 0) {
+        grid_finish(g, shard->count ? 0 : s->config->max_points, &count, msg, sizeof msg) != 0 ||
+        shard_over_limit(shard, count, s->config->max_points, msg, sizeof msg)) {
         grid_free(g);
         return scripti_raise(L, FAIL_INPUT, "%s: %s", lp->desc->name, msg);
+    }
+    if (s->config->dry_run) {
+        grid_free(g);
+        if (shard->count)
+            return push_shard_rows(L);
+        lua_newtable(L);
+        return 1;
     }
     /* Everything is valid: only now touch the database. */
     if (begin_sweep(s, &err) != 0) {

@@ -20,7 +20,9 @@ typedef struct script_config {
     const char *const *plugin_dirs; /* NULL-terminated; may be NULL */
     const char *const *overrides;   /* "NAME=VALUE" from --set */
     size_t override_count;
-    uint64_t max_points;       /* per section; 0: no limit */
+    uint64_t max_points;       /* per section (under --shard, per shard); 0: no limit */
+    int dry_run;               /* build every section's grid, run and store nothing
+                                * (runner slurm's check) */
     size_t memory_limit_bytes; /* the script's own Lua heap */
     double time_limit_s;       /* the script's own run time, points excluded */
     /* The watchdog ends the process when a script is stuck where no hook

@@ -153,16 +153,35 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
                                   json_pack("{s:o,s:o}", "name",
                                             value_json_text(t->columns[k].name), "unit",
                                             value_json_text(t->columns[k].unit)));
+        /* runner diff's figures (cli_diff.c's table): points, then per
+         * output column rows compared, changed, largest changes. */
+        json_t *changes = json_array();
+        for (size_t k = c.params; k < t->column_count; k++) {
+            const diff_column *d = &result.columns[k - c.params];
+            value abs = value_real(d->max_abs), rel = value_real(d->max_rel); /* may be inf */
+            json_array_append_new(
+                changes, json_pack("{s:o,s:I,s:I,s:o,s:o}", "name",
+                                   value_json_text(t->columns[k].name), "rows", (json_int_t)d->rows,
+                                   "changed", (json_int_t)d->changed, "max_abs_change",
+                                   servei_cell(&abs), "max_rel_change", servei_cell(&rel)));
+        }
+        json_t *points =
+            json_pack("{s:I,s:I,s:I,s:I,s:I}", "both", (json_int_t)result.both, "only_a",
+                      (json_int_t)result.only_a, "only_b", (json_int_t)result.only_b,
+                      "status_changed", (json_int_t)result.status_changed, "rows_unmatched",
+                      (json_int_t)(result.rows_only_a + result.rows_only_b));
         json_t *counts = json_pack("{s:I,s:I,s:I,s:I}", "rows", (json_int_t)page.matched,
                                    "differing", (json_int_t)page.differing, "only_a",
                                    (json_int_t)page.only_a, "only_b", (json_int_t)page.only_b);
-        servei_reply_json(
-            reply,
+        json_t *root =
             json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I,s:I,s:I}", "a", (json_int_t)c.sweep[0],
                       "b", (json_int_t)c.sweep[1], "section_a", (json_int_t)c.section[0],
                       "section_b", (json_int_t)c.section[1], "params", params, "outputs", outputs,
                       "counts", counts, "rows", page.rows, "total", (json_int_t)page.listed,
-                      "offset", (json_int_t)page.offset, "limit", (json_int_t)page.limit));
+                      "offset", (json_int_t)page.offset, "limit", (json_int_t)page.limit);
+        json_object_set_new(root, "points", points);
+        json_object_set_new(root, "changes", changes);
+        servei_reply_json(reply, root);
     }
     diff_plugin_clear(&result);
     servei_section_clear(&c.columns);

@@ -33,6 +33,33 @@ static int section_place(store *s, const servei_section *section, json_int_t *or
     return 0;
 }
 
+/* Where the rule finds no plot because the parameters that vary are text
+ * (a delay law), the dashboard still has one: x the first such parameter,
+ * its values as named places (serve_plot.c), y the first numeric result
+ * that varies; logy as the rule decides it. NULL: none. */
+static json_t *category_plot(const table *cols, const table_facts *facts, const section_view *v)
+{
+    long x = -1, y = -1;
+    for (size_t i = 0; i < v->shown_count; i++) {
+        size_t c = v->shown[i];
+        const table_column *col = &cols->columns[c];
+        const column_facts *f = &facts->columns[c];
+        if (x < 0 && col->is_param && !value_type_is_numeric(col->type) && f->varies &&
+            f->distinct <= SECTION_VIEW_MAX_LINES)
+            x = (long)c;
+        if (y < 0 && !col->is_param && value_type_is_numeric(col->type) && f->finite > 0 &&
+            f->min != f->max)
+            y = (long)c;
+    }
+    if (x < 0 || y < 0)
+        return NULL;
+    const column_facts *f = &facts->columns[y];
+    int logy = !f->nonpositive && f->max / f->min >= SECTION_VIEW_LOG_RATIO;
+    return json_pack("{s:o,s:o,s:n,s:b,s:b,s:b}", "x", value_json_text(cols->columns[x].name), "y",
+                     value_json_text(cols->columns[y].name), "by", "logx", 0, "logy", logy,
+                     "categories", 1);
+}
+
 static json_t *view_json(const servei_section *section, const table_facts *facts,
                          const section_view *v)
 {
@@ -57,6 +84,8 @@ static json_t *view_json(const servei_section *section, const table_facts *facts
                          value_json_text(spec.y), "by",
                          spec.by ? value_json_text(spec.by) : json_null(), "logx", spec.logx,
                          "logy", spec.logy);
+    else if (facts->rows >= 2 && (plot = category_plot(cols, facts, v)) == NULL)
+        plot = json_null();
     return json_pack("{s:I,s:o,s:o,s:o,s:o}", "rows", (json_int_t)facts->rows, "shown", shown,
                      "folded", folded, "plot", plot, "no_plot",
                      json_is_null(plot) ? value_json_text(v->why) : json_null());

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/lease.h"
 #include "base/process_identity.h"
 #include "base/table.h"
 #include "base/value.h"
@@ -366,25 +367,49 @@ int store_section_digest_read(store *s, int64_t section_id, size_t max_rows,
 void store_section_digest_clear(store_section_digest *d); /* accepts NULL */
 
 /* Which process runs a sweep (store_process.c): claim records who (when a
- * sweep begins or resumes); process reads it back (zeros and "" where the
- * row does not say; the sweep's host for a row older than schema 4). */
-int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who, char **err);
+ * sweep begins or resumes) with its lease (renewed_at_s, period_s; NULL or
+ * period 0: none) and Slurm ids; process reads them back (zeros and ""
+ * where the row does not say; the sweep's host for a row older than schema
+ * 4; lease may be NULL). */
+int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who,
+                      const sweep_lease *lease, char **err);
 /* Registers SQL runner_sweep_status(status, pid, pid_host, pid_start_ticks,
- * pid_boot_id) on db: the status a reader shows, 'interrupted' for a sweep
- * left 'running' by a process this host proves gone (STORE_SWEEP_STATUS_SQL
- * spells the call for a sweep row s). Every connection runner opens has it.
- * Returns 0 or -1 (out of memory). */
+ * pid_boot_id, lease_renewed_at, lease_period_s, slurm_job_id) on db: the
+ * status a reader shows, 'interrupted' for a sweep left 'running' by a
+ * process that is gone as lease_judge tells it (this host's proof, the
+ * scheduler, an expired lease; STORE_SWEEP_STATUS_SQL spells the call for a
+ * sweep row s). Every connection runner opens has it. Returns 0 or -1 (out
+ * of memory). */
 struct sqlite3;
 int store_process_register_sql(struct sqlite3 *db);
 #define STORE_SWEEP_STATUS_SQL                                                                     \
     "runner_sweep_status(s.status, s.pid, coalesce(s.pid_host, s.host), s.pid_start_ticks,"        \
-    " s.pid_boot_id)"
+    " s.pid_boot_id, s.lease_renewed_at, s.lease_period_s, s.slurm_job_id)"
+
+/* The lease of a running sweep, renewed by a thread of its own with its own
+ * connection (store_lease.c): the writer may be inside a point for minutes
+ * (one job runs it on the writer's own thread), so renewal cannot wait for
+ * points to end. Every period_s it sets sweep.lease_renewed_at, while the
+ * row still names who as its process. */
+typedef struct store_lease store_lease;
+/* Starts renewing; *out is freed by store_lease_stop. 0, or -1 with *err. */
+int store_lease_start(const char *path, int64_t sweep_id, const process_identity *who,
+                      double period_s, store_lease **out, char **err);
+/* While flush is set, the thread calls flush(ctx) before each renewal: the
+ * writer's open batch holds the write lock the renewal needs, and flush
+ * commits it (bounded; it may fail, and the renewal is then tried anyway).
+ * Setting NULL waits for a flush under way, so ctx may go after it. */
+void store_lease_watch(store_lease *lease, int (*flush)(void *ctx), void *ctx);
+/* Stops renewing and frees lease (NULL: nothing). The lease stays as last
+ * renewed: the caller ends the sweep, or a reader sees it expire. */
+void store_lease_stop(store_lease *lease);
 
 /* --- sharded sweeps (store_merge.c, docs/slurm.md) ----------------------- */
 
 /* Records that the sweep runs shard index of count (--shard I/N). */
 int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count, char **err);
-int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, char **err);
+int store_sweep_process(store *s, int64_t sweep_id, process_identity *out, sweep_lease *lease,
+                        char **err);
 
 /* Command experiments (store_artifact.c, docs/command-experiments.md). */
 /* Records what a command of the sweep ran (once per command per sweep). */
@@ -452,17 +477,21 @@ typedef struct store_merge_result {
     int already;      /* it was there from an earlier merge: nothing written */
     int failed;       /* some points failed (status 'failed') */
     int64_t points, rows;
+    size_t parts; /* partial merges made beside OUT (and removed): more inputs than descriptors */
 } store_merge_result;
 
-/* Merges the newest sharded sweep of each of the count databases at paths
- * into one new sweep of s, recorded with command_line. Refuses (-1, *err
- * naming the field) shards that do not belong together: shard count,
- * script SHA-256, sweep seed, overrides, runner and schema version,
- * plugins' .so SHA-256, sections; a shard index given twice; and, naming
- * them and the points they lack, shards missing or not finished. Nothing is
- * written then. A merge already in s is not done again (result->already). */
-int store_merge(store *s, const char *const *paths, size_t count, const char *command_line,
-                store_merge_result *result, char **err);
+/* Merges the newest sharded (or merged) sweep of each of the count
+ * databases at paths into one new sweep of s, recorded with command_line,
+ * with a merge_source row per shard. Refuses (-1, *err naming the field)
+ * inputs that do not belong together: shard count, script SHA-256, sweep
+ * seed, overrides, runner and schema version, plugins' .so SHA-256,
+ * sections; a shard held twice; and, one per line with host and state,
+ * shards missing (but with partial) or not finished, and the points
+ * nobody has. Nothing is written then. A merge already in s is not done
+ * again (result->already). More inputs than the descriptor limit lets it
+ * read at once are merged in parts, through files beside s. */
+int store_merge(store *s, const char *const *paths, size_t count, int partial,
+                const char *command_line, store_merge_result *result, char **err);
 
 /* --- fits (store_fit.c, `runner fit`, docs/analysis.md) ------------------ */
 
@@ -497,6 +526,19 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
 /* A stored fit's quantities in order: name, kind, value, stderr, ci_low,
  * ci_high, unit (a new table; the caller frees it). */
 int store_fit_params(store *s, int64_t fit_id, table **out, char **err);
+/* The fits a plot draws (`runner plot --fit`, the report): fit_id and the
+ * fits the same `runner fit` stored with it (a --by run: same section,
+ * model, columns, weights and created_at); fit_id 0: the newest fit of
+ * sweep_id, with its group. Only fits of sweep_id. *out (a new table, the
+ * caller frees it; no rows when there is no such fit) has a row per fit:
+ * id, section_id, model, x_column, y_column, by_column, by_value, x_min,
+ * x_max (of the rows fitted), p1, p2, p3 (the first three quantities in
+ * position order: the parameters, then derived ones). */
+int store_fit_group(store *s, int64_t sweep_id, int64_t fit_id, table **out, char **err);
+/* The newest fit of each group stored for section_id (ids of fits whose
+ * group is newest per model, x and y), for the report: a table of fit ids
+ * in one column "id", oldest first (the caller frees it). */
+int store_section_fit_ids(store *s, int64_t section_id, table **out, char **err);
 
 /* --- answers as rows (store_answers.c, schema version 13) ----------------
  * `runner sensitivity`, `runner pareto` and `runner diff --stat` store what

@@ -180,3 +180,55 @@ int store_fit_params(store *s, int64_t fit_id, table **out, char **err)
     sqlite3_finalize(st);
     return rc;
 }
+
+/* The columns of store_fit_group, from fit f. */
+#define FIT_GROUP_COLUMNS                                                                          \
+    "f.id, f.section_id, f.model, f.x_column, f.y_column, f.by_column, f.by_value,"                \
+    " (SELECT min(x) FROM fit_residual r WHERE r.fit_id = f.id) AS x_min,"                         \
+    " (SELECT max(x) FROM fit_residual r WHERE r.fit_id = f.id) AS x_max,"                         \
+    " (SELECT value FROM fit_param p WHERE p.fit_id = f.id AND p.position = 1) AS p1,"             \
+    " (SELECT value FROM fit_param p WHERE p.fit_id = f.id AND p.position = 2) AS p2,"             \
+    " (SELECT value FROM fit_param p WHERE p.fit_id = f.id AND p.position = 3) AS p3"
+
+int store_fit_group(store *s, int64_t sweep_id, int64_t fit_id, table **out, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    if (sqlite3_prepare_v2(
+            s->db,
+            "WITH one AS (SELECT * FROM fit WHERE sweep_id = ?1 AND (?2 = 0 OR id = ?2)"
+            " ORDER BY id DESC LIMIT 1)"
+            " SELECT " FIT_GROUP_COLUMNS " FROM fit f, one o"
+            " WHERE f.sweep_id = o.sweep_id AND f.section_id = o.section_id AND f.model = o.model"
+            " AND f.x_column = o.x_column AND f.y_column = o.y_column"
+            " AND f.by_column IS o.by_column AND f.weight_column IS o.weight_column"
+            " AND f.created_at = o.created_at ORDER BY f.id",
+            -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read the fits of sweep %lld", (long long)sweep_id);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, fit_id);
+    int rc = storei_query_table(s, st, "cannot read the fits", out, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_section_fit_ids(store *s, int64_t section_id, table **out, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    /* One fit per model and columns: the newest (a --by group's first id
+     * stands for the group; store_fit_group finds the rest). */
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT min(f.id) AS id FROM fit f WHERE f.section_id = ?1"
+                           " AND f.created_at = (SELECT max(g.created_at) FROM fit g"
+                           " WHERE g.section_id = f.section_id AND g.model = f.model"
+                           " AND g.x_column = f.x_column AND g.y_column = f.y_column)"
+                           " GROUP BY f.model, f.x_column, f.y_column ORDER BY 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "cannot read the fits of section %lld",
+                               (long long)section_id);
+    sqlite3_bind_int64(st, 1, section_id);
+    int rc = storei_query_table(s, st, "cannot read the fits", out, err);
+    sqlite3_finalize(st);
+    return rc;
+}

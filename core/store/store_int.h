@@ -16,6 +16,7 @@
  *   store_plot.c    two columns of a section cut down in SQL for a chart
  *   store_outbox.c  closing a sweep with its webhook summary, the outbox
  *   store_process.c which process runs a sweep (for resume's liveness check)
+ *   store_lease.c   the thread renewing a running sweep's lease
  *
  * Naming: public functions are store_* (store.h); functions shared between
  * the store's files are storei_* ("store internal") and declared here;
@@ -157,6 +158,9 @@ void storei_append_ident(strbuf *b, const char *name);
 /* Formats unix seconds as UTC ISO 8601 with milliseconds,
  * "2026-11-30T05:12:00.123Z", into out. */
 void storei_format_utc(double unix_s, char out[32]);
+/* "file:PATH?immutable=1" (open with SQLITE_OPEN_URI), malloc'd; NULL on
+ * no memory (store_open.c). */
+char *storei_immutable_uri(const char *path);
 
 /* A plugin's columns as the result table holds them: parameters first
  * (i < param_count), then outputs. */

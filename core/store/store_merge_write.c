@@ -9,8 +9,10 @@
  * rows found through the index. */
 #include "store_merge_int.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,6 +346,7 @@ static int insert_row(merge_writer *w, shard_cursor *c, sqlite3_stmt *st, int fi
     if (rc != SQLITE_DONE)
         return storei_fail_sql(w->m->s, err, "cannot store the rows of point %" PRId64, id);
     w->rows++;
+    w->m->rows_of[c - w->cursors]++;
     return 0;
 }
 
@@ -466,6 +469,8 @@ static int append_reused(merge_writer *w, shard_cursor *c, char **err)
     const store_reuse_entry *e = store_reuse_lookup(w->reuse, identity, seed);
     if (e)
         strbuf_printf(&w->points, ",%" PRId64, e->point_id);
+    else if (w->m->partial)
+        strbuf_str(&w->points, ",0"); /* reused: the final merge looks its source up in OUT */
     return 0;
 }
 
@@ -705,6 +710,21 @@ static int write_section(merge_writer *w, int64_t ordinal, char **err)
     return rc;
 }
 
+/* Why the shard at path did not open, naming the descriptor limit when
+ * that was the cause. */
+static void open_failed(const char *path, sqlite3 *db, char **err)
+{
+    struct rlimit limit;
+    if (db && sqlite3_system_errno(db) == EMFILE && getrlimit(RLIMIT_NOFILE, &limit) == 0)
+        util_fail(err,
+                  "%s: cannot open it: this process may open only %llu files at once "
+                  "(ulimit -n; the hard limit is %llu): raise it, or merge fewer shards at a "
+                  "time (runner merge --partial, runner slurm --merge-fanout)",
+                  path, (unsigned long long)limit.rlim_cur, (unsigned long long)limit.rlim_max);
+    else
+        util_fail(err, "%s: cannot open it: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
 int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **err)
 {
     store *s = m->s;
@@ -720,10 +740,12 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
     /* One thread reads each shard, start to end: no mutexes, and pages
      * mapped rather than read a syscall each. */
     for (size_t k = 0; k < m->count; k++) {
-        if (sqlite3_open_v2(m->paths[k], &w.cursors[k].db,
-                            SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-            util_fail(err, "%s: cannot open it: %s", m->paths[k],
-                      w.cursors[k].db ? sqlite3_errmsg(w.cursors[k].db) : "out of memory");
+        const char *uri = m->uri_of[k];
+        if (sqlite3_open_v2(uri ? uri : m->paths[k], &w.cursors[k].db,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+                                (uri ? SQLITE_OPEN_URI : 0),
+                            NULL) != SQLITE_OK) {
+            open_failed(m->paths[k], w.cursors[k].db, err);
             goto done;
         }
         sqlite3_exec(w.cursors[k].db, "PRAGMA mmap_size = " MERGE_MMAP_BYTES, NULL, NULL, NULL);

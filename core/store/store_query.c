@@ -172,8 +172,29 @@ int store_sweep_page(store *s, const store_sweep_filter *f, store_sweep_sort sor
 
 int store_sweep_row(store *s, int64_t sweep_id, table **out, char **err)
 {
-    return query_by_id(s, "SELECT * FROM sweep WHERE id = ?1", sweep_id, "cannot read the sweep",
-                       out, err);
+    if (query_by_id(s, "SELECT * FROM sweep WHERE id = ?1", sweep_id, "cannot read the sweep", out,
+                    err) != 0)
+        return -1;
+    /* Its status as readers show it (a dead process's 'running' is
+     * 'interrupted'), in place of the stored one. */
+    table *shown = NULL;
+    long column = table_find_column(*out, "status");
+    if ((*out)->row_count == 0 || column < 0)
+        return 0;
+    if (query_by_id(s, "SELECT " STORE_SWEEP_STATUS_SQL " FROM sweep AS s WHERE s.id = ?1",
+                    sweep_id, "cannot read the sweep's status", &shown, err) != 0) {
+        table_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    value *stored = table_cell(*out, 0, (size_t)column), *judged = table_cell(shown, 0, 0);
+    if (shown->row_count == 1 && judged->type == RUNNER_TEXT) {
+        value_clear(stored);
+        *stored = *judged;
+        *judged = (value){ 0 };
+    }
+    table_free(shown);
+    return 0;
 }
 
 int store_sweep_plugin_list(store *s, int64_t sweep_id, table **out, char **err)

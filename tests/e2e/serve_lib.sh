@@ -72,3 +72,13 @@ make_serve_sweeps() {
     sql "UPDATE sweep SET name = '<b onmouseover=alert(2)>evil</b>', note = '\"><svg onload=alert(3)>' WHERE id = 1;
          INSERT INTO sweep_tag (sweep_id, tag) VALUES (1, '<i>tag</i>'), (2, 'baseline')"
 }
+
+# need_browser_driver: the dashboard's browser tests need node, Debian's
+# chromium and playwright-core, which `make test` installs from
+# tests/browser/package-lock.json into $RUNNER_BUILD/browser (npm ci).
+need_browser_driver() {
+    skip_without chromium "chromium not installed; the dashboard was not rendered"
+    skip_without node "node (Debian package nodejs) drives the browser"
+    [ -d "$RUNNER_BUILD/browser/node_modules/playwright-core" ] ||
+        skip_missing playwright-core "playwright-core is not in $RUNNER_BUILD/browser (make test installs it: npm ci)"
+}

@@ -82,6 +82,9 @@ check_claim() {
             fail "export wrote no file" ;;
     "build/runner sweep scripts/jitter.lua --name ceiling"*)
         expect_sql "SELECT name, note FROM sweep WHERE name = 'ceiling'" "ceiling|3 jitters" ;;
+    "build/runner plot baseline --fit latest -o usl.svg"*)
+        grep -q "usl fit .* (jitter = 0.5)" usl.svg ||
+            fail "plot --fit latest did not draw the usl fits over baseline" ;;
     "build/runner plot jitter.lua"*)
         grep -q "Speedup vs workers" speedup.svg ||
             fail "plot jitter.lua did not draw the jitter sweep (its title is missing)" ;;

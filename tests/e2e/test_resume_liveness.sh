@@ -44,9 +44,11 @@ LUA
 )
 run "$RUNNER" sweep "$script" --db "$DB"
 expect_status 0
-# left_by SET: sweep 2 left running by the process SET describes (SQL).
+# left_by SET: sweep 2 left running by the process SET describes (SQL), with
+# no lease, as a runner before schema 12 left it (test_lease.sh: leases).
 left_by() {
-    sql "UPDATE sweep SET status = 'running', ended_at = NULL, $1 WHERE id = 2"
+    sql "UPDATE sweep SET status = 'running', ended_at = NULL, lease_renewed_at = NULL,
+        lease_period_s = NULL, slurm_job_id = NULL, $1 WHERE id = 2"
 }
 # resumes: runner resume 2 goes ahead and finishes the sweep.
 resumes() {

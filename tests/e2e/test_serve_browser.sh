@@ -1,15 +1,17 @@
-# runner serve in a real browser: headless Chromium from Debian, driven over
-# the DevTools protocol by serve_browser.py while a sweep runs. It opens the
+# runner serve in a real browser: headless Chromium from Debian, driven by
+# playwright-core (tests/browser/; `make test` installs it into
+# BUILD/browser) from serve_browser.js while a sweep runs. It opens the
 # sweeps page (an XSS name, tag and script path stay text), sorts and filters
-# it, watches the running sweep's progress advance without a reload, sorts a
-# section, draws a plot (dygraphs canvas, series toggle; units holding markup
-# stay text in the axis labels), compares two sweeps
-# with known differences, and fails on any console error or CSP violation.
+# it, watches the running sweep's progress advance without a reload, sorts
+# and pages a section, draws plots (the default plot link, dygraphs canvas,
+# series toggle; units holding markup stay text in the axis labels; log axes;
+# a text parameter as named places on x), brushes parallel coordinates,
+# compares two sweeps with known differences (runner diff's numbers), fits
+# an 800 px window, and fails on any console error or CSP violation.
 # SERVE_SCREENSHOTS=DIR keeps the screenshots (docs/serve.md's come from it).
 . tests/e2e/lib.sh
 . tests/e2e/serve_lib.sh
-skip_without chromium "chromium not installed; the dashboard was not rendered"
-skip_without python3 "python3 drives the browser"
+need_browser_driver
 
 make_serve_sweeps
 # Sweep 3: 60 rows, three pages of 25, to page through by key.
@@ -38,13 +40,58 @@ run "$RUNNER" sweep "$markup" --db "$DB" --quiet
 expect_status 0
 markup_section=$(sql "SELECT id FROM section WHERE sweep_id = 4")
 
+# Sweep 5: a delay law (text) and a size spanning three decades: log axes.
+cat >"$TMP/law.sh" <<'SH'
+#!/bin/sh
+case $1 in uniform) k=1 ;; exponential) k=2 ;; *) k=5 ;; esac
+printf '{"wait_s": %s}\n' "$(($2 * $2 * k))"
+SH
+chmod +x "$TMP/law.sh"
+law_command="command \"law\" { argv = { \"$TMP/law.sh\", \"{law}\", \"{n}\" },
+  params = { { name = \"law\", type = \"text\" }, { name = \"n\", type = \"integer\" } }, columns = {
+  { name = \"wait_s\", type = \"real\", unit = \"s\" } } }"
+logs=$(write_script logs.lua <<LUA
+$law_command
+sweep("law", { law = { "uniform", "pareto" }, n = { 1, 10, 100, 1000 } }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$logs" --db "$DB" --quiet
+expect_status 0
+# Sweep 6: only the law varies: a plot with the laws on x.
+laws=$(write_script laws.lua <<LUA
+$law_command
+sweep("law", { law = { "uniform", "exponential", "pareto" }, n = 3 }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$laws" --db "$DB" --quiet
+expect_status 0
+# Sweep 7: three varying parameters (12 rows): parallel coordinates.
+cat >"$TMP/abc.sh" <<'SH'
+#!/bin/sh
+printf '{"y": %s}\n' "$(($1 * $2 + $3))"
+SH
+chmod +x "$TMP/abc.sh"
+abc=$(write_script abc.lua <<LUA
+command "abc" { argv = { "$TMP/abc.sh", "{a}", "{b}", "{c}" },
+  params = { { name = "a", type = "integer" }, { name = "b", type = "integer" }, { name = "c", type = "integer" } },
+  columns = {
+  { name = "y", type = "integer" } } }
+sweep("abc", { a = { 1, 2, 3 }, b = { 1, 2 }, c = { 10, 20 } }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$abc" --db "$DB" --quiet
+expect_status 0
+# What the compare page must agree with.
+"$RUNNER" diff 1 2 --db "$DB" --format json >"$TMP/diff.json"
+
 # A sweep that runs while the browser watches: thousands of points of about
 # half a second, one at a time; stopped (Ctrl-C) once the checks are done.
-start_slow_sweep slow 5
+start_slow_sweep slow 8
 
 start_serve
-SERVE_PAGED_SWEEP=3 SERVE_MARKUP_SECTION=$markup_section \
-    python3 tests/e2e/serve_browser.py "$BASE" 1 2 5 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+SERVE_PAGED_SWEEP=3 SERVE_MARKUP_SECTION=$markup_section SERVE_DIFF_JSON=$TMP/diff.json \
+SERVE_LOG_SWEEP=5 SERVE_CATEGORY_SWEEP=6 SERVE_PARALLEL_SWEEP=7 \
+    node tests/e2e/serve_browser.js "$BASE" 1 2 8 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"

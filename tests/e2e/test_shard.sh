@@ -142,8 +142,9 @@ run "$RUNNER" merge "$TMP/missing.db" "$TMP/n7-1.db" "$TMP/n7-3.db" "$TMP/n7-4.d
 expect_status 2
 lacking=$(sqlite3 "$TMP/n7-2.db" "SELECT count(*) FROM point")
 first=$(sqlite3 "$TMP/n7-2.db" "SELECT group_concat(ordinal, ', ') FROM (SELECT p.ordinal FROM point AS p JOIN section AS c ON c.id = p.section_id WHERE c.ordinal = 1 ORDER BY p.ordinal LIMIT 10)")
-expect_stderr_contains "runner: merge: cannot merge yet: shard 2/7 is missing; section 1 lacks points $first and "
-expect_stderr_contains "($lacking points missing; nothing was written)"
+expect_stderr_contains "runner: merge: cannot merge yet ($lacking points missing; nothing was written):
+  shard 2/7: missing (no database given holds it)
+  section 1 lacks points $first and "
 [ -e "$TMP/missing.db" ] && [ "$(sqlite3 "$TMP/missing.db" "SELECT count(*) FROM sweep")" != 0 ] &&
     fail "a refused merge wrote a sweep"
 
@@ -211,7 +212,10 @@ kill -9 $pid
 wait $pid 2>/dev/null
 run "$RUNNER" merge "$TMP/slow.db" "$TMP/slow1.db" "$TMP/slow2.db"
 expect_status 2
-expect_stderr_contains "runner: merge: cannot merge yet: shard 2/2 ($TMP/slow2.db) is incomplete (sweep 1 running); section 1 lacks points "
+# One line per shard: the state a reader shows (this host proves the
+# process gone: interrupted, not running), where and who ran it.
+expect_stderr_contains "  shard 2/2: interrupted (sweep 1 in $TMP/slow2.db, host $(hostname), pid $pid)"
+expect_stderr_contains "  section 1 lacks points "
 run "$RUNNER" sweep "$slow" --db "$TMP/slow2.db" --resume --quiet
 expect_status 2
 expect_stderr "runner: $TMP/slow2.db: sweep 1 ran shard 2/2; resume it with --shard 2/2 (or 'runner resume 1')"

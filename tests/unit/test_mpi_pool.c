@@ -23,7 +23,7 @@ static void test_not_launched(void)
 {
     clear_launcher_env();
     char *err = NULL;
-    CHECK_INT_EQ(mpi_pool_start(&err), 0);
+    CHECK_INT_EQ(mpi_pool_start(NULL, &err), 0);
     CHECK(err == NULL);
     CHECK_INT_EQ(mpi_pool_rank(), 0);
     CHECK_INT_EQ(mpi_pool_size(), 1);
@@ -34,11 +34,11 @@ static void test_not_launched(void)
     size_t len = sizeof text;
     CHECK_INT_EQ(mpi_pool_broadcast(&data, &len, &err), 0);
     CHECK(data == text && len == sizeof text);
-    mpi_pool_finish(); /* nothing started: nothing to end */
+    mpi_pool_finish(0); /* nothing started: nothing to end */
 
     /* One task of srun, or mpirun -np 1: still no MPI. */
     setenv("SLURM_STEP_NUM_TASKS", "1", 1);
-    CHECK_INT_EQ(mpi_pool_start(&err), 0);
+    CHECK_INT_EQ(mpi_pool_start(NULL, &err), 0);
     CHECK_INT_EQ(mpi_pool_size(), 1);
     clear_launcher_env();
 }
@@ -48,7 +48,7 @@ static void test_srun_without_mpi_plugin(void)
     clear_launcher_env();
     setenv("SLURM_STEP_NUM_TASKS", "4", 1);
     char *err = NULL;
-    CHECK_INT_EQ(mpi_pool_start(&err), -1);
+    CHECK_INT_EQ(mpi_pool_start(NULL, &err), -1);
     if (mpi_pool_compiled())
         CHECK_STR_EQ(err, "srun started 4 tasks without an MPI plugin, so each would run the "
                           "whole script alone; use srun --mpi=pmix (docs/mpi.md)");

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "check.h"
 #include "demo_plugin.h"
 #include "store/store.h"
@@ -1219,19 +1220,37 @@ static void test_sweep_process(void)
     char *err = NULL;
     process_identity who = { .pid = 4242, .start_ticks = 777, .host = "node7", .boot_id = "0f0f" },
                      back;
-    CHECK_INT_EQ(report(store_sweep_claim(s, id, &who, &err), &err), 0);
-    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &err), &err), 0);
+    sweep_lease lease = { .renewed_at_s = 1700000000.5,
+                          .period_s = 2.5,
+                          .slurm_job_id = "120",
+                          .slurm_array_job_id = "118",
+                          .slurm_array_task_id = "2",
+                          .slurm_step_id = "0" },
+                lease_back;
+    CHECK_INT_EQ(report(store_sweep_claim(s, id, &who, &lease, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &lease_back, &err), &err), 0);
     CHECK_INT_EQ(back.pid, 4242);
     CHECK_INT_EQ(back.start_ticks, 777);
     CHECK_STR_EQ(back.host, "node7");
     CHECK_STR_EQ(back.boot_id, "0f0f");
+    CHECK(lease_back.renewed_at_s == 1700000000.5);
+    CHECK(lease_back.period_s == 2.5);
+    CHECK_STR_EQ(lease_back.slurm_job_id, "120");
+    CHECK_STR_EQ(lease_back.slurm_array_job_id, "118");
+    CHECK_STR_EQ(lease_back.slurm_array_task_id, "2");
+    CHECK_STR_EQ(lease_back.slurm_step_id, "0");
+    /* Outside Slurm, and without a lease: NULL columns, read back as none. */
+    CHECK_INT_EQ(report(store_sweep_claim(s, id, &who, NULL, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &lease_back, &err), &err), 0);
+    CHECK(lease_back.renewed_at_s == 0 && lease_back.period_s == 0);
+    CHECK_STR_EQ(lease_back.slurm_job_id, "");
     store_close(s);
     /* A row from before version 4: the sweep's host, nothing else. */
     sqlite3 *db = raw_open(path);
     raw_exec(db, "UPDATE sweep SET pid_host = NULL, pid_start_ticks = NULL, pid_boot_id = NULL");
     sqlite3_close(db);
     CHECK_INT_EQ(report(store_open(path, &s, &err), &err), 0);
-    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, &err), &err), 0);
+    CHECK_INT_EQ(report(store_sweep_process(s, id, &back, NULL, &err), &err), 0);
     CHECK_INT_EQ(back.pid, 4242);
     CHECK_INT_EQ(back.start_ticks, 0);
     CHECK_STR_EQ(back.host, "testhost");
@@ -1282,6 +1301,26 @@ static void test_sweep_status_sql(void)
     check_status_sql(db, sql, "ok");
     check_status_sql(db, "SELECT runner_sweep_status('running', NULL, NULL, NULL, NULL)",
                      "running"); /* no pid recorded: nothing to judge */
+    /* With a lease (schema 12): another host's process is running while its
+     * lease is fresh, interrupted once 3 periods passed without renewal. */
+    const char *leased = "SELECT runner_sweep_status('running', 4242, 'elsewhere', 5, 'b',"
+                         " %.3f, %.3f, NULL)";
+    double now = util_now();
+    snprintf(sql, sizeof sql, leased, now - 1, 1.0);
+    check_status_sql(db, sql, "running");
+    snprintf(sql, sizeof sql, leased, now - 3.5, 1.0);
+    check_status_sql(db, sql, "interrupted");
+    snprintf(sql, sizeof sql, leased, now - 14.0, 5.0);
+    check_status_sql(db, sql, "running");
+    /* This host's proof outranks the lease both ways. */
+    snprintf(sql, sizeof sql,
+             "SELECT runner_sweep_status('running', %lld, '%s', %lld, '%s', %.3f, 1, NULL)",
+             (long long)self.pid, self.host, (long long)self.start_ticks, self.boot_id, now - 100);
+    check_status_sql(db, sql, "running");
+    snprintf(sql, sizeof sql,
+             "SELECT runner_sweep_status('running', %lld, '%s', %lld, '%s', %.3f, 5, NULL)",
+             (long long)self.pid, self.host, (long long)self.start_ticks + 1, self.boot_id, now);
+    check_status_sql(db, sql, "interrupted");
     sqlite3_close(db);
 }
 

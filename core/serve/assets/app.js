@@ -114,7 +114,7 @@ function sweepsPage(query) {
         if (key === 'name') return el('td', { class: 'name' }, el('a', { href: '#/sweep/' + r.id }, cellText(r.name)));
         return el('td', { class: typeof r[key] === 'number' ? 'num' : null }, cellText(r[key]));
       })));
-      body.replaceChildren(el('table', { id: 'sweeps-table' }, el('thead', {}, head), el('tbody', {}, rows)));
+      body.replaceChildren(el('div', { class: 'scroll' }, el('table', { id: 'sweeps-table' }, el('thead', {}, head), el('tbody', {}, rows))));
       const last = Math.min(data.total, state.offset + data.rows.length);
       pager.replaceChildren(
         el('button', { id: 'sweeps-prev', disabled: state.offset === 0, on: { click: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } } }, '← newer'),
@@ -142,7 +142,8 @@ async function sweepPage(id) {
   const fields = [['status', statusSpan(s.status)], ['tags', (s.tags || []).map(t => el('span', { class: 'tag' }, t))],
     ['note', s.note], ['script', s.script_path], ['script sha256', s.script_sha256], ['started', s.started_at],
     ['ended', s.ended_at], ['seed', s.seed], ['runner', s.runner_version], ['git commit', s.git_commit || '(none)'],
-    ['host', s.host], ['command line', s.command_line], ['options', s.options_json], ['--set', s.overrides_json]];
+    ['host', s.host], ['Slurm job', s.slurm_job_id ? s.slurm_job_id + (s.slurm_array_job_id ? ' (array ' + s.slurm_array_job_id + '_' + (s.slurm_array_task_id || '') + ')' : '') + (s.slurm_step_id ? ', step ' + s.slurm_step_id : '') : null],
+    ['command line', s.command_line], ['options', s.options_json], ['--set', s.overrides_json]];
   const provenance = el('table', { id: 'provenance' }, fields.filter(f => f[1] !== undefined && f[1] !== null)
     .map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', { class: 'mono' }, v))));
   const plugins = el('table', {}, el('tr', {}, ['plugin', 'version', 'shared object', 'sha256'].map(h => el('th', {}, h))),
@@ -217,6 +218,45 @@ function sectionBlock(section) {
     if (v.folded.length) folded.replaceChildren('Same on every row: ', v.folded.map(f => f.text).join(' · '));
     folded.dataset.folded = v.folded.length;
   }).catch(() => { view = null; });
+  // Parallel coordinates for three or more varying parameters; a brush
+  // there shows the brushed rows here instead of the server's page.
+  const parallelSlot = el('div', { class: 'parallel-slot' });
+  const brushed = el('span', { class: 'brushed note' });
+  filter.after(parallelSlot);
+  pager.after(brushed);
+  let brushedRows = null;   // {columns, rows, of}: a brush is on
+  // The view's order; a column it does not know (a sweep still running adds
+  // some) comes last.
+  function columnOrder(columns) {
+    if (!view) return columns.map((c, i) => i);
+    const named = view.shown.map(n => columns.findIndex(c => c.name === n)).filter(i => i >= 0);
+    const foldedNames = new Set(view.folded.map(f => f.name));
+    return named.concat(columns.map((c, i) => i).filter(i => !named.includes(i) && !foldedNames.has(columns[i].name)));
+  }
+  function drawTable(columns, rows) {
+    const order = columnOrder(columns);
+    const head = el('tr', {}, order.map(i => columns[i]).map(c => el('th', {
+      class: 'sortable', 'data-column': c.name,
+      on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; restart(); load(); } }
+    }, headerCell(c), state.sort === c.name ? (state.order === 'desc' ? ' ▼' : ' ▲') : '')));
+    const body = rows.map(r => el('tr', {}, order.map(i => r[i + 1]).map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v)))));
+    table.replaceChildren(el('div', { class: 'scroll' }, el('table', { class: 'rows' }, el('thead', {}, head), el('tbody', {}, body))));
+  }
+  function showBrushed(result) {
+    brushedRows = result;
+    if (!result) { brushed.textContent = ''; load(); return; }
+    latest++;   // a page still on its way is not shown over the brushed rows
+    drawTable(result.columns, result.rows.slice(0, SERVEI_MAX_PAGE_ROWS));
+    pager.replaceChildren();
+    brushed.textContent = `${result.rows.length} of ${result.of} rows brushed` +
+      (result.total > result.of ? ` (the first ${result.of} of ${result.total})` : '') +
+      (result.rows.length > SERVEI_MAX_PAGE_ROWS ? `; the first ${SERVEI_MAX_PAGE_ROWS} shown` : '') + '. Click an axis to clear its brush.';
+  }
+  viewed.then(() => {
+    if (!view || !section.columns) return;
+    const varying = view.shown.map(n => section.columns.find(c => c.name === n)).filter(Boolean);
+    if (varying.filter(c => c.param).length >= 3) parallelView(section, varying, parallelSlot, showBrushed);
+  });
   // Answers may come back out of order (two quick clicks): only the newest
   // request's answer is shown.
   let latest = 0;
@@ -225,18 +265,8 @@ function sectionBlock(section) {
     try {
       const data = await api('section/' + section.id + '/rows', state);
       await viewed;
-      if (request !== latest) return;
-      // The view's order; a column it does not know (a sweep still running
-      // adds some) comes last.
-      const named = view ? view.shown.map(n => data.columns.findIndex(c => c.name === n)).filter(i => i >= 0) : [];
-      const foldedNames = view ? new Set(view.folded.map(f => f.name)) : new Set();
-      const order = view ? named.concat(data.columns.map((c, i) => i).filter(i => !named.includes(i) && !foldedNames.has(data.columns[i].name))) : data.columns.map((c, i) => i);
-      const head = el('tr', {}, order.map(i => data.columns[i]).map(c => el('th', {
-        class: 'sortable', 'data-column': c.name,
-        on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; restart(); load(); } }
-      }, headerCell(c), state.sort === c.name ? (state.order === 'desc' ? ' ▼' : ' ▲') : '')));
-      const rows = data.rows.map(r => el('tr', {}, order.map(i => r[i + 1]).map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v)))));
-      table.replaceChildren(el('table', { class: 'rows' }, el('thead', {}, head), el('tbody', {}, rows)));
+      if (request !== latest || brushedRows) return;
+      drawTable(data.columns, data.rows);
       const last = state.offset + data.rows.length;
       pager.replaceChildren(
         el('button', { class: 'prev', disabled: state.offset === 0, on: { click: () => { state.offset = Math.max(0, state.offset - state.limit); state.after = cursors.pop() || ''; load(); } } }, '←'),
@@ -246,6 +276,106 @@ function sectionBlock(section) {
   }
   load();
   return block;
+}
+
+// --- parallel coordinates ----------------------------------------------------
+
+const SERVEI_MAX_PAGE_ROWS = 500;   // the server's largest page
+const PARALLEL_MAX_ROWS = 2000;     // rows drawn at most (the first ones)
+const SVG = 'http://www.w3.org/2000/svg';
+
+// A numeric axis's labels: its values when few (a grid), else its ends.
+function distinctTicks(numbers, lo, hi) {
+  const values = [...new Set(numbers)].sort((a, b) => a - b);
+  return values.length <= 6 ? values : [lo, hi];
+}
+
+function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+// One vertical axis per varying column (parameters, then results), one line
+// per row; a drag along an axis brushes a range of it, a click clears it.
+// onBrush gets the rows inside every brush ({columns, rows, of, total}), or
+// null once no brush is left.
+async function parallelView(section, varying, where, onBrush) {
+  const mine = generation;
+  const axes = varying.filter(c => c.param).concat(varying.filter(c => !c.param && (c.type === 'integer' || c.type === 'real')).slice(0, 4));
+  let rows = [], columns = null, total = 0;
+  try {
+    for (let offset = 0; offset < PARALLEL_MAX_ROWS; offset += SERVEI_MAX_PAGE_ROWS) {
+      const page = await api('section/' + section.id + '/rows', { offset, limit: SERVEI_MAX_PAGE_ROWS });
+      columns = page.columns; total = page.total;
+      rows = rows.concat(page.rows);
+      if (rows.length >= total || !page.rows.length) break;
+    }
+  } catch (e) { showError(where, e); return; }
+  if (mine !== generation) return;
+  const width = 900, height = 240, top = 28, bottom = height - 16, left = 40, right = width - 70;
+  const step = axes.length > 1 ? (right - left) / (axes.length - 1) : 0;
+  // Each axis maps a cell to a height: numbers linearly (max on top), other
+  // values as evenly spaced places in sorted order.
+  const scales = axes.map((c, k) => {
+    const index = columns.findIndex(d => d.name === c.name) + 1;
+    const cells = rows.map(r => r[index]);
+    const numbers = cells.filter(v => typeof v === 'number');
+    const places = numbers.length === cells.length ? null : [...new Set(cells.map(cellText))].sort();
+    const lo = numbers.length ? Math.min(...numbers) : 0, hi = numbers.length ? Math.max(...numbers) : 1;
+    const at = places
+      ? v => (places.length > 1 ? places.indexOf(cellText(v)) / (places.length - 1) : 0.5)
+      : v => (typeof v !== 'number' ? null : hi > lo ? (v - lo) / (hi - lo) : 0.5);
+    return { column: c, index, x: left + k * step, y: v => { const f = at(v); return f === null ? null : bottom - f * (bottom - top); },
+      ticks: places || distinctTicks(numbers, lo, hi), brush: null };
+  });
+  const chart = svg('svg', { class: 'parallel', viewBox: `0 0 ${width} ${height}`, role: 'img' });
+  const lines = rows.map(r => {
+    const points = scales.map(s => [s.x, s.y(r[s.index])]);
+    const d = points.filter(p => p[1] !== null).map((p, i) => (i ? 'L' : 'M') + p[0].toFixed(1) + ',' + p[1].toFixed(1)).join('');
+    const path = svg('path', { class: 'row', d });
+    chart.append(path);
+    return { row: r, path };
+  });
+  function inside(line) { return scales.every(s => !s.brush || ((y => y !== null && y >= s.brush[0] && y <= s.brush[1])(s.y(line.row[s.index])))); }
+  function apply() {
+    const any = scales.some(s => s.brush);
+    const kept = [];
+    for (const line of lines) {
+      const ok = !any || inside(line);
+      line.path.classList.toggle('dim', !ok);
+      if (ok) kept.push(line.row);
+    }
+    onBrush(any ? { columns, rows: kept, of: rows.length, total } : null);
+  }
+  const toSvg = ev => { const p = chart.createSVGPoint(); p.x = ev.clientX; p.y = ev.clientY; return p.matrixTransform(chart.getScreenCTM().inverse()); };
+  for (const s of scales) {
+    const g = svg('g', { class: 'axis', 'data-column': s.column.name });
+    g.append(svg('line', { x1: s.x, x2: s.x, y1: top, y2: bottom }));
+    g.append(svg('text', { x: s.x, y: top - 12, 'text-anchor': 'middle', class: 'axis-name' }, s.column.name));
+    for (const t of s.ticks) g.append(svg('text', { x: s.x + 5, y: s.y(t) + 4, class: 'tick' }, typeof t === 'number' ? String(+t.toPrecision(4)) : t));
+    const band = svg('rect', { class: 'brush', x: s.x - 8, width: 16, y: 0, height: 0 });
+    const area = svg('rect', { class: 'brush-area', x: s.x - 10, y: top, width: 20, height: bottom - top });
+    g.append(band, area);
+    let from = null;
+    // Within a few pixels of an end is the end: a brush from the top takes
+    // the largest value in.
+    const clamp = y => (y < top + 4 ? top : y > bottom - 4 ? bottom : y);
+    const draw = (a, b) => { band.setAttribute('y', Math.min(a, b)); band.setAttribute('height', Math.abs(b - a)); };
+    area.addEventListener('pointerdown', ev => { from = clamp(toSvg(ev).y); area.setPointerCapture(ev.pointerId); draw(from, from); });
+    area.addEventListener('pointermove', ev => { if (from !== null) draw(from, clamp(toSvg(ev).y)); });
+    area.addEventListener('pointerup', ev => {
+      if (from === null) return;
+      const to = clamp(toSvg(ev).y);
+      s.brush = Math.abs(to - from) < 3 ? null : [Math.min(from, to), Math.max(from, to)];
+      if (!s.brush) draw(0, 0);
+      from = null;
+      apply();
+    });
+    chart.append(g);
+  }
+  where.replaceChildren(el('p', { class: 'note' }, `Parallel coordinates of ${rows.length}${total > rows.length ? ' of ' + total : ''} rows: drag along an axis to brush, click it to clear.`), chart);
 }
 
 // --- plots -------------------------------------------------------------------
@@ -259,7 +389,8 @@ function htmlText(text) {
 
 async function plotPage(sectionId, query) {
   const mine = generation;
-  const choice = { x: query.get('x') || '', y: query.get('y') || '', by: query.get('by') || '' };
+  const choice = { x: query.get('x') || '', y: query.get('y') || '', by: query.get('by') || '',
+    logx: query.get('logx') === '1', logy: query.get('logy') === '1' };
   // The title names the section by its place in its sweep; the global id
   // stays in the URL.
   const heading = el('h1', { id: 'plot-title' }, 'Plot');
@@ -271,13 +402,19 @@ async function plotPage(sectionId, query) {
   try { rows = await api('section/' + encodeURIComponent(sectionId) + '/rows', { limit: 1 }); } catch (e) { showError(main, e); setState('error'); return; }
   if (mine !== generation) return;
   const numeric = rows.columns.filter(c => c.type === 'integer' || c.type === 'real');
+  // x may also be a text parameter (a delay law): each value a place of its own.
+  const xs = rows.columns.filter(c => numeric.includes(c) || c.param);
   const select = (name, list, blank) => el('select', { id: 'plot-' + name }, blank ? el('option', { value: '' }, '(one line)') : null,
     list.map(c => el('option', { value: c.name, selected: c.name === choice[name] }, c.name)));
-  const form = el('form', { class: 'controls' }, 'x ', select('x', numeric), ' y ', select('y', numeric), ' by ', select('by', rows.columns, true), el('button', { type: 'submit' }, 'draw'));
+  const box = name => el('label', {}, el('input', { type: 'checkbox', id: 'plot-' + name, checked: choice[name] }), ' ' + name);
+  const form = el('form', { class: 'controls' }, 'x ', select('x', xs), ' y ', select('y', numeric), ' by ', select('by', rows.columns, true),
+    box('logx'), box('logy'), el('button', { type: 'submit', id: 'plot-draw' }, 'draw'));
   form.addEventListener('submit', ev => {
     ev.preventDefault();
     const q = new URLSearchParams({ x: form.querySelector('#plot-x').value, y: form.querySelector('#plot-y').value });
     if (form.querySelector('#plot-by').value) q.set('by', form.querySelector('#plot-by').value);
+    if (form.querySelector('#plot-logx').checked) q.set('logx', '1');
+    if (form.querySelector('#plot-logy').checked) q.set('logy', '1');
     location.hash = `#/plot/${sectionId}?${q}`;
   });
   const chart = el('div', { id: 'chart', class: 'chart' });
@@ -294,12 +431,26 @@ async function plotPage(sectionId, query) {
     const x = form.querySelector('#plot-x').value, y = form.querySelector('#plot-y').value;
     const data = await api('section/' + encodeURIComponent(sectionId) + '/plot', { x, y, by: choice.by });
     if (mine !== generation) return;
-    const xs = data.x_unit && data.x_unit !== x ? ` [${data.x_unit}]` : '';
-    const ys = data.y_unit && data.y_unit !== y ? ` [${data.y_unit}]` : '';
-    const graph = new Dygraph(chart, data.rows, {
-      labels: data.labels, xlabel: htmlText(x + xs), ylabel: htmlText(y + ys), labelsDiv: legend,
-      connectSeparatedPoints: true, drawPoints: true, highlightCircleSize: 4, legend: 'always'
-    });
+    const xu = data.x_unit && data.x_unit !== x ? ` [${data.x_unit}]` : '';
+    const yu = data.y_unit && data.y_unit !== y ? ` [${data.y_unit}]` : '';
+    const options = {
+      labels: data.labels, xlabel: htmlText(x + xu), ylabel: htmlText(y + yu), labelsDiv: legend,
+      connectSeparatedPoints: true, drawPoints: true, highlightCircleSize: 4, legend: 'always',
+      // Room for "5.00e+6" and "exponential" beside and under the axes.
+      logscale: choice.logy, axes: { x: { logscale: choice.logx && !data.categories }, y: { axisLabelWidth: 64 } }
+    };
+    if (data.categories) {
+      // Places 0, 1, ... named by the values; points only (no order joins them).
+      const names = data.categories;
+      const name = v => (Number.isInteger(v) && names[v] !== undefined ? names[v] : '');
+      Object.assign(options, {
+        strokeWidth: 0, pointSize: 4, dateWindow: [-0.5, names.length - 0.5],
+        axes: { y: { axisLabelWidth: 64 }, x: { axisLabelWidth: 120, ticker: () => names.map((n, i) => ({ v: i, label: htmlText(n) })), valueFormatter: v => htmlText(name(v)) } }
+      });
+    }
+    const graph = new Dygraph(chart, data.rows, options);
+    chart.dataset.logx = graph.getOptionForAxis('logscale', 'x') ? 'yes' : 'no';
+    chart.dataset.logy = graph.getOptionForAxis('logscale', 'y') ? 'yes' : 'no';
     data.labels.slice(1).forEach((label, i) => {
       const box = el('input', { type: 'checkbox', checked: true, 'data-series': label });
       box.addEventListener('change', () => graph.setVisibility(i, box.checked));
@@ -325,9 +476,10 @@ async function comparePage(query) {
     location.hash = '#/compare?' + q;
   });
   const summary = el('p', { id: 'compare-summary' });
+  const changes = el('div', { id: 'compare-changes' });
   const body = el('div', { id: 'compare' });
   const pager = el('div', { class: 'controls' });
-  main.replaceChildren(el('h1', {}, 'Compare two sweeps'), form, summary, body, pager);
+  main.replaceChildren(el('h1', {}, 'Compare two sweeps'), form, summary, changes, body, pager);
   if (!state.a || !state.b) { setState('loaded'); return; }
   // Answers may come back out of order (two quick clicks): only the newest
   // request's answer is shown.
@@ -340,6 +492,16 @@ async function comparePage(query) {
       if (mine !== generation) return;
       const c = data.counts;
       summary.textContent = `${c.rows} rows matched by parameters: ${c.differing} differ, ${c.only_a} only in sweep ${data.a}, ${c.only_b} only in sweep ${data.b}.`;
+      // runner diff's own figures: points, then per output column.
+      const p = data.points;
+      const points = el('p', { id: 'compare-points', 'data-both': p.both, 'data-only-a': p.only_a, 'data-only-b': p.only_b,
+        'data-status-changed': p.status_changed, 'data-rows-unmatched': p.rows_unmatched },
+      `Points (as runner diff counts them): ${p.both} in both, ${p.only_a} only in sweep ${data.a}, ${p.only_b} only in sweep ${data.b}, ${p.status_changed} changed status, ${p.rows_unmatched} rows unmatched.`);
+      const keys = ['name', 'rows', 'changed', 'max_abs_change', 'max_rel_change'];
+      const table = el('table', { id: 'compare-columns' }, el('thead', {}, el('tr', {}, ['column', 'rows', 'changed', 'max abs change', 'max rel change'].map(h => el('th', {}, h)))),
+        el('tbody', {}, data.changes.map(ch => el('tr', { class: ch.changed ? 'changed' : null }, keys.map(k =>
+          el('td', { class: k === 'name' ? null : 'num', 'data-value': String(ch[k]) }, cellText(ch[k])))))));
+      changes.replaceChildren(points, el('div', { class: 'scroll' }, table));
       const head = el('tr', {}, data.params.map(p => el('th', {}, headerCell(p))),
         data.outputs.map(o => [el('th', {}, headerCell(o), ` (${data.a})`), el('th', {}, headerCell(o), ` (${data.b})`)]));
       const rows = data.rows.map(r => el('tr', { class: r.in_a && r.in_b ? null : 'only', 'data-differs': r.differs ? 'yes' : 'no' },
@@ -349,7 +511,7 @@ async function comparePage(query) {
           return [el('td', { class: (differs ? 'differs ' : '') + 'num' }, r.in_a ? cellText(a) : '—'),
             el('td', { class: (differs ? 'differs ' : '') + 'num' }, r.in_b ? cellText(b) : '—')];
         })));
-      body.replaceChildren(el('table', { id: 'compare-table' }, el('thead', {}, head), el('tbody', {}, rows)));
+      body.replaceChildren(el('div', { class: 'scroll' }, el('table', { id: 'compare-table' }, el('thead', {}, head), el('tbody', {}, rows))));
       const total = data.total;
       const last = state.offset + data.rows.length;
       pager.replaceChildren(

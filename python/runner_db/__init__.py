@@ -1,0 +1,326 @@
+"""runner_db: read a runner results database from Python (docs/python.md).
+
+Standard library only (sqlite3, json, subprocess); pandas when present, for
+DataFrames. The database is opened read-only: nothing here writes. Which
+sweep a selector word means ("last", "jitter.lua", "tag:nightly", 42) is
+asked of the runner program itself (`runner sweeps --select WORD --format
+json`), so the words and their refusals are exactly the command line's.
+
+    import runner_db
+    db = runner_db.open("walk.db")
+    sweep = db.sweep("last")
+    rows = sweep.section(1).rows()          # list of dicts
+    frame = sweep.section(1).frame()        # pandas DataFrame, units in .attrs
+    fits = sweep.fits()                     # runner fit's stored answers
+"""
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import urllib.parse
+
+try:  # the rows API works without it
+    import pandas
+except ImportError:  # pragma: no cover - depends on the machine
+    pandas = None
+
+__all__ = ["open", "Database", "Sweep", "Section", "Fit", "RunnerError",
+           "RunnerNotFound", "find_runner"]
+
+# Columns every result table has that are keys, not results.
+_KEY_COLUMNS = ("row_id", "point_id")
+_HIDDEN_COLUMNS = ("sweep_id", "section_id")
+_NAN = float("nan")
+
+
+class RunnerError(Exception):
+    """A database, selector or section runner_db cannot read; the message
+    is the one line to show (the runner program's own, for selectors)."""
+
+
+class RunnerNotFound(RunnerError):
+    """The runner program is needed (to resolve a selector) and is missing."""
+
+
+def _layout_runner():
+    """The runner an installed copy of this module sits beside: cmake
+    --install writes _layout.py with the path from here to the bindir."""
+    try:
+        from . import _layout
+    except ImportError:
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, _layout.RUNNER_FROM_MODULE))
+
+
+def find_runner(runner=None):
+    """The runner program's path: runner if given, else $RUNNER_BIN, else
+    the one installed beside this module, else `runner` on PATH. Raises
+    RunnerNotFound saying where it looked."""
+    looked = []
+    for candidate in (runner, os.environ.get("RUNNER_BIN"), _layout_runner()):
+        if candidate:
+            if os.access(candidate, os.X_OK) and os.path.isfile(candidate):
+                return candidate
+            looked.append(candidate)
+    on_path = shutil.which("runner")
+    if on_path:
+        return on_path
+    looked.append("runner on PATH")
+    raise RunnerNotFound("runner_db: cannot find the runner program (looked at %s); "
+                         "install runner, put it on PATH, set RUNNER_BIN or pass "
+                         "runner=PATH" % ", ".join(looked))
+
+
+def open(path, runner=None):  # noqa: A001 - the module's verb, as sqlite3.connect
+    """Opens the database at path read-only (a file that must exist).
+    runner: the runner program for selectors (see find_runner)."""
+    return Database(path, runner)
+
+
+def _frame(rows, columns, attrs):
+    if pandas is None:
+        raise RunnerError("runner_db: pandas is not installed (apt-get install "
+                          "python3-pandas); rows() gives the same data as dicts")
+    frame = pandas.DataFrame.from_records(rows, columns=columns)
+    frame.attrs.update(attrs)
+    return frame
+
+
+class Database:
+    """A read-only connection to one results database. Close it with
+    close(), or use it in a with statement."""
+
+    def __init__(self, path, runner=None):
+        if not os.path.isfile(path):
+            raise RunnerError("runner_db: %s: no such database file" % path)
+        self.path = path
+        self._runner = runner
+        uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
+        try:
+            self.connection = sqlite3.connect(uri, uri=True)
+            self.connection.execute("SELECT 1 FROM sweep LIMIT 1")
+        except sqlite3.Error as e:
+            raise RunnerError("runner_db: %s: not a runner database (%s)" % (path, e))
+        self.connection.row_factory = sqlite3.Row
+
+    def close(self):
+        self.connection.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _query(self, sql, args=()):
+        return [dict(r) for r in self.connection.execute(sql, args)]
+
+    def sweeps(self, **filters):
+        """`runner sweeps` as dicts, oldest first. filters: name, script, tag,
+        status, plugin, since, until (as the command's options)."""
+        argv = []
+        for key, value in filters.items():
+            argv += ["--" + key, str(value)]
+        return self._runner_sweeps(argv)
+
+    def _runner_sweeps(self, argv):
+        runner = find_runner(self._runner)
+        done = subprocess.run([runner, "sweeps", "--db", self.path, "--format", "json"] + argv,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RunnerError(done.stderr.strip() or "runner sweeps exited with %d"
+                              % done.returncode)
+        table = json.loads(done.stdout)
+        names = [c["name"] for c in table["columns"]]
+        return [dict(zip(names, row)) for row in table["rows"]]
+
+    def sweep(self, selector="last"):
+        """The sweep a selector word picks: an id, last, last~N, a name, a
+        script (FILE.lua or a path), tag:T or plugin:P (docs/cli.md). Raises
+        RunnerError with runner's own line when none or several match."""
+        found = self._runner_sweeps(["--select", str(selector)])
+        return Sweep(self, found[0])
+
+    def fit(self, fit_id):
+        """The stored fit with this id (runner fit's `fit = N`)."""
+        rows = self._query("SELECT * FROM fit WHERE id = ?", (int(fit_id),))
+        if not rows:
+            raise RunnerError("runner_db: %s: no fit %s" % (self.path, fit_id))
+        return Fit(self, rows[0])
+
+
+class Sweep:
+    """One stored sweep: info is its `runner sweeps` line as a dict."""
+
+    def __init__(self, db, info):
+        self.db = db
+        self.info = info
+        self.id = info["id"]
+
+    def __repr__(self):
+        return "<runner sweep %d: %s>" % (self.id, self.info.get("script"))
+
+    def sections(self):
+        """Its sections, in order."""
+        rows = self.db._query("SELECT * FROM section WHERE sweep_id = ? ORDER BY ordinal",
+                              (self.id,))
+        return [Section(self, r) for r in rows]
+
+    def section(self, ordinal=1):
+        """Section ordinal (1, 2, ... as `runner show --section N`)."""
+        for section in self.sections():
+            if section.ordinal == ordinal:
+                return section
+        raise RunnerError("runner_db: sweep %d has no section %s (it has %d)"
+                          % (self.id, ordinal, len(self.sections())))
+
+    def provenance(self):
+        """What ran and where: the sweep row (script text and hash, runner
+        version, git commit, host, command line, seed, times, status, the
+        options and --set overrides as dicts), each plugin's shared object
+        with its SHA-256, and each command experiment's program."""
+        rows = self.db._query("SELECT * FROM sweep WHERE id = ?", (self.id,))
+        out = rows[0]
+        for key in ("options_json", "overrides_json"):
+            out[key[:-5]] = json.loads(out.pop(key) or "{}")
+        out["plugins"] = self.db._query(
+            "SELECT plugin, plugin_version, so_path, so_sha256 FROM sweep_plugin "
+            "WHERE sweep_id = ? ORDER BY plugin", (self.id,))
+        commands = self.db._query(
+            "SELECT command, argv_template, shell, executable, executable_sha256 "
+            "FROM sweep_command WHERE sweep_id = ? ORDER BY command", (self.id,))
+        for c in commands:
+            c["argv_template"] = json.loads(c["argv_template"])
+        out["commands"] = commands
+        return out
+
+    def fits(self, section=None):
+        """The fits stored for this sweep (one section's when given), oldest
+        first."""
+        sql = "SELECT f.* FROM fit f JOIN section s ON s.id = f.section_id WHERE f.sweep_id = ?"
+        args = [self.id]
+        if section is not None:
+            sql += " AND s.ordinal = ?"
+            args.append(section)
+        return [Fit(self.db, r) for r in self.db._query(sql + " ORDER BY f.id", args)]
+
+
+class Section:
+    """One `sweep "plugin" {...}` call of a sweep and its result rows."""
+
+    def __init__(self, sweep, row):
+        self.sweep = sweep
+        self.id = row["id"]
+        self.ordinal = row["ordinal"]
+        self.plugin = row["plugin"]
+        self.title = row["title"]
+        self.point_count = row["point_count"]
+
+    def __repr__(self):
+        return "<runner section %d.%d: %s>" % (self.sweep.id, self.ordinal, self.plugin)
+
+    def columns(self):
+        """The result table's columns after row_id and point_id, each a dict:
+        name, role (param/output), type, unit, doc."""
+        db = self.sweep.db
+        quoted = '"%s"' % self.plugin.replace('"', '""')
+        stored = [r["name"] for r in db._query("PRAGMA table_info(%s)" % quoted)]
+        meta = {r["name"]: r for r in db._query(
+            "SELECT name, role, type, unit, doc FROM plugin_column WHERE plugin = ?",
+            (self.plugin,))}
+        out = []
+        for name in stored:
+            if name in _KEY_COLUMNS or name in _HIDDEN_COLUMNS:
+                continue
+            out.append(meta.get(name, {"name": name, "role": "output", "type": "",
+                                       "unit": "", "doc": ""}))
+        return out
+
+    def units(self):
+        """{column: unit} ('' for none), row_id and point_id left out."""
+        return {c["name"]: c["unit"] for c in self.columns()}
+
+    def _select(self):
+        """(names, row tuples). runner stores a real NaN as the text 'NaN'
+        (docs/schema.md): it comes back as float('nan'); no value is None."""
+        columns = self.columns()
+        names = list(_KEY_COLUMNS) + [c["name"] for c in columns]
+        quoted = ", ".join('"%s"' % n.replace('"', '""') for n in names)
+        sql = ('SELECT %s FROM "%s" WHERE sweep_id = ? AND section_id = ? ORDER BY point_id, row_id'
+               % (quoted, self.plugin.replace('"', '""')))
+        cursor = self.sweep.db.connection.execute(sql, (self.sweep.id, self.id))
+        real = [i + len(_KEY_COLUMNS) for i, c in enumerate(columns) if c["type"] == "real"]
+        rows = []
+        for r in cursor:
+            r = tuple(r)
+            if any(r[i] == "NaN" for i in real):
+                r = tuple(_NAN if (i in real and v == "NaN") else v for i, v in enumerate(r))
+            rows.append(r)
+        return names, rows
+
+    def rows(self):
+        """The section's rows as dicts (row_id, point_id, then its columns),
+        in stored order; NaN as float('nan'), no value as None."""
+        names, rows = self._select()
+        return [dict(zip(names, r)) for r in rows]
+
+    def frame(self):
+        """The rows as a pandas DataFrame; .attrs holds units ({column:
+        unit}), sweep, section, plugin and title. Raises RunnerError
+        without pandas."""
+        names, rows = self._select()
+        return _frame(rows, names,
+                      {"units": self.units(), "sweep": self.sweep.id,
+                       "section": self.ordinal, "plugin": self.plugin,
+                       "title": self.title})
+
+
+class Fit:
+    """One stored `runner fit` answer: info is its fit row (model, formula,
+    x/y columns and units, n, r2, ...)."""
+
+    def __init__(self, db, info):
+        self.db = db
+        self.info = info
+        self.id = info["id"]
+        self.model = info["model"]
+
+    def __repr__(self):
+        return "<runner fit %d: %s of %s>" % (self.id, self.model, self.info["y_column"])
+
+    def params(self):
+        """Parameters then derived quantities, as dicts: name, kind, value,
+        stderr, ci_low, ci_high, unit, doc."""
+        return self.db._query(
+            "SELECT name, kind, value, stderr, ci_low, ci_high, unit, doc FROM fit_param "
+            "WHERE fit_id = ? ORDER BY position", (self.id,))
+
+    def value(self, name):
+        """(value, ci_low, ci_high) of one parameter or derived quantity."""
+        for p in self.params():
+            if p["name"] == name:
+                return p["value"], p["ci_low"], p["ci_high"]
+        raise RunnerError("runner_db: fit %d (%s) has no quantity %s" % (self.id, self.model,
+                                                                       name))
+
+    def residuals(self):
+        """Each fitted row: row_id, point_id, x, y, fitted, residual."""
+        return self.db._query(
+            "SELECT row_id, point_id, x, y, fitted, residual FROM fit_residual "
+            "WHERE fit_id = ? ORDER BY x, row_id", (self.id,))
+
+    def params_frame(self):
+        rows = self.params()
+        return _frame(rows, ["name", "kind", "value", "stderr", "ci_low", "ci_high", "unit",
+                             "doc"], {"fit": self.id, "model": self.model})
+
+    def residuals_frame(self):
+        rows = self.residuals()
+        return _frame(rows, ["row_id", "point_id", "x", "y", "fitted", "residual"],
+                      {"fit": self.id, "model": self.model,
+                       "units": {"x": self.info["x_unit"], "y": self.info["y_unit"],
+                                 "fitted": self.info["y_unit"],
+                                 "residual": self.info["y_unit"]}})
