@@ -367,6 +367,12 @@ static int l_fit(lua_State *L)
         const char *name = lua_isnil(L, -1) ? "lua" : lua_tostring(L, -1);
         if (!name || lua_type(L, -1) == LUA_TNUMBER)
             luaL_error(L, "fit{name = ...}: the model's name must be a string");
+        /* plot and report draw a stored fit by its model's name */
+        if (fit_model_find(name))
+            luaL_error(L,
+                       "fit{name = '%s'}: that is a built-in model's name; give the function "
+                       "another",
+                       name);
         owned = lua_model_new(L, &user, function, name);
         lua_pop(L, 1);
         model = owned;

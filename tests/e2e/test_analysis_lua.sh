@@ -147,6 +147,8 @@ bad 'fit { rows = rows, x = "workers", y = "round_s", model = function(x, p) ret
     "fit{params = ...}: a model function needs params"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = "linear", params = { a = 1 } }' \
     "fit{params = ...}: only a model function takes params"
+bad 'fit { rows = rows, x = "workers", y = "round_s", name = "linear", model = function(x, p) return p.a * x end, params = { a = 1 } }' \
+    "fit{name = 'linear'}: that is a built-in model's name; give the function another"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = "linear", colour = 1 }' \
     "fit{...}: unknown option 'colour'"
 bad 'pareto { rows = rows, min = "round_s" }' \
