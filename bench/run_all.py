@@ -5,7 +5,7 @@ MISS against the targets of docs/performance.md. Started by
 bench/run_all.sh (`make bench`); Debian packages only.
 
 usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep]
-                  [--only rows|exec|floor]
+                  [--only rows|exec|floor|answers]
 
   --build-dir DIR  where CMake built runner and the benches (default: build)
   --quick          grids up to 10^5 points and smaller peers, one run each (a
@@ -23,6 +23,9 @@ usage: run_all.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE] [--keep
                    (bench_exec_overhead.py)
   --only floor     only issue 30's lines: each cost beside its floor measured
                    in the same run (bench_floor.py)
+  --only answers   only fit and two-objective pareto on 10^6 rows, sensitivity
+                   on a 10^6-row Saltelli design, diff --stat of two 2 x 10^5-
+                   point sweeps against plain diff (bench_answers.py)
 """
 import argparse
 import json
@@ -35,6 +38,7 @@ import sys
 import tempfile
 import time
 
+import bench_answers
 import bench_exec_overhead
 import bench_floor
 
@@ -388,7 +392,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--json")
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("--only", choices=("rows", "exec", "floor"))
+    parser.add_argument("--only", choices=("rows", "exec", "floor", "answers"))
     args = parser.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
 
@@ -402,6 +406,7 @@ def main():
         "read_floor": os.path.join(build, "bench", "bench_read_floor"),
         "spawn_floor": os.path.join(build, "bench", "bench_spawn_floor"),
     }
+    fixtures = os.path.join(build, "fixtures", "good")
     for path in [runner, "/usr/bin/time"] + list(benches.values()):
         if not os.access(path, os.X_OK):
             sys.exit(f"run_all: {path} is missing: run `make bench` (or `make build` and "
@@ -423,11 +428,13 @@ def main():
         f"temporary files in {tmp}")
     started = time.perf_counter()
     exec_points = 500 if args.quick else 2000
-    if args.only in ("rows", "exec", "floor"):
+    if args.only in ("rows", "exec", "floor", "answers"):
         if args.only == "rows":
             figures, rows = rows_section(runner, benches, tmp, args.quick, repeat)
         elif args.only == "floor":
             figures, rows = bench_floor.section(runner, benches, tmp, args.quick, repeat)
+        elif args.only == "answers":
+            figures, rows = bench_answers.section(runner, tmp, args.quick, repeat, fixtures)
         else:
             figures, rows = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
         out[args.only] = figures
@@ -572,6 +579,8 @@ def main():
     out["rows"], rows_lines = rows_section(runner, benches, tmp, args.quick, repeat)
     out["exec"], exec_lines = bench_exec_overhead.section(runner, tmp, exec_points, repeat)
     out["floor"], floor_lines = bench_floor.section(runner, benches, tmp, args.quick, repeat)
+    out["answers"], answers_lines = bench_answers.section(runner, tmp, args.quick, repeat,
+                                                          fixtures)
     out["load_end"] = loadavg()
     out["bench_seconds"] = time.perf_counter() - started
 
@@ -646,6 +655,7 @@ def main():
     rows.extend(rows_lines)
     rows.extend(exec_lines)
     rows.extend(floor_lines)
+    rows.extend(answers_lines)
     out["table"] = [dict(zip(("what", "figure", "reference", "ratio", "target", "verdict"), r))
                     for r in rows]
 

@@ -22,12 +22,23 @@
 typedef struct solver_ctx {
     const fit_model *model;
     const fit_data *data;
+    char *eval_err;  /* a user model's failure (owned), which ends the fit */
+    double *scratch; /* a user model's values (n): GSL's f may be strided */
 } solver_ctx;
 
 /* GSL's residual: f_i = model(x_i) - y_i (the weights are applied by GSL). */
 static int residual_fn(const gsl_vector *p, void *arg, gsl_vector *f)
 {
-    const solver_ctx *c = arg;
+    solver_ctx *c = arg;
+    if (c->model->eval) {
+        /* f may be a column of the finite-difference Jacobian (strided) */
+        if (c->eval_err || c->model->eval(c->model->eval_ctx, c->data->x, c->data->n, p->data,
+                                          c->scratch, &c->eval_err) != 0)
+            return GSL_EBADFUNC;
+        for (size_t i = 0; i < c->data->n; i++)
+            gsl_vector_set(f, i, c->scratch[i] - c->data->y[i]);
+        return GSL_SUCCESS;
+    }
     for (size_t i = 0; i < c->data->n; i++)
         gsl_vector_set(f, i, c->model->f(c->data->x[i], p->data) - c->data->y[i]);
     return GSL_SUCCESS;
@@ -145,9 +156,10 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     gsl_set_error_handler_off(); /* GSL's default aborts the process */
 
     int rc = -1;
-    solver_ctx ctx = { model, data };
+    solver_ctx ctx = { model, data, NULL, NULL };
+    /* a user model's Jacobian: GSL's forward differences (df NULL) */
     gsl_multifit_nlinear_fdf fdf = {
-        .f = residual_fn, .df = jacobian_fn, .n = n, .p = p, .params = &ctx
+        .f = residual_fn, .df = model->eval ? NULL : jacobian_fn, .n = n, .p = p, .params = &ctx
     };
     gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
     gsl_multifit_nlinear_workspace *w =
@@ -156,24 +168,42 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     gsl_matrix *cov = gsl_matrix_alloc(p, p);
     out->fitted = malloc(n * sizeof *out->fitted);
     out->residual = malloc(n * sizeof *out->residual);
-    if (!w || (data->sd && !weights) || !cov || !out->fitted || !out->residual) {
+    if (model->eval)
+        ctx.scratch = malloc(n * sizeof *ctx.scratch);
+    if (!w || (data->sd && !weights) || !cov || !out->fitted || !out->residual ||
+        (model->eval && !ctx.scratch)) {
         util_fail(err, "out of memory fitting %zu rows", n);
         goto done;
     }
     double start[FIT_MAX_PARAMS] = { 0 };
-    model->start(data, start);
+    if (model->eval)
+        memcpy(start, model->start_values, sizeof start);
+    else
+        model->start(data, start);
     gsl_vector_view start_view = gsl_vector_view_array(start, p);
+    int status;
     if (weights) {
         for (size_t i = 0; i < n; i++)
             gsl_vector_set(weights, i, 1 / (data->sd[i] * data->sd[i]));
-        gsl_multifit_nlinear_winit(&start_view.vector, weights, &fdf, w);
+        status = gsl_multifit_nlinear_winit(&start_view.vector, weights, &fdf, w);
     } else {
-        gsl_multifit_nlinear_init(&start_view.vector, &fdf, w);
+        status = gsl_multifit_nlinear_init(&start_view.vector, &fdf, w);
+    }
+    if (ctx.eval_err) { /* the user model failed at the start */
+        *err = ctx.eval_err;
+        ctx.eval_err = NULL;
+        goto done;
     }
     int info = 0;
-    int status = gsl_multifit_nlinear_driver(max_iterations, 1e-10, 1e-10, 0, NULL, NULL, &info, w);
+    if (status == GSL_SUCCESS)
+        status = gsl_multifit_nlinear_driver(max_iterations, 1e-10, 1e-10, 0, NULL, NULL, &info, w);
     double chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
     out->iterations = gsl_multifit_nlinear_niter(w);
+    if (ctx.eval_err) {
+        *err = ctx.eval_err;
+        ctx.eval_err = NULL;
+        goto done;
+    }
     /* GSL reports EMAXITER with info ENOPROG when no step from the start
      * lowers the cost: the start (exact for the models linear in their
      * parameters) is already the minimum. */
@@ -218,8 +248,11 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
                           derived_error[k], t);
     }
     out->estimate_count = p + model->derived_count;
+    if (model->eval && model->eval(model->eval_ctx, data->x, n, values, out->fitted, err) != 0)
+        goto done;
     for (size_t i = 0; i < n; i++) {
-        out->fitted[i] = model->f(data->x[i], values);
+        if (!model->eval)
+            out->fitted[i] = model->f(data->x[i], values);
         out->residual[i] = data->y[i] - out->fitted[i];
     }
     out->r2 = r_squared(data, out->residual);
@@ -228,6 +261,8 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
     out->confidence = confidence;
     rc = 0;
 done:
+    free(ctx.eval_err);
+    free(ctx.scratch);
     gsl_multifit_nlinear_free(w);
     gsl_vector_free(weights);
     gsl_matrix_free(cov);

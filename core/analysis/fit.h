@@ -12,7 +12,7 @@
 #include "base/value.h"
 #include "store/store.h"
 
-#define FIT_MAX_PARAMS 3
+#define FIT_MAX_PARAMS 8 /* a user model's; the built-in ones have at most 3 */
 #define FIT_MAX_DERIVED 3
 
 /* Which unit a quantity has, in terms of the fitted columns' units. */
@@ -43,6 +43,25 @@ size_t fit_model_param_count(const fit_model *m);
 /* f(x; p) with p[fit_model_param_count(m)]: a fitted curve's value at x
  * (NaN where the model is undefined, x <= 0 for a model that needs x > 0). */
 double fit_model_eval(const fit_model *m, const double *p, double x);
+
+/* A model given as a function (Lua's fit{model = function(x, p) ...}):
+ * eval fills fitted[i] = f(x[i]; p) for i < n and returns 0, or returns -1
+ * with *err (malloc'd), which ends the fit with that message. analysis/
+ * never sees the language the function is written in: script/ passes a
+ * trampoline and its context. */
+typedef int (*fit_eval_fn)(void *ctx, const double *x, size_t n, const double *p, double *fitted,
+                           char **err);
+
+/* A model of param_count (1..FIT_MAX_PARAMS) parameters named names
+ * (copied), started from start, evaluated by eval(ctx, ...) (ctx borrowed:
+ * it must outlive the model's fits). name and formula are what the fit
+ * table stores. Its Jacobian is taken by finite differences; it has no
+ * derived quantities. Returns the model (fit_model_user_free) or NULL with
+ * *err: too many parameters, out of memory. */
+fit_model *fit_model_user_new(const char *name, const char *formula, size_t param_count,
+                              const char *const *names, const double *start, fit_eval_fn eval,
+                              void *ctx, char **err);
+void fit_model_user_free(fit_model *m); /* accepts NULL */
 
 /* One fitted or derived quantity. */
 typedef struct fit_estimate {
@@ -120,5 +139,32 @@ typedef struct fit_columns {
 int fit_groups_load(store *s, int64_t section_id, const fit_columns *columns, fit_group_set *out,
                     char **err);
 void fit_group_set_free(fit_group_set *set); /* accepts NULL */
+
+/* --- answering for a section (fit_answer.c) ------------------------------ */
+
+/* The question: a section (its sweep and ordinal name it in messages), a
+ * model and the columns. Everything borrowed. */
+typedef struct fit_question {
+    int64_t sweep_id, section_id;
+    int ordinal;
+    const fit_model *model;
+    fit_columns columns;
+} fit_question;
+
+/* What `runner fit` and Lua's fit{} print and store: one fit per group. */
+typedef struct fit_answer {
+    fit_group_set groups;
+    fit_result *results; /* groups.count */
+    int64_t *ids;        /* groups.count: the stored fit rows */
+    size_t excluded;     /* rows left out over every group */
+} fit_answer;
+
+/* Reads the section, fits every group and stores the fits (fit, fit_param,
+ * fit_residual; one transaction). Returns 0 with *out (fit_answer_clear),
+ * or -1 with *err one line starting "sweep S, section N" (and the group
+ * under --by): a column missing or not numeric, no rows, a fit refused;
+ * nothing is stored then. */
+int fit_answer_section(store *s, const fit_question *q, fit_answer *out, char **err);
+void fit_answer_clear(fit_answer *a); /* accepts NULL */
 
 #endif

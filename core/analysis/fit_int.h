@@ -28,6 +28,11 @@ struct fit_model {
     /* The derived quantities at p (NaN where undefined); their gradients
      * are taken numerically (fit.c). NULL when derived_count is 0. */
     void (*derive)(const double *p, double *out);
+    /* A user model (fit_model_user_new): f, df, start and derive are NULL;
+     * eval computes every row at once, from start_values. */
+    fit_eval_fn eval;
+    void *eval_ctx;
+    double start_values[FIT_MAX_PARAMS];
 };
 
 #endif

@@ -302,6 +302,45 @@ const char *fit_model_names(void)
     return "amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear";
 }
 
+fit_model *fit_model_user_new(const char *name, const char *formula, size_t param_count,
+                              const char *const *names, const double *start, fit_eval_fn eval,
+                              void *ctx, char **err)
+{
+    if (param_count < 1 || param_count > FIT_MAX_PARAMS) {
+        util_fail(err, "a model has 1 to %d parameters, not %zu", FIT_MAX_PARAMS, param_count);
+        return NULL;
+    }
+    fit_model *m = calloc(1, sizeof *m);
+    int bad = !m || !(m->name = util_strdup(name)) || !(m->formula = util_strdup(formula));
+    for (size_t j = 0; !bad && j < param_count; j++) {
+        m->params[j] = (fit_quantity_desc){ util_strdup(names[j]), FIT_UNIT_NONE, "" };
+        m->start_values[j] = start[j];
+        bad = !m->params[j].name;
+    }
+    if (bad) {
+        fit_model_user_free(m);
+        util_fail(err, "out of memory");
+        return NULL;
+    }
+    m->param_count = param_count;
+    m->eval = eval;
+    m->eval_ctx = ctx;
+    return m;
+}
+
+void fit_model_user_free(fit_model *m)
+{
+    if (!m)
+        return;
+    /* a user model's strings are its own (casts: the built-in ones are
+     * static) */
+    free((char *)m->name);
+    free((char *)m->formula);
+    for (size_t j = 0; j < FIT_MAX_PARAMS; j++)
+        free((char *)m->params[j].name);
+    free(m);
+}
+
 const char *fit_model_name(const fit_model *m) { return m->name; }
 const char *fit_model_formula(const fit_model *m) { return m->formula; }
 size_t fit_model_param_count(const fit_model *m) { return m->param_count; }

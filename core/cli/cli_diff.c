@@ -254,6 +254,25 @@ static int is_time_unit(const char *unit)
     return 0;
 }
 
+/* What a result row of --stat stores beside its printed cells: the
+ * point's section on each side and the column's unit (owned). */
+typedef struct stat_extra {
+    int64_t section[2];
+    char *unit;
+} stat_extra;
+
+typedef struct stat_extras {
+    stat_extra *rows; /* one per row of the result table */
+    size_t count, capacity;
+} stat_extras;
+
+static void stat_extras_clear(stat_extras *x)
+{
+    for (size_t i = 0; i < x->count; i++)
+        free(x->rows[i].unit);
+    free(x->rows);
+}
+
 /* One plugin's --stat scan: the columns read, the point being gathered,
  * the result rows. */
 typedef struct stat_scan {
@@ -265,10 +284,11 @@ typedef struct stat_scan {
     long wall;               /* compared index of a command's wall_s, or -1 */
     long wall_sd, wall_runs; /* read index of the helpers, or -1 */
     double tolerance;
-    table *out; /* borrowed: the result rows */
+    table *out;          /* borrowed: the result rows */
+    stat_extras *extras; /* borrowed: what each result row stores beside */
     /* the point being gathered: its rows' compared cells, per side */
     int open;
-    int64_t point[2];
+    int64_t point[2], section[2];
     char *params; /* owned */
     double *cells[2];
     size_t rows[2], capacity[2];
@@ -361,11 +381,23 @@ static int stat_flush(stat_scan *st, char **err)
             value_real(cmp.ratio),          value_real(cmp.ratio_low), value_real(cmp.ratio_high),
             value_real(cmp.p_value),        value_text(verdict),
         };
-        if (table_append_row(st->out, row) != 0) {
+        stat_extras *x = st->extras;
+        if (x->count == x->capacity) {
+            size_t capacity = x->capacity ? 2 * x->capacity : 64;
+            stat_extra *grown = realloc(x->rows, capacity * sizeof *grown);
+            if (grown) {
+                x->rows = grown;
+                x->capacity = capacity;
+            }
+        }
+        char *unit = x->count < x->capacity ? util_strdup(col->unit) : NULL;
+        if (!unit || table_append_row(st->out, row) != 0) {
+            free(unit);
             for (size_t i = 0; i < sizeof row / sizeof *row; i++)
                 value_clear(&row[i]);
             return util_fail(err, "out of memory");
         }
+        x->rows[x->count++] = (stat_extra){ { st->section[0], st->section[1] }, unit };
     }
     st->compared++;
     st->rows[0] = st->rows[1] = 0;
@@ -423,11 +455,13 @@ static int stat_visit(void *ctx, const diff_row *row, char **err)
         if (!(st->params = util_strdup(any->params_json)))
             return util_fail(err, "out of memory");
         st->point[0] = st->point[1] = -1;
+        st->section[0] = st->section[1] = 0;
         st->open = 1;
     }
     for (int i = 0; i < 2; i++)
         if (side[i]) {
             st->point[i] = side[i]->point_id;
+            st->section[i] = side[i]->section_id;
             if (stat_keep(st, i, side[i], err) != 0)
                 return -1;
         }
@@ -512,6 +546,47 @@ static table *stat_table(const diff_job *job)
     return t;
 }
 
+/* The comparison as rows (stat_diff, stat_diff_row): out's cells and the
+ * extras beside them, in one transaction. */
+static int stat_store(store *s, const diff_job *job, const table *out, const stat_extras *extras,
+                      double tolerance, uint64_t compared, uint64_t past, int64_t *id, char **err)
+{
+    store_stat_diff_row *rows = calloc(out->row_count + 1, sizeof *rows);
+    if (!rows)
+        return util_fail(err, "out of memory");
+    for (size_t r = 0; r < out->row_count; r++) {
+        const value *c = table_cell(out, r, 0);
+        rows[r] = (store_stat_diff_row){ .plugin = c[0].as.text,
+                                         .point = c[1].as.text,
+                                         .column = c[2].as.text,
+                                         .unit = extras->rows[r].unit,
+                                         .verdict = c[13].as.text,
+                                         .section_a = extras->rows[r].section[0],
+                                         .section_b = extras->rows[r].section[1],
+                                         .n_a = c[3].as.integer,
+                                         .mean_a = value_number(&c[4]),
+                                         .sd_a = value_number(&c[5]),
+                                         .n_b = c[6].as.integer,
+                                         .mean_b = value_number(&c[7]),
+                                         .sd_b = value_number(&c[8]),
+                                         .ratio = value_number(&c[9]),
+                                         .ratio_low = value_number(&c[10]),
+                                         .ratio_high = value_number(&c[11]),
+                                         .p_value = value_number(&c[12]) };
+    }
+    store_stat_diff head = { .sweep_a = job->a,
+                             .sweep_b = job->b,
+                             .tolerance_s = tolerance,
+                             .confidence = STAT_LEVEL,
+                             .compared = (int64_t)compared,
+                             .past_tolerance = (int64_t)past,
+                             .row_count = out->row_count,
+                             .rows = rows };
+    int rc = store_stat_diff_write(s, &head, id, err);
+    free(rows);
+    return rc;
+}
+
 /* diff --stat: every plugin's matched points, column by column. Returns
  * EXIT_OK, EXIT_DIFFERENT (a significant change past the tolerance) or
  * EXIT_USAGE (printed). */
@@ -520,6 +595,9 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s)
     const option_value *v = a->values;
     const char *wanted = v[OPTION_COLUMNS].text;
     diff_tolerance exact = { 0 };
+    double tolerance = v[OPTION_TOLERANCE].given ? v[OPTION_TOLERANCE].seconds : 0;
+    stat_extras extras = { 0 };
+    int64_t id = 0;
     table *out = stat_table(job);
     char *err = NULL;
     uint64_t compared = 0, without_rows = 0, only = 0, past = 0;
@@ -530,8 +608,9 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s)
     for (size_t p = 0; p < job->plugin_count; p++) {
         stat_scan st = { .job = job,
                          .plugin = job->plugins[p],
-                         .tolerance = v[OPTION_TOLERANCE].given ? v[OPTION_TOLERANCE].seconds : 0,
-                         .out = out };
+                         .tolerance = tolerance,
+                         .out = out,
+                         .extras = &extras };
         int status = stat_columns(s, job, p, wanted, &st);
         if (status == EXIT_OK && st.read->column_count == st.carried) {
             stat_scan_clear(&st);
@@ -550,20 +629,30 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s)
         stat_scan_clear(&st);
         if (status != EXIT_OK) {
             table_free(out);
+            stat_extras_clear(&extras);
             return status;
         }
     }
     if (compared == 0) {
         table_free(out);
+        stat_extras_clear(&extras);
         fprintf(stderr,
                 "runner: diff --stat: sweeps %lld and %lld have no point with rows on both sides "
                 "to compare\n",
                 (long long)job->a, (long long)job->b);
         return EXIT_USAGE;
     }
+    /* Stored before it is printed: a comparison that cannot be stored is
+     * not shown as if it were. */
+    int rc = stat_store(s, job, out, &extras, tolerance, compared, past, &id, &err);
+    stat_extras_clear(&extras);
+    if (rc != 0) {
+        table_free(out);
+        return cli_fail(err);
+    }
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
-    int rc = output_table(stdout, out, format);
+    rc = output_table(stdout, out, format);
     table_free(out);
     if (rc != 0)
         return cli_fail(util_format("cannot write the comparison"));
@@ -577,6 +666,8 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s)
                past ? "a significant change past the tolerance"
                     : "no significant change past "
                       "the tolerance");
+        printf("stored as stat_diff %lld: stat_diff_row holds these rows (docs/analysis.md)\n",
+               (long long)id);
     }
     return past ? EXIT_DIFFERENT : EXIT_OK;
 }
@@ -594,8 +685,9 @@ int cli_diff(const options_parsed *a)
     int status = resolve_sweep(a, a->positional, &job.a, &ids_a, &count_a);
     if (status == EXIT_OK)
         status = resolve_sweep(a, a->positional2, &job.b, &ids_b, &count_b);
+    /* --stat stores its comparison: opened for writing then */
     if (status == EXIT_OK)
-        status = cli_open_existing(a->db_path, &s, 0);
+        status = cli_open_existing(a->db_path, &s, a->values[OPTION_STAT].given);
     if (status != EXIT_OK)
         goto done;
     for (size_t i = 0; i < count_a + count_b && !err; i++)

@@ -1,7 +1,7 @@
 /* cli_fit: `runner fit SWEEP --x X --y Y --model M`: picks the section
- * (plot's rule), reads its rows and fits them (analysis/), stores every
- * fit in one transaction (store_fits_write) and prints the quantities as a
- * table. A fit that fails in any group stores nothing. */
+ * (plot's rule); analysis/fit_answer.c reads its rows, fits them and stores
+ * every fit in one transaction; this prints the quantities as a table. A
+ * fit that fails in any group stores nothing. */
 #include "base/exit_status.h"
 #include "cli.h"
 
@@ -20,18 +20,12 @@ typedef struct fit_job {
     int64_t sweep_id, section_id;
     size_t section_ordinal;
     char *title;
-    fit_group_set groups;
-    fit_result *results; /* one per group */
-    int64_t *ids;
+    fit_answer answer;
 } fit_job;
 
 static void fit_job_clear(fit_job *job)
 {
-    for (size_t i = 0; job->results && i < job->groups.count; i++)
-        fit_result_clear(&job->results[i]);
-    free(job->results);
-    free(job->ids);
-    fit_group_set_free(&job->groups);
+    fit_answer_clear(&job->answer);
     free(job->title);
     store_close(job->s);
 }
@@ -76,115 +70,6 @@ static int pick_section(fit_job *job, const int64_t *ids, size_t count, const op
     return job->title ? EXIT_OK : cli_fail(NULL);
 }
 
-/* "sweep 3, section 1" and, under --by, ", jitter = 0.5": where a message
- * comes from. */
-static char *group_label(const fit_job *job, const char *by, const fit_group *g)
-{
-    char cell[64] = "";
-    if (by)
-        value_format(&g->by, 6, cell, sizeof cell);
-    return util_format("sweep %lld, section %zu%s%s%s%s", (long long)job->sweep_id,
-                       job->section_ordinal, by ? ", " : "", by ? by : "", by ? " = " : "",
-                       by ? cell : "");
-}
-
-static int run_fits(fit_job *job, const fit_model *model, const char *by)
-{
-    job->results = calloc(job->groups.count ? job->groups.count : 1, sizeof *job->results);
-    job->ids = calloc(job->groups.count ? job->groups.count : 1, sizeof *job->ids);
-    if (!job->results || !job->ids)
-        return cli_fail(NULL);
-    if (job->groups.count == 0) {
-        fprintf(stderr, "runner: fit: sweep %lld, section %zu has no rows to fit\n",
-                (long long)job->sweep_id, job->section_ordinal);
-        return EXIT_USAGE;
-    }
-    for (size_t i = 0; i < job->groups.count; i++) {
-        const fit_group *g = &job->groups.groups[i];
-        fit_data data = { .n = g->n, .x = g->x, .y = g->y, .sd = g->sd };
-        char *err = NULL;
-        if (fit_run(model, &data, NULL, &job->results[i], &err) != 0) {
-            char *where = group_label(job, by, g);
-            fprintf(stderr, "runner: fit: %s: %s\n", where ? where : "", err ? err : "failed");
-            free(where);
-            free(err);
-            return EXIT_USAGE;
-        }
-    }
-    return EXIT_OK;
-}
-
-/* Every group's fit in one transaction. */
-static int store_all(fit_job *job, const fit_model *model, const options_parsed *a)
-{
-    size_t count = job->groups.count;
-    store_fit *fits = calloc(count, sizeof *fits);
-    store_fit_param *params = calloc(count * (FIT_MAX_PARAMS + FIT_MAX_DERIVED), sizeof *params);
-    char **units = calloc(count * (FIT_MAX_PARAMS + FIT_MAX_DERIVED), sizeof *units);
-    int status = EXIT_OK;
-    if (!fits || !params || !units) {
-        status = cli_fail(NULL);
-        goto done;
-    }
-    for (size_t i = 0; i < count; i++) {
-        const fit_group *g = &job->groups.groups[i];
-        const fit_result *r = &job->results[i];
-        store_fit_param *p = &params[i * (FIT_MAX_PARAMS + FIT_MAX_DERIVED)];
-        char **u = &units[i * (FIT_MAX_PARAMS + FIT_MAX_DERIVED)];
-        for (size_t k = 0; k < r->estimate_count; k++) {
-            const fit_estimate *e = &r->estimates[k];
-            if (!(u[k] = fit_unit_text(e->unit, job->groups.x_unit, job->groups.y_unit))) {
-                status = cli_fail(NULL);
-                goto done;
-            }
-            p[k] = (store_fit_param){ .name = e->name,
-                                      .unit = u[k],
-                                      .doc = e->doc,
-                                      .derived = e->derived,
-                                      .value = e->value,
-                                      .std_error = e->std_error,
-                                      .ci_low = e->ci_low,
-                                      .ci_high = e->ci_high };
-        }
-        fits[i] = (store_fit){ .sweep_id = job->sweep_id,
-                               .section_id = job->section_id,
-                               .model = fit_model_name(model),
-                               .formula = fit_model_formula(model),
-                               .x_column = a->values[OPTION_FIT_X].text,
-                               .y_column = a->values[OPTION_FIT_Y].text,
-                               .x_unit = job->groups.x_unit,
-                               .y_unit = job->groups.y_unit,
-                               .by_column = a->values[OPTION_FIT_BY].text,
-                               .by_value = &g->by,
-                               .weight_column = a->values[OPTION_FIT_WEIGHTS].text,
-                               .n = (int64_t)r->n,
-                               .excluded = (int64_t)g->excluded,
-                               .dof = (int64_t)r->dof,
-                               .iterations = (int64_t)r->iterations,
-                               .r2 = r->r2,
-                               .rss = r->rss,
-                               .residual_sd = r->residual_sd,
-                               .confidence = r->confidence,
-                               .param_count = r->estimate_count,
-                               .params = p,
-                               .keys = g->keys,
-                               .x = g->x,
-                               .y = g->y,
-                               .fitted = r->fitted,
-                               .residual = r->residual };
-    }
-    char *err = NULL;
-    if (store_fits_write(job->s, fits, count, job->ids, &err) != 0)
-        status = cli_fail(err);
-done:
-    for (size_t i = 0; units && i < count * (FIT_MAX_PARAMS + FIT_MAX_DERIVED); i++)
-        free(units[i]);
-    free(units);
-    free(params);
-    free(fits);
-    return status;
-}
-
 /* One row per quantity of every fit: the fit's id, group, model, n, R^2
  * (the same on every row of a fit, so one line above the table when there
  * is one fit), then the quantity with its error and interval. */
@@ -198,9 +83,9 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
     table *t = title ? table_new(title) : NULL;
     free(title);
     runner_type by_type = RUNNER_TEXT;
-    for (size_t i = 0; i < job->groups.count; i++)
-        if (job->groups.groups[i].by.type) {
-            by_type = job->groups.groups[i].by.type;
+    for (size_t i = 0; i < job->answer.groups.count; i++)
+        if (job->answer.groups.groups[i].by.type) {
+            by_type = job->answer.groups.groups[i].by.type;
             break;
         }
     int ok = t && table_add_column(t, "fit", "", RUNNER_INTEGER, 1) == 0 &&
@@ -214,14 +99,14 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
              table_add_column(t, "ci95_low", "", RUNNER_REAL, 0) == 0 &&
              table_add_column(t, "ci95_high", "", RUNNER_REAL, 0) == 0 &&
              table_add_column(t, "unit", "", RUNNER_TEXT, 0) == 0;
-    for (size_t i = 0; ok && i < job->groups.count; i++) {
-        const fit_result *r = &job->results[i];
-        const fit_group *g = &job->groups.groups[i];
+    for (size_t i = 0; ok && i < job->answer.groups.count; i++) {
+        const fit_result *r = &job->answer.results[i];
+        const fit_group *g = &job->answer.groups.groups[i];
         for (size_t k = 0; ok && k < r->estimate_count; k++) {
             const fit_estimate *e = &r->estimates[k];
             value row[11];
             size_t c = 0;
-            row[c++] = value_integer(job->ids[i]);
+            row[c++] = value_integer(job->answer.ids[i]);
             if (by && value_copy(&row[c++], &g->by) != 0)
                 ok = 0;
             row[c++] = value_integer((int64_t)r->n);
@@ -232,7 +117,8 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
             row[c++] = value_real(e->std_error);
             row[c++] = value_real(e->ci_low);
             row[c++] = value_real(e->ci_high);
-            char *unit = fit_unit_text(e->unit, job->groups.x_unit, job->groups.y_unit);
+            char *unit =
+                fit_unit_text(e->unit, job->answer.groups.x_unit, job->answer.groups.y_unit);
             row[c++] = value_text(unit ? unit : "");
             free(unit);
             ok = ok && table_append_row(t, row) == 0;
@@ -289,21 +175,19 @@ int cli_fit(const options_parsed *a)
     }
     if ((status = pick_section(&job, ids, count, a)) != EXIT_OK)
         goto done;
-    fit_columns columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text, v[OPTION_FIT_BY].text,
-                            v[OPTION_FIT_WEIGHTS].text };
-    if (fit_groups_load(job.s, job.section_id, &columns, &job.groups, &err) != 0) {
-        fprintf(stderr, "runner: fit: sweep %lld, section %zu: %s\n", (long long)job.sweep_id,
-                job.section_ordinal, err ? err : "cannot read the rows");
+    fit_question q = { .sweep_id = job.sweep_id,
+                       .section_id = job.section_id,
+                       .ordinal = (int)job.section_ordinal,
+                       .model = model,
+                       .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
+                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text } };
+    if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
+        fprintf(stderr, "runner: fit: %s\n", err ? err : "failed");
         free(err);
         status = EXIT_USAGE;
         goto done;
     }
-    if ((status = run_fits(&job, model, v[OPTION_FIT_BY].text)) != EXIT_OK ||
-        (status = store_all(&job, model, a)) != EXIT_OK)
-        goto done;
-    size_t excluded = 0;
-    for (size_t i = 0; i < job.groups.count; i++)
-        excluded += job.groups.groups[i].excluded;
+    size_t excluded = job.answer.excluded;
     if (excluded)
         fprintf(stderr, "runner: fit: %zu row%s excluded (NaN, inf or empty in %s or %s%s%s)\n",
                 excluded, excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
@@ -317,14 +201,15 @@ int cli_fit(const options_parsed *a)
         status = cli_fail(util_format("cannot print the fit: out of memory or output closed"));
         goto done;
     }
-    if (format == OUTPUT_TABLE && job.groups.count == 1)
+    if (format == OUTPUT_TABLE && job.answer.groups.count == 1)
         printf("stored as fit %lld: fit_param holds these, fit_residual each row's fitted value "
                "and residual (docs/analysis.md)\n",
-               (long long)job.ids[0]);
+               (long long)job.answer.ids[0]);
     else if (format == OUTPUT_TABLE)
         printf("stored as fits %lld to %lld: fit_param holds these, fit_residual each row's "
                "fitted value and residual (docs/analysis.md)\n",
-               (long long)job.ids[0], (long long)job.ids[job.groups.count - 1]);
+               (long long)job.answer.ids[0],
+               (long long)job.answer.ids[job.answer.groups.count - 1]);
 done:
     table_free(t);
     free(ids);

@@ -63,12 +63,36 @@ expect_sql "SELECT count(*) FROM sweep WHERE status = 'ok'" $((3 * trials))
 run "$RUNNER" diff 1 3 --stat --tolerance 0.1 --db "$DB"
 expect_status 1
 expect_equal "slower, three points" "$(grep -c ' slower *$' "$TMP/out")" 3
-expect_equal "the end" "$(tail -n 2 "$TMP/out")" "3 points compared
-sweeps 1 and 3: a significant change past the tolerance"
+expect_equal "the end" "$(tail -n 3 "$TMP/out")" "3 points compared
+sweeps 1 and 3: a significant change past the tolerance
+stored as stat_diff $((2 * trials + 1)): stat_diff_row holds these rows (docs/analysis.md)"
 # A significant change within the tolerance says so and passes.
 run "$RUNNER" diff 1 3 --stat --tolerance 0.5 --db "$DB" --format json
 expect_status 0
 expect_equal "within tolerance" "$(fields verdict)" "slower, within tolerance"
+# Stored as printed: the head row and one stat_diff_row per printed row,
+# every figure equal (SQL on the stored rows against the JSON).
+last=$(sql "SELECT max(id) FROM stat_diff")
+expect_sql "SELECT sweep_a, sweep_b, tolerance_s, confidence, compared, past_tolerance
+    FROM stat_diff WHERE id = $last" "1|3|0.5|0.95|3|0"
+sqlite3 -batch -json "$DB" "SELECT r.*, s1.ordinal AS ord_a, s2.ordinal AS ord_b FROM stat_diff_row r
+    JOIN section s1 ON s1.id = r.section_a JOIN section s2 ON s2.id = r.section_b
+    WHERE stat_diff_id = $last ORDER BY position" >"$TMP/stored.json"
+python3 - "$TMP/out" "$TMP/stored.json" <<'PY' || fail "diff --stat: the stored rows differ from the printed ones"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = [c["name"] for c in doc["columns"]]
+stored = json.load(open(sys.argv[2]))
+assert len(stored) == len(doc["rows"]) == 3, (stored, doc)
+for i, (r, s) in enumerate(zip(doc["rows"], stored)):
+    r = dict(zip(names, r))
+    assert s["position"] == i + 1 and s["unit"] == "s" and s["ord_a"] == s["ord_b"] == 1, s
+    assert s["column_name"] == r["column"], (s, r)
+    for k in ("plugin", "point", "n_a", "n_b", "verdict"):
+        assert s[k] == r[k], (k, s[k], r[k])
+    for k in ("mean_a", "sd_a", "mean_b", "sd_b", "ratio", "ratio_low", "ratio_high", "p_value"):
+        assert abs(s[k] - r[k]) <= 1e-12 * max(1, abs(r[k])), (k, s[k], r[k])
+PY
 # B against A: the same figures seen from the other side.
 run "$RUNNER" diff 3 1 --stat --tolerance 0.1 --db "$DB" --format json
 expect_status 1
@@ -110,15 +134,26 @@ else
     skip_missing python3-scipy "Debian's python3 lacks scipy (python3-scipy) for the Welch cross-check"
 fi
 
-# Refusals, exit 2 with one line: fewer than two values on a side (wall_s
-# of a command run once a point), a column that is not numeric, or a
-# command's per-point column.
+# Refusals, exit 2 with one line and nothing stored: fewer than two values
+# on a side (wall_s of a command run once a point), a column that is not
+# numeric, or a command's per-point column.
+counts="SELECT (SELECT count(*) FROM stat_diff), (SELECT count(*) FROM stat_diff_row)"
+before=$(sql "$counts")
 run "$RUNNER" diff 1 2 --stat --columns wall_s --db "$DB"
 expect_status 2
 expect_stderr "runner: diff --stat: column 'wall_s' has 1 value at noisy {\"size\":1} in sweep 1; a comparison needs at least 2 on each side (repeats = N in a command, or several rows per point)"
 run "$RUNNER" diff 1 2 --stat --columns user_s --db "$DB"
 expect_status 2
 expect_stderr "runner: diff --stat: column 'user_s' of noisy is one value per point of a command (--stat compares wall_s and the declared columns)"
+expect_equal "refusals store nothing" "$(sql "$counts")" "$before"
+# A plain diff stores nothing either.
+run "$RUNNER" diff 1 2 --db "$DB"
+expect_equal "a plain diff stores nothing" "$(sql "$counts")" "$before"
+# runner rm takes the comparisons of the sweep with it (either side).
+run "$RUNNER" rm 3 --db "$DB"
+expect_status 0
+expect_sql "SELECT count(*) FROM stat_diff WHERE sweep_a = 3 OR sweep_b = 3" "0"
+expect_sql "SELECT count(*) FROM stat_diff_row WHERE stat_diff_id NOT IN (SELECT id FROM stat_diff)" "0"
 
 # repeats = N: wall_s is the mean of N runs with wall_sd_s, and wall_runs is
 # its n, so --stat compares it (real timings: only n and the status are

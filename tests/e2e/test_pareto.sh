@@ -13,6 +13,12 @@ brute() {
            AND a.$2 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM speedup b
            WHERE b.$1 >= a.$1 AND b.$2 >= a.$2 AND (b.$1 > a.$1 OR b.$2 > a.$2))" | sort
 }
+# stored ID: "workers,jitter" lines of the front stored as pareto ID.
+stored() {
+    sql "SELECT s.workers || ',' || printf('%g', s.jitter) FROM pareto_member m
+           JOIN speedup s ON s.row_id = m.row_id AND s.point_id = m.point_id
+           WHERE m.pareto_id = $1" | sort
+}
 # front: "workers,jitter" lines of the JSON front in $TMP/out
 front() {
     python3 -c '
@@ -27,11 +33,18 @@ for r in d["rows"]:
 run "$RUNNER" pareto 1 --max efficiency --max speedup --db "$DB" --format json
 expect_status 0
 expect_equal "front = brute force" "$(front)" "$(brute efficiency speedup)"
+# Stored (pareto, pareto_objective, pareto_member): the same rows as printed.
+expect_equal "stored front = printed front" "$(stored 1)" "$(front)"
+expect_sql "SELECT sweep_id, section_id, rows, excluded, front_size FROM pareto" "1|1|24|0|10"
+expect_sql "SELECT position, column_name, unit, direction FROM pareto_objective ORDER BY position" \
+"1|efficiency|fraction|max
+2|speedup||max"
 run "$RUNNER" pareto 1 --min round_s --max efficiency --db "$DB" --format json
 expect_status 0
 expect_equal "front = brute force (min round_s)" "$(front)" "$(sql "SELECT a.workers || ',' || printf('%g', a.jitter)
     FROM speedup a WHERE NOT EXISTS (SELECT 1 FROM speedup b WHERE b.round_s <= a.round_s
     AND b.efficiency >= a.efficiency AND (b.round_s < a.round_s OR b.efficiency > a.efficiency))" | sort)"
+expect_equal "stored front = printed front (min round_s)" "$(stored 2)" "$(front)"
 # ties: the three one-worker rows (efficiency 1, speedup 1) are all kept
 run "$RUNNER" pareto 1 --max efficiency --max speedup --db "$DB"
 expect_status 0
@@ -48,12 +61,14 @@ jitter [s]  workers  efficiency [fraction]  speedup
        0.5       64               0.491808  31.4757
        0.5      256               0.192061  49.1676
        0.5      512               0.105954  54.2485
-front: 10 of 24 rows"
+front: 10 of 24 rows
+stored as pareto 3: pareto_member holds its rows (docs/analysis.md)"
 # NaN (karp_flatt of one worker) excluded and counted; a parameter as an
 # objective (workers: the cost); JSON
 run "$RUNNER" pareto 1 --min karp_flatt --min round_s --db "$DB"
 expect_status 0
-expect_equal "NaN" "$(tail -n 1 "$TMP/out")" "front: 7 of 24 rows; 3 rows with NaN excluded"
+expect_equal "NaN" "$(tail -n 2 "$TMP/out" | head -n 1)" "front: 7 of 24 rows; 3 rows with NaN excluded"
+expect_sql "SELECT rows, excluded, front_size FROM pareto WHERE id = 4" "24|3|7"
 run "$RUNNER" pareto 1 --min workers --max speedup --db "$DB" --format json
 expect_status 0
 expect_equal "json rows" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["rows"]), [c["name"] for c in d["columns"]][-2:])' "$TMP/out")" "10 ['workers', 'speedup']"
@@ -61,7 +76,10 @@ run "$RUNNER" pareto 1 --min karp_flatt --max speedup --db "$DB" --format csv
 expect_status 0
 expect_stderr "runner: pareto: 3 rows with NaN excluded"
 
-# Refusals
+# Refusals: one line, exit 2, nothing stored.
+counts="SELECT (SELECT count(*) FROM pareto), (SELECT count(*) FROM pareto_objective),
+    (SELECT count(*) FROM pareto_member)"
+before=$(sql "$counts")
 run "$RUNNER" pareto 1 --min round_s --db "$DB"
 expect_status 2
 expect_stderr "runner: pareto: two or more objectives are needed (--min COL, --max COL; each repeatable)"
@@ -77,4 +95,10 @@ expect_stderr "runner: pareto: column 'model' of section 1 of sweep 1: not numer
 run "$RUNNER" pareto 1 --min speedup --max speedup --db "$DB"
 expect_status 2
 expect_stderr "runner: pareto: column 'speedup' is named twice"
+expect_equal "refusals store nothing" "$(sql "$counts")" "$before"
+
+# runner rm removes a sweep's fronts with it.
+run "$RUNNER" rm 1 --db "$DB"
+expect_status 0
+expect_sql "$counts" "0|0|0"
 finish

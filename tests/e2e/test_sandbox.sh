@@ -215,7 +215,7 @@ LUA
 )
 run "$RUNNER" sweep "$script" --db "$DB"
 expect_status 0
-expected_globals="_G _VERSION assert collectgarbage command coroutine error getmetatable ipairs linspace logspace math next options os pairs pcall plot powers_of_two print printf range rawequal rawget rawlen rawset require runner select sensitivity setmetatable string sweep table tonumber tostring type utf8 warn xpcall zip"
+expected_globals="_G _VERSION assert collectgarbage command coroutine error fit getmetatable ipairs linspace logspace math next options os pairs pareto pcall plot powers_of_two print printf range rawequal rawget rawlen rawset require runner select sensitivity setmetatable string sweep table tonumber tostring type utf8 warn xpcall zip"
 expect_stdout_contains "globals: $expected_globals"
 expect_stdout_contains "os: clock date difftime time"
 expect_stdout_contains "string: byte char find format gmatch gsub len lower match pack packsize rep reverse sub unpack upper"

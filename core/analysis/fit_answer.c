@@ -1,0 +1,152 @@
+/* fit_answer: one section's fits, as `runner fit` and Lua's fit{} make
+ * them: the rows read (fit_data.c), one fit per --by group (fit.c), all
+ * stored in one transaction (store_fits_write). A fit refused in any group
+ * stores nothing. */
+#include "fit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+void fit_answer_clear(fit_answer *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; a->results && i < a->groups.count; i++)
+        fit_result_clear(&a->results[i]);
+    free(a->results);
+    free(a->ids);
+    fit_group_set_free(&a->groups);
+    memset(a, 0, sizeof *a);
+}
+
+/* "sweep 3, section 1" and, under --by, ", jitter = 0.5": where a message
+ * comes from (malloc'd). */
+static char *group_label(const fit_question *q, const fit_group *g)
+{
+    const char *by = q->columns.by;
+    char cell[64] = "";
+    if (by && g)
+        value_format(&g->by, 6, cell, sizeof cell);
+    return util_format("sweep %lld, section %d%s%s%s%s", (long long)q->sweep_id, q->ordinal,
+                       by && g ? ", " : "", by && g ? by : "", by && g ? " = " : "",
+                       by && g ? cell : "");
+}
+
+/* The message err (owned) prefixed with where it comes from. */
+static int fail_at(const fit_question *q, const fit_group *g, char *message, char **err)
+{
+    char *where = group_label(q, g);
+    util_fail(err, "%s: %s", where ? where : "", message ? message : "out of memory");
+    free(where);
+    free(message);
+    return -1;
+}
+
+static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
+{
+    enum {
+        PER_FIT = FIT_MAX_PARAMS + FIT_MAX_DERIVED
+    };
+    size_t count = a->groups.count;
+    store_fit *fits = calloc(count, sizeof *fits);
+    store_fit_param *params = calloc(count * PER_FIT, sizeof *params);
+    char **units = calloc(count * PER_FIT, sizeof *units);
+    int rc = -1;
+    if (!fits || !params || !units) {
+        util_fail(err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const fit_group *g = &a->groups.groups[i];
+        const fit_result *r = &a->results[i];
+        store_fit_param *p = &params[i * PER_FIT];
+        char **u = &units[i * PER_FIT];
+        for (size_t k = 0; k < r->estimate_count; k++) {
+            const fit_estimate *e = &r->estimates[k];
+            if (!(u[k] = fit_unit_text(e->unit, a->groups.x_unit, a->groups.y_unit))) {
+                util_fail(err, "out of memory");
+                goto done;
+            }
+            p[k] = (store_fit_param){ .name = e->name,
+                                      .unit = u[k],
+                                      .doc = e->doc,
+                                      .derived = e->derived,
+                                      .value = e->value,
+                                      .std_error = e->std_error,
+                                      .ci_low = e->ci_low,
+                                      .ci_high = e->ci_high };
+        }
+        fits[i] = (store_fit){ .sweep_id = q->sweep_id,
+                               .section_id = q->section_id,
+                               .model = fit_model_name(q->model),
+                               .formula = fit_model_formula(q->model),
+                               .x_column = q->columns.x,
+                               .y_column = q->columns.y,
+                               .x_unit = a->groups.x_unit,
+                               .y_unit = a->groups.y_unit,
+                               .by_column = q->columns.by,
+                               .by_value = &g->by,
+                               .weight_column = q->columns.weights,
+                               .n = (int64_t)r->n,
+                               .excluded = (int64_t)g->excluded,
+                               .dof = (int64_t)r->dof,
+                               .iterations = (int64_t)r->iterations,
+                               .r2 = r->r2,
+                               .rss = r->rss,
+                               .residual_sd = r->residual_sd,
+                               .confidence = r->confidence,
+                               .param_count = r->estimate_count,
+                               .params = p,
+                               .keys = g->keys,
+                               .x = g->x,
+                               .y = g->y,
+                               .fitted = r->fitted,
+                               .residual = r->residual };
+    }
+    rc = store_fits_write(s, fits, count, a->ids, err);
+done:
+    for (size_t i = 0; units && i < count * PER_FIT; i++)
+        free(units[i]);
+    free(units);
+    free(params);
+    free(fits);
+    return rc;
+}
+
+int fit_answer_section(store *s, const fit_question *q, fit_answer *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    char *message = NULL;
+    if (fit_groups_load(s, q->section_id, &q->columns, &out->groups, &message) != 0)
+        return fail_at(q, NULL, message, err);
+    size_t count = out->groups.count;
+    out->results = calloc(count ? count : 1, sizeof *out->results);
+    out->ids = calloc(count ? count : 1, sizeof *out->ids);
+    if (!out->results || !out->ids) {
+        fit_answer_clear(out);
+        return util_fail(err, "out of memory");
+    }
+    if (count == 0) {
+        util_fail(err, "sweep %lld, section %d has no rows to fit", (long long)q->sweep_id,
+                  q->ordinal);
+        fit_answer_clear(out);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const fit_group *g = &out->groups.groups[i];
+        fit_data data = { .n = g->n, .x = g->x, .y = g->y, .sd = g->sd };
+        out->excluded += g->excluded;
+        if (fit_run(q->model, &data, NULL, &out->results[i], &message) != 0) {
+            fail_at(q, q->columns.by ? g : NULL, message, err);
+            fit_answer_clear(out);
+            return -1;
+        }
+    }
+    if (store_all(s, q, out, err) != 0) {
+        fit_answer_clear(out);
+        return -1;
+    }
+    return 0;
+}
