@@ -108,9 +108,18 @@ end
 -- The model fitted to the measured rounds: base and J with 95 % intervals
 -- beside the injected ones, and the ceiling T1/J the measurements imply
 -- (docs/science.md, "The model fitted to the measurements").
--- TODO(issue 26): print the fit here once Lua has fit{}; until then the
--- command line does it.
-printf("\nFit the model to the measured rounds (base, J, the ceiling, with 95%% intervals;\n"
-       .. "injected: base %.3g s, J per section row):\n"
-       .. "  runner fit measured_speedup.lua --section 1 --x workers --y round_s "
-       .. "--model walkthrough --by jitter\n", opt.base)
+local fits, why = fit{ rows = measured, x = "workers", y = "round_s", model = "walkthrough",
+                      by = "jitter" }
+if not fits then
+  printf("\nno fit of the model to the measured rounds: %s\n", why)
+else
+  local function ci(q, unit)
+    return string.format("%.3g%s [%.3g, %.3g]", q.value, unit, q.ci_low, q.ci_high)
+  end
+  printf("\nThe model fitted to the measured rounds, 95%% intervals (%d rounds per row):\n",
+         opt.rounds)
+  for _, f in ipairs(fits) do
+    printf("J = %.3g s injected, base %.3g s: fitted J %s, base %s, ceiling T1/J %s\n",
+           f.by, opt.base, ci(f.J, " s"), ci(f.base, " s"), ci(f.ceiling, "x"))
+  end
+end

@@ -79,10 +79,11 @@ expect_sql "SELECT count(*) FROM ($measured) AS s JOIN dp_logreg AS m USING (wor
 # one degree of freedom. The bias documented there: with fewer cores than
 # the 4 ranks, base/k cannot follow k = 4, and the fit charges the lost
 # cores to J, so J comes out above 0 where none was injected.
-expect_stdout_contains "runner fit measured_speedup.lua --section 1 --x workers --y round_s --model walkthrough --by jitter"
-run "$RUNNER" fit measured_speedup.lua --db "$DB" --section 1 --x workers --y round_s \
-    --model walkthrough --by jitter
-expect_status 0
+# The script fits it itself (fit{}), prints each J's fit and stores it.
+expect_stdout_contains "The model fitted to the measured rounds, 95% intervals (4 rounds per row):"
+expect_stdout_contains "J = 0.3 s injected, base 0.3 s: fitted J "
+expect_sql "SELECT DISTINCT model || ' ' || x_column || ' ' || y_column || ' ' || by_column FROM fit" \
+    "walkthrough workers round_s jitter"
 expect_sql "SELECT group_concat(by_value || ':' || n || ':' || dof, ' ') FROM fit" "0.0:3:1 0.3:3:1"
 expect_sql "SELECT count(*) FROM fit_param WHERE name IN ('base', 'J', 't1', 'ceiling')" "8"
 if [ "$(nproc)" -lt 4 ]; then
