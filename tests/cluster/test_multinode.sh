@@ -166,9 +166,10 @@ if [ "$RUNNER_MULTINODE_FAILURE_CHECKS" != on ]; then
     finish
 fi
 
-# Points of about 50 ms, so kills land mid-way.
+# Points of about 100 ms (20 s of CPU in all), so kills land mid-way even
+# on a loaded machine (at 50 ms a step once ended before its kill).
 slow=$(write_script slow.lua <<'LUA'
-sweep("speedup", { workers = range(1, 100), jitter = {0.5, 2}, trials = 200000 }, { print = false })
+sweep("speedup", { workers = range(1, 100), jitter = {0.5, 2}, trials = 400000 }, { print = false })
 LUA
 )
 "$RUNNER" sweep "$slow" --db "$TMP/slow.db" --quiet --jobs 2 2>/dev/null || fail "the single-process slow run failed"

@@ -161,9 +161,10 @@ same_as_single "$TMP/srun.db" "srun -n 2"
 
 # 3. A shard task killed mid-way, then the same array task run again: the
 # array script resumes its database, and the merge equals one process.
-# Points of about 50 ms, so the kill lands mid-way.
+# Points of about 100 ms (20 s of CPU in all), so the kill lands mid-way
+# even on a loaded machine (at 50 ms a sweep once ended before it).
 slow=$(write_script slow.lua <<'LUA'
-sweep("speedup", { workers = range(1, 100), jitter = {0.5, 2}, trials = 200000 }, { print = false })
+sweep("speedup", { workers = range(1, 100), jitter = {0.5, 2}, trials = 400000 }, { print = false })
 LUA
 )
 "$RUNNER" slurm "$slow" --shards 2 --db-dir "$TMP/kill" --db "$TMP/kill.db" >/dev/null
