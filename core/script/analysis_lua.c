@@ -287,6 +287,7 @@ static fit_model *lua_model_new(lua_State *L, lua_model *m, int function, const 
     char *err = NULL;
     fit_model *model =
         fit_model_user_new(name, formula, m->count, m->names, start, lua_model_eval, m, &err);
+    free(formula); /* the model keeps its own copy */
     if (!model) {
         lua_pushstring(L, err ? err : "out of memory");
         free(err);
