@@ -675,7 +675,9 @@ int cli_show_plot(const options_parsed *a)
         (k = plot_pareto_parse(v[OPTION_PLOT_PARETO].text, &pareto_copy, objectives, maximize,
                                PARETO_MAX, &err)) < 0) {
         free(pareto_copy);
-        return options_usage_error("plot: %s", err ? err : "out of memory");
+        int usage = options_usage_error("plot: %s", err ? err : "out of memory");
+        free(err);
+        return usage;
     }
     store *s = NULL;
     int64_t sweep_id = 0, *ids = NULL;
