@@ -147,26 +147,17 @@ typedef struct show_view {
 
 static void show_view_clear(show_view *v)
 {
-    for (size_t i = 0; v->folded && i < v->view.folded_count; i++)
-        free(v->folded[i]);
-    free(v->folded);
+    section_view_free_settings(v->folded, v->view.folded_count);
     section_view_clear(&v->view);
     table_facts_clear(&v->facts);
 }
 
 static int show_view_make(show_view *v, const table *cols, const char *plugin)
 {
-    if (section_view_init(&v->view, cols, &v->facts, plugin) != 0 ||
-        !(v->folded = calloc(v->view.folded_count + 1, sizeof *v->folded)))
+    if (section_view_init(&v->view, cols, &v->facts, plugin) != 0)
         return -1;
-    for (size_t i = 0; i < v->view.folded_count; i++) {
-        size_t c = v->view.folded[i];
-        char setting[512];
-        section_view_setting(cols, c, &v->facts.columns[c].first, setting, sizeof setting);
-        if (!(v->folded[i] = util_strdup(setting)))
-            return -1;
-    }
-    return 0;
+    v->folded = section_view_settings(&v->view, cols, &v->facts);
+    return v->folded ? 0 : -1;
 }
 
 /* Streams the rows of cursor to out in format, `cols` describing them:
