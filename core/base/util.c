@@ -74,6 +74,17 @@ double util_monotonic(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void util_nap_s(double seconds)
+{
+    if (!(seconds > 0))
+        return;
+    if (seconds > 86400)
+        seconds = 86400;
+    double whole = floor(seconds);
+    struct timespec t = { (time_t)whole, (long)((seconds - whole) * 1e9) };
+    nanosleep(&t, NULL);
+}
+
 size_t util_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

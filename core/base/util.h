@@ -15,6 +15,9 @@ int util_fail(char **err, const char *fmt, ...) RUNNER_PRINTF(2, 3);
 char *util_strdup(const char *s); /* NULL-safe strdup */
 double util_now(void);            /* wall clock, unix seconds */
 double util_monotonic(void);      /* monotonic seconds */
+/* Sleeps seconds (at most a day); a signal cuts it short, so a caller
+ * looping on a stop flag sees it at once. */
+void util_nap_s(double seconds);
 /* Levenshtein distance, for suggestions. */
 size_t util_edit_distance(const char *a, const char *b);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. Returns 0, or -1

@@ -258,8 +258,7 @@ static const char *live_host(int rank)
 
 static void live_nap(long ns)
 {
-    struct timespec t = { .tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L };
-    nanosleep(&t, NULL);
+    util_nap_s((double)ns * 1e-9);
 }
 
 /* Marks `rank` lost (the first one only) and stops this process's work
@@ -545,8 +544,7 @@ int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
 /* A signal cuts the pause short, so the caller sees its stop flag at once. */
 static void pause_for(long ns)
 {
-    struct timespec t = { .tv_sec = 0, .tv_nsec = ns };
-    nanosleep(&t, NULL);
+    util_nap_s((double)ns * 1e-9);
 }
 
 int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, double grace_s,

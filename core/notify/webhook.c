@@ -319,9 +319,7 @@ static int wait_or_stop(double s, const stop_watch *watch)
         double left = until - util_monotonic();
         if (left <= 0)
             return 0;
-        double slice = left < 0.05 ? left : 0.05;
-        struct timespec ts = { (time_t)slice, (long)((slice - floor(slice)) * 1e9) };
-        nanosleep(&ts, NULL);
+        util_nap_s(left < 0.05 ? left : 0.05);
     }
 }
 

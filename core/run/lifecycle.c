@@ -100,8 +100,9 @@ static scheduler_answer ask_scheduler(const char *job_id, void *arg)
  * --force settles (a host whose clock is wrong keeps it fresh). */
 static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_identity *recorded,
                               const sweep_lease *lease, const process_identity *self,
-                              const sweep_lease *mine)
+                              const sweep_lease *mine, double *requeue_wait_s)
 {
+    *requeue_wait_s = 0;
     const char *db = lc->config.options->db_path;
     long long sweep = (long long)id, pid = (long long)recorded->pid;
     double now_s = util_now();
@@ -121,6 +122,11 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
         if (text[0])
             snprintf(job, sizeof job, ", %s", text);
         double left_s = lease_expires_at(lease) - now_s;
+        /* Slurm runs a requeued job again under its id once it holds the
+         * earlier run ended (a node set DOWN): that run can only still be
+         * alive if its node is cut off, and then it keeps renewing. */
+        if (mine->slurm_job_id[0] && strcmp(lease->slurm_job_id, mine->slurm_job_id) == 0)
+            *requeue_wait_s = left_s;
         long long left = (long long)left_s + ((double)(long long)left_s < left_s);
         return util_format("%s: sweep %lld is still running on host %s (pid %lld%s); its lease "
                            "expires in %lld s: resume it then, or stop it first",
@@ -135,6 +141,34 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
                        "but the sweep does not record which process started it); if it is not "
                        "running, 'runner resume %lld --force'",
                        db, sweep, pid, sweep);
+}
+
+/* liveness_refusal for sweep id, after waiting once for the lease of an
+ * earlier run of this very Slurm job (requeued) to expire: unattended, a
+ * refusal would fail the requeued job for a lease that lapses in seconds.
+ * A lease renewed meanwhile means that run lives on: refused. */
+static char *requeue_refusal(const lifecycle *lc, int64_t id, const process_identity *self,
+                             const sweep_lease *mine, char **err)
+{
+    for (int waited = 0;; waited = 1) {
+        process_identity recorded;
+        sweep_lease lease;
+        if (store_sweep_process(lc->store, id, &recorded, &lease, err) != 0)
+            return NULL;
+        double wait_s;
+        char *refusal = liveness_refusal(lc, id, &recorded, &lease, self, mine, &wait_s);
+        if (!refusal || waited || !(wait_s > 0))
+            return refusal;
+        free(refusal);
+        char job[72];
+        lease_job_text(&lease, job, sizeof job);
+        fprintf(stderr,
+                "runner: sweep %lld: an earlier run of %s on host %s holds its lease; "
+                "waiting %.1f s for it to expire\n",
+                (long long)id, job, recorded.host[0] ? recorded.host : "?", wait_s);
+        /* A little past the expiry, so that this host's clock agrees. */
+        util_nap_s(wait_s + 0.05);
+    }
 }
 
 /* Why a resume with c->shard cannot continue record, which ran another
@@ -226,12 +260,8 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
                            c->db_path, lc->config.script_path);
     }
     if (strcmp(record->status, "running") == 0 && record->pid != self->pid) {
-        process_identity recorded;
-        sweep_lease lease;
-        if (store_sweep_process(lc->store, record->id, &recorded, &lease, err) != 0)
-            return NULL;
-        char *refusal = liveness_refusal(lc, record->id, &recorded, &lease, self, mine);
-        if (refusal)
+        char *refusal = requeue_refusal(lc, record->id, self, mine, err);
+        if (refusal || *err)
             return refusal;
     }
     if (record->shard_index != c->shard.index || record->shard_count != c->shard.count)

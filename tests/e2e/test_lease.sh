@@ -156,6 +156,34 @@ PATH="$FAKES:$PATH" run "$RUNNER" resume 2 --db "$DB"
 expect_status 0
 expect_stderr_contains "sweep 2 resumed in $DB"
 
+# ---- a requeued run of the same Slurm job waits for the lease ---------------
+# Slurm starts a requeued job again under its id once it holds the earlier
+# run ended (its node set DOWN): resume waits for that run's lease to lapse
+# rather than fail the job; a lease renewed meanwhile (the node was only cut
+# off) is refused as before.
+leave_on_node7 1 "$NOW_SQL"
+SLURM_JOB_ID=4711 run "$RUNNER" resume 2 --db "$DB"
+expect_status 0
+expect_stderr_contains "runner: sweep 2: an earlier run of Slurm job 4700_11 on host node7.example holds its lease; waiting "
+expect_stderr_contains " s for it to expire"
+expect_stderr_contains "sweep 2 resumed in $DB"
+expect_sql "SELECT status, slurm_job_id FROM sweep WHERE id = 2" "ok|4711"
+leave_on_node7 1 "$NOW_SQL"
+SLURM_JOB_ID=4711 "$RUNNER" resume 2 --db "$DB" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+# node7's run, cut off but alive, renews until the resume has answered.
+while alive $pid; do
+    sql "UPDATE sweep SET lease_renewed_at = $NOW_SQL WHERE id = 2"
+done
+wait $pid
+status=$?
+expect_status 2
+expect_stderr_contains "waiting "
+expect_stderr_contains "runner: $DB: sweep 2 is still running on host node7.example (pid 4242, Slurm job 4700_11); its lease expires in "
+expect_sql "SELECT status, pid FROM sweep WHERE id = 2" "running|4242"
+run "$RUNNER" resume 2 --db "$DB" --force
+expect_status 0
+
 # ---- Slurm's ids are recorded ----------------------------------------------
 printf '#!/bin/sh\necho RUNNING\n' >"$FAKES/squeue"
 SLURM_JOB_ID=812 SLURM_ARRAY_JOB_ID=800 SLURM_ARRAY_TASK_ID=12 SLURM_STEP_ID=3 \
