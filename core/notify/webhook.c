@@ -1,10 +1,10 @@
-/* webhook: one summary, one receiver, libcurl. Each attempt is recorded in
- * the outbox row before the next begins, so a crash or Ctrl-C leaves the
- * row pending for `runner notify`; the Idempotency-Key stored with the row
- * lets the receiver drop the duplicate that may follow. */
+/* webhook: one summary, one receiver, libcurl (opened on first use:
+ * curl_lazy.h). Each attempt is recorded in the outbox row before the next
+ * begins, so a crash or Ctrl-C leaves the row pending for `runner notify`;
+ * the Idempotency-Key stored with the row lets the receiver drop the
+ * duplicate that may follow. */
 #include "webhook.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "curl_lazy.h"
 
 /* Bytes of an error answer's body kept for last_error. */
 #define ANSWER_SNIPPET_MAX 160
@@ -36,6 +37,12 @@ static char *url_part(CURLU *h, CURLUPart part, unsigned int flags)
 
 void webhook_url_display(const char *url, char *buf, size_t size)
 {
+    char *why = NULL;
+    if (curl_lazy_load(&why) != 0) { /* webhook_target_init said why */
+        free(why);
+        snprintf(buf, size, "(a webhook URL)");
+        return;
+    }
     CURLU *h = curl_url();
     char *scheme = NULL, *host = NULL;
     if (h && url && curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK) {
@@ -127,6 +134,8 @@ int webhook_target_init(webhook_target *t, const char *url, const char *secret, 
     }
     if (t->connect_timeout_s > t->total_timeout_s)
         t->connect_timeout_s = t->total_timeout_s;
+    if (curl_lazy_load(err) != 0)
+        return -1;
 
     CURLU *h = curl_url();
     char *scheme = NULL, *host = NULL;
@@ -335,6 +344,8 @@ webhook_outcome webhook_deliver(store *s, int64_t id, const webhook_target *t, c
     attempt last = { 0 };
     webhook_outcome outcome = WEBHOOK_ERROR;
 
+    if (curl_lazy_load(message) != 0)
+        return WEBHOOK_ERROR;
     if (store_outbox_read(s, id, &row, &err) != 0) {
         *message = err;
         return WEBHOOK_ERROR;

@@ -37,11 +37,13 @@ typedef struct webhook_target {
 /* Fills t with url, secret (NULL or "" for none) and the defaults above,
  * then applies RUNNER_WEBHOOK_TIMEOUT_S (seconds per attempt; the connect
  * timeout is the smaller of it and 5 s) and RUNNER_WEBHOOK_BACKOFF_S (the
- * first wait) when set. Checks that url is http:// or https:// with a host.
- * Returns 0, or -1 with *err (malloc'd; it never contains the URL). */
+ * first wait) when set. Opens libcurl (curl_lazy.h: the first call loads it)
+ * and checks that url is http:// or https:// with a host. Returns 0, or -1
+ * with *err (malloc'd; it never contains the URL). */
 int webhook_target_init(webhook_target *t, const char *url, const char *secret, char **err);
 
-/* All of the URL that may be shown: "https://hooks.slack.com/…". */
+/* All of the URL that may be shown: "https://hooks.slack.com/…";
+ * "(a webhook URL)" when libcurl cannot be loaded. */
 void webhook_url_display(const char *url, char *buf, size_t size);
 
 /* "sha256=<hex>": HMAC-SHA256 of len bytes of body under key, GitHub's
@@ -54,7 +56,7 @@ typedef enum webhook_outcome {
     WEBHOOK_PENDING,   /* network errors, timeouts, 5xx or 429 until the attempts ran out */
     WEBHOOK_REJECTED,  /* another 4xx, a redirect, a TLS failure: not retried */
     WEBHOOK_NOT_DUE,   /* the receiver asked to wait (Retry-After) and the time has not come */
-    WEBHOOK_ERROR      /* the outbox could not be read */
+    WEBHOOK_ERROR      /* the outbox could not be read, or libcurl could not be loaded */
 } webhook_outcome;
 
 /* Delivers outbox row id to t->url and records every attempt in the row.

@@ -141,6 +141,8 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
             return -1;
     if (check_database(config->db_path, err) != 0)
         return -1;
+    if (serve_mhd_load(err) != 0) /* before any MHD_* call (serve_mhd.h) */
+        return -1;
     servei_server *server = calloc(1, sizeof *server);
     if (!server)
         return util_fail(err, "out of memory");

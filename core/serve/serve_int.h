@@ -4,7 +4,6 @@
 #define RUNNER_SERVE_INT_H
 
 #include <jansson.h>
-#include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -16,6 +15,7 @@
 #include "base/value.h"
 #include "store/store.h"
 #include "serve.h"
+#include "serve_mhd.h" /* <microhttpd.h>, its functions opened by serve_run */
 
 /* Clients tracked by the rate limiter; beyond this many addresses the
  * oldest bucket is reused, so memory stays fixed. */
