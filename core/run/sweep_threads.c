@@ -15,7 +15,8 @@
  * points cross caches): one worker beside the writer, or none, the writer
  * running the points itself as --jobs 1 does. The writer measures the
  * points it writes per second in each and keeps the faster, trying the
- * other again every RETRY_CHOICES choices. */
+ * other again after RETRY_CHOICES choices, twice as many each time it
+ * loses again (up to RETRY_CHOICES_MOST). */
 #include "sweep_int.h"
 
 #include <math.h>
@@ -31,8 +32,10 @@
 #define CHOOSE_AFTER_POINTS 2048
 #define CHOOSE_AFTER_S 0.05
 /* Writer-bound, the slower of the two modes is tried again after this many
- * choices (a trial costs one choice's points at most). */
+ * choices (a trial costs one choice's points at most), and after twice as
+ * many each time it loses again, up to the most. */
 #define RETRY_CHOICES 16
+#define RETRY_CHOICES_MOST 256
 /* The workers' time the writer lets pass between wake-ups. */
 #define WAKE_BATCH_S 0.002
 /* Points the writer runs in a row when no worker is active. */
@@ -131,6 +134,8 @@ typedef struct writer_clock {
     double point_s;         /* a worker's seconds per point, last measured; 0 before */
     double rate[2];         /* points/s written with 0 and 1 active workers; 0: not known */
     int choices;            /* writer-bound choices since the last trial */
+    int retry_after;        /* choices between trials (RETRY_CHOICES ..) */
+    int trial;              /* the mode being tried again (0 or 1), or -1 */
     int can_run_here;       /* the writer has a point of its own (0 active workers) */
     pthread_cond_t *idle;   /* broadcast when more workers may claim points */
 } writer_clock;
@@ -149,9 +154,18 @@ static int writer_bound_choice(writer_clock *clock, int before, double rate)
     if (clock->rate[0] == 0)
         return 0;
     int best = clock->rate[1] >= clock->rate[0];
-    if (++clock->choices >= RETRY_CHOICES) {
+    if (clock->trial >= 0) {
+        if (best != clock->trial) /* lost again: try it less often */
+            clock->retry_after = clock->retry_after < RETRY_CHOICES_MOST ? 2 * clock->retry_after
+                                                                         : RETRY_CHOICES_MOST;
+        else
+            clock->retry_after = RETRY_CHOICES;
+        clock->trial = -1;
+    }
+    if (++clock->choices >= clock->retry_after) {
         clock->choices = 0;
         clock->rate[!best] = 0;
+        clock->trial = !best;
         return !best;
     }
     return best;
@@ -308,7 +322,9 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
     job->active_workers = started; /* those that failed to start claim nothing */
     pthread_mutex_unlock(&job->lock);
     runner_point point;
-    writer_clock clock = { .since = util_monotonic(), .idle = &idle };
+    writer_clock clock = {
+        .since = util_monotonic(), .retry_after = RETRY_CHOICES, .trial = -1, .idle = &idle
+    };
     clock.can_run_here = host_point_init(&point, job->plugin, job->run->options->stop) == 0;
     int rc = started == 0
                  ? util_fail(err, "cannot start worker threads")
