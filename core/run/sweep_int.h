@@ -84,6 +84,9 @@ typedef struct section_job {
     int active_workers;
     double work_s;        /* workers' seconds on points since the last choice */
     uint64_t work_points; /* and the points */
+    /* The point whose end wakes the writer: the last of the batch it waits
+     * for, so that it wakes once per batch, not once per point. */
+    uint64_t wake_at;
 } section_job;
 
 /* Where a section's points run. */

@@ -3,10 +3,20 @@
  * writer and takes them back in point order (sweep.c's write_point), one
  * hand-off per run of finished points, not per point, freeing slots a
  * quarter of the window at a time so the workers refill it while the
- * writer writes. When points are cheaper than storing them, the writer is
- * the bottleneck and extra workers only take its core: it measures both
- * sides and lets as many workers claim points as keep it busy
- * (ceil(worker time per point / writer time per point), 1 to N). */
+ * writer writes. The writer sleeps until a batch of about WAKE_BATCH_S of
+ * the workers' time is done (one wake-up per batch: each one takes a core
+ * from a worker), or the next point when points are slow.
+ *
+ * When points are cheaper than storing them, the writer is the bottleneck
+ * and extra workers only take its core: it measures both sides and lets as
+ * many workers claim points as keep it busy (ceil(worker time per point /
+ * writer time per point), 1 to N). At one, two modes remain, and which is
+ * faster depends on the machine (a second busy core may slow the first;
+ * points cross caches): one worker beside the writer, or none, the writer
+ * running the points itself as --jobs 1 does. The writer measures the
+ * points it writes per second in each and keeps the faster, trying the
+ * other again after RETRY_CHOICES choices, twice as many each time it
+ * loses again (up to RETRY_CHOICES_MOST). */
 #include "sweep_int.h"
 
 #include <math.h>
@@ -21,12 +31,32 @@
  * out of the writer's time per point. */
 #define CHOOSE_AFTER_POINTS 2048
 #define CHOOSE_AFTER_S 0.05
+/* Writer-bound, the slower of the two modes is tried again after this many
+ * choices (a trial costs one choice's points at most), and after twice as
+ * many each time it loses again, up to the most. */
+#define RETRY_CHOICES 16
+#define RETRY_CHOICES_MOST 256
+/* The workers' time the writer lets pass between wake-ups. */
+#define WAKE_BATCH_S 0.002
+/* Points the writer runs in a row when no worker is active. */
+#define RUN_HERE_POINTS 16
 
 typedef struct worker {
     section_job *job;
     int id;               /* 0 ..; claims points while id < job->active_workers */
     pthread_cond_t *idle; /* where the others wait: not woken by each batch */
 } worker;
+
+/* Runs claimed point f (its index set) with the caller's point. */
+static void run_claimed(section_job *job, runner_point *point, int ready, finished_point *f)
+{
+    if (ready && !sweepi_stopping(job->run))
+        sweepi_compute_point(job, point, f);
+    else if (!ready)
+        f->fatal = util_strdup("out of memory starting a worker");
+    else
+        f->interrupted = 1;
+}
 
 static void *worker_main(void *arg)
 {
@@ -52,19 +82,14 @@ static void *worker_main(void *arg)
         f->index = index;
         pthread_mutex_unlock(&job->lock);
         double started = util_monotonic();
-        if (ready && !sweepi_stopping(job->run))
-            sweepi_compute_point(job, &point, f);
-        else if (!ready)
-            f->fatal = util_strdup("out of memory starting a worker");
-        else
-            f->interrupted = 1;
+        run_claimed(job, &point, ready, f);
         double spent_s = util_monotonic() - started;
         pthread_mutex_lock(&job->lock);
         job->work_s += spent_s;
         job->work_points++;
         f->state = SLOT_DONE;
         /* Only the point the writer waits for needs to wake it. */
-        if (index == job->written)
+        if (index == job->wake_at)
             pthread_cond_signal(&job->slot_done);
     }
     pthread_mutex_unlock(&job->lock);
@@ -100,71 +125,167 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id, tab
     return 0;
 }
 
-/* The writer's measure of its own time, for choose_workers. */
+/* The writer's measures, for choose_workers and its waits. */
 typedef struct writer_clock {
-    double write_s;
+    double write_s; /* the writer's seconds storing points since the last choice */
     uint64_t write_points;
-    double since;         /* when the last choice was made */
-    pthread_cond_t *idle; /* broadcast when more workers may claim points */
+    double since;           /* when the last choice was made */
+    uint64_t since_written; /* job->written then */
+    double point_s;         /* a worker's seconds per point, last measured; 0 before */
+    double rate[2];         /* points/s written with 0 and 1 active workers; 0: not known */
+    int choices;            /* writer-bound choices since the last trial */
+    int retry_after;        /* choices between trials (RETRY_CHOICES ..) */
+    int trial;              /* the mode being tried again (0 or 1), or -1 */
+    int can_run_here;       /* the writer has a point of its own (0 active workers) */
+    pthread_cond_t *idle;   /* broadcast when more workers may claim points */
 } writer_clock;
+
+/* Writer-bound: 0 or 1 active workers, whichever wrote more points per
+ * second when last measured, the one not measured yet first. */
+static int writer_bound_choice(writer_clock *clock, int before, double rate)
+{
+    if (!clock->can_run_here)
+        return 1;
+    /* Smoothed: one measure is of 50 ms on a machine others share. */
+    if (before <= 1)
+        clock->rate[before] = clock->rate[before] > 0 ? (clock->rate[before] + rate) / 2 : rate;
+    if (clock->rate[1] == 0)
+        return 1;
+    if (clock->rate[0] == 0)
+        return 0;
+    int best = clock->rate[1] >= clock->rate[0];
+    if (clock->trial >= 0) {
+        if (best != clock->trial) /* lost again: try it less often */
+            clock->retry_after = clock->retry_after < RETRY_CHOICES_MOST ? 2 * clock->retry_after
+                                                                         : RETRY_CHOICES_MOST;
+        else
+            clock->retry_after = RETRY_CHOICES;
+        clock->trial = -1;
+    }
+    if (++clock->choices >= clock->retry_after) {
+        clock->choices = 0;
+        clock->rate[!best] = 0;
+        clock->trial = !best;
+        return !best;
+    }
+    return best;
+}
 
 /* Lets as many workers claim points as the writer can keep up with, from
  * the time both sides spent per point since the last choice. The job's
  * lock is held. */
 static void choose_workers(section_job *job, int jobs, writer_clock *clock)
 {
+    double now = util_monotonic();
     if (clock->write_points < CHOOSE_AFTER_POINTS || job->work_points == 0 ||
-        util_monotonic() - clock->since < CHOOSE_AFTER_S)
+        now - clock->since < CHOOSE_AFTER_S)
         return;
     double work_per_point = job->work_s / (double)job->work_points;
     double write_per_point = clock->write_s / (double)clock->write_points;
     double wanted = write_per_point > 0 ? ceil(work_per_point / write_per_point) : jobs;
     int before = job->active_workers;
-    job->active_workers = wanted < 1 ? 1 : wanted > jobs ? jobs : (int)wanted;
+    double rate = (double)(job->written - clock->since_written) / (now - clock->since);
+    if (wanted >= 2)
+        job->active_workers = wanted > jobs ? jobs : (int)wanted;
+    else
+        job->active_workers = writer_bound_choice(clock, before, rate);
     if (job->active_workers > before)
         pthread_cond_broadcast(clock->idle);
+    clock->point_s = work_per_point;
     job->work_s = clock->write_s = 0;
     job->work_points = clock->write_points = 0;
-    clock->since = util_monotonic();
+    clock->since = now;
+    clock->since_written = job->written;
+}
+
+static int slot_done(const section_job *job, uint64_t index)
+{
+    const finished_point *f = &job->window[index % job->window_size];
+    return f->state == SLOT_DONE && f->index == index;
+}
+
+/* Waits (the job's lock held) until the next point is done and, when the
+ * workers are quick, the batch after it: the writer then wakes once per
+ * batch, not once per point. */
+static void wait_for_batch(section_job *job, const writer_clock *clock, uint64_t most)
+{
+    uint64_t want = 1;
+    double point_s =
+        job->work_points >= 8 ? job->work_s / (double)job->work_points : clock->point_s;
+    if (point_s > 0 && job->active_workers > 0) {
+        double batch = ceil(WAKE_BATCH_S * job->active_workers / point_s);
+        want = batch >= (double)most ? most : batch < 1 ? 1 : (uint64_t)batch;
+    }
+    if (want > job->count - job->written)
+        want = job->count - job->written;
+    uint64_t last = job->written + want - 1;
+    while (!slot_done(job, job->written) || !slot_done(job, last)) {
+        job->wake_at = slot_done(job, last) ? job->written : last;
+        pthread_cond_wait(&job->slot_done, &job->lock);
+    }
+}
+
+/* No worker active and none running: the writer claims the next points
+ * and runs them itself, as --jobs 1 does. The job's lock is held, and
+ * released while they run. */
+static void run_here(section_job *job, runner_point *point)
+{
+    uint64_t first = job->next_index, n = job->count - first;
+    if (n > RUN_HERE_POINTS)
+        n = RUN_HERE_POINTS;
+    job->next_index += n;
+    for (uint64_t i = 0; i < n; i++) {
+        finished_point *f = &job->window[(first + i) % job->window_size];
+        f->state = SLOT_RUNNING;
+        f->index = first + i;
+    }
+    pthread_mutex_unlock(&job->lock);
+    double started = util_monotonic();
+    for (uint64_t i = 0; i < n; i++)
+        run_claimed(job, point, 1, &job->window[(first + i) % job->window_size]);
+    double spent_s = util_monotonic() - started;
+    pthread_mutex_lock(&job->lock);
+    job->work_s += spent_s;
+    job->work_points += n;
+    for (uint64_t i = 0; i < n; i++)
+        job->window[(first + i) % job->window_size].state = SLOT_DONE;
 }
 
 /* Takes the points the workers finish, in point order, until all are
- * written or one says stop. Returns 0, or -1 with *err. */
-static int write_in_order(section_job *job, int jobs, pthread_cond_t *idle, int64_t section_id,
-                          table *result, progress *bar, char **err)
+ * written or one says stop. point is the writer's own, for running points
+ * itself (clock->can_run_here). Returns 0, or -1 with *err. */
+static int write_in_order(section_job *job, int jobs, writer_clock *clock, runner_point *point,
+                          int64_t section_id, table *result, progress *bar, char **err)
 {
     int stop_here = 0;
-    writer_clock clock = { .since = util_monotonic(), .idle = idle };
     pthread_mutex_lock(&job->lock);
     while (job->written < job->count && !stop_here) {
-        finished_point *first = &job->window[job->written % job->window_size];
-        while (first->state != SLOT_DONE || first->index != job->written)
-            pthread_cond_wait(&job->slot_done, &job->lock);
         /* Take the finished points in a row, up to a quarter of the window,
          * then write them without the lock: one hand-off per batch, not per
          * point, and room left for the workers meanwhile. */
         uint64_t most = job->window_limit / 4 ? job->window_limit / 4 : 1;
+        if (job->active_workers == 0 && job->next_index == job->written)
+            run_here(job, point);
+        else
+            wait_for_batch(job, clock, most);
         uint64_t ready = 0;
-        while (job->written + ready < job->count && ready < most) {
-            finished_point *f = &job->window[(job->written + ready) % job->window_size];
-            if (f->state != SLOT_DONE || f->index != job->written + ready)
-                break;
+        while (job->written + ready < job->count && ready < most &&
+               slot_done(job, job->written + ready))
             ready++;
-        }
         pthread_mutex_unlock(&job->lock);
         uint64_t consumed = 0;
         double started = util_monotonic();
         if (write_ready(job, ready, section_id, result, bar, &consumed, &stop_here, err) != 0)
             return -1;
         progress_update(bar, job->written + consumed);
-        clock.write_s += util_monotonic() - started;
-        clock.write_points += consumed;
+        clock->write_s += util_monotonic() - started;
+        clock->write_points += consumed;
         pthread_mutex_lock(&job->lock);
-        choose_workers(job, jobs, &clock);
         for (uint64_t i = 0; i < consumed; i++)
             job->window[(job->written + i) % job->window_size].state = SLOT_FREE;
         job->written += consumed;
         job->window_limit = sweepi_window_limit(job);
+        choose_workers(job, jobs, clock);
         if (stop_here)
             job->cancel = 1;
         pthread_cond_broadcast(&job->slot_free);
@@ -200,8 +321,16 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
     pthread_mutex_lock(&job->lock);
     job->active_workers = started; /* those that failed to start claim nothing */
     pthread_mutex_unlock(&job->lock);
-    int rc = started == 0 ? util_fail(err, "cannot start worker threads")
-                          : write_in_order(job, started, &idle, section_id, result, bar, err);
+    runner_point point;
+    writer_clock clock = {
+        .since = util_monotonic(), .retry_after = RETRY_CHOICES, .trial = -1, .idle = &idle
+    };
+    clock.can_run_here = host_point_init(&point, job->plugin, job->run->options->stop) == 0;
+    int rc = started == 0
+                 ? util_fail(err, "cannot start worker threads")
+                 : write_in_order(job, started, &clock, &point, section_id, result, bar, err);
+    if (clock.can_run_here)
+        host_point_free(&point);
     if (rc == 0) {
         pthread_mutex_lock(&job->store_lock);
         rc = store_flush(job->run->store, err);

@@ -34,6 +34,9 @@
 
 /* Fixed statements, prepared on first use (storei_stmt) and kept until
  * store_close; their SQL is in store_sql.c. */
+/* Index rows STMT_INDEX_OK_RUN inserts per step. */
+#define STOREI_INDEX_RUN 100
+
 enum storei_stmt_id {
     STMT_BEGIN,
     STMT_COMMIT,
@@ -41,6 +44,7 @@ enum storei_stmt_id {
     STMT_INSERT_BLOCK,
     STMT_INDEX_BLOCK,
     STMT_INDEX_OK_BLOCK,
+    STMT_INDEX_OK_RUN,
     STMT_NEXT_POINT_ID,
     STMT_INSERT_SWEEP,
     STMT_END_SWEEP,

@@ -630,11 +630,19 @@ fail:
     return -1;
 }
 
+/* SQLite's memory statistics (nothing here reads them) take a global mutex
+ * on every allocation, which the writer and the checkpointer thread then
+ * contend for. Set before the library initialises; later it is refused,
+ * harmlessly. */
+static pthread_once_t sqlite_config_once = PTHREAD_ONCE_INIT;
+static void configure_sqlite(void) { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 /* A new store with its connection open (flags: SQLITE_OPEN_*; by the URI
  * uri when not NULL), or NULL with *err set. NOMUTEX: a store is used by
  * one thread at a time. */
 static store *store_connect_as(const char *path, const char *uri, int flags, char **err)
 {
+    pthread_once(&sqlite_config_once, configure_sqlite);
     if (check_regular_file(path, err) != 0)
         return NULL;
     store *s = calloc(1, sizeof *s);

@@ -78,6 +78,38 @@ static void block_discard(store *s)
     s->block_points = s->block_ok = 0;
 }
 
+/* The open block's point_index rows (schema.sql), block_id its row. A
+ * block being written holds the ids first .. first + points - 1. */
+static int index_block(store *s, int64_t block_id, char **err)
+{
+    sqlite3_stmt *st;
+    if (s->block_ok != s->block_points) {
+        if (!(st = storei_stmt(s, STMT_INDEX_BLOCK, "cannot index points", err)))
+            return -1;
+        sqlite3_bind_int64(st, 1, block_id);
+        sqlite3_bind_text(st, 2, s->block.data, (int)s->block.len, SQLITE_STATIC);
+        return storei_step_done(s, st, "cannot index points", err);
+    }
+    /* Every point ok: STOREI_INDEX_RUN ids a statement, the rest at once. */
+    int64_t next_id = s->block_first_id, last_id = s->block_first_id + s->block_points - 1;
+    for (; last_id - next_id + 1 >= STOREI_INDEX_RUN; next_id += STOREI_INDEX_RUN) {
+        if (!(st = storei_stmt(s, STMT_INDEX_OK_RUN, "cannot index points", err)))
+            return -1;
+        sqlite3_bind_int64(st, 1, block_id);
+        sqlite3_bind_int64(st, 2, next_id);
+        if (storei_step_done(s, st, "cannot index points", err) != 0)
+            return -1;
+    }
+    if (next_id > last_id)
+        return 0;
+    if (!(st = storei_stmt(s, STMT_INDEX_OK_BLOCK, "cannot index points", err)))
+        return -1;
+    sqlite3_bind_int64(st, 1, block_id);
+    sqlite3_bind_int64(st, 2, next_id);
+    sqlite3_bind_int64(st, 3, last_id);
+    return storei_step_done(s, st, "cannot index points", err);
+}
+
 /* Writes the open block, if it has points, as one point_block row. */
 static int block_write(store *s, char **err)
 {
@@ -100,24 +132,9 @@ static int block_write(store *s, char **err)
     sqlite3_bind_text(st, 7, s->block.data, (int)s->block.len, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, s->block_params_base, -1, SQLITE_STATIC);
     int rc = storei_step_done(s, st, "cannot store points", err);
-    /* Its index rows, in the same transaction (schema.sql, point_index). A
-     * block being written holds the ids first .. first + points - 1. */
-    int all_ok = s->block_ok == s->block_points;
-    sqlite3_stmt *index = rc == 0 ? storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK,
-                                                "cannot index points", err)
-                                  : NULL;
-    if (index) {
-        sqlite3_bind_int64(index, 1, sqlite3_last_insert_rowid(s->db));
-        if (all_ok) {
-            sqlite3_bind_int64(index, 2, s->block_first_id);
-            sqlite3_bind_int64(index, 3, s->block_first_id + s->block_points - 1);
-        } else {
-            sqlite3_bind_text(index, 2, s->block.data, (int)s->block.len, SQLITE_STATIC);
-        }
-        rc = storei_step_done(s, index, "cannot index points", err);
-    } else {
-        rc = -1;
-    }
+    /* Its index rows, in the same transaction. */
+    if (rc == 0)
+        rc = index_block(s, sqlite3_last_insert_rowid(s->db), err);
     block_discard(s);
     return rc;
 }

@@ -879,6 +879,16 @@ static void test_batches_commit_on_close(void)
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point"), POINTS);
     CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM demo"), POINTS);
     CHECK_INT_EQ(raw_int(db, "SELECT sum(round) FROM demo"), (int64_t)POINTS * (POINTS - 1) / 2);
+    /* One point_index row per point, in the block that holds it (all-ok
+     * blocks write them 100 at a time, then the rest). */
+    CHECK_INT_EQ(raw_int(db, "SELECT count(DISTINCT id) FROM point_index"), POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT max(id) - min(id) + 1 FROM point_index"), POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point_index AS i JOIN point_block AS b"
+                             " ON b.id = i.block_id WHERE i.status = 'ok'"
+                             " AND i.id BETWEEN b.first_point_id AND b.last_point_id"),
+                 POINTS);
+    CHECK_INT_EQ(raw_int(db, "SELECT count(*) FROM point JOIN point_index USING (id)"), POINTS);
+    CHECK(raw_int(db, "SELECT count(*) FROM point_block WHERE point_count % 100 <> 0") > 0);
     sqlite3_close(db);
     clear_values(row, 4);
     clear_values(params, 4);
