@@ -279,9 +279,12 @@ int cli_show_rows(const options_parsed *a)
         status = EXIT_USAGE;
     }
     /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
-     * 4 kB: a write(2) every 15 rows). Nothing is on stdout yet. */
+     * 4 kB: a write(2) every 15 rows). glibc ignores the size unless it is
+     * given the buffer; static, as stdout outlives this function. Nothing
+     * is on stdout yet. */
+    static char stdout_buffer[1 << 16];
     if (!isatty(STDOUT_FILENO))
-        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+        setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
     if (format == OUTPUT_JSON && status == EXIT_OK)
         printf("[\n");
     for (size_t i = first; i < count && status == EXIT_OK; i++) {
