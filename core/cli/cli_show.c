@@ -358,8 +358,11 @@ static void explain_no_section(table *const *tables, size_t first, size_t last, 
 /* The --pareto objectives, at most this many. */
 #define PARETO_MAX 8
 
+/* pre not NULL (no --pareto, which marks rows of the whole table): only
+ * the rows the picture draws (plot_load.h), described in *pre. */
 static int load_plotted(store *s, int64_t section_id, const table *cols, const plot_spec *spec,
-                        const char *const *extra, size_t extra_count, table **out)
+                        const char *const *extra, size_t extra_count, plot_preload *pre,
+                        table **out)
 {
     char *plugin = NULL, *err = NULL;
     table *again = NULL;
@@ -369,7 +372,9 @@ static int load_plotted(store *s, int64_t section_id, const table *cols, const p
         if (table_find_column(cols, extra[i]) >= 0) /* plot_pareto_mark names the others */
             names[count++] = extra[i];
     int rc = store_section_columns(s, section_id, &again, &plugin, &err);
-    if (rc == 0)
+    if (rc == 0 && pre)
+        rc = plot_load_section(s, section_id, plugin, cols, spec, out, pre, &err);
+    else if (rc == 0)
         rc = section_columns_load(s, section_id, plugin, cols, names, count, out, &err);
     table_free(again);
     free(plugin);
@@ -380,7 +385,7 @@ static int load_plotted(store *s, int64_t section_id, const table *cols, const p
  * columns. On success *out is that table (caller frees). */
 static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t count,
                         uint64_t section, const plot_spec *spec, const char *const *extra,
-                        size_t extra_count, table **out, size_t *ordinal)
+                        size_t extra_count, plot_preload *pre, table **out, size_t *ordinal)
 {
     *out = NULL;
     table **tables = calloc(count, sizeof *tables);
@@ -414,7 +419,7 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
     /* The first section with every column, and x and y numeric. */
     for (size_t i = first; i < last; i++) {
         if (plot_check_spec(tables[i], spec, NULL) == 0) {
-            status = load_plotted(s, ids[i], tables[i], spec, extra, extra_count, out);
+            status = load_plotted(s, ids[i], tables[i], spec, extra, extra_count, pre, out);
             *ordinal = i + 1;
             goto done;
         }
@@ -694,9 +699,12 @@ int cli_show_plot(const options_parsed *a)
     }
     if (status == EXIT_OK && (!spec.x || !spec.y))
         status = default_axes(a, s, sweep_id, ids, count, &section, &spec, owned);
+    plot_preload preload;
     if (status == EXIT_OK)
-        status = pick_section(s, sweep_id, ids, count, section, &spec, objectives, (size_t)k, &t,
-                              &ordinal);
+        status = pick_section(s, sweep_id, ids, count, section, &spec, objectives, (size_t)k,
+                              k > 0 ? NULL : &preload, &t, &ordinal);
+    if (status == EXIT_OK && k == 0)
+        spec.preload = &preload;
     free(ids);
     store_close(s);
     if (status == EXIT_OK && k > 0)
