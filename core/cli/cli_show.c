@@ -165,9 +165,11 @@ static int show_view_make(show_view *v, const table *cols, const char *plugin)
  * column widths and the facts the section's view is made of (which columns
  * vary: section_view.h), fitted to max_width characters (0: no limit).
  * Memory stays the same whatever the row count. */
-static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const char *plugin,
-                       output_format format, size_t max_width, value *row, char **err)
+static int stream_rows(FILE *out, store *s, int64_t section_id, store_cursor *cursor,
+                       const table *cols, const char *plugin, output_format format,
+                       size_t max_width, value *row, char **err)
 {
+    store_cursor *shown_cursor = NULL;
     output_text_layout layout;
     show_view view = { 0 };
     size_t count = 0;
@@ -194,6 +196,16 @@ static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const
                                         (const char *const *)view.folded, view.view.folded_count,
                                         max_width);
             output_text_layout_print_head(out, &layout);
+            /* The second pass reads only the columns printed (about half). */
+            unsigned char *wanted = calloc(cols->column_count, 1);
+            for (size_t i = 0; wanted && i < layout.fitted; i++)
+                wanted[layout.order[i]] = 1;
+            if (wanted && store_cursor_open_some(s, section_id, plugin, cols, wanted, &shown_cursor,
+                                                 err) == 0)
+                cursor = shown_cursor;
+            else
+                rc = wanted ? -1 : util_fail(err, "out of memory");
+            free(wanted);
         }
     } else if (format == OUTPUT_CSV) {
         output_csv_header(out, cols);
@@ -213,6 +225,7 @@ static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const
             value_clear(&row[c]);
         rc = rc < 0 ? rc : 0;
     }
+    store_cursor_close(shown_cursor);
     if (format == OUTPUT_TABLE) {
         output_text_layout_clear(&layout);
         show_view_clear(&view);
@@ -238,7 +251,7 @@ int cli_show_section(store *s, int64_t section_id, output_format format, size_t 
         rc = util_fail(err, "out of memory");
     else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor, err)) ==
              0)
-        rc = stream_rows(out, cursor, cols, plugin, format, max_width, row, err);
+        rc = stream_rows(out, s, section_id, cursor, cols, plugin, format, max_width, row, err);
     store_cursor_close(cursor);
     free(row);
     free(plugin);

@@ -45,29 +45,34 @@ static size_t format_cell(const value *v, char *cell, size_t size)
     return strlen(cell);
 }
 
-/* A column's last real and its cell: a section's columns repeat their
+/* A column's last cell and its text: a section's columns repeat their
  * values row after row (a parameter fixed for a while, a ceiling per
  * jitter), and the table formats every cell twice. */
-struct output_real_memo {
-    uint64_t bits; /* the real's bits: the text depends on nothing else */
+struct output_cell_memo {
+    runner_type type; /* 0: empty */
+    uint64_t bits;    /* a number's bits: the text depends on nothing else */
+    char key[32];     /* a text's bytes (shorter ones only) */
     size_t len;
-    int valid;
-    char text[REALTEXT_SIZE];
+    char text[64];
 };
 
-/* format_cell of row value v in column c, through the column's memo. */
-static size_t layout_cell(const output_text_layout *l, size_t c, const value *v, char *cell,
-                          size_t size)
+/* format_cell of row value v in column c (cell: 64 bytes), through the
+ * column's memo. */
+static size_t layout_cell(const output_text_layout *l, size_t c, const value *v, char *cell)
 {
-    if (v->type != RUNNER_REAL || size < REALTEXT_SIZE)
-        return format_cell(v, cell, size);
-    struct output_real_memo *m = &l->memo[c];
-    uint64_t bits;
-    memcpy(&bits, &v->as.real, sizeof bits);
-    if (!m->valid || m->bits != bits) {
+    struct output_cell_memo *m = &l->memo[c];
+    uint64_t bits = 0;
+    if (v->type == RUNNER_REAL || v->type == RUNNER_INTEGER)
+        memcpy(&bits, &v->as, sizeof bits);
+    else if (v->type != RUNNER_TEXT || !v->as.text || strlen(v->as.text) >= sizeof m->key)
+        return format_cell(v, cell, sizeof m->text);
+    if (m->type != v->type ||
+        (v->type == RUNNER_TEXT ? strcmp(m->key, v->as.text) != 0 : m->bits != bits)) {
         m->len = format_cell(v, m->text, sizeof m->text);
+        m->type = v->type;
         m->bits = bits;
-        m->valid = 1;
+        if (v->type == RUNNER_TEXT)
+            strcpy(m->key, v->as.text);
     }
     memcpy(cell, m->text, m->len + 1);
     return m->len;
@@ -150,7 +155,7 @@ void output_text_layout_widen(output_text_layout *l, const value *row)
 {
     char cell[64];
     for (size_t c = 0; c < l->columns->column_count; c++) {
-        size_t n = layout_cell(l, c, &row[c], cell, sizeof cell);
+        size_t n = layout_cell(l, c, &row[c], cell);
         if (n > l->width[c])
             l->width[c] = n;
     }
@@ -375,7 +380,7 @@ void output_text_layout_print_row(FILE *out, const output_text_layout *l, const 
         size_t c = l->order ? l->order[i] : i;
         if (!l->order && !l->shown[c])
             continue;
-        size_t n = layout_cell(l, c, &row[c], cell, sizeof cell);
+        size_t n = layout_cell(l, c, &row[c], cell);
         len = put_cell(out, line, sizeof line - 1, len, seplen ? "  " : "", seplen, cell, n,
                        l->width[c], value_type_is_numeric(t->columns[c].type));
         seplen = 2;

@@ -50,7 +50,7 @@ typedef struct output_text_layout {
     int *varies;                   /* per column: a noted row differs from the first */
     int *shown;                    /* per column: printed as a column (set by print_head) */
     size_t *width;                 /* per column: the widest cell widened so far */
-    struct output_real_memo *memo; /* per column: the last real formatted, its text */
+    struct output_cell_memo *memo; /* per column: the last cell formatted, its text */
     /* Set by output_text_layout_set_view; order NULL: every column, with
      * the parameters fixed on every row on one line. */
     const size_t *order; /* borrowed: the columns shown, in this order */
