@@ -23,26 +23,57 @@ static const char pairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* The digits of u (below 10^20) into out, most significant first; returns
- * how many. */
+/* The digits of v (below 10^8) into out, most significant first; returns
+ * how many. 32-bit divisions: a 64-bit one per pair cost more than the
+ * rest of a real's formatting. */
+static size_t put_small(uint32_t v, char *out)
+{
+    size_t n = v >= 10000000  ? 8
+               : v >= 1000000 ? 7
+               : v >= 100000  ? 6
+               : v >= 10000   ? 5
+               : v >= 1000    ? 4
+               : v >= 100     ? 3
+               : v >= 10      ? 2
+                              : 1;
+    char *p = out + n;
+    while (v >= 100) { /* two digits per division */
+        unsigned pair = v % 100;
+        v /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * pair, 2);
+    }
+    if (v >= 10)
+        memcpy(out, pairs + 2 * v, 2);
+    else
+        out[0] = (char)('0' + v);
+    return n;
+}
+
+/* Exactly eight digits of v (below 10^8), leading zeros kept. */
+static void put_eight(uint32_t v, char *out)
+{
+    uint32_t high = v / 10000, low = v % 10000;
+    memcpy(out, pairs + 2 * (high / 100), 2);
+    memcpy(out + 2, pairs + 2 * (high % 100), 2);
+    memcpy(out + 4, pairs + 2 * (low / 100), 2);
+    memcpy(out + 6, pairs + 2 * (low % 100), 2);
+}
+
+/* The digits of u into out, most significant first; returns how many. */
 static size_t put_unsigned(uint64_t u, char *out)
 {
-    char tmp[24];
-    size_t n = sizeof tmp;
-    while (u >= 100) { /* two digits per division */
-        unsigned pair = (unsigned)(u % 100);
-        u /= 100;
-        tmp[--n] = pairs[2 * pair + 1];
-        tmp[--n] = pairs[2 * pair];
+    if (u < 100000000)
+        return put_small((uint32_t)u, out);
+    if (u < 10000000000000000ULL) {
+        size_t n = put_small((uint32_t)(u / 100000000), out);
+        put_eight((uint32_t)(u % 100000000), out + n);
+        return n + 8;
     }
-    if (u >= 10) {
-        tmp[--n] = pairs[2 * u + 1];
-        tmp[--n] = pairs[2 * u];
-    } else {
-        tmp[--n] = (char)('0' + u);
-    }
-    memcpy(out, tmp + n, sizeof tmp - n);
-    return sizeof tmp - n;
+    size_t n = put_small((uint32_t)(u / 10000000000000000ULL), out);
+    put_eight((uint32_t)(u / 100000000 % 100000000), out + n);
+    put_eight((uint32_t)(u % 100000000), out + n + 8);
+    return n + 16;
 }
 
 static const uint64_t pow5[28] = { 1ULL,
@@ -92,6 +123,20 @@ static const uint64_t pow10[18] = { 1ULL,
                                     1000000000000000ULL,
                                     TEN_TO_16,
                                     TEN_TO_17 };
+
+/* 10^j as doubles for j in POW10_LOW..POW10_LOW + 78, to place |x|
+ * between two powers of ten before any 128-bit work. The negative ones are
+ * rounded: the digits below still check the guess. */
+#define POW10_LOW (-32)
+static const double pow10_double[] = {
+    1e-32, 1e-31, 1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21,
+    1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,
+    1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,   1e3,
+    1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,  1e14,  1e15,
+    1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22,  1e23,  1e24,  1e25,  1e26,  1e27,
+    1e28,  1e29,  1e30,  1e31,  1e32,  1e33,  1e34,  1e35,  1e36,  1e37,  1e38,  1e39,
+    1e40,  1e41,  1e42,  1e43,  1e44,  1e45,  1e46
+};
 
 /* round(num / den), half to even, with *floor_out the value before
  * rounding; both capped at UINT64_MAX. */
@@ -156,7 +201,14 @@ static int significant_digits(double x, int precision, uint64_t *digits, int *ex
     uint64_t low = pow10[precision - 1], high = pow10[precision];
     /* floor(log10 |x|) or one less, from the binary exponent; the loop below
      * moves up when the digits say so. */
-    int d = (int)floor((biased - 1023) * 0.30102999566398120);
+    double guess = (biased - 1023) * 0.30102999566398120;
+    int d = (int)guess;
+    if (guess < d)
+        d--; /* floor: |x| is in [10^d, 10^(d+2)) */
+    int above = d + 1 - POW10_LOW;
+    if (above >= 0 && above < (int)(sizeof pow10_double / sizeof pow10_double[0]) &&
+        fabs(x) >= pow10_double[above])
+        d++;
     for (int tries = 0; tries < 3; tries++) {
         int k = precision - 1 - d;
         if (k < -27 || k > 27)
@@ -181,10 +233,30 @@ static int significant_digits(double x, int precision, uint64_t *digits, int *ex
     return -1;
 }
 
+/* The `precision` (15 or 16) significant digits of |x| from its 17, q17
+ * with exponent d17: round(q17 / 10^(17 - precision)) equals rounding the
+ * exact value unless q17 ends in the half (50 or 5), where the exact value
+ * decides and significant_digits computes it. */
+static int fewer_digits(double x, uint64_t q17, int d17, int precision, uint64_t *digits,
+                        int *exp10)
+{
+    uint64_t step = precision == 15 ? 100 : 10;
+    if (q17 % step == step / 2)
+        return significant_digits(x, precision, digits, exp10);
+    *digits = (q17 + step / 2) / step;
+    *exp10 = d17;
+    if (*digits == pow10[precision]) { /* 99...95 and up carried */
+        *digits = pow10[precision - 1];
+        ++*exp10;
+    }
+    return 0;
+}
+
 /* The shortest of 15, 16 and 17 significant digits that reads back as x
  * (|x| normal, below 10^15): the decimal must lie strictly inside the
  * interval of the reals that round to x, checked exactly on the scaled
- * integers. -1: not decided here (the caller prints 17 digits). */
+ * integers. 17 digits in *digits when neither shorter one reads back; -1:
+ * not decided here (the caller prints "%.17g"). */
 static int shortest_digits(double x, uint64_t *digits, int *exp10, int *precision)
 {
     uint64_t bits;
@@ -192,10 +264,15 @@ static int shortest_digits(double x, uint64_t *digits, int *exp10, int *precisio
     int biased = (int)((bits >> 52) & 0x7ff);
     uint64_t mant = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
     int e2 = biased - 1075;
+    uint64_t q17;
+    int d17;
+    /* Near 10^-11 17 digits leave the 128-bit range where 15 do not. */
+    int have_17 = significant_digits(x, SIG_DIGITS, &q17, &d17) == 0;
     for (int p = 15; p <= 16; p++) {
         uint64_t q;
         int d;
-        if (significant_digits(x, p, &q, &d) != 0)
+        if ((have_17 ? fewer_digits(x, q17, d17, p, &q, &d) : significant_digits(x, p, &q, &d)) !=
+            0)
             continue;
         int k = p - 1 - d;
         if (k < 0 || k > 27)
@@ -217,14 +294,18 @@ static int shortest_digits(double x, uint64_t *digits, int *exp10, int *precisio
             return 0;
         }
     }
-    return -1;
+    if (!have_17)
+        return -1;
+    *digits = q17;
+    *exp10 = d17;
+    *precision = SIG_DIGITS;
+    return 0;
 }
 
-/* Drops trailing zeros of the fraction, and the point when none is left. */
+/* Drops trailing zeros of the fraction, and the point when none is left
+ * (buf[0..len) holds a point). */
 static size_t strip_fraction(char *buf, size_t len)
 {
-    if (!memchr(buf, '.', len))
-        return len;
     while (buf[len - 1] == '0')
         len--;
     if (buf[len - 1] == '.')
@@ -278,7 +359,10 @@ static size_t format_g(int negative, uint64_t q, int d, int precision, char *buf
             buf[len++] = '.';
             memcpy(buf + len, digits + d + 1, (size_t)(precision - 1 - d));
             len += (size_t)(precision - 1 - d);
+            len = strip_fraction(buf, len);
         }
+        buf[len] = '\0';
+        return len;
     }
     len = strip_fraction(buf, len);
     buf[len] = '\0';

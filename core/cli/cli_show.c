@@ -165,9 +165,11 @@ static int show_view_make(show_view *v, const table *cols, const char *plugin)
  * column widths and the facts the section's view is made of (which columns
  * vary: section_view.h), fitted to max_width characters (0: no limit).
  * Memory stays the same whatever the row count. */
-static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const char *plugin,
-                       output_format format, size_t max_width, value *row, char **err)
+static int stream_rows(FILE *out, store *s, int64_t section_id, store_cursor *cursor,
+                       const table *cols, const char *plugin, output_format format,
+                       size_t max_width, value *row, char **err)
 {
+    store_cursor *shown_cursor = NULL;
     output_text_layout layout;
     show_view view = { 0 };
     size_t count = 0;
@@ -194,6 +196,16 @@ static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const
                                         (const char *const *)view.folded, view.view.folded_count,
                                         max_width);
             output_text_layout_print_head(out, &layout);
+            /* The second pass reads only the columns printed (about half). */
+            unsigned char *wanted = calloc(cols->column_count, 1);
+            for (size_t i = 0; wanted && i < layout.fitted; i++)
+                wanted[layout.order[i]] = 1;
+            if (wanted && store_cursor_open_some(s, section_id, plugin, cols, wanted, &shown_cursor,
+                                                 err) == 0)
+                cursor = shown_cursor;
+            else
+                rc = wanted ? -1 : util_fail(err, "out of memory");
+            free(wanted);
         }
     } else if (format == OUTPUT_CSV) {
         output_csv_header(out, cols);
@@ -213,6 +225,7 @@ static int stream_rows(FILE *out, store_cursor *cursor, const table *cols, const
             value_clear(&row[c]);
         rc = rc < 0 ? rc : 0;
     }
+    store_cursor_close(shown_cursor);
     if (format == OUTPUT_TABLE) {
         output_text_layout_clear(&layout);
         show_view_clear(&view);
@@ -238,7 +251,7 @@ int cli_show_section(store *s, int64_t section_id, output_format format, size_t 
         rc = util_fail(err, "out of memory");
     else if ((rc = store_cursor_open(s, section_id, plugin, cols, NULL, NULL, 0, &cursor, err)) ==
              0)
-        rc = stream_rows(out, cursor, cols, plugin, format, max_width, row, err);
+        rc = stream_rows(out, s, section_id, cursor, cols, plugin, format, max_width, row, err);
     store_cursor_close(cursor);
     free(row);
     free(plugin);
@@ -279,9 +292,12 @@ int cli_show_rows(const options_parsed *a)
         status = EXIT_USAGE;
     }
     /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
-     * 4 kB: a write(2) every 15 rows). Nothing is on stdout yet. */
+     * 4 kB: a write(2) every 15 rows). glibc ignores the size unless it is
+     * given the buffer; static, as stdout outlives this function. Nothing
+     * is on stdout yet. */
+    static char stdout_buffer[1 << 16];
     if (!isatty(STDOUT_FILENO))
-        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+        setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
     if (format == OUTPUT_JSON && status == EXIT_OK)
         printf("[\n");
     for (size_t i = first; i < count && status == EXIT_OK; i++) {
@@ -355,8 +371,11 @@ static void explain_no_section(table *const *tables, size_t first, size_t last, 
 /* The --pareto objectives, at most this many. */
 #define PARETO_MAX 8
 
+/* pre not NULL (no --pareto, which marks rows of the whole table): only
+ * the rows the picture draws (plot_load.h), described in *pre. */
 static int load_plotted(store *s, int64_t section_id, const table *cols, const plot_spec *spec,
-                        const char *const *extra, size_t extra_count, table **out)
+                        const char *const *extra, size_t extra_count, plot_preload *pre,
+                        table **out)
 {
     char *plugin = NULL, *err = NULL;
     table *again = NULL;
@@ -366,7 +385,9 @@ static int load_plotted(store *s, int64_t section_id, const table *cols, const p
         if (table_find_column(cols, extra[i]) >= 0) /* plot_pareto_mark names the others */
             names[count++] = extra[i];
     int rc = store_section_columns(s, section_id, &again, &plugin, &err);
-    if (rc == 0)
+    if (rc == 0 && pre)
+        rc = plot_load_section(s, section_id, plugin, cols, spec, out, pre, &err);
+    else if (rc == 0)
         rc = section_columns_load(s, section_id, plugin, cols, names, count, out, &err);
     table_free(again);
     free(plugin);
@@ -377,7 +398,7 @@ static int load_plotted(store *s, int64_t section_id, const table *cols, const p
  * columns. On success *out is that table (caller frees). */
 static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t count,
                         uint64_t section, const plot_spec *spec, const char *const *extra,
-                        size_t extra_count, table **out, size_t *ordinal)
+                        size_t extra_count, plot_preload *pre, table **out, size_t *ordinal)
 {
     *out = NULL;
     table **tables = calloc(count, sizeof *tables);
@@ -411,7 +432,7 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
     /* The first section with every column, and x and y numeric. */
     for (size_t i = first; i < last; i++) {
         if (plot_check_spec(tables[i], spec, NULL) == 0) {
-            status = load_plotted(s, ids[i], tables[i], spec, extra, extra_count, out);
+            status = load_plotted(s, ids[i], tables[i], spec, extra, extra_count, pre, out);
             *ordinal = i + 1;
             goto done;
         }
@@ -691,9 +712,12 @@ int cli_show_plot(const options_parsed *a)
     }
     if (status == EXIT_OK && (!spec.x || !spec.y))
         status = default_axes(a, s, sweep_id, ids, count, &section, &spec, owned);
+    plot_preload preload;
     if (status == EXIT_OK)
-        status = pick_section(s, sweep_id, ids, count, section, &spec, objectives, (size_t)k, &t,
-                              &ordinal);
+        status = pick_section(s, sweep_id, ids, count, section, &spec, objectives, (size_t)k,
+                              k > 0 ? NULL : &preload, &t, &ordinal);
+    if (status == EXIT_OK && k == 0)
+        spec.preload = &preload;
     free(ids);
     store_close(s);
     if (status == EXIT_OK && k > 0)

@@ -105,3 +105,32 @@ void json_text_value(strbuf *b, const value *v)
     }
     strbuf_str(b, "null");
 }
+
+size_t json_text_cell(const value *v, char *buf, size_t size)
+{
+    if (size < JSON_TEXT_REAL_SIZE)
+        return 0;
+    switch (v->type) {
+    case RUNNER_INTEGER: return realtext_int64(v->as.integer, buf);
+    case RUNNER_REAL: return json_text_real(v->as.real, buf);
+    case RUNNER_BOOLEAN:
+        memcpy(buf, v->as.boolean ? "true" : "false", 5);
+        return v->as.boolean ? 4 : 5;
+    case RUNNER_TEXT:
+        if (v->as.text) {
+            /* Printable ASCII without a quote or backslash is its own JSON
+             * text; anything else goes to json_text_string. */
+            size_t n = 0;
+            for (const unsigned char *p = (const unsigned char *)v->as.text; *p; p++, n++)
+                if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\' || n + 2 >= size)
+                    return 0;
+            buf[0] = '"';
+            memcpy(buf + 1, v->as.text, n);
+            buf[n + 1] = '"';
+            return n + 2;
+        }
+        break;
+    }
+    memcpy(buf, "null", 4);
+    return 4;
+}

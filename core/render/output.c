@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -29,18 +30,52 @@ int output_parse_format(const char *name, output_format *format)
 /* A cell as the text table shows it: text escaped for the terminal
  * (util_printable: a newline, an escape code or a byte that is not UTF-8
  * never breaks the layout or reaches the terminal raw). */
-static void format_cell(const value *v, char *cell, size_t size)
+static size_t format_cell(const value *v, char *cell, size_t size)
 {
     /* value_format's "%.6g" and "%" PRId64 bytes without printf (the table
      * formats every cell twice: widths, then the row) */
     if (v->type == RUNNER_REAL && isfinite(v->as.real) && size >= REALTEXT_SIZE)
-        realtext_g(v->as.real, 6, cell);
-    else if (v->type == RUNNER_INTEGER && size >= REALTEXT_SIZE)
-        realtext_int64(v->as.integer, cell);
-    else if (v->type != RUNNER_TEXT)
+        return realtext_g(v->as.real, 6, cell);
+    if (v->type == RUNNER_INTEGER && size >= REALTEXT_SIZE)
+        return realtext_int64(v->as.integer, cell);
+    if (v->type != RUNNER_TEXT)
         value_format(v, 6, cell, size);
     else
         util_printable(v->as.text, cell, size);
+    return strlen(cell);
+}
+
+/* A column's last cell and its text: a section's columns repeat their
+ * values row after row (a parameter fixed for a while, a ceiling per
+ * jitter), and the table formats every cell twice. */
+struct output_cell_memo {
+    runner_type type; /* 0: empty */
+    uint64_t bits;    /* a number's bits: the text depends on nothing else */
+    char key[32];     /* a text's bytes (shorter ones only) */
+    size_t len;
+    char text[64];
+};
+
+/* format_cell of row value v in column c (cell: 64 bytes), through the
+ * column's memo. */
+static size_t layout_cell(const output_text_layout *l, size_t c, const value *v, char *cell)
+{
+    struct output_cell_memo *m = &l->memo[c];
+    uint64_t bits = 0;
+    if (v->type == RUNNER_REAL || v->type == RUNNER_INTEGER)
+        memcpy(&bits, &v->as, sizeof bits);
+    else if (v->type != RUNNER_TEXT || !v->as.text || strlen(v->as.text) >= sizeof m->key)
+        return format_cell(v, cell, sizeof m->text);
+    if (m->type != v->type ||
+        (v->type == RUNNER_TEXT ? strcmp(m->key, v->as.text) != 0 : m->bits != bits)) {
+        m->len = format_cell(v, m->text, sizeof m->text);
+        m->type = v->type;
+        m->bits = bits;
+        if (v->type == RUNNER_TEXT)
+            strcpy(m->key, v->as.text);
+    }
+    memcpy(cell, m->text, m->len + 1);
+    return m->len;
 }
 
 /* "name [unit]"; the unit is left out when it only repeats the name
@@ -86,7 +121,8 @@ int output_text_layout_init(output_text_layout *l, const table *columns)
     l->varies = calloc(n, sizeof *l->varies);
     l->shown = calloc(n, sizeof *l->shown);
     l->width = calloc(n, sizeof *l->width);
-    if (l->first && l->varies && l->shown && l->width)
+    l->memo = calloc(n, sizeof *l->memo);
+    if (l->first && l->varies && l->shown && l->width && l->memo)
         return 0;
     output_text_layout_clear(l);
     return -1;
@@ -100,6 +136,7 @@ void output_text_layout_clear(output_text_layout *l)
     free(l->varies);
     free(l->shown);
     free(l->width);
+    free(l->memo);
     *l = (output_text_layout){ 0 };
 }
 
@@ -118,9 +155,9 @@ void output_text_layout_widen(output_text_layout *l, const value *row)
 {
     char cell[64];
     for (size_t c = 0; c < l->columns->column_count; c++) {
-        format_cell(&row[c], cell, sizeof cell);
-        if (strlen(cell) > l->width[c])
-            l->width[c] = strlen(cell);
+        size_t n = layout_cell(l, c, &row[c], cell);
+        if (n > l->width[c])
+            l->width[c] = n;
     }
 }
 
@@ -308,9 +345,9 @@ void output_text_layout_print_head(FILE *out, output_text_layout *l)
 /* One cell of a row into line (cap bytes, len used): right-aligned when
  * numeric, left-aligned otherwise, to width; fprintf's "%s%*s" bytes. */
 static size_t put_cell(FILE *out, char *line, size_t cap, size_t len, const char *sep,
-                       const char *cell, size_t width, int numeric)
+                       size_t seplen, const char *cell, size_t n, size_t width, int numeric)
 {
-    size_t seplen = strlen(sep), n = strlen(cell), pad = width > n ? width - n : 0;
+    size_t pad = width > n ? width - n : 0;
     if (len + seplen + n + pad > cap) {
         fwrite(line, 1, len, out);
         len = 0;
@@ -335,8 +372,7 @@ void output_text_layout_print_row(FILE *out, const output_text_layout *l, const 
 {
     const table *t = l->columns;
     char cell[64], line[4096];
-    size_t len = 0;
-    const char *sep = "";
+    size_t len = 0, seplen = 0;
     if (l->order && l->order_count == 0)
         return;
     size_t count = l->order ? l->fitted : t->column_count;
@@ -344,10 +380,10 @@ void output_text_layout_print_row(FILE *out, const output_text_layout *l, const 
         size_t c = l->order ? l->order[i] : i;
         if (!l->order && !l->shown[c])
             continue;
-        format_cell(&row[c], cell, sizeof cell);
-        len = put_cell(out, line, sizeof line - 1, len, sep, cell, l->width[c],
-                       value_type_is_numeric(t->columns[c].type));
-        sep = "  ";
+        size_t n = layout_cell(l, c, &row[c], cell);
+        len = put_cell(out, line, sizeof line - 1, len, seplen ? "  " : "", seplen, cell, n,
+                       l->width[c], value_type_is_numeric(t->columns[c].type));
+        seplen = 2;
     }
     line[len++] = '\n';
     fwrite(line, 1, len, out);
@@ -490,20 +526,43 @@ int output_json_begin(FILE *out, const table *columns)
 }
 
 /* A row as json_dumpf indents it two levels down (json_text.h: the cells'
- * bytes). */
+ * bytes), written whole or not at all. In line[] when every cell fits
+ * there as json_text_cell writes it, else through a strbuf. */
 int output_json_row(FILE *out, const table *columns, const value *row, size_t index)
 {
-    strbuf line = { 0 };
-    strbuf_str(&line, index ? ",\n    [" : "\n    [");
-    for (size_t c = 0; c < columns->column_count; c++) {
-        strbuf_str(&line, c ? ",\n      " : "\n      ");
-        json_text_value(&line, &row[c]);
+    static const char first[] = "\n    [", next[] = ",\n    [", cell_sep[] = ",\n      ";
+    char line[4096];
+    size_t len = index ? sizeof next - 1 : sizeof first - 1;
+    memcpy(line, index ? next : first, len);
+    size_t c = 0;
+    for (; c < columns->column_count; c++) {
+        if (len + sizeof cell_sep + 16 > sizeof line)
+            break;
+        memcpy(line + len, c ? cell_sep : cell_sep + 1, sizeof cell_sep - (c ? 1 : 2));
+        len += sizeof cell_sep - (c ? 1 : 2);
+        size_t n = json_text_cell(&row[c], line + len, sizeof line - len - 8);
+        if (n == 0)
+            break;
+        len += n;
     }
-    strbuf_str(&line, columns->column_count ? "\n    ]" : "]");
-    int rc = line.oom ? -1 : 0;
+    if (c == columns->column_count) {
+        const char *end = c ? "\n    ]" : "]";
+        size_t n = strlen(end);
+        memcpy(line + len, end, n);
+        fwrite(line, 1, len + n, out);
+        return 0;
+    }
+    strbuf slow = { 0 };
+    strbuf_str(&slow, index ? next : first);
+    for (c = 0; c < columns->column_count; c++) {
+        strbuf_str(&slow, c ? cell_sep : cell_sep + 1);
+        json_text_value(&slow, &row[c]);
+    }
+    strbuf_str(&slow, columns->column_count ? "\n    ]" : "]");
+    int rc = slow.oom ? -1 : 0;
     if (rc == 0)
-        fwrite(line.data, 1, line.len, out);
-    strbuf_free(&line);
+        fwrite(slow.data, 1, slow.len, out);
+    strbuf_free(&slow);
     return rc;
 }
 

@@ -44,12 +44,13 @@ int output_table(FILE *out, const table *t, output_format format);
  * same on every row) and widened (column widths), then printed after the
  * head. A layout keeps per-column state only. */
 typedef struct output_text_layout {
-    const table *columns; /* borrowed */
-    size_t row_count;     /* rows noted */
-    value *first;         /* per column: the first noted row's value */
-    int *varies;          /* per column: a noted row differs from the first */
-    int *shown;           /* per column: printed as a column (set by print_head) */
-    size_t *width;        /* per column: the widest cell widened so far */
+    const table *columns;          /* borrowed */
+    size_t row_count;              /* rows noted */
+    value *first;                  /* per column: the first noted row's value */
+    int *varies;                   /* per column: a noted row differs from the first */
+    int *shown;                    /* per column: printed as a column (set by print_head) */
+    size_t *width;                 /* per column: the widest cell widened so far */
+    struct output_cell_memo *memo; /* per column: the last cell formatted, its text */
     /* Set by output_text_layout_set_view; order NULL: every column, with
      * the parameters fixed on every row on one line. */
     const size_t *order; /* borrowed: the columns shown, in this order */

@@ -277,6 +277,15 @@ static int build_series(const table *t, const plot_spec *spec, series *s, plot_i
     rank = order = NULL;
     if (reduce_series(spec, s, image) != 0)
         goto oom;
+    const plot_preload *pre = spec->preload;
+    if (pre) { /* the table is already cut: the counts are the section's */
+        image->rows = pre->rows;
+        image->skipped_nonfinite = pre->skipped_nonfinite;
+        image->skipped_nonpositive = pre->skipped_nonpositive;
+        image->reduced = pre->reduced;
+        for (size_t g = 0; g < s->group_count && g < PLOT_MAX_LINES; g++)
+            s->repeats[g] = pre->repeats[g];
+    }
     image->plotted = s->count;
     image->lines = s->group_count;
     return 0;
@@ -753,7 +762,7 @@ int plot_render(const table *t, const plot_spec *spec, plot_format format, plot_
     }
     if (s.count == 0) {
         util_fail(err, "nothing to plot: none of the %zu rows has a finite %s and %s%s",
-                  t->row_count, spec->x, spec->y,
+                  image->rows, spec->x, spec->y,
                   spec->logx || spec->logy ? " (positive on a log axis)" : "");
         goto done;
     }

@@ -31,6 +31,16 @@ typedef struct plot_curve {
     const value *by;
 } plot_curve;
 
+/* What a table cut down while it was read (plot_load.h) cannot tell
+ * plot_render: the counts of the whole section, and per drawn line
+ * whether an x repeats in it. */
+typedef struct plot_preload {
+    size_t rows;
+    size_t skipped_nonfinite, skipped_nonpositive;
+    plot_reduction reduced;
+    unsigned char repeats[PLOT_MAX_LINES];
+} plot_preload;
+
 /* What to draw. Strings are borrowed. */
 typedef struct plot_spec {
     const char *x, *y; /* numeric columns */
@@ -47,6 +57,9 @@ typedef struct plot_spec {
     size_t curve_count;
     const unsigned char *marked;
     const char *marked_title;
+    /* Not NULL: the table is plot_load_section's cut, described by this
+     * (borrowed); marked must then be NULL. */
+    const plot_preload *preload;
 } plot_spec;
 
 /* A rendered image and what was left out of it. */

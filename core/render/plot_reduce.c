@@ -39,7 +39,15 @@ void plot_reduce_lines(plot_point *points, size_t *count, size_t group_count, si
     out->points_total = out->points_drawn = *count;
 }
 
-static size_t column_of(double x, int logx, double x_min, double span, size_t columns)
+size_t plot_reduce_column_count(size_t lines_drawn, int width)
+{
+    size_t columns = PLOT_MAX_POINTS / (2 * lines_drawn);
+    if (width > 0 && columns > (size_t)width)
+        columns = (size_t)width;
+    return columns ? columns : 1;
+}
+
+size_t plot_reduce_column_of(double x, int logx, double x_min, double span, size_t columns)
 {
     if (!(span > 0))
         return 0;
@@ -52,11 +60,7 @@ void plot_reduce_points(plot_point *points, size_t *count, int logx, int width, 
     size_t n = *count;
     if (n <= PLOT_MAX_POINTS || out->lines_drawn == 0)
         return;
-    size_t columns = PLOT_MAX_POINTS / (2 * out->lines_drawn);
-    if (width > 0 && columns > (size_t)width)
-        columns = (size_t)width;
-    if (columns == 0)
-        columns = 1;
+    size_t columns = plot_reduce_column_count(out->lines_drawn, width);
     double x_min = INFINITY, x_max = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         double x = logx ? log10(points[i].x) : points[i].x;
@@ -66,10 +70,10 @@ void plot_reduce_points(plot_point *points, size_t *count, int logx, int width, 
     double span = x_max - x_min;
     size_t w = 0;
     for (size_t i = 0; i < n;) {
-        size_t column = column_of(points[i].x, logx, x_min, span, columns);
+        size_t column = plot_reduce_column_of(points[i].x, logx, x_min, span, columns);
         size_t low = i, high = i, j = i + 1;
         for (; j < n && points[j].group == points[i].group &&
-               column_of(points[j].x, logx, x_min, span, columns) == column;
+               plot_reduce_column_of(points[j].x, logx, x_min, span, columns) == column;
              j++) {
             if (points[j].y < points[low].y)
                 low = j;

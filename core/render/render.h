@@ -8,6 +8,7 @@
 #include "output.h"
 #include "plot.h"
 #include "plot_fit.h"
+#include "plot_load.h"
 #include "plot_reduce.h"
 #include "report.h"
 #include "section_columns.h"

@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "plot.h"
 #include "report_int.h"
+#include "plot_load.h"
 #include "section_columns.h"
 #include "section_view.h"
 #include "store/store.h"
@@ -609,10 +610,12 @@ static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id
     spec.title = sr->head->title;
     plot_image image = { 0 };
     char *err = NULL;
-    /* Only the plotted columns of every row: a million rows of three values. */
-    const char *names[3] = { spec.x, spec.y, spec.by };
+    /* Only the rows the picture draws (plot_load.h), not a million. */
+    plot_preload preload;
     table *t = NULL;
-    int rc = section_columns_load(r->store, section_id, sr->plugin, sr->head, names, 3, &t, &err);
+    int rc =
+        plot_load_section(r->store, section_id, sr->plugin, sr->head, &spec, &t, &preload, &err);
+    spec.preload = &preload;
     if (rc == 0)
         rc = plot_render(t, &spec, PLOT_SVG, &image, &err);
     if (rc == PLOT_NO_GNUPLOT) {

@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "plot_fit.h"
 #include "report.h"
+#include "plot_load.h"
 #include "section_columns.h"
 
 #define FIT_PLOT_WIDTH 900
@@ -74,11 +75,12 @@ static void write_plot(FILE *out, store *s, int64_t sweep_id, int64_t section_id
                        .height = FIT_PLOT_HEIGHT };
     char *title = util_format("%s fit of %s against %s", fits->model, fits->y, fits->x);
     spec.title = title;
-    const char *names[3] = { spec.x, spec.y, spec.by };
+    plot_preload preload;
     table *t = NULL;
     plot_image image = { 0 };
     char *err = NULL;
-    int rc = section_columns_load(s, section_id, plugin, head, names, 3, &t, &err);
+    int rc = plot_load_section(s, section_id, plugin, head, &spec, &t, &preload, &err);
+    spec.preload = &preload;
     if (rc == 0)
         rc = plot_render(t, &spec, PLOT_SVG, &image, &err);
     if (rc == PLOT_NO_GNUPLOT) {

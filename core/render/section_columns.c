@@ -21,17 +21,29 @@ static int add_named_columns(table *t, const table *cols, const char *const *nam
     return 0;
 }
 
+int section_columns_head(const table *cols, const char *const *names, size_t count, table **out,
+                         char **err)
+{
+    *out = table_new(cols->title);
+    if (*out && add_named_columns(*out, cols, names, count) == 0)
+        return 0;
+    table_free(*out);
+    *out = NULL;
+    return util_fail(err, "out of memory (or a column the section does not have)");
+}
+
 int section_columns_load(store *s, int64_t section_id, const char *plugin, const table *cols,
                          const char *const *names, size_t count, table **out, char **err)
 {
     *out = NULL;
     store_cursor *cursor = NULL;
     value *row = NULL;
-    table *t = table_new(cols->title);
-    if (!t || add_named_columns(t, cols, names, count) != 0 ||
-        !(row = calloc(t->column_count ? t->column_count : 1, sizeof *row))) {
+    table *t = NULL;
+    if (section_columns_head(cols, names, count, &t, err) != 0)
+        return -1;
+    if (!(row = calloc(t->column_count ? t->column_count : 1, sizeof *row))) {
         table_free(t);
-        return util_fail(err, "out of memory (or a column the section does not have)");
+        return util_fail(err, "out of memory");
     }
     int rc = store_cursor_open(s, section_id, plugin, t, NULL, NULL, 0, &cursor, err);
     while (rc == 0 && (rc = store_cursor_next(cursor, row, NULL, err)) == 1)

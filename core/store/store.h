@@ -161,6 +161,12 @@ int store_section_column_varies(store *s, int64_t section_id, const char *plugin
 int store_cursor_open(store *s, int64_t section_id, const char *plugin, const table *columns,
                       const char *const *where_columns, const value *where_values,
                       size_t where_count, store_cursor **out, char **err);
+/* store_cursor_open without conditions, reading only the columns i with
+ * wanted[i] != 0 (borrowed for the call): the others come back as NULL
+ * values, so a row keeps the layout of `columns` (a second pass that needs
+ * fewer columns than the first). */
+int store_cursor_open_some(store *s, int64_t section_id, const char *plugin, const table *columns,
+                           const unsigned char *wanted, store_cursor **out, char **err);
 /* Moves before the first row whose key is not below `from`. */
 int store_cursor_seek(store_cursor *c, store_row_key from, char **err);
 /* Reads the next row: its columns' values into row (the caller clears

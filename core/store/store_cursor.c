@@ -151,9 +151,12 @@ int store_section_column_varies(store *s, int64_t section_id, const char *plugin
     return rc;
 }
 
-int store_cursor_open(store *s, int64_t section_id, const char *plugin, const table *columns,
-                      const char *const *where_columns, const value *where_values,
-                      size_t where_count, store_cursor **out, char **err)
+/* store_cursor_open, with NULL selected in place of the columns whose
+ * wanted[i] is 0 (wanted NULL: every column). */
+static int open_cursor(store *s, int64_t section_id, const char *plugin, const table *columns,
+                       const unsigned char *wanted, const char *const *where_columns,
+                       const value *where_values, size_t where_count, store_cursor **out,
+                       char **err)
 {
     *out = NULL;
     store_cursor *c = calloc(1, sizeof *c);
@@ -168,7 +171,10 @@ int store_cursor_open(store *s, int64_t section_id, const char *plugin, const ta
     strbuf sql = { 0 };
     strbuf_str(&sql, "SELECT ");
     for (size_t i = 0; columns && i < columns->column_count; i++) {
-        storei_append_ident(&sql, columns->columns[i].name);
+        if (wanted && !wanted[i])
+            strbuf_str(&sql, "NULL");
+        else
+            storei_append_ident(&sql, columns->columns[i].name);
         strbuf_str(&sql, ", ");
     }
     strbuf_str(&sql, "\"point_id\", \"row_id\"");
@@ -191,6 +197,20 @@ int store_cursor_open(store *s, int64_t section_id, const char *plugin, const ta
         bind_value(c->st, (int)i + 3, &where_values[i]);
     *out = c;
     return 0;
+}
+
+int store_cursor_open(store *s, int64_t section_id, const char *plugin, const table *columns,
+                      const char *const *where_columns, const value *where_values,
+                      size_t where_count, store_cursor **out, char **err)
+{
+    return open_cursor(s, section_id, plugin, columns, NULL, where_columns, where_values,
+                       where_count, out, err);
+}
+
+int store_cursor_open_some(store *s, int64_t section_id, const char *plugin, const table *columns,
+                           const unsigned char *wanted, store_cursor **out, char **err)
+{
+    return open_cursor(s, section_id, plugin, columns, wanted, NULL, NULL, 0, out, err);
 }
 
 int store_cursor_seek(store_cursor *c, store_row_key from, char **err)

@@ -80,4 +80,34 @@ status=$?
 expect_status 0
 expect_stderr_contains "lua_plot.lua:3: plot: 12 of 20 lines drawn (evenly spaced by jitter); 6000 of 7200 points drawn (lowest and highest y in each of 250 x-columns per line)"
 size_below "$TMP/lua.svg" 1000000
+
+# runner plot and report read only the rows they draw (render/plot_load.c)
+# and draw the picture Lua's plot() draws from every row in memory, byte
+# for byte: lines by text (in the order they come), NaN rows skipped, log
+# axes, x that repeats (points), all cut to x-columns.
+same=$(write_script same.lua <<'LUA'
+local rows = sweep("speedup", { model = { "walkthrough", "combined" },
+                                jitter = linspace(0.5, 2, 7), workers = range(1, 600) },
+                   { print = false })
+local units = { workers = "workers", wait_s = "s", karp_flatt = "fraction", jitter = "s" }
+plot(rows, { x = "workers", y = "speedup", by = "model", title = "same", units = units,
+             output = "lua_model.svg" })
+plot(rows, { x = "workers", y = "karp_flatt", by = "jitter", logx = true, logy = true,
+             title = "same", units = units, output = "lua_karp.svg" })
+plot(rows, { x = "workers", y = "wait_s", title = "same", units = units, output = "lua_one.svg" })
+LUA
+)
+(cd "$TMP" && "$RUNNER" sweep "$same" --db "$TMP/same.db" --quiet) >"$TMP/out" 2>"$TMP/err"
+status=$?
+expect_status 0
+expect_stderr_contains "same.lua:7: plot: skipped 14 of 8400 rows: 14 where workers or karp_flatt is NaN or infinite"
+for args in "model --x workers --y speedup --by model" \
+    "karp --x workers --y karp_flatt --by jitter --logx --logy" "one --x workers --y wait_s"; do
+    name=${args%% *}
+    # shellcheck disable=SC2086 # the options are words
+    run "$RUNNER" plot 1 --db "$TMP/same.db" ${args#* } --title same -o "$TMP/cli_$name.svg"
+    expect_status 0
+    cmp -s "$TMP/lua_$name.svg" "$TMP/cli_$name.svg" ||
+        fail "runner plot ${args#* } draws another picture than plot() of the same rows"
+done
 finish

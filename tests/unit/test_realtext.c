@@ -166,6 +166,14 @@ static void test_precisions(void)
         check_shortest(y);
         check_shortest(0.5 + 1.5 * (double)(bits % 1000) / 999); /* linspace-like */
     }
+    /* Short decimals (a sweep's parameters, 0.05 steps): their 17 digits
+     * end in zeros, and the 15 are taken from them. */
+    for (int i = 1; i < 20000; i++) {
+        check_shortest(i / 1000.0);
+        check_shortest(i * 0.05);
+        check_shortest(0.5 + 1.5 * i / 19999.0);
+        check_shortest(1e-9 * i);
+    }
     CHECK(precision_mismatches == 0);
     CHECK(shortest_mismatches == 0);
 }
