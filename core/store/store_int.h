@@ -222,6 +222,17 @@ int storei_count_rows(store *s, int64_t section_id, const char *key, sqlite3_stm
  * newest block id and highest point id. 0, or -1 with *err. */
 int storei_section_fingerprint(store *s, int64_t section_id, int64_t out[5], char **err);
 
+/* --- store_plot_scan.c ---------------------------------------------------- */
+
+/* Reads rows_sql (by or NULL, x, y; ?1 sweep, ?2 section; rows whose x
+ * or y is not a number are left out) once for d's points_total and reduced, and when reduced (and
+ * the by values are at most q->max_groups) a second time for the lowest
+ * and highest y of each x-column of each line drawn (at most max_labels),
+ * with *lines_chosen set; otherwise the caller chooses the lines and reads
+ * the points. 0, or -1 with *err (d is the caller's to clear). */
+int storei_plot_scan(store *s, const store_plot_query *q, const char *rows_sql, store_plot_data *d,
+                     size_t max_labels, int *lines_chosen, char **err);
+
 /* --- store_page.c: what a page of rows shares with the sort cache --------- */
 
 /* Appends q's filter condition on column (an identifier, quoted here; NULL:
