@@ -10,14 +10,17 @@
  * again, a file that is not a readable cache is deleted and made again. */
 #include "store_int.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* "RNSC": a file runner made, whatever its name. */
 #define CACHE_APPLICATION_ID 0x524e5343
-/* Sorted copies kept at most; the oldest goes first. */
-#define CACHE_MAX_ENTRIES 16
+/* Sorted copies kept at most (about 50 MB each for 10^6 rows); the
+ * oldest goes first. */
+#define CACHE_MAX_ENTRIES 8
 /* How long a build waits for another server's (then scans instead). */
 #define CACHE_BUSY_MS 3000
 
@@ -106,11 +109,26 @@ static int try_open(const char *path, sqlite3 **out, char **err)
     return 0;
 }
 
-static int open_cache(const char *path, sqlite3 **out, char **err)
+/* A new cache file gets the user's file's permissions (SQLite gives its
+ * -wal and -shm those of the file): a copy of the results is no more
+ * readable than they are. */
+static void make_file(const char *path, const char *user_path)
 {
+    struct stat st;
+    if (stat(user_path, &st) != 0)
+        return;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0666);
+    if (fd >= 0)
+        close(fd);
+}
+
+static int open_cache(const char *path, const char *user_path, sqlite3 **out, char **err)
+{
+    make_file(path, user_path);
     int rc = try_open(path, out, err);
     if (rc == 1) { /* made again, once */
         remove_cache_files(path);
+        make_file(path, user_path);
         rc = try_open(path, out, err);
     }
     if (rc == 1)
@@ -463,7 +481,7 @@ int store_row_page_cached(store *s, const store_row_query *q, const char *cache_
         return CACHE_SCAN;
     }
     sqlite3 *db = NULL;
-    if (open_cache(cache_path, &db, err) != 0)
+    if (open_cache(cache_path, s->path, &db, err) != 0)
         return CACHE_BROKEN;
     const char *name = q->columns->columns[column].name;
     int64_t id = 0;
