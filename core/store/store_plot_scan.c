@@ -234,6 +234,8 @@ static int scan_columns(store *s, sqlite3_stmt *st, const store_plot_query *q, s
         size_t line = 0;
         if (lines) { /* else one line */
             by_value v = key_of(st, 0);
+            if (v.rank == 0)
+                continue; /* a NULL by: its line, unnamed, stays empty */
             while (line < d->line_count && !same_key(&lines[line], &v))
                 line++;
             if (line == d->line_count)

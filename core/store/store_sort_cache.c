@@ -356,12 +356,15 @@ static cache_status serve_page(store *s, sqlite3 *db, const char *path, const st
     /* A filter in key order: a few matches are found through the index on
      * v (then sorted by k), many by reading the copy in k order until the
      * page is full. SQLite's planner cannot know which; the total says. A
-     * filter no index serves (contains, ne) is read in order. */
+     * filter the index cannot seek (contains, ne) is read in order: through
+     * the index it would be read whole. */
     int rc;
     char *sized = util_format("SELECT row_count FROM entry WHERE id = %lld", (long long)id);
     int64_t copied = sized ? read_int(db, sized, &rc) : 0;
     free(sized);
-    for (int indexed = q->filter_column >= 0 && q->sort_column < 0 && *total * 4 <= copied;
+    int seekable = q->op != STORE_ROW_CONTAINS && q->op != STORE_ROW_NE;
+    for (int indexed =
+             q->filter_column >= 0 && q->sort_column < 0 && seekable && *total * 4 <= copied;
          indexed >= 0 && !page; indexed--) {
         strbuf_free(&page_sql);
         memset(&page_sql, 0, sizeof page_sql);
