@@ -139,13 +139,16 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     for (size_t i = 0; i < config->allow_host_count; i++)
         if (check_allow_host(config->allow_hosts[i], err) != 0)
             return -1;
-    if (check_database(config->db_path, err) != 0)
+    if (check_database(config->db_path, err) != 0 ||
+        servei_sort_cache_init(config->db_path, err) != 0)
         return -1;
     if (serve_mhd_load(err) != 0) /* before any MHD_* call (serve_mhd.h) */
         return -1;
     servei_server *server = calloc(1, sizeof *server);
-    if (!server)
+    if (!server) {
+        servei_sort_cache_free();
         return util_fail(err, "out of memory");
+    }
     server->db_path = config->db_path;
     server->rate_per_s = config->rate_per_s;
     server->allow_hosts = config->allow_hosts;
@@ -203,8 +206,10 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     servei_watch_free(&server->watch);
     pthread_mutex_destroy(&server->rate_lock);
     free(server);
+    servei_sort_cache_free();
     return 0;
 fail:
+    servei_sort_cache_free();
     servei_watch_free(&server->watch);
     pthread_mutex_destroy(&server->rate_lock);
     free(server);

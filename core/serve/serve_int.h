@@ -127,6 +127,12 @@ void servei_reply_fail(servei_reply *reply, char *err);
  * the request's store). */
 void servei_rows(store *s, struct MHD_Connection *connection, int64_t section_id,
                  servei_reply *reply);
+/* The sort cache servei_rows uses for big sections (serve_table.c):
+ * db_path.runner-cache, or none with RUNNER_SERVE_CACHE_MIN_ROWS=off (that
+ * variable, for tests, also sets the rows a section needs, 100000 by
+ * default). init: 0, or -1 with *err; free accepts no init. */
+int servei_sort_cache_init(const char *db_path, char **err);
+void servei_sort_cache_free(void);
 void servei_plot(store *s, struct MHD_Connection *connection, int64_t section_id,
                  servei_reply *reply);
 void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *reply);

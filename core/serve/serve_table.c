@@ -4,12 +4,68 @@
  * section's own columns, and the page as JSON. */
 #include "serve_int.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
 
 #define SERVE_TABLE_DEFAULT_PAGE 100
+/* Sections with fewer rows are scanned (a few tens of ms): no copy. */
+#define SERVE_SORT_CACHE_MIN_ROWS 100000
+
+/* The sort cache (store_sort_cache.c): FILE.runner-cache, set once at
+ * start (malloc'd; NULL: off), and whether it failed (said once). */
+static char *sort_cache_path;
+static int64_t sort_cache_min_rows = SERVE_SORT_CACHE_MIN_ROWS;
+static atomic_int sort_cache_failed;
+
+int servei_sort_cache_init(const char *db_path, char **err)
+{
+    /* For tests: a smaller threshold, or "off". */
+    const char *rows = getenv("RUNNER_SERVE_CACHE_MIN_ROWS");
+    if (rows && strcmp(rows, "off") == 0)
+        return 0;
+    if (rows) {
+        char *end = NULL;
+        long long n = strtoll(rows, &end, 10);
+        if (!*rows || *end || n < 1)
+            return util_fail(err,
+                             "RUNNER_SERVE_CACHE_MIN_ROWS=%s: expected a positive number of "
+                             "rows or off",
+                             rows);
+        sort_cache_min_rows = n;
+    }
+    sort_cache_path = util_format("%s.runner-cache", db_path);
+    atomic_store(&sort_cache_failed, 0);
+    return sort_cache_path ? 0 : util_fail(err, "out of memory");
+}
+
+void servei_sort_cache_free(void)
+{
+    free(sort_cache_path);
+    sort_cache_path = NULL;
+}
+
+/* A sorted or filtered page through the cache: 1 answered, 0 not (the
+ * caller scans). The first failure to write the cache is logged, and the
+ * cache is not tried again. */
+static int cached_page(store *s, const store_row_query *q, table **page, int64_t *total)
+{
+    if (!sort_cache_path || atomic_load(&sort_cache_failed) ||
+        (q->sort_column < 0 && q->filter_column < 0))
+        return 0;
+    char *err = NULL;
+    int rc = store_row_page_cached(s, q, sort_cache_path, sort_cache_min_rows, page, total, &err);
+    if (rc < 0 && !atomic_exchange(&sort_cache_failed, 1)) {
+        fprintf(stderr, "runner: serve: no sort cache (%s); sorts and filters scan the section\n",
+                err ? err : "out of memory");
+        fflush(stderr);
+    }
+    free(err);
+    return rc > 0;
+}
 
 /* The comparisons a row filter may use, named by the client. */
 static const struct {
@@ -150,7 +206,7 @@ void servei_rows(store *s, struct MHD_Connection *connection, int64_t section_id
     table *page = NULL;
     int64_t total = 0;
     char *err = NULL;
-    if (store_row_page(s, &q, &page, &total, &err) != 0)
+    if (!cached_page(s, &q, &page, &total) && store_row_page(s, &q, &page, &total, &err) != 0)
         servei_reply_fail(reply, err);
     else
         /* next: where the following page starts, in the default order. */

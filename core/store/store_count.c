@@ -33,7 +33,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static count_slot cache[SERVE_COUNT_SLOTS];
 static uint64_t cache_clock;
 
-static int read_fingerprint(store *s, int64_t section_id, count_fingerprint *out, char **err)
+int storei_section_fingerprint(store *s, int64_t section_id, int64_t out[5], char **err)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db,
@@ -45,7 +45,7 @@ static int read_fingerprint(store *s, int64_t section_id, count_fingerprint *out
     sqlite3_bind_int64(st, 1, section_id);
     int rc = sqlite3_step(st);
     for (int i = 0; rc == SQLITE_ROW && i < 5; i++)
-        out->value[i] = sqlite3_column_int64(st, i);
+        out[i] = sqlite3_column_int64(st, i);
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW)
         return storei_fail_sql(s, err, "cannot count the rows");
@@ -91,7 +91,7 @@ int storei_count_rows(store *s, int64_t section_id, const char *key, sqlite3_stm
                       int64_t *total, char **err)
 {
     count_fingerprint fingerprint;
-    if (read_fingerprint(s, section_id, &fingerprint, err) != 0)
+    if (storei_section_fingerprint(s, section_id, fingerprint.value, err) != 0)
         return -1;
     pthread_mutex_lock(&cache_lock);
     count_slot *slot = find_slot(key, &fingerprint);

@@ -13,6 +13,8 @@
  *                   limits on a server's reading connection
  *   store_page.c    a page of a section's rows (keyset paging), its total
  *                   kept per section and filter (store_count.c)
+ *   store_sort_cache.c  a big section's column sorted once, in a cache file
+ *                   next to the database, for sorted and filtered pages
  *   store_plot.c    two columns of a section cut down in SQL for a chart
  *   store_outbox.c  closing a sweep with its webhook summary, the outbox
  *   store_process.c which process runs a sweep (for resume's liveness check)
@@ -219,6 +221,33 @@ int storei_query_table(store *s, sqlite3_stmt *st, const char *what, table **out
  * point blocks as they are now. 0, or -1 with *err. */
 int storei_count_rows(store *s, int64_t section_id, const char *key, sqlite3_stmt *count,
                       int64_t *total, char **err);
+/* What changes whenever a section's rows do (a sweep writes them in the
+ * transaction of their point block): its blocks' count, points, ok points,
+ * newest block id and highest point id. 0, or -1 with *err. */
+int storei_section_fingerprint(store *s, int64_t section_id, int64_t out[5], char **err);
+
+/* --- store_plot_scan.c ---------------------------------------------------- */
+
+/* Reads rows_sql (by or NULL, x, y; ?1 sweep, ?2 section; rows whose x
+ * or y is not a number are left out) once for d's points_total and reduced, and when reduced (and
+ * the by values are at most q->max_groups) a second time for the lowest
+ * and highest y of each x-column of each line drawn (at most max_labels),
+ * with *lines_chosen set; otherwise the caller chooses the lines and reads
+ * the points. 0, or -1 with *err (d is the caller's to clear). */
+int storei_plot_scan(store *s, const store_plot_query *q, const char *rows_sql, store_plot_data *d,
+                     size_t max_labels, int *lines_chosen, char **err);
+
+/* --- store_page.c: what a page of rows shares with the sort cache --------- */
+
+/* Appends q's filter condition on column (an identifier, quoted here; NULL:
+ * the filter column itself); its value is ?2, bound by
+ * storei_row_filter_bind. q's filter must have passed
+ * store_row_filter_check. */
+void storei_row_filter_sql(strbuf *sql, const store_row_query *q, const char *column);
+void storei_row_filter_bind(sqlite3_stmt *st, const store_row_query *q);
+/* What a total depends on: the section and the filter (malloc'd; NULL: no
+ * memory). */
+char *storei_row_count_key(const store_row_query *q);
 
 /* --- store_write.c ------------------------------------------------------- */
 

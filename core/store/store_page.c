@@ -94,10 +94,9 @@ static void bind_number(sqlite3_stmt *st, int index, const char *value, double n
         sqlite3_bind_double(st, index, number);
 }
 
-/* The filter's condition on its column (?2: its value). */
-static void append_filter(strbuf *sql, const store_row_query *q)
+void storei_row_filter_sql(strbuf *sql, const store_row_query *q, const char *column)
 {
-    const char *c = column_name(q, q->filter_column);
+    const char *c = column ? column : column_name(q, q->filter_column);
     double number;
     switch (classify_filter(q, &number)) {
     case FILTER_CONTAINS:
@@ -138,10 +137,10 @@ static void append_from_where(strbuf *sql, const store_row_query *q, int scan)
     if (q->filter_column < 0)
         return;
     strbuf_str(sql, " AND ");
-    append_filter(sql, q);
+    storei_row_filter_sql(sql, q, NULL);
 }
 
-static void bind_filter(sqlite3_stmt *st, const store_row_query *q)
+void storei_row_filter_bind(sqlite3_stmt *st, const store_row_query *q)
 {
     double number;
     switch (classify_filter(q, &number)) {
@@ -160,7 +159,7 @@ static void bind_row_query(sqlite3_stmt *st, const store_row_query *q)
     sqlite3_bind_int64(st, 1, q->section_id);
     sqlite3_bind_int64(st, 3, q->sweep_id);
     if (q->filter_column >= 0)
-        bind_filter(st, q);
+        storei_row_filter_bind(st, q);
     if (q->after && sqlite3_bind_parameter_count(st) >= 5) {
         sqlite3_bind_int64(st, 4, q->after->point_id);
         sqlite3_bind_int64(st, 5, q->after->row_id);
@@ -191,8 +190,7 @@ static void append_page(strbuf *page, const store_row_query *q)
         strbuf_printf(page, " OFFSET %lld", (long long)q->offset);
 }
 
-/* What the total depends on: the section and the filter. */
-static char *count_key(const store_row_query *q)
+char *storei_row_count_key(const store_row_query *q)
 {
     if (q->filter_column < 0)
         return util_format("%lld", (long long)q->section_id);
@@ -216,7 +214,7 @@ static int mostly_section(store *s, const store_row_query *q)
     append_from_where(&sql, &whole, 0);
     strbuf_str(&sql, "; SELECT max(\"row_id\") FROM ");
     storei_append_ident(&sql, q->plugin);
-    char *key = count_key(&whole), *err = NULL;
+    char *key = storei_row_count_key(&whole), *err = NULL;
     const char *second = NULL;
     sqlite3_stmt *count = NULL, *highest = NULL;
     int64_t section_rows = 0, table_rows = 0;
@@ -275,7 +273,7 @@ int store_row_page(store *s, const store_row_query *q, table **rows, int64_t *to
     append_page(&page, q);
     strbuf_str(&count, "SELECT count(*)");
     append_from_where(&count, q, scan && q->filter_column >= 0);
-    char *key = count_key(q);
+    char *key = storei_row_count_key(q);
     int rc = -1;
     if (page.oom || count.oom || !key)
         util_fail(err, "%s: cannot read the rows: out of memory", s->path);

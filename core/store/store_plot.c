@@ -1,8 +1,10 @@
-/* store_plot.c: two columns of a section for a chart, cut down in SQL so
- * that a reader never holds the section: at most max_lines lines (evenly
- * spaced through the sorted by values, first and last kept, as
+/* store_plot.c: two columns of a section for a chart, cut down so that a
+ * reader never holds the section: at most max_lines lines (evenly spaced
+ * through the sorted by values, first and last kept, as
  * render/plot_reduce.c does for gnuplot) and, above max_points points, the
- * lowest and highest y of each x-column per line. */
+ * lowest and highest y of each x-column per line. A big section is cut in
+ * two reads without a sort (store_plot_scan.c); the GROUP BY statements
+ * here read a small one, or one with more than max_groups by values. */
 #include "store_int.h"
 
 #include <math.h>
@@ -50,21 +52,6 @@ static sqlite3_stmt *prepare(store *s, strbuf *sql, const store_plot_query *q, c
         sqlite3_bind_int64(st, 2, q->section_id);
     }
     return st;
-}
-
-static int count_points(store *s, const store_plot_query *q, int64_t *count, char **err)
-{
-    strbuf sql = { 0 };
-    strbuf_str(&sql, "SELECT count(*)");
-    append_numeric_rows(&sql, q);
-    sqlite3_stmt *st = prepare(s, &sql, q, err);
-    if (!st)
-        return -1;
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : storei_fail_sql(s, err, "cannot read the plot");
-    if (rc == 0)
-        *count = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return rc;
 }
 
 /* Chooses the lines: every distinct by value, or max_lines of them. */
@@ -200,10 +187,27 @@ static int read_points(store *s, const store_plot_query *q, store_plot_data *d, 
 int store_plot_read(store *s, const store_plot_query *q, store_plot_data *out, char **err)
 {
     memset(out, 0, sizeof *out);
-    if (count_points(s, q, &out->points_total, err) != 0)
-        return -1;
-    out->reduced = out->points_total > q->max_points;
-    if (choose_lines(s, q, out, err) != 0 || read_points(s, q, out, err) != 0) {
+    /* by, x, y (the numbers among them picked in C): read twice by store_plot_scan.c, which counts
+     * and, for a big section, cuts it down without a sort. */
+    strbuf sql = { 0 };
+    strbuf_str(&sql, "SELECT ");
+    if (q->by)
+        storei_append_ident(&sql, q->by);
+    else
+        strbuf_str(&sql, "NULL");
+    strbuf_str(&sql, ", ");
+    storei_append_ident(&sql, q->x);
+    strbuf_str(&sql, ", ");
+    storei_append_ident(&sql, q->y);
+    strbuf_str(&sql, " FROM ");
+    storei_append_ident(&sql, q->plugin);
+    strbuf_str(&sql, " WHERE \"sweep_id\" = ?1 AND \"section_id\" = ?2");
+    int chosen = 0, rc = sql.oom
+                             ? util_fail(err, "%s: cannot read the plot: out of memory", s->path)
+                             : storei_plot_scan(s, q, sql.data, out, PLOT_LABELS, &chosen, err);
+    strbuf_free(&sql);
+    if (rc != 0 ||
+        (!chosen && (choose_lines(s, q, out, err) != 0 || read_points(s, q, out, err) != 0))) {
         store_plot_data_clear(out);
         return -1;
     }

@@ -12,12 +12,14 @@
 
 struct store_point_stream {
     store *s;
-    sqlite3_stmt *points; /* the points, in the stream's order */
-    sqlite3_stmt *rows;   /* one point's rows, by the result table's index */
-    const table *columns; /* borrowed */
-    value *cells;         /* columns->column_count, cleared before each row */
-    int in_point;         /* points is on a point whose rows are being read */
-    int point_rows;       /* rows of that point returned so far */
+    sqlite3_stmt *points;   /* the points, in the stream's order */
+    sqlite3_stmt *rows;     /* one point's rows, by the result table's index */
+    const table *columns;   /* borrowed */
+    value *cells;           /* columns->column_count, cleared before each row */
+    int in_point;           /* points is on a point whose rows are being read */
+    int point_rows;         /* rows of that point returned so far */
+    store_stream_row point; /* that point's fields, read once (its text
+                             * is SQLite's until points steps again) */
 };
 
 /* The points statement's columns. */
@@ -119,6 +121,20 @@ static int next_point(store_point_stream *ps, char **err)
     sqlite3_bind_int64(ps->rows, 3, sqlite3_column_int64(ps->points, COL_POINT));
     ps->in_point = 1;
     ps->point_rows = 0;
+    /* Read once per point, not once per row: a point has many rows. */
+    sqlite3_stmt *st = ps->points;
+    int64_t seed = sqlite3_column_int64(st, COL_SEED);
+    ps->point = (store_stream_row){
+        .params_json = (const char *)sqlite3_column_text(st, COL_PARAMS),
+        .point_id = sqlite3_column_int64(st, COL_POINT),
+        .section_id = sqlite3_column_int64(st, COL_SECTION),
+        .section_ordinal = sqlite3_column_int(st, COL_ORDINAL),
+        .status = (const char *)sqlite3_column_text(st, COL_STATUS),
+        .error = (const char *)sqlite3_column_text(st, COL_ERROR),
+        .identity = (const char *)sqlite3_column_text(st, COL_IDENTITY),
+        .cells = ps->cells,
+    };
+    memcpy(&ps->point.seed, &seed, sizeof seed); /* stored as signed 64-bit */
     return 1;
 }
 
@@ -142,20 +158,8 @@ int store_point_stream_next(store_point_stream *ps, store_stream_row *row, char 
     }
     if (step != SQLITE_ROW && step != SQLITE_DONE)
         return storei_fail_sql(ps->s, err, "cannot read the rows of a point");
-    sqlite3_stmt *st = ps->points;
-    int64_t seed = sqlite3_column_int64(st, COL_SEED);
-    *row = (store_stream_row){
-        .params_json = (const char *)sqlite3_column_text(st, COL_PARAMS),
-        .point_id = sqlite3_column_int64(st, COL_POINT),
-        .section_id = sqlite3_column_int64(st, COL_SECTION),
-        .section_ordinal = sqlite3_column_int(st, COL_ORDINAL),
-        .status = (const char *)sqlite3_column_text(st, COL_STATUS),
-        .error = (const char *)sqlite3_column_text(st, COL_ERROR),
-        .identity = (const char *)sqlite3_column_text(st, COL_IDENTITY),
-        .has_row = step == SQLITE_ROW,
-        .cells = ps->cells,
-    };
-    memcpy(&row->seed, &seed, sizeof seed); /* stored as signed 64-bit */
+    *row = ps->point;
+    row->has_row = step == SQLITE_ROW;
     ps->point_rows++;
     if (step == SQLITE_DONE)
         ps->in_point = 0; /* the point without rows is done */

@@ -127,6 +127,24 @@ int store_row_filter_check(const store_row_query *q, char **err);
  * still grows). */
 int store_row_page(store *s, const store_row_query *q, table **rows, int64_t *total, char **err);
 
+/* --- the sort cache: a big section's column sorted once (store_sort_cache.c)
+ * A sorted or filtered page of a section of at least min_rows rows, whose
+ * sweep is not running, read through a copy of (row_id, the column) in key
+ * order, indexed both ways, kept in the database file cache_path (runner's
+ * own, FILE.runner-cache next to the user's; made on first use, the user's
+ * file only read). A copy is made on the first sort or filter on its
+ * column and used while the section's point blocks are unchanged (the
+ * fingerprint store_row_page's totals use); a stale one is made again, a
+ * damaged file deleted. The rows, their order and the total are
+ * store_row_page's. Returns 1 with *rows and *total set; 0 when the cache
+ * does not answer (a small or running section, a sort and a filter on two
+ * columns, after=, another server making the copy, an error reading the
+ * user's file): the caller calls store_row_page; -1 with *err when the
+ * cache file cannot be made or written (an unwritable directory): the
+ * caller calls store_row_page and need not try again. */
+int store_row_page_cached(store *s, const store_row_query *q, const char *cache_path,
+                          int64_t min_rows, table **rows, int64_t *total, char **err);
+
 /* --- two columns of a section for a chart (store_plot.c) ----------------- */
 
 typedef struct store_plot_query {
