@@ -3,7 +3,10 @@
 # the command from rank 0's declaration; the stored points, rows and
 # stdout/stderr artifacts equal a --jobs 1 run's, a point that exits
 # non-zero or passes the command's timeout is stored as on one process, and
-# a worker that cannot find the program stops the run before any point.
+# a worker that cannot find the program stops the run before any point; a
+# worker killed with SIGKILL while it runs a command's point ends the sweep
+# `interrupted` with the points done stored, as for a plugin's point
+# (test_mpi_failures.sh), and --resume completes it.
 # Skipped (77) without mpirun or MPI support; under make test a failure.
 . tests/e2e/lib.sh
 skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
@@ -89,4 +92,48 @@ expect_sql "SELECT status, (SELECT count(*) FROM point) FROM sweep" "error|0"
 run env PATH="$TMP/bin:$PATH" mpirun --oversubscribe -np 2 "$RUNNER" sweep "$script" --db "$DB" --resume --quiet
 expect_status 0
 expect_sql "SELECT group_concat(y, ' ') FROM (SELECT y FROM echo_y ORDER BY row_id)" "1 2 3 4"
+
+# A worker killed with SIGKILL in the middle of a point. mpirun
+# --enable-recovery keeps the job going when a process dies (as srun did
+# across nodes), so rank 0's own liveness check is what ends it.
+export RUNNER_MPI_LIVENESS_S=4
+script=$(write_script nap.lua <<'LUA'
+command "nap" {
+  argv = { [[sleep 0.25; printf '{{"y": %s}}\n' {x}]] },
+  shell = true,
+  params = { x = { type = "integer" } },
+  columns = { { name = "y", type = "integer" } },
+}
+sweep("nap", { x = range(1, 30) }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/nap_one.db" --jobs 4 --quiet
+expect_status 0
+DB="$TMP/nap.db"
+mpirun --enable-recovery --oversubscribe -np 3 "$RUNNER" sweep "$script" --db "$DB" --quiet \
+    >"$TMP/nap.out" 2>"$TMP/nap.err" &
+launcher=$!
+wait_until "two command points stored" \
+    '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 2 ] || ! alive $launcher'
+killed=""
+for pid in $(pgrep -P "$launcher"); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
+        kill -KILL "$pid" && killed=$pid
+    fi
+done
+[ -n "$killed" ] || fail "no rank 1 to kill (mpirun: $(cat "$TMP/nap.err"))"
+wait_until "mpirun to end after its worker was killed" '! alive $launcher' || kill -TERM "$launcher"
+wait $launcher
+grep -qx "runner: rank 1 on $(hostname) sent nothing for 4 s (its process is gone, stopped or cut off); ending the sweep, the points done are stored" \
+    "$TMP/nap.err" || fail "rank 0 did not name the dead worker: $(grep runner: "$TMP/nap.err")"
+run "$RUNNER" sweeps --db "$DB" --format csv
+expect_equal "the sweep whose worker was killed" "$(cut -d, -f1,5 "$TMP/out" | tail -1)" "1,interrupted"
+n=$(sql "SELECT count(*) FROM point")
+[ "$n" -ge 2 ] && [ "$n" -lt 30 ] || fail "$n points stored (expected some, not all 30)"
+expect_sql "SELECT count(*) FROM point AS p JOIN nap AS r ON r.point_id = p.id WHERE p.status = 'ok' AND r.y = r.x" "$n"
+run mpirun --oversubscribe -np 3 "$RUNNER" sweep "$script" --db "$DB" --resume --quiet
+expect_status 0
+expect_stderr_contains "already stored"
+compare_rows "SELECT ordinal, params_json, identity, seed, status, row_count FROM point ORDER BY ordinal" "$TMP/nap_one.db" "$DB" "the resumed command sweep's points"
+compare_rows "SELECT x, y, exit_status FROM nap ORDER BY x" "$TMP/nap_one.db" "$DB" "the resumed command sweep's rows"
 finish
