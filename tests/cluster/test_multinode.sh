@@ -220,7 +220,9 @@ LUA
 )
 "$RUNNER" sweep "$where" --db "$TMP/where1.db" --quiet --jobs 1 2>/dev/null || fail "the single-process command run failed"
 start=$(now)
-run on login srun --mpi=pmix -N 3 -n 3 "$RUNNER" sweep "$where" --db "$TMP/where.db" --quiet
+# --kill-on-bad-exit=1: a rank that dies ends the step at once (a
+# failure here, not a wait for KillWait).
+run on login srun --mpi=pmix -N 3 -n 3 --kill-on-bad-exit=1 "$RUNNER" sweep "$where" --db "$TMP/where.db" --quiet
 timing "b2. a command's 20 points under srun --mpi=pmix -N 3 -n 3" "$start"
 expect_status 0
 DB="$TMP/where.db"
