@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/artifact.h"
+#include "base/wire.h"
 #include "exec_parse.h"
 #include "plugin/plugin.h"
 
@@ -63,6 +64,17 @@ const loaded_plugin *exec_command_plugin(const exec_command *c);
  * writer calls it in point order, so which files a capped sweep keeps does
  * not depend on --jobs. plugin must be a command's. */
 void exec_keep_within_sweep_cap(const runner_plugin *plugin, uint64_t index, artifact **list);
+
+/* exec_wire.c: a declaration for a process that never ran the script (an
+ * MPI worker rank, docs/mpi.md). exec_command_encode appends what the
+ * script declared (plugin must be a command's): name, settings, parameters,
+ * declared columns, argv template, artifact names and output patterns.
+ * exec_command_decode reads it back and finishes it here, so the program
+ * is resolved and hashed on this host (the caller compares the SHA-256
+ * with the sender's). Returns the command (exec_command_free it), or NULL
+ * with *err: a malformed message, or what exec_command_finish says. */
+void exec_command_encode(const runner_plugin *plugin, wire_writer *w);
+exec_command *exec_command_decode(wire_reader *r, char **err);
 
 /* 1 when plugin is a command's descriptor. */
 int exec_is_command(const runner_plugin *plugin);

@@ -256,10 +256,7 @@ static const char *live_host(int rank)
     return live.hosts ? live.hosts + (size_t)rank * LIVE_HOST_MAX : "an unknown host";
 }
 
-static void live_nap(long ns)
-{
-    util_nap_s((double)ns * 1e-9);
-}
+static void live_nap(long ns) { util_nap_s((double)ns * 1e-9); }
 
 /* Marks `rank` lost (the first one only) and stops this process's work
  * through the stop flag. Quiet when this rank was stopping already (a
@@ -542,10 +539,7 @@ int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
 }
 
 /* A signal cuts the pause short, so the caller sees its stop flag at once. */
-static void pause_for(long ns)
-{
-    util_nap_s((double)ns * 1e-9);
-}
+static void pause_for(long ns) { util_nap_s((double)ns * 1e-9); }
 
 int mpi_pool_receive(int from, int tag, const volatile sig_atomic_t *stop, double grace_s,
                      mpi_pool_message *msg, char **err)

@@ -342,7 +342,7 @@ static section_mode plan_section(section_job *job, int *jobs)
         *jobs = job->count > 0 ? (int)job->count : 1;
     job->window_size = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_SLOTS_PER_JOB;
     job->window_floor = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_FLOOR_PER_JOB;
-    section_mode mode = sweepi_remote_mode(job, *jobs);
+    section_mode mode = sweepi_remote_mode(job);
     job->window_limit = job->window_floor;
     return mode;
 }

@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "base/artifact.h"
 #include "base/progress.h"
+#include "base/wire.h"
 #include "plugin/plugin.h"
 #include "sweep.h"
 
@@ -100,12 +102,16 @@ typedef enum section_mode {
  *
  * Messages between rank 0 and the workers, each payload in wire.c's bytes:
  *   SECTION  0 -> all     plugin name, its .so's sha256, collective, isolate,
- *                         point timeout
+ *                         point timeout, command; for a command (1) its
+ *                         declaration (exec_command_encode), which the
+ *                         workers build themselves: they never run the
+ *                         script, and the sha256 is then the program's
  *   READY    worker -> 0  ok, and why not ("rank 2 on node7: ...")
  *   POINTS   0 -> worker  n, then per point: index, seed, parameter cells;
  *                         n grows with the points' measured time (sweep_mpi.c)
  *   RESULTS  worker -> 0  n, then per point: index, status, interrupted,
- *                         started_at, duration_s, outcome (wire_put_outcome);
+ *                         started_at, duration_s, outcome (wire_put_outcome),
+ *                         artifacts (sweepi_put_artifacts: a command's);
  *                         sent within about 1 ms of the first point in it
  *   END      0 -> worker  the section is over
  *   STATUS   worker -> 0  after each collective point: failed, interrupted,
@@ -149,11 +155,17 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
  * and sizes the window for it; the two others run a section so. Each
  * returns 0 (interrupted or not), or -1 with *err when communication or
  * storing failed. */
-section_mode sweepi_remote_mode(section_job *job, int jobs);
+section_mode sweepi_remote_mode(section_job *job);
 int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t section_id,
                            table *result, progress *bar, char **err);
 int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t section_id,
                           table *result, progress *bar, char **err);
+
+/* sweep_serve.c: a point's artifacts in a RESULTS message: a u32 count,
+ * then per artifact its name, sha256 and bytes. get returns 0 with *list
+ * (NULL when none; the caller frees it), or -1 with nothing allocated. */
+void sweepi_put_artifacts(wire_writer *w, const artifact *list);
+int sweepi_get_artifacts(wire_reader *r, artifact **list);
 
 /* 1 once a stop request (SIGINT, SIGTERM) came: start no more points. */
 int sweepi_stopping(const sweep_run *run);

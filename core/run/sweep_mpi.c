@@ -52,23 +52,13 @@ static void distributed_window(section_job *job)
     job->window_floor = floor > 0 ? (size_t)floor : 1;
 }
 
-/* Where a section's points run: here without MPI; under MPI a command's
- * here too (worker ranks never run the script, so they do not know a
- * command it declares: its points run on rank 0, --jobs at a time;
- * command-experiments.md), a collective plugin's on every rank at once
- * (window of one), any other's on the worker ranks (window sized for
- * them). */
-section_mode sweepi_remote_mode(section_job *job, int jobs)
+/* Where a section's points run: here without MPI; under MPI a collective
+ * plugin's on every rank at once (window of one), any other's, a command's
+ * included, on the worker ranks (window sized for them). */
+section_mode sweepi_remote_mode(section_job *job)
 {
     if (mpi_pool_size() <= 1)
         return SECTION_LOCAL;
-    if (exec_is_command(job->plugin)) {
-        fprintf(stderr,
-                "runner: %s is a command: its points run on rank 0 (--jobs %d), not "
-                "on the worker ranks\n",
-                job->plugin->name, jobs);
-        return SECTION_LOCAL;
-    }
     if (plugin_flags(job->plugin) & RUNNER_PLUGIN_COLLECTIVE) {
         job->window_size = job->window_floor = 1;
         return SECTION_COLLECTIVE;
@@ -92,6 +82,11 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp, 
     wire_put_u8(&w, (uint8_t)collective);
     wire_put_u8(&w, (uint8_t)(job->run->options->isolate && !collective));
     wire_put_f64(&w, job->run->options->point_timeout_s);
+    /* The workers never ran the script: a command travels as declared. */
+    int command = exec_is_command(lp->desc);
+    wire_put_u8(&w, (uint8_t)command);
+    if (command)
+        exec_command_encode(lp->desc, &w);
     if (w.failed) {
         wire_writer_free(&w);
         return util_fail(err, "out of memory");
@@ -141,8 +136,10 @@ static int open_remote_section(const section_job *job, const loaded_plugin *lp, 
     if (not_ready > 1)
         snprintf(more, sizeof more, " (and %d more rank%s)", not_ready - 1,
                  not_ready > 2 ? "s" : "");
-    util_fail(err, "%s%s; every rank needs the same plugins (same --plugin-dir, same build)",
-              why ? why : "a rank cannot run the plugin", more);
+    util_fail(err, "%s%s; every rank needs the same %s", why ? why : "a rank cannot run the plugin",
+              more,
+              command ? "programs (the same file at the same path or on PATH)"
+                      : "plugins (same --plugin-dir, same build)");
     free(why);
     return -1;
 }
@@ -222,7 +219,8 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
         if (r.failed || status > 3 || f->state != SLOT_RUNNING || f->index != index)
             break;
         int failed;
-        if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0)
+        if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0 ||
+            sweepi_get_artifacts(&r, &f->artifacts) != 0)
             break;
         f->status = sweepi_status_names[status];
         f->failed = status != 0;

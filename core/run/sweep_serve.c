@@ -11,6 +11,7 @@
 #include "base/provenance.h"
 #include "base/util.h"
 #include "base/wire.h"
+#include "exec/exec.h"
 #include "mpi/mpi_pool.h"
 #include "plugin/plugin.h"
 
@@ -36,6 +37,56 @@ static void clear_params(value *params, const runner_plugin *plugin)
 {
     for (uint32_t i = 0; i < plugin->param_count; i++)
         value_clear(&params[i]);
+}
+
+void sweepi_put_artifacts(wire_writer *w, const artifact *list)
+{
+    uint32_t n = 0;
+    for (const artifact *a = list; a; a = a->next)
+        n++;
+    wire_put_u32(w, n);
+    for (const artifact *a = list; a; a = a->next) {
+        wire_put_text(w, a->name);
+        wire_put_text(w, a->sha256);
+        wire_put_u64(w, a->size);
+        if (a->size)
+            wire_put(w, a->data, a->size);
+    }
+}
+
+int sweepi_get_artifacts(wire_reader *r, artifact **list)
+{
+    *list = NULL;
+    artifact **tail = list;
+    uint32_t n = wire_get_u32(r);
+    for (uint32_t i = 0; i < n && !r->failed; i++) {
+        artifact *a = calloc(1, sizeof *a);
+        if (!a) {
+            r->failed = 1;
+            break;
+        }
+        *tail = a;
+        tail = &a->next;
+        a->name = wire_get_text(r);
+        char *sha256 = wire_get_text(r);
+        uint64_t size = wire_get_u64(r);
+        int bad = r->failed || !sha256 || strlen(sha256) != 64 || size > r->len - r->pos ||
+                  !(a->data = malloc(size ? size : 1));
+        if (!bad) {
+            memcpy(a->sha256, sha256, sizeof a->sha256);
+            memcpy(a->data, r->data + r->pos, size);
+            a->size = size;
+            r->pos += size;
+        }
+        free(sha256);
+        if (bad)
+            r->failed = 1;
+    }
+    if (!r->failed)
+        return 0;
+    artifact_list_free(*list);
+    *list = NULL;
+    return -1;
 }
 
 /* Results go back in batches: at the end of each POINTS message, and
@@ -77,6 +128,7 @@ static int serve_points(const runner_plugin *plugin, runner_point *point, finish
         wire_put_f64(&w, f->duration_s);
         wire_put_outcome(&w, f->failed, f->error, f->rows, f->interrupted ? 0 : f->row_count,
                          plugin->column_count);
+        sweepi_put_artifacts(&w, f->interrupted ? NULL : f->artifacts);
         sweepi_clear_finished(f, plugin);
         clear_params(f->params, plugin);
         batched++;
@@ -162,23 +214,35 @@ static int serve_section(const plugin_registry *reg, const char *registry_error,
     char *name = wire_get_text(&r), *sha256 = wire_get_text(&r);
     int collective = wire_get_u8(&r), isolate = wire_get_u8(&r);
     double timeout_s = wire_get_f64(&r);
+    int is_command = wire_get_u8(&r);
     const loaded_plugin *lp = NULL;
+    exec_command *command = NULL; /* built here from rank 0's declaration */
     char *why = NULL, *lookup_err = NULL;
     runner_point point;
     finished_point f;
     int ready = 0, rc = -1;
     memset(&f, 0, sizeof f);
-    if (r.failed) {
+    if (!r.failed && is_command && (command = exec_command_decode(&r, &lookup_err)))
+        lp = exec_command_plugin(command);
+    if (r.failed || r.pos != r.len) {
         why = rank_message("a malformed section message from rank 0");
-    } else if (!reg) {
+    } else if (is_command && !lp) {
+        /* Its program is not here, say: what rank 0's check would say. */
+        char *detail =
+            util_format("command '%s': %s", name, lookup_err ? lookup_err : "out of memory");
+        why = rank_message(detail);
+        free(detail);
+    } else if (!is_command && !reg) {
         why = rank_message(registry_error);
-    } else if (!(lp = plugin_registry_get(reg, name, &lookup_err))) {
+    } else if (!is_command && !(lp = plugin_registry_get(reg, name, &lookup_err))) {
         why = rank_message(lookup_err);
     } else if (strcmp(lp->sha256, sha256) != 0) {
         char detail[1024];
         snprintf(detail, sizeof detail,
-                 "its plugin %s (%s, sha256 %.16s...) is another build "
-                 "than rank 0's (sha256 %.16s...)",
+                 is_command ? "its program for command %s (%s, sha256 %.16s...) is another file "
+                              "than rank 0's (sha256 %.16s...)"
+                            : "its plugin %s (%s, sha256 %.16s...) is another build "
+                              "than rank 0's (sha256 %.16s...)",
                  name, lp->path, lp->sha256, sha256);
         why = rank_message(detail);
     } else if (!(f.params = calloc(lp->desc->param_count + 1, sizeof *f.params)) ||
@@ -205,6 +269,7 @@ static int serve_section(const plugin_registry *reg, const char *registry_error,
     if (ready)
         host_point_free(&point);
     free(f.params);
+    exec_command_free(command);
     free(why);
     free(lookup_err);
     free(name);

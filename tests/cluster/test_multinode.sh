@@ -6,7 +6,12 @@
 # the shared file system and is read back with SQL.
 #   a. runner slurm --submit: an array of 4 shards runs on at least 2 nodes
 #      and its merge job equals one process.
+#   a2. runner slurm --merge-fanout 2 --submit: the same 4 shards, 2 partial
+#      merges run as a Slurm array, then the final merge job; it equals one
+#      process and names every shard's host.
 #   b. srun --mpi=pmix -N 3 -n 3 equals one process.
+#   b2. a command experiment under srun -N 3: its points run on the two
+#      workers' nodes, not rank 0's, and equal one process.
 # Failures across nodes (issue 29; RUNNER_MULTINODE_FAILURE_CHECKS=on):
 #   e. a worker rank killed with SIGKILL on its node ends the srun step
 #      within 20 s, the sweep 'interrupted' with its points kept; the same
@@ -147,6 +152,44 @@ DB="$TMP/merged.db"
 expect_sql "SELECT shard_count, status FROM sweep" "4|ok"
 grep -q "merged 4 shards into sweep 1" "$TMP/jobs/merge.log" || fail "merge.log: $(cat "$TMP/jobs/merge.log")"
 
+# a2. The same array merged in a tree: --merge-fanout 2 makes an array of 2
+# partial merges (shards 1-2 and 3-4), afterok the shards, and a final
+# merge of the two partials, afterok them: all three are Slurm jobs.
+start=$(now)
+run on login "$RUNNER" slurm "$script" --shards 4 --merge-fanout 2 --db-dir "$TMP/tree" --db "$TMP/tree.db" --time 5:00 --submit
+expect_status 0
+ids=$(sed -n 's/^array job \([0-9]*\), partial merges job \([0-9]*\), merge job \([0-9]*\)$/\1 \2 \3/p' "$TMP/out")
+array=$(echo "$ids" | cut -d' ' -f1)
+partials=$(echo "$ids" | cut -d' ' -f2)
+merge=$(echo "$ids" | cut -d' ' -f3)
+[ -n "$merge" ] || fail "runner slurm --merge-fanout 2 --submit printed: $(cat "$TMP/out" "$TMP/err")"
+wait_job "$merge"
+timing "a2. 4 shards, 2 partial merges and the final merge on 3 nodes" "$start"
+expect_equal "the tree's shards" "$(job_state "$array")" "COMPLETED "
+expect_equal "the partial merges" "$(job_state "$partials")" "COMPLETED "
+expect_equal "the final merge" "$(job_state "$merge")" "COMPLETED "
+# The partial merges ran as the 2 tasks of an array of their own, each
+# writing its log through Slurm (--output), as did the final merge.
+on login scontrol show job "$partials" >"$TMP/partials.job"
+[ "$(grep -c "ArrayTaskId=" "$TMP/partials.job")" = 2 ] ||
+    fail "the partial merges are not an array of 2 tasks: $(cat "$TMP/partials.job")"
+echo "a2. the partial merges ran on: $(sed -n 's/^ *NodeList=//p' "$TMP/partials.job" | sort -u | tr '\n' ' ')"
+for j in 1 2; do
+    grep -q "merged 2 inputs (a partial merge) into sweep 1 in $TMP/tree/partial-$j.db" "$TMP/tree/partial-$j.log" ||
+        fail "partial-$j.log: $(cat "$TMP/tree/partial-$j.log")"
+done
+grep -q "merged 2 shards into sweep 1 in $TMP/tree.db" "$TMP/tree/merge.log" || fail "merge.log: $(cat "$TMP/tree/merge.log")"
+for q in "$POINTS" "$ROWS_GRID"; do
+    [ "$(sqlite3 "$TMP/tree.db" "$q" | sha256sum)" = "$(sqlite3 "$TMP/single.db" "$q" | sha256sum)" ] ||
+        fail "the tree merge differs from one process ($q)"
+done
+DB="$TMP/tree.db"
+expect_sql "SELECT shard_count, status FROM sweep" "4|ok"
+expect_sql "SELECT count(*), group_concat(shard_index, ',') FROM (SELECT shard_index FROM merge_source ORDER BY shard_index)" "4|1,2,3,4"
+expect_sql "SELECT count(DISTINCT slurm_job_id), group_concat(slurm_array_task_id, ',') FROM (SELECT * FROM merge_source ORDER BY shard_index)" "4|1,2,3,4"
+expect_equal "the hosts the tree names" "$(sql "SELECT host FROM merge_source ORDER BY shard_index")" \
+    "$(for i in 1 2 3 4; do sqlite3 "$TMP/tree/shard-$i.db" "SELECT host FROM sweep"; done)"
+
 # b. One MPI step over the three nodes.
 start=$(now)
 run on login srun --mpi=pmix -N 3 -n 3 "$RUNNER" sweep "$script" --db "$TMP/srun.db" --quiet
@@ -161,6 +204,36 @@ for q in "$POINTS" "$ROWS_GRID"; do
     [ "$(sqlite3 "$DB" "$q" | sha256sum)" = "$(sqlite3 "$TMP/single.db" "$q" | sha256sum)" ] ||
         fail "srun -N 3 differs from one process ($q)"
 done
+
+# b2. A command experiment in one MPI step: its points run on the worker
+# ranks, so on the nodes other than rank 0's, and store one process's rows.
+where=$(write_script where.lua <<'LUA'
+command "where" {
+  argv = { [[printf '{{"y": %s}}\n' {x}; hostname > host.txt]] },
+  shell = true,
+  params = { x = { type = "integer" } },
+  columns = { { name = "y", type = "integer" } },
+  artifacts = { "host.txt" },
+}
+sweep("where", { x = range(1, 20) }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$where" --db "$TMP/where1.db" --quiet --jobs 1 2>/dev/null || fail "the single-process command run failed"
+start=$(now)
+# --kill-on-bad-exit=1: a rank that dies ends the step at once (a
+# failure here, not a wait for KillWait).
+run on login srun --mpi=pmix -N 3 -n 3 --kill-on-bad-exit=1 "$RUNNER" sweep "$where" --db "$TMP/where.db" --quiet
+timing "b2. a command's 20 points under srun --mpi=pmix -N 3 -n 3" "$start"
+expect_status 0
+DB="$TMP/where.db"
+rank0_host=$(sql "SELECT host FROM sweep")
+point_hosts=$(sql "SELECT DISTINCT trim(CAST(b.content AS TEXT), char(10)) FROM artifact AS a JOIN artifact_blob AS b USING (sha256) WHERE a.name = 'host.txt' ORDER BY 1" | tr '\n' ' ')
+echo "b2. rank 0 ran on $rank0_host, the command's points on: $point_hosts"
+[ "$(echo $point_hosts | wc -w)" = 2 ] || fail "the command's points ran on $point_hosts, not on the 2 workers' nodes"
+case " $point_hosts" in *" $rank0_host "*) fail "a command point ran on rank 0's node $rank0_host" ;; esac
+q="SELECT p.ordinal, p.params_json, p.identity, p.seed, p.status, r.x, r.y, r.exit_status FROM point AS p JOIN \"where\" AS r ON r.point_id = p.id ORDER BY p.ordinal"
+[ "$(sqlite3 "$DB" "$q" | sha256sum)" = "$(sqlite3 "$TMP/where1.db" "$q" | sha256sum)" ] ||
+    fail "the command under srun -N 3 differs from one process"
 
 if [ "$RUNNER_MULTINODE_FAILURE_CHECKS" != on ]; then
     echo "note: checks c, d and e (failures across nodes) are off; RUNNER_MULTINODE_FAILURE_CHECKS=on runs them"

@@ -1,6 +1,6 @@
 /* exec: the argv template ({name}, {seed}, {{), values as text, shell
- * references quoted for where they stand, and what exec_command_finish
- * refuses. */
+ * references quoted for where they stand, what exec_command_finish
+ * refuses, and a declaration sent to an MPI worker (exec_wire.c). */
 #include <stdlib.h>
 
 #include "check.h"
@@ -138,10 +138,81 @@ static void test_finish(void)
     exec_command_free(c);
 }
 
+/* A declaration through exec_command_encode and _decode: the same
+ * descriptor on the other side, text parameters' choices and defaults and
+ * output patterns included; a cut message is refused. */
+static void test_wire(void)
+{
+    static const char *const colours[] = { "red", "", NULL };
+    const runner_param declared[] = {
+        RUNNER_PARAM_INTEGER("n", "bytes", "size", 8, 1, 64),
+        RUNNER_PARAM_TEXT("colour", "which", "red", colours),
+        RUNNER_PARAM_TEXT("free", "", "", NULL),
+    };
+    exec_command *c = exec_command_new("wired");
+    for (size_t i = 0; i < 3; i++)
+        exec_command_add_param(c, &declared[i]);
+    exec_command_add_column(c, &columns[0]);
+    exec_command_add_argv(c, "echo");
+    exec_command_add_argv(c, "{n}-{colour}");
+    exec_command_add_artifact(c, "trace.json");
+    exec_command_set_pattern(c, "round_s", "took ([0-9.]+)");
+    exec_settings *s = exec_command_settings(c);
+    s->output = EXEC_OUTPUT_PATTERN;
+    s->repeats = 2;
+    s->timeout_s = 1.5;
+    char *err = NULL;
+    CHECK_INT_EQ(exec_command_finish(c, &err), 0);
+    if (err) {
+        fprintf(stderr, "%s\n", err);
+        free(err);
+        exec_command_free(c);
+        return;
+    }
+    const runner_plugin *d = exec_command_plugin(c)->desc;
+    wire_writer w = { 0 };
+    exec_command_encode(d, &w);
+    wire_put_u8(&w, 7); /* the caller's, after the declaration */
+    CHECK(!w.failed);
+    wire_reader r = wire_reader_of(w.data, w.len);
+    exec_command *copy = exec_command_decode(&r, &err);
+    CHECK(copy != NULL);
+    CHECK_INT_EQ(wire_get_u8(&r), 7);
+    CHECK(!r.failed && r.pos == r.len);
+    if (copy) {
+        const loaded_plugin *lp = exec_command_plugin(copy);
+        const runner_plugin *e = lp->desc;
+        CHECK_STR_EQ(e->name, "wired");
+        CHECK_STR_EQ(lp->sha256, exec_command_plugin(c)->sha256);
+        CHECK_INT_EQ(e->param_count, 3);
+        CHECK_INT_EQ(e->column_count, d->column_count);
+        CHECK_STR_EQ(e->params[0].unit, "bytes");
+        CHECK(e->params[0].min == 1 && e->params[0].max == 64 && e->params[0].default_number == 8);
+        CHECK_STR_EQ(e->params[1].default_text, "red");
+        CHECK_STR_EQ(e->params[1].choices[1], "");
+        CHECK(e->params[1].choices[2] == NULL);
+        CHECK(e->params[2].choices == NULL);
+        CHECK_STR_EQ(e->params[2].default_text, "");
+        CHECK_STR_EQ(e->columns[0].name, "round_s");
+        CHECK_STR_EQ(e->columns[0].unit, "s");
+        char *json = exec_argv_json(e);
+        CHECK_STR_EQ(json, "[\"echo\",\"{n}-{colour}\"]");
+        free(json);
+    }
+    exec_command_free(copy);
+    r = wire_reader_of(w.data, w.len / 2);
+    CHECK(exec_command_decode(&r, &err) == NULL);
+    CHECK_STR_EQ(err, "a malformed command declaration");
+    free(err);
+    wire_writer_free(&w);
+    exec_command_free(c);
+}
+
 int main(void)
 {
     test_substitute();
     test_value_text();
     test_finish();
+    test_wire();
     return check_done("test_exec");
 }
