@@ -167,4 +167,29 @@ typedef struct fit_answer {
 int fit_answer_section(store *s, const fit_question *q, fit_answer *out, char **err);
 void fit_answer_clear(fit_answer *a); /* accepts NULL */
 
+/* --- a stored fit's curve with its confidence band (fit_band.c) ---------- */
+
+/* A fit as stored: what its band is computed from. Everything borrowed. */
+typedef struct fit_band_input {
+    const fit_model *model;
+    const double *params; /* fit_model_param_count(model) fitted values */
+    size_t n;             /* rows fitted */
+    const double *x;      /* their x */
+    const double *sd;     /* a weighted fit's y standard deviations; NULL: unweighted */
+    double rss;           /* as stored: chi-square for a weighted fit */
+    size_t dof;
+    double confidence; /* 0: 0.95 */
+} fit_band_input;
+
+/* The fitted curve at at[count] with its pointwise confidence band (of the
+ * curve, not of new rows): value[i] = f(at[i]), low and high = value -/+
+ * t(dof) sqrt(g' C g), g the gradient of f in the parameters at at[i] and C
+ * their covariance as fit_run has it, (J'WJ)^-1 rss/dof, rebuilt from the
+ * rows' x at the stored parameters (so the parameters' own intervals come
+ * back). NaN where the model is undefined. Returns 0, or -1 with *err
+ * (malloc'd): a user model (no derivatives), no degrees of freedom, out of
+ * memory. */
+int fit_band(const fit_band_input *in, const double *at, size_t count, double *value, double *low,
+             double *high, char **err);
+
 #endif

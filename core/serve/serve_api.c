@@ -350,6 +350,8 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection, 
         servei_plot(db, connection, id, reply);
     else if (id && strcmp(tail, "/view") == 0)
         servei_view(db, id, reply);
+    else if (id && strcmp(tail, "/answers") == 0)
+        servei_answers(db, connection, id, reply);
     else
         servei_reply_error(reply, 404, "no such API path");
     store_close(db);

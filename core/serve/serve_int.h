@@ -136,6 +136,9 @@ void servei_sort_cache_free(void);
 void servei_plot(store *s, struct MHD_Connection *connection, int64_t section_id,
                  servei_reply *reply);
 void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *reply);
+/* The stored fits and fronts drawn over a section's plot (serve_answers.c). */
+void servei_answers(store *s, struct MHD_Connection *connection, int64_t section_id,
+                    servei_reply *reply);
 /* What the section shows first (serve_view.c; render/section_view.h):
  * columns in order, the folded constants, the default plot. */
 void servei_view(store *s, int64_t section_id, servei_reply *reply);

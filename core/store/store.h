@@ -546,6 +546,31 @@ int store_fit_group(store *s, int64_t sweep_id, int64_t fit_id, table **out, cha
  * in one column "id", oldest first (the caller frees it). */
 int store_section_fit_ids(store *s, int64_t section_id, table **out, char **err);
 
+/* --- drawn over a plot (store_overlay.c, the dashboard) ------------------ */
+
+/* What can be drawn over section_id's plots. *fits (new table): id (a
+ * group's first), model, x_column, y_column, by_column, the newest group
+ * per model and columns, as store_section_fit_ids picks them. *fronts (new
+ * table): id, x_column, x_direction, y_column, y_direction ("min"/"max"),
+ * rows (considered), front_size, the newest stored front of exactly two objectives per pair, objective 1
+ * as x. The caller frees both; on -1 neither is set. */
+int store_section_overlays(store *s, int64_t section_id, table **fits, table **fronts, char **err);
+/* Fit fit_id's row of the fit table, every column (no rows: no such fit);
+ * the caller frees it. */
+int store_fit_record(store *s, int64_t fit_id, table **out, char **err);
+/* The x of each row fit_id fitted (fit_residual) and, when weight_column is
+ * not NULL, that row's weight (its value in the section's result table
+ * plugin): *x and *sd (n each, malloc'd; the caller frees them). */
+int store_fit_rows_x(store *s, int64_t fit_id, const char *plugin, const char *weight_column,
+                     double **x, double **sd, size_t *n, char **err);
+/* Columns x and y of the rows of front pareto_id (their values in the
+ * section's result table plugin), ordered by x then y, at most max_points
+ * of them: *xs, *ys (n each, malloc'd; the caller frees them), and the
+ * front's size in *total. */
+int store_pareto_points(store *s, int64_t pareto_id, const char *plugin, const char *x,
+                        const char *y, size_t max_points, double **xs, double **ys, size_t *n,
+                        int64_t *total, char **err);
+
 /* --- answers as rows (store_answers.c, schema version 13) ----------------
  * `runner sensitivity`, `runner pareto` and `runner diff --stat` store what
  * they print (docs/schema.md, docs/analysis.md); each call is one

@@ -19,15 +19,16 @@ typedef struct answer_write {
     const char *what;
     sqlite3_stmt *head, *detail, *extra;
     char created[32];
+    int begun; /* the transaction is open */
 } answer_write;
 
 static int answer_begin(answer_write *w, const char *head_sql, const char *detail_sql,
                         const char *extra_sql, char **err)
 {
     storei_format_utc(util_now(), w->created);
-    if (storei_batch_commit(w->s, err) != 0 ||
-        storei_exec(w->s, "BEGIN IMMEDIATE", w->what, err) != 0)
+    if (storei_answer_begin(w->s, w->what, err) != 0)
         return -1;
+    w->begun = 1;
     if (sqlite3_prepare_v2(w->s->db, head_sql, -1, &w->head, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(w->s->db, detail_sql, -1, &w->detail, NULL) != SQLITE_OK ||
         (extra_sql && sqlite3_prepare_v2(w->s->db, extra_sql, -1, &w->extra, NULL) != SQLITE_OK))
@@ -35,17 +36,16 @@ static int answer_begin(answer_write *w, const char *head_sql, const char *detai
     return 0;
 }
 
-/* Commits when rc is 0, else rolls back; finalizes. Returns rc or -1. */
-static int answer_end(answer_write *w, int rc, char **err)
+/* Checks head_table's references (NULL: none to check), commits when rc
+ * is 0, else rolls back; finalizes. Returns rc or -1. */
+static int answer_end(answer_write *w, const char *head_table, int rc, char **err)
 {
-    if (rc == 0)
-        rc = storei_exec(w->s, "COMMIT", w->what, err);
+    if (rc == 0 && head_table)
+        rc = storei_answer_check(w->s, head_table, w->what, err);
     sqlite3_finalize(w->head);
     sqlite3_finalize(w->detail);
     sqlite3_finalize(w->extra);
-    if (rc != 0)
-        storei_rollback(w->s);
-    return rc;
+    return w->begun ? storei_answer_end(w->s, rc, w->what, err) : rc;
 }
 
 int store_sensitivity_write(store *s, const store_sensitivity *r, int64_t *id, char **err)
@@ -61,7 +61,7 @@ int store_sensitivity_write(store *s, const store_sensitivity *r, int64_t *id, c
         " ?7, ?8, ?9, ?10)",
         NULL, err);
     if (rc != 0)
-        return answer_end(&w, rc, err);
+        return answer_end(&w, "sensitivity", rc, err);
     sqlite3_stmt *h = w.head, *d = w.detail;
     sqlite3_bind_int64(h, 1, r->sweep_id);
     sqlite3_bind_int64(h, 2, r->section_id);
@@ -76,7 +76,7 @@ int store_sensitivity_write(store *s, const store_sensitivity *r, int64_t *id, c
     bind_real(h, 11, r->y_variance);
     storei_bind_text(h, 12, w.created);
     if ((rc = storei_step_done(s, h, w.what, err)) != 0)
-        return answer_end(&w, rc, err);
+        return answer_end(&w, "sensitivity", rc, err);
     *id = sqlite3_last_insert_rowid(s->db);
     for (size_t i = 0; rc == 0 && i < r->count; i++) {
         const store_sensitivity_index *x = &r->indices[i];
@@ -92,7 +92,7 @@ int store_sensitivity_write(store *s, const store_sensitivity *r, int64_t *id, c
         bind_real(d, 10, x->total_high);
         rc = storei_step_done(s, d, w.what, err);
     }
-    return answer_end(&w, rc, err);
+    return answer_end(&w, "sensitivity", rc, err);
 }
 
 int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err)
@@ -106,7 +106,7 @@ int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err)
         " VALUES (?1, ?2, ?3, ?4, ?5)",
         "INSERT INTO pareto_member (pareto_id, row_id, point_id) VALUES (?1, ?2, ?3)", err);
     if (rc != 0)
-        return answer_end(&w, rc, err);
+        return answer_end(&w, "pareto", rc, err);
     sqlite3_bind_int64(w.head, 1, r->sweep_id);
     sqlite3_bind_int64(w.head, 2, r->section_id);
     sqlite3_bind_int64(w.head, 3, r->rows);
@@ -114,7 +114,7 @@ int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err)
     sqlite3_bind_int64(w.head, 5, (int64_t)r->member_count);
     storei_bind_text(w.head, 6, w.created);
     if ((rc = storei_step_done(s, w.head, w.what, err)) != 0)
-        return answer_end(&w, rc, err);
+        return answer_end(&w, "pareto", rc, err);
     *id = sqlite3_last_insert_rowid(s->db);
     for (size_t i = 0; rc == 0 && i < r->objective_count; i++) {
         const store_pareto_objective *o = &r->objectives[i];
@@ -131,23 +131,82 @@ int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err)
         sqlite3_bind_int64(w.extra, 3, r->members[i].point_id);
         rc = storei_step_done(s, w.extra, w.what, err);
     }
-    return answer_end(&w, rc, err);
+    return answer_end(&w, "pareto", rc, err);
+}
+
+/* stat_diff_row's columns, and rows per statement: a statement per row
+ * cost twice the inserting itself (its start and reset), so they go
+ * STAT_ROWS_PER_INSERT to a statement (the rest in a statement of their
+ * own size). */
+#define STAT_ROW_COLUMNS 19
+#define STAT_ROWS_PER_INSERT 32
+
+/* "INSERT INTO stat_diff_row (...) VALUES (?, ...), ..." for rows rows
+ * (malloc'd; NULL: no memory). */
+static char *stat_rows_sql(size_t rows)
+{
+    strbuf b = { 0 };
+    strbuf_str(&b, "INSERT INTO stat_diff_row (stat_diff_id, position, plugin, section_a,"
+                   " section_b, point, column_name, unit, n_a, mean_a, sd_a, n_b, mean_b, sd_b,"
+                   " ratio, ratio_low, ratio_high, p_value, verdict) VALUES ");
+    for (size_t r = 0; r < rows; r++) {
+        strbuf_str(&b, r ? ", (?" : "(?");
+        for (int c = 1; c < STAT_ROW_COLUMNS; c++)
+            strbuf_str(&b, ", ?");
+        strbuf_str(&b, ")");
+    }
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* Binds row i (position i + 1) at the statement's row slot k. */
+static void bind_stat_row(sqlite3_stmt *d, size_t k, int64_t id, size_t i,
+                          const store_stat_diff_row *x)
+{
+    int c = (int)(k * STAT_ROW_COLUMNS);
+    sqlite3_bind_int64(d, c + 1, id);
+    sqlite3_bind_int64(d, c + 2, (int64_t)i + 1);
+    storei_bind_text(d, c + 3, x->plugin);
+    x->section_a ? sqlite3_bind_int64(d, c + 4, x->section_a) : sqlite3_bind_null(d, c + 4);
+    x->section_b ? sqlite3_bind_int64(d, c + 5, x->section_b) : sqlite3_bind_null(d, c + 5);
+    storei_bind_text(d, c + 6, x->point);
+    storei_bind_text(d, c + 7, x->column);
+    storei_bind_text(d, c + 8, x->unit ? x->unit : "");
+    sqlite3_bind_int64(d, c + 9, x->n_a);
+    bind_real(d, c + 10, x->mean_a);
+    bind_real(d, c + 11, x->sd_a);
+    sqlite3_bind_int64(d, c + 12, x->n_b);
+    bind_real(d, c + 13, x->mean_b);
+    bind_real(d, c + 14, x->sd_b);
+    bind_real(d, c + 15, x->ratio);
+    bind_real(d, c + 16, x->ratio_low);
+    bind_real(d, c + 17, x->ratio_high);
+    bind_real(d, c + 18, x->p_value);
+    storei_bind_text(d, c + 19, x->verdict);
 }
 
 int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char **err)
 {
     answer_write w = { .s = s, .what = "cannot store the comparison" };
-    int rc = answer_begin(
-        &w,
-        "INSERT INTO stat_diff (sweep_a, sweep_b, tolerance_s, confidence, compared,"
-        " past_tolerance, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        "INSERT INTO stat_diff_row (stat_diff_id, position, plugin, section_a, section_b, point,"
-        " column_name, unit, n_a, mean_a, sd_a, n_b, mean_b, sd_b, ratio, ratio_low, ratio_high,"
-        " p_value, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-        " ?15, ?16, ?17, ?18, ?19)",
-        NULL, err);
+    size_t full = r->row_count / STAT_ROWS_PER_INSERT, rest = r->row_count % STAT_ROWS_PER_INSERT;
+    char *many = stat_rows_sql(STAT_ROWS_PER_INSERT), *tail = stat_rows_sql(rest ? rest : 1);
+    if (!many || !tail) {
+        free(many);
+        free(tail);
+        return util_fail(err, "%s: %s: out of memory", s->path, w.what);
+    }
+    int rc = answer_begin(&w,
+                          "INSERT INTO stat_diff (sweep_a, sweep_b, tolerance_s, confidence,"
+                          " compared, past_tolerance, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+                          " ?7)",
+                          many, tail, err);
+    free(many);
+    free(tail);
     if (rc != 0)
-        return answer_end(&w, rc, err);
+        return answer_end(&w, "stat_diff", rc, err);
     sqlite3_bind_int64(w.head, 1, r->sweep_a);
     sqlite3_bind_int64(w.head, 2, r->sweep_b);
     sqlite3_bind_double(w.head, 3, r->tolerance_s);
@@ -156,31 +215,18 @@ int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char 
     sqlite3_bind_int64(w.head, 6, r->past_tolerance);
     storei_bind_text(w.head, 7, w.created);
     if ((rc = storei_step_done(s, w.head, w.what, err)) != 0)
-        return answer_end(&w, rc, err);
+        return answer_end(&w, "stat_diff", rc, err);
     *id = sqlite3_last_insert_rowid(s->db);
-    sqlite3_stmt *d = w.detail;
-    for (size_t i = 0; rc == 0 && i < r->row_count; i++) {
-        const store_stat_diff_row *x = &r->rows[i];
-        sqlite3_bind_int64(d, 1, *id);
-        sqlite3_bind_int64(d, 2, (int64_t)i + 1);
-        storei_bind_text(d, 3, x->plugin);
-        x->section_a ? sqlite3_bind_int64(d, 4, x->section_a) : sqlite3_bind_null(d, 4);
-        x->section_b ? sqlite3_bind_int64(d, 5, x->section_b) : sqlite3_bind_null(d, 5);
-        storei_bind_text(d, 6, x->point);
-        storei_bind_text(d, 7, x->column);
-        storei_bind_text(d, 8, x->unit ? x->unit : "");
-        sqlite3_bind_int64(d, 9, x->n_a);
-        bind_real(d, 10, x->mean_a);
-        bind_real(d, 11, x->sd_a);
-        sqlite3_bind_int64(d, 12, x->n_b);
-        bind_real(d, 13, x->mean_b);
-        bind_real(d, 14, x->sd_b);
-        bind_real(d, 15, x->ratio);
-        bind_real(d, 16, x->ratio_low);
-        bind_real(d, 17, x->ratio_high);
-        bind_real(d, 18, x->p_value);
-        storei_bind_text(d, 19, x->verdict);
-        rc = storei_step_done(s, d, w.what, err);
+    size_t i = 0;
+    for (size_t batch = 0; rc == 0 && batch < full; batch++) {
+        for (size_t k = 0; k < STAT_ROWS_PER_INSERT; k++, i++)
+            bind_stat_row(w.detail, k, *id, i, &r->rows[i]);
+        rc = storei_step_done(s, w.detail, w.what, err);
     }
-    return answer_end(&w, rc, err);
+    if (rc == 0 && rest) {
+        for (size_t k = 0; k < rest; k++, i++)
+            bind_stat_row(w.extra, k, *id, i, &r->rows[i]);
+        rc = storei_step_done(s, w.extra, w.what, err);
+    }
+    return answer_end(&w, "stat_diff", rc, err);
 }

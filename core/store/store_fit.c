@@ -129,8 +129,11 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
         return util_fail(err, "%s: %s: out of memory", s->path, what);
     }
     storei_format_utc(util_now(), created);
-    if (storei_batch_commit(s, err) != 0 || storei_exec(s, "BEGIN IMMEDIATE", what, err) != 0)
+    if (storei_answer_begin(s, what, err) != 0) {
+        free(one);
+        free(many);
         return -1;
+    }
     int rc = -1;
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO fit (sweep_id, section_id, model, formula, x_column,"
@@ -153,7 +156,7 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
         if (write_one(s, &fits[i], created, fit_st, param_st, residual_st, residuals_st, &ids[i],
                       err) != 0)
             goto done;
-    rc = storei_exec(s, "COMMIT", what, err);
+    rc = storei_answer_check(s, "fit", what, err);
 done:
     sqlite3_finalize(fit_st);
     sqlite3_finalize(param_st);
@@ -161,9 +164,7 @@ done:
     sqlite3_finalize(residuals_st);
     free(one);
     free(many);
-    if (rc != 0)
-        storei_rollback(s);
-    return rc;
+    return storei_answer_end(s, rc, what, err);
 }
 
 int store_fit_params(store *s, int64_t fit_id, table **out, char **err)

@@ -141,6 +141,20 @@ int storei_run_stmt(store *s, enum storei_stmt_id id, const char *what, char **e
 void storei_rollback(store *s);
 /* Runs SQL with no parameters (savepoints, transactions); 0 or -1. */
 int storei_exec(store *s, const char *sql, const char *what, char **err);
+/* An answer (a fit, a front, diff --stat's rows) is a head row and many
+ * detail rows referencing it, written in one transaction; SQLite's check of
+ * each detail row's reference (a cursor opened on the head's table per row)
+ * cost a fifth of storing 10^6 of them. storei_answer_begin turns foreign
+ * keys off (the pragma is a no-op inside a transaction, so before it) and
+ * begins; storei_answer_check, once the head rows are written, fails
+ * ("<path>: <what>: a row it references is no longer stored") where
+ * head_table holds a row whose references are gone, the check foreign keys
+ * would have made (a `runner rm` between the read and the write);
+ * storei_answer_end commits when rc is 0, else rolls back, and turns them
+ * on again. Each returns 0 or -1 with *err. */
+int storei_answer_begin(store *s, const char *what, char **err);
+int storei_answer_check(store *s, const char *head_table, const char *what, char **err);
+int storei_answer_end(store *s, int rc, const char *what, char **err);
 /* Steps a prepared, bound statement and collects column 0 of every row
  * into a malloc'd array (caller frees). The caller resets or finalizes. */
 int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids, size_t *count,

@@ -215,3 +215,52 @@ void storei_format_utc(double unix_s, char out[32])
     int millis = ms < 0 ? 0 : ms > 999 ? 999 : (int)ms;
     snprintf(out, 32, "%s.%03dZ", date, millis);
 }
+
+int storei_answer_begin(store *s, const char *what, char **err)
+{
+    if (storei_batch_commit(s, err) != 0 ||
+        storei_exec(s, "PRAGMA foreign_keys = OFF", what, err) != 0)
+        return -1;
+    if (storei_exec(s, "BEGIN IMMEDIATE", what, err) != 0) {
+        sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+int storei_answer_check(store *s, const char *head_table, const char *what, char **err)
+{
+    strbuf sql = { 0 };
+    sqlite3_stmt *st = NULL;
+    strbuf_str(&sql, "PRAGMA foreign_key_check(");
+    storei_append_ident(&sql, head_table);
+    strbuf_str(&sql, ")");
+    int rc = -1;
+    if (sql.oom)
+        util_fail(err, "%s: %s: out of memory", s->path, what);
+    else if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK)
+        storei_fail_sql(s, err, "%s", what);
+    else {
+        int step = sqlite3_step(st);
+        if (step == SQLITE_DONE)
+            rc = 0;
+        else if (step == SQLITE_ROW)
+            util_fail(err, "%s: %s: a row it references is no longer stored", s->path, what);
+        else
+            storei_fail_sql(s, err, "%s", what);
+    }
+    sqlite3_finalize(st);
+    strbuf_free(&sql);
+    return rc;
+}
+
+int storei_answer_end(store *s, int rc, const char *what, char **err)
+{
+    if (rc == 0)
+        rc = storei_exec(s, "COMMIT", what, err);
+    if (rc != 0)
+        storei_rollback(s);
+    if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK && rc == 0)
+        rc = storei_fail_sql(s, err, "%s", what);
+    return rc;
+}

@@ -4,7 +4,9 @@
 // Usage: node serve_browser.js BASE_URL SWEEP_A SWEEP_B RUNNING_SWEEP [SCREENSHOT_DIR]
 // Environment (each optional; its checks run when set): SERVE_PAGED_SWEEP,
 // SERVE_MARKUP_SECTION, SERVE_DIFF_JSON (runner diff A B --format json),
-// SERVE_LOG_SWEEP, SERVE_CATEGORY_SWEEP, SERVE_PARALLEL_SWEEP.
+// SERVE_LOG_SWEEP, SERVE_CATEGORY_SWEEP, SERVE_PARALLEL_SWEEP, and
+// SERVE_ANSWERS_SWEEP with SERVE_ANSWERS_SECTION, SERVE_FIT_JSON (runner fit
+// --format json of it) and SERVE_FRONT_ROWS (the front's "bytes:time_s ...").
 //
 // Every step waits on the page's state (document.body.dataset.state, an
 // element, a number) and never for a fixed time. Prints one line per check
@@ -210,6 +212,57 @@ async function parallel(b, sweep) {
   check('a click clears the brush', true);
 }
 
+// A stored fit and front over a plot: the sweep page links them, the plot
+// of their columns draws the fitted curve with its 95 % band (customBars:
+// [low, value, high] from the server) and the front's rows with the line
+// bounding what they beat; the legend's figures are runner fit's.
+async function answers(b, sweep, sectionId) {
+  await b.go(base + '#/sweep/' + sweep);
+  const links = await b.wait('the fit and front links', () => document.querySelector('section.section a.fit-link') &&
+    document.querySelector('section.section a.front-link') &&
+    [document.querySelector('a.fit-link').getAttribute('href'), document.querySelector('a.front-link').getAttribute('href')]);
+  check('the fit link opens its columns: ' + links[0], links[0] === `#/plot/${sectionId}?x=bytes&y=time_s`);
+  check('the front link opens its objectives: ' + links[1], links[1] === `#/plot/${sectionId}?x=bytes&y=time_s`);
+  await b.js(() => { delete document.body.dataset.state; });
+  await b.page.click('section.section a.fit-link');
+  await b.wait('the plot with its answers', () => document.body.dataset.state === 'loaded' && document.getElementById('answers'));
+  const g = await b.js(() => {
+    const graph = document.getElementById('chart').dygraph;
+    const labels = graph.getLabels();
+    const column = name => labels.findIndex(l => l.startsWith(name));
+    const values = c => [...Array(graph.numRows()).keys()].map(r => graph.getValue(r, c)).filter(v => v !== null);
+    return { labels, customBars: graph.getOption('customBars'), fit: values(column('power fit')),
+      front: values(column('front') > 0 && !labels[column('front')].endsWith('boundary') ? column('front') : -1),
+      boundary: values(labels.findIndex(l => l.endsWith('boundary'))), x: [...Array(graph.numRows()).keys()].map(r => graph.getValue(r, 0)) };
+  });
+  check(`series: the points, the fit, the front and its boundary: ${g.labels.slice(1)}`,
+    g.labels.length === 5 && /^power fit [0-9]+$/.test(g.labels[2]) && /^front [0-9]+ \(min bytes, min time_s\)$/.test(g.labels[3]) &&
+    g.labels[4] === g.labels[3] + ' boundary');
+  check('the band is drawn (custom bars)', g.customBars === true);
+  check(`the curve has ${g.fit.length} points, each inside its band`,
+    g.fit.length >= 100 && g.fit.every(([lo, v, hi]) => lo < v && v < hi));
+  // runner fit --format json: the same quantities, value for value.
+  const fit = JSON.parse(fs.readFileSync(env.SERVE_FIT_JSON, 'utf8'));
+  const names = fit.columns.map(c => c.name !== undefined ? c.name : c);
+  const at = n => names.indexOf(n);
+  const cli = fit.rows.map(r => [r[at('quantity')], r[at('value')], r[at('ci95_low')], r[at('ci95_high')]]);
+  const page = await b.js(() => [...document.querySelectorAll('table.fit-params tbody tr')].map(tr =>
+    [tr.dataset.name, ...[1, 3, 4].map(i => +tr.querySelectorAll('td')[i].dataset.value)]));
+  check(`the legend's quantities equal runner fit's: ${JSON.stringify(page)}`, JSON.stringify(page) === JSON.stringify(cli));
+  // The curve is a x^b with the legend's a and b.
+  const [a, bexp] = [cli[0][1], cli[1][1]];
+  const fitRows = await b.js(() => { const graph = document.getElementById('chart').dygraph; const c = graph.getLabels().findIndex(l => l.startsWith('power fit'));
+    return [...Array(graph.numRows()).keys()].filter(r => graph.getValue(r, c) !== null).map(r => [graph.getValue(r, 0), graph.getValue(r, c)[1]]); });
+  check('the curve is the fitted model', fitRows.every(([x, y]) => Math.abs(y - a * Math.pow(x, bexp)) <= 1e-9 * Math.abs(y)));
+  const want = env.SERVE_FRONT_ROWS.split(' ').map(p => p.split(':').map(Number));
+  check(`the front's ${g.front.length} rows are the stored front's ${want.length}`,
+    g.front.length === want.length && g.front.every(([, v]) => want.some(([, t]) => Math.abs(t - v) < 1e-9)));
+  check(`the boundary steps through them (${g.boundary.length} = 2 x ${want.length} - 1 points)`, g.boundary.length === 2 * want.length - 1);
+  const note = await b.js(() => document.querySelector('.front-note').textContent);
+  check('the front is counted: ' + note, note.includes(`${want.length} of 36 rows on the front`));
+  await b.screenshot(shots, 'serve-plot-fit.png');
+}
+
 async function compare(b) {
   // Compare: the known difference highlighted, and runner diff's numbers.
   await b.go(base + `#/compare?a=${sweepA}&b=${sweepB}`);
@@ -271,6 +324,7 @@ async function main() {
     if (env.SERVE_LOG_SWEEP) await logAxes(b, env.SERVE_LOG_SWEEP);
     if (env.SERVE_CATEGORY_SWEEP) await categories(b, env.SERVE_CATEGORY_SWEEP);
     if (env.SERVE_PARALLEL_SWEEP) await parallel(b, env.SERVE_PARALLEL_SWEEP);
+    if (env.SERVE_ANSWERS_SWEEP) await answers(b, env.SERVE_ANSWERS_SWEEP, env.SERVE_ANSWERS_SECTION);
     await compare(b);
     await narrow(b);
     check(`no console errors, exceptions or CSP violations: ${JSON.stringify(b.problems)}`, b.problems.length === 0);

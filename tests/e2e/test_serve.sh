@@ -7,6 +7,9 @@
 skip_without curl "curl drives the server"
 
 make_serve_sweeps
+# A fit stored before the server starts, for the plot's answers below.
+"$RUNNER" fit 2 --db "$DB" --x x --y random --model linear >/dev/null 2>&1 || fail "runner fit failed"
+fit_section=$(sql "SELECT section_id FROM fit")
 db_sum=$(sha256sum "$DB" | cut -d' ' -f1)
 
 # --- refusals before serving ---------------------------------------------------
@@ -74,6 +77,27 @@ expect_code "api/section/1/rows?sort=nope" 400
 expect_code "api/section/1/rows?col=nope&value=1" 400
 expect_code "api/section/1/rows?col=x&op=like&value=1" 400
 expect_code "api/section/999/rows" 404
+# What is drawn over a plot: nothing stored for sweep 1; sweep 2's fit
+# listed, its curve with a band; x alone is refused.
+expect_code "api/section/1/answers" 200
+expect_equal "no answers for sweep 1" "$(cat "$TMP/body")" '{"fits":[],"fronts":[]}'
+expect_code "api/section/1/answers?x=x" 400
+expect_equal "answers with x alone" "$(cat "$TMP/body")" '{"error":"x and y: give both, or neither for the list"}'
+expect_code "api/section/999/answers" 404
+expect_code "api/section/$fit_section/answers" 200
+expect_equal "the fit listed" "$(cat "$TMP/body")" '{"fits":[{"id":1,"model":"linear","x":"x","y":"random","by":null}],"fronts":[]}'
+expect_code "api/section/$fit_section/answers?x=x&y=random" 200
+python3 - "$TMP/body" >"$TMP/answers.out" <<'PY' || fail "the fit's curve: $(cat "$TMP/answers.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["fits"][0]
+assert [p["name"] for p in f["params"]] == ["a", "b"], f["params"]
+pts = f["points"]
+assert len(pts) == 400 and all(lo <= v <= hi for _, v, lo, hi in pts), pts[:3]
+a, b = (p["value"] for p in f["params"])
+assert all(abs(v - (a + b * x)) <= 1e-9 * (1 + abs(v)) for x, v, _, _ in pts)
+assert d["fronts"] == [] and d["notes"] == []
+PY
 # Keyset paging in the default order: each page's next starts the following
 # one; the pages walked by after= are the pages walked by offset=, both ways.
 python3 - "$BASE" >"$TMP/keyset.out" <<'PY' || fail "keyset paging: $(cat "$TMP/keyset.out")"

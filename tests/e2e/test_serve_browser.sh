@@ -6,8 +6,9 @@
 # and pages a section, draws plots (the default plot link, dygraphs canvas,
 # series toggle; units holding markup stay text in the axis labels; log axes;
 # a text parameter as named places on x), brushes parallel coordinates,
-# compares two sweeps with known differences (runner diff's numbers), fits
-# an 800 px window, and fails on any console error or CSP violation.
+# compares two sweeps with known differences (runner diff's numbers), draws
+# a stored fit with its band and a stored front over a plot (the legend's
+# figures runner fit's), fits an 800 px window, and fails on any console error or CSP violation.
 # SERVE_SCREENSHOTS=DIR keeps the screenshots (docs/serve.md's come from it).
 . tests/e2e/lib.sh
 . tests/e2e/serve_lib.sh
@@ -81,17 +82,47 @@ LUA
 )
 run "$RUNNER" sweep "$abc" --db "$DB" --quiet
 expect_status 0
+# Sweep 8: bytes and time trading off, with a stored power-law fit of
+# time_s against bytes and the two-objective front (min bytes, min time_s):
+# the plot of those columns draws both.
+cat >"$TMP/trade.sh" <<'SH'
+#!/bin/sh
+awk -v n="$1" -v r="$2" 'BEGIN { b = 1000 * n + 150 * r
+  t = 200 / n * (1 + 0.08 * ((n * 7 + r * 3) % 5 - 2)) + 0.3 * r
+  printf "{\"bytes\": %d, \"time_s\": %.6f}\n", b, t }'
+SH
+chmod +x "$TMP/trade.sh"
+trade=$(write_script trade.lua <<LUA
+command "trade" { argv = { "$TMP/trade.sh", "{n}", "{r}" },
+  params = { { name = "n", type = "integer" }, { name = "r", type = "integer" } }, columns = {
+  { name = "bytes", type = "integer", unit = "bytes" }, { name = "time_s", type = "real", unit = "s" } } }
+sweep("trade", { n = range(1, 12), r = { 1, 2, 3 } }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$trade" --db "$DB" --quiet
+expect_status 0
+run "$RUNNER" fit 8 --db "$DB" --x bytes --y time_s --model power --format json
+expect_status 0
+cp "$TMP/out" "$TMP/fit.json"
+run "$RUNNER" pareto 8 --db "$DB" --min bytes --min time_s --format json
+expect_status 0
+trade_section=$(sql "SELECT id FROM section WHERE sweep_id = 8")
+front_rows=$(sql "SELECT group_concat(t.bytes || ':' || t.time_s, ' ') FROM (SELECT s.bytes, s.time_s FROM pareto_member m JOIN trade s ON s.row_id = m.row_id ORDER BY s.bytes) t")
+[ -n "$front_rows" ] || fail "no front stored"
+
 # What the compare page must agree with.
 "$RUNNER" diff 1 2 --db "$DB" --format json >"$TMP/diff.json"
 
 # A sweep that runs while the browser watches: thousands of points of about
 # half a second, one at a time; stopped (Ctrl-C) once the checks are done.
-start_slow_sweep slow 8
+start_slow_sweep slow 9
 
 start_serve
 SERVE_PAGED_SWEEP=3 SERVE_MARKUP_SECTION=$markup_section SERVE_DIFF_JSON=$TMP/diff.json \
 SERVE_LOG_SWEEP=5 SERVE_CATEGORY_SWEEP=6 SERVE_PARALLEL_SWEEP=7 \
-    node tests/e2e/serve_browser.js "$BASE" 1 2 8 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+SERVE_ANSWERS_SWEEP=8 SERVE_ANSWERS_SECTION=$trade_section SERVE_FIT_JSON=$TMP/fit.json \
+SERVE_FRONT_ROWS="$front_rows" \
+    node tests/e2e/serve_browser.js "$BASE" 1 2 9 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"

@@ -218,6 +218,9 @@ function sectionBlock(section) {
     if (v.folded.length) folded.replaceChildren('Same on every row: ', v.folded.map(f => f.text).join(' · '));
     folded.dataset.folded = v.folded.length;
   }).catch(() => { view = null; });
+  const answersSlot = el('span', { class: 'answers-slot' });
+  plotSlot.after(answersSlot);
+  answerLinks(section.id, answersSlot);
   // Parallel coordinates for three or more varying parameters; a brush
   // there shows the brushed rows here instead of the server's page.
   const parallelSlot = el('div', { class: 'parallel-slot' });
@@ -430,6 +433,8 @@ async function plotPage(sectionId, query) {
   try {
     const x = form.querySelector('#plot-x').value, y = form.querySelector('#plot-y').value;
     const data = await api('section/' + encodeURIComponent(sectionId) + '/plot', { x, y, by: choice.by });
+    const answers = data.categories ? null
+      : await api('section/' + encodeURIComponent(sectionId) + '/answers', { x, y, logx: choice.logx ? 1 : '' }).catch(() => null);
     if (mine !== generation) return;
     const xu = data.x_unit && data.x_unit !== x ? ` [${data.x_unit}]` : '';
     const yu = data.y_unit && data.y_unit !== y ? ` [${data.y_unit}]` : '';
@@ -448,7 +453,10 @@ async function plotPage(sectionId, query) {
         axes: { y: { axisLabelWidth: 64 }, x: { axisLabelWidth: 120, ticker: () => names.map((n, i) => ({ v: i, label: htmlText(n) })), valueFormatter: v => htmlText(name(v)) } }
       });
     }
+    const overlay = overlayAnswers(data, answers, options);
     const graph = new Dygraph(chart, data.rows, options);
+    chart.dygraph = graph;   // the browser test reads its series
+    if (overlay) legend.after(answersLegend(overlay));
     chart.dataset.logx = graph.getOptionForAxis('logscale', 'x') ? 'yes' : 'no';
     chart.dataset.logy = graph.getOptionForAxis('logscale', 'y') ? 'yes' : 'no';
     data.labels.slice(1).forEach((label, i) => {
@@ -459,6 +467,86 @@ async function plotPage(sectionId, query) {
     note.textContent = `${data.points_drawn} of ${data.points_total} points drawn` + (data.note ? ': ' + data.note : '') + '. Drag to zoom, double-click to reset.';
     setState('loaded');
   } catch (e) { showError(chart, e); setState('error'); }
+}
+
+// --- fits and fronts over a plot ---------------------------------------------
+
+// The stored answers of the plot's x and y (/api/section/N/answers): each
+// fit's curve with its 95 % band and each front's rows, computed by the
+// server (runner fit's models, analysis/fit_band.c); the page only draws.
+// Adds their series to data and options (customBars: every value becomes
+// [low, value, high], the measured ones zero-wide) and returns what to list
+// beside the chart, or null when there is nothing.
+function overlayAnswers(data, answers, options) {
+  if (!answers || (!answers.fits.length && !answers.fronts.length)) return null;
+  const width = data.labels.length;
+  const series = [];
+  for (const f of answers.fits)
+    series.push({ label: f.title, kind: 'fit', values: f.points.map(([x, y, lo, hi]) =>
+      [x, [lo === null || lo === undefined ? y : lo, y, hi === null || hi === undefined ? y : hi]]) });
+  for (const front of answers.fronts) {
+    const pts = front.points;
+    series.push({ label: front.title, kind: 'front', values: pts.map(([x, y]) => [x, [y, y, y]]) });
+    // The boundary of what the front dominates: from each row to the next,
+    // along x first when x is minimised (the next row is further right),
+    // along y first when it is maximised.
+    const steps = [];
+    pts.forEach(([x, y], i) => {
+      if (i) steps.push(front.x_direction === 'max' ? [pts[i - 1][0], y] : [x, pts[i - 1][1]]);
+      steps.push([x, y]);
+    });
+    series.push({ label: front.title + ' boundary', kind: 'steps', values: steps.map(([x, y]) => [x, [y, y, y]]) });
+  }
+  const rows = data.rows.map(r => r.map((v, i) => (i === 0 || v === null ? v : [v, v, v])).concat(series.map(() => null)));
+  series.forEach((s, k) => {
+    for (const [x, v] of s.values) {
+      const row = new Array(width + series.length).fill(null);
+      row[0] = x;
+      row[width + k] = v;
+      rows.push(row);
+    }
+  });
+  rows.sort((a, b) => a[0] - b[0]);
+  data.rows = rows;
+  data.labels = data.labels.concat(series.map(s => s.label));
+  options.labels = data.labels;
+  options.customBars = true;
+  options.series = options.series || {};
+  for (const s of series) {
+    options.series[s.label] = s.kind === 'fit' ? { drawPoints: false, strokeWidth: 2, strokePattern: [6, 3] }
+      : s.kind === 'front' ? { strokeWidth: 0, pointSize: 5, color: '#d62728' }
+        : { drawPoints: false, strokeWidth: 1.5, color: '#d62728' };
+  }
+  return { fits: answers.fits, fronts: answers.fronts, notes: answers.notes || [] };
+}
+
+// Links beside a section's plot link: one per stored fit ("fit", its
+// columns) and two-objective front ("front"), each opening the plot of its
+// columns with it drawn.
+function answerLinks(sectionId, where) {
+  api('section/' + sectionId + '/answers').then(a => {
+    const link = (cls, text, title, q) => [' ', el('a', { class: cls, title, href: `#/plot/${sectionId}?${new URLSearchParams(q)}` }, text)];
+    where.replaceChildren(...[
+      a.fits.map(f => link('fit-link', 'fit', `${f.model} fit of ${f.y} against ${f.x}`, Object.assign({ x: f.x, y: f.y }, f.by ? { by: f.by } : {}))),
+      a.fronts.map(f => link('front-link', 'front', `front: ${f.x_direction} ${f.x}, ${f.y_direction} ${f.y}`, { x: f.x, y: f.y }))].flat(2));
+  }).catch(() => {});
+}
+
+// Each fit's quantities with their intervals, as runner fit prints them,
+// and each front's size: beside the chart, as text.
+function answersLegend(overlay) {
+  const number = v => (v === null || v === undefined ? '' : String(+v.toPrecision(6)));
+  const tables = overlay.fits.map(f => el('table', { class: 'fit-params', 'data-fit': f.id },
+    el('caption', {}, `${f.title}: y = ${f.formula}`,
+      el('span', { class: 'note' }, ` · n = ${f.n}, r² = ${number(f.r2)}` + (f.weights ? `, weights ${f.weights}` : '') +
+        (f.band_note ? ` · no band: ${f.band_note}` : ` · shaded: the curve's 95 % interval`))),
+    el('thead', {}, el('tr', {}, ['quantity', 'value', 'stderr', 'ci95_low', 'ci95_high', 'unit'].map(h => el('th', {}, h)))),
+    el('tbody', {}, f.params.map(p => el('tr', { 'data-name': p.name }, el('td', {}, p.name),
+      ['value', 'stderr', 'ci_low', 'ci_high'].map(k => el('td', { class: 'num', 'data-value': p[k] === null ? '' : String(p[k]) }, number(p[k]))),
+      el('td', {}, p.unit || ''))))));
+  const fronts = overlay.fronts.map(f => el('p', { class: 'front-note', 'data-front': f.id },
+    `${f.title}: ${f.front_size} of ${f.rows} rows on the front` + (f.points_drawn < f.front_size ? `, the first ${f.points_drawn} by ${f.x} drawn` : '') + ' (red circles; the line bounds what they beat).'));
+  return el('div', { id: 'answers' }, tables, fronts, overlay.notes.map(n => el('p', { class: 'note' }, n)));
 }
 
 // --- compare -----------------------------------------------------------------
