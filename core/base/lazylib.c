@@ -41,3 +41,17 @@ int lazylib_open(const lazylib_spec *spec, void *table, char **err)
     free(found);
     return 0;
 }
+
+int lazylib_load(lazylib_state *state, const lazylib_spec *spec, void *table, char **err)
+{
+    pthread_mutex_lock(&state->lock);
+    if (!state->tried) {
+        state->status = lazylib_open(spec, table, &state->error);
+        state->tried = 1;
+    }
+    int status = state->status;
+    pthread_mutex_unlock(&state->lock);
+    if (status == 0)
+        return 0;
+    return util_fail(err, "%s", state->error ? state->error : "out of memory");
+}

@@ -6,6 +6,7 @@
 #ifndef RUNNER_LAZYLIB_H
 #define RUNNER_LAZYLIB_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* One function to resolve: its name, and where its pointer goes in the
@@ -29,10 +30,28 @@ typedef struct lazylib_spec {
 /* Opens the library (RTLD_NOW | RTLD_LOCAL: its symbols stay out of the
  * plugins' way) and stores each symbol's address at table + offset. The
  * library stays open for the life of the process. Not thread-safe: callers
- * run it once (pthread_once). Returns 0, or -1 with *err (malloc'd, the
+ * go through lazylib_load. Returns 0, or -1 with *err (malloc'd, the
  * caller frees), one line: "--webhook needs libcurl (libcurl.so.4): <why>;
  * install it with apt-get install libcurl4", or that a function is missing
  * from the file; table is then untouched. */
 int lazylib_open(const lazylib_spec *spec, void *table, char **err);
+
+/* Whether a library was opened, for lazylib_load: the first call opens it,
+ * every later one repeats the answer (the message too). Static storage,
+ * LAZYLIB_STATE_INIT. */
+typedef struct lazylib_state {
+    pthread_mutex_t lock;
+    int tried;
+    int status;  /* lazylib_open's */
+    char *error; /* its message, kept for the life of the process */
+} lazylib_state;
+#define LAZYLIB_STATE_INIT                                                                         \
+    {                                                                                              \
+        PTHREAD_MUTEX_INITIALIZER, 0, -1, NULL                                                     \
+    }
+
+/* lazylib_open once per state, from any thread. Returns 0, or -1 with *err
+ * (malloc'd, the caller frees). */
+int lazylib_load(lazylib_state *state, const lazylib_spec *spec, void *table, char **err);
 
 #endif

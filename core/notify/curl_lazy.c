@@ -3,12 +3,9 @@
 #define CURL_LAZY_NO_MACROS
 #include "curl_lazy.h"
 
-#include <pthread.h>
 #include <stddef.h>
-#include <stdlib.h>
 
 #include "base/lazylib.h"
-#include "base/util.h"
 
 curl_lazy_api curl_lazy;
 
@@ -16,11 +13,9 @@ curl_lazy_api curl_lazy;
 static const lazylib_symbol curl_symbols[] = { CURL_LAZY_FUNCTIONS(CURL_LAZY_SYMBOL) };
 #undef CURL_LAZY_SYMBOL
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *load_error; /* malloc'd once, kept: every later call repeats it */
-static int load_status = -1;
+static lazylib_state state = LAZYLIB_STATE_INIT;
 
-static void load(void)
+int curl_lazy_load(char **err)
 {
     static const lazylib_spec spec = {
         .soname = CURL_LAZY_SONAME,
@@ -31,13 +26,5 @@ static void load(void)
         .symbols = curl_symbols,
         .symbol_count = sizeof curl_symbols / sizeof curl_symbols[0],
     };
-    load_status = lazylib_open(&spec, &curl_lazy, &load_error);
-}
-
-int curl_lazy_load(char **err)
-{
-    pthread_once(&load_once, load);
-    if (load_status == 0)
-        return 0;
-    return util_fail(err, "%s", load_error ? load_error : "out of memory");
+    return lazylib_load(&state, &spec, &curl_lazy, err);
 }

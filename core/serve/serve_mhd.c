@@ -3,11 +3,9 @@
 #define SERVE_MHD_NO_MACROS
 #include "serve_mhd.h"
 
-#include <pthread.h>
 #include <stddef.h>
 
 #include "base/lazylib.h"
-#include "base/util.h"
 
 serve_mhd_api serve_mhd;
 
@@ -15,11 +13,9 @@ serve_mhd_api serve_mhd;
 static const lazylib_symbol mhd_symbols[] = { SERVE_MHD_FUNCTIONS(SERVE_MHD_SYMBOL) };
 #undef SERVE_MHD_SYMBOL
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *load_error; /* malloc'd once, kept: every later call repeats it */
-static int load_status = -1;
+static lazylib_state state = LAZYLIB_STATE_INIT;
 
-static void load(void)
+int serve_mhd_load(char **err)
 {
     static const lazylib_spec spec = {
         .soname = SERVE_MHD_SONAME,
@@ -30,13 +26,5 @@ static void load(void)
         .symbols = mhd_symbols,
         .symbol_count = sizeof mhd_symbols / sizeof mhd_symbols[0],
     };
-    load_status = lazylib_open(&spec, &serve_mhd, &load_error);
-}
-
-int serve_mhd_load(char **err)
-{
-    pthread_once(&load_once, load);
-    if (load_status == 0)
-        return 0;
-    return util_fail(err, "%s", load_error ? load_error : "out of memory");
+    return lazylib_load(&state, &spec, &serve_mhd, err);
 }
