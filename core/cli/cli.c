@@ -181,13 +181,19 @@ int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id)
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count)
 {
+    return cli_open_sweep_as(args, 0, s, sweep_id, ids, count);
+}
+
+int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, int64_t *sweep_id,
+                      int64_t **ids, size_t *count)
+{
     char *err = NULL;
     int last = 0;
     *s = NULL;
     *ids = NULL;
     *count = 0;
     int status = options_resolve_sweep(args->command, args->positional, 1, sweep_id, &last);
-    if (status != EXIT_OK || (status = cli_open_existing(args->db_path, s, 0)) != EXIT_OK)
+    if (status != EXIT_OK || (status = cli_open_existing(args->db_path, s, for_writing)) != EXIT_OK)
         return status;
     if ((status = cli_resolve_sweep(*s, args->positional, sweep_id)) != EXIT_OK)
         goto done;

@@ -40,6 +40,10 @@ int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id);
  * least one. Otherwise prints the error and returns EXIT_USAGE. */
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count);
+/* The same, opened for writing when for_writing (the commands that store
+ * an answer: fit, pareto, sensitivity). */
+int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, int64_t *sweep_id,
+                      int64_t **ids, size_t *count);
 
 /* The filters of `runner sweeps` and `runner rm` (--name, --script, --tag,
  * --status, --plugin, --since, --until) into f; since and until hold the

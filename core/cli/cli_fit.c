@@ -159,20 +159,8 @@ int cli_fit(const options_parsed *a)
     table *t = NULL;
     /* Fitting writes its rows: the file is opened for writing (and an
      * older one upgraded) like any writing command. */
-    if ((status = cli_open_existing(a->db_path, &job.s, 1)) != EXIT_OK ||
-        (status = cli_resolve_sweep(job.s, a->positional, &job.sweep_id)) != EXIT_OK)
+    if ((status = cli_open_sweep_as(a, 1, &job.s, &job.sweep_id, &ids, &count)) != EXIT_OK)
         goto done;
-    if (store_sweep_sections(job.s, job.sweep_id, &ids, &count, &err) != 0) {
-        status = cli_fail(err);
-        goto done;
-    }
-    if (count == 0) {
-        fprintf(stderr,
-                "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
-                a->db_path, a->positional);
-        status = EXIT_USAGE;
-        goto done;
-    }
     if ((status = pick_section(&job, ids, count, a)) != EXIT_OK)
         goto done;
     fit_question q = { .sweep_id = job.sweep_id,

@@ -101,23 +101,10 @@ int cli_pareto(const options_parsed *a)
     size_t count = 0;
     pareto_answer ans = { 0 };
     char *err = NULL, *title = NULL;
-    int last = 0;
     /* The front is stored: opened for writing, like fit. */
-    int status = options_resolve_sweep(a->command, a->positional, 1, &j.sweep, &last);
-    if (status != EXIT_OK || (status = cli_open_existing(a->db_path, &s, 1)) != EXIT_OK ||
-        (status = cli_resolve_sweep(s, a->positional, &j.sweep)) != EXIT_OK)
+    int status = cli_open_sweep_as(a, 1, &s, &j.sweep, &ids, &count);
+    if (status != EXIT_OK)
         goto done;
-    if (store_sweep_sections(s, j.sweep, &ids, &count, &err) != 0) {
-        status = cli_fail(err);
-        goto done;
-    }
-    if (count == 0) {
-        fprintf(stderr,
-                "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
-                a->db_path, a->positional);
-        status = EXIT_USAGE;
-        goto done;
-    }
     j.names = malloc(j.objectives * sizeof *j.names);
     j.maximize = malloc(j.objectives * sizeof *j.maximize);
     if (!j.names || !j.maximize) {

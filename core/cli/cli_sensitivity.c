@@ -122,20 +122,8 @@ int cli_sensitivity(const options_parsed *a)
     table *t = NULL;
     sensitivity_answer ans = { 0 };
     /* The indices are stored: opened for writing, like fit. */
-    if ((status = cli_open_existing(a->db_path, &s, 1)) != EXIT_OK ||
-        (status = cli_resolve_sweep(s, a->positional, &sweep_id)) != EXIT_OK)
+    if ((status = cli_open_sweep_as(a, 1, &s, &sweep_id, &ids, &count)) != EXIT_OK)
         goto done;
-    if (store_sweep_sections(s, sweep_id, &ids, &count, &err) != 0) {
-        status = cli_fail(err);
-        goto done;
-    }
-    if (count == 0) {
-        fprintf(stderr,
-                "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
-                a->db_path, a->positional);
-        status = EXIT_USAGE;
-        goto done;
-    }
     if ((status = pick_section(s, sweep_id, ids, count, a, &section_id, &ordinal)) != EXIT_OK)
         goto done;
     sensitivity_options options = { .bootstrap = (size_t)v[OPTION_SENS_BOOTSTRAP].integer,

@@ -541,16 +541,16 @@ int store_fit_params(store *s, int64_t fit_id, table **out, char **err);
  * x_max (of the rows fitted), p1, p2, p3 (the first three quantities in
  * position order: the parameters, then derived ones). */
 int store_fit_group(store *s, int64_t sweep_id, int64_t fit_id, table **out, char **err);
-/* The newest fit of each group stored for section_id (ids of fits whose
- * group is newest per model, x and y), for the report: a table of fit ids
- * in one column "id", oldest first (the caller frees it). */
+/* The newest fit group stored for section_id per model, x and y, for the
+ * report and the dashboard: a table of id (the group's first fit), model,
+ * x_column, y_column, by_column, oldest first (the caller frees it). */
 int store_section_fit_ids(store *s, int64_t section_id, table **out, char **err);
 
 /* --- drawn over a plot (store_overlay.c, the dashboard) ------------------ */
 
 /* What can be drawn over section_id's plots. *fits (new table): id (a
- * group's first), model, x_column, y_column, by_column, the newest group
- * per model and columns, as store_section_fit_ids picks them. *fronts (new
+ * group's first), model, x_column, y_column, by_column: store_section_fit_ids's
+ * table. *fronts (new
  * table): id, x_column, x_direction, y_column, y_direction ("min"/"max"),
  * rows (considered), front_size, the newest stored front of exactly two objectives per pair, objective 1
  * as x. The caller frees both; on -1 neither is set. */

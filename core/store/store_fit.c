@@ -220,7 +220,8 @@ int store_section_fit_ids(store *s, int64_t section_id, table **out, char **err)
     /* One fit per model and columns: the newest (a --by group's first id
      * stands for the group; store_fit_group finds the rest). */
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT min(f.id) AS id FROM fit f WHERE f.section_id = ?1"
+                           "SELECT min(f.id) AS id, f.model, f.x_column, f.y_column, f.by_column"
+                           " FROM fit f WHERE f.section_id = ?1"
                            " AND f.created_at = (SELECT max(g.created_at) FROM fit g"
                            " WHERE g.section_id = f.section_id AND g.model = f.model"
                            " AND g.x_column = f.x_column AND g.y_column = f.y_column)"

@@ -248,6 +248,11 @@ int storei_section_fingerprint(store *s, int64_t section_id, int64_t out[5], cha
  * and highest y of each x-column of each line drawn (at most max_labels),
  * with *lines_chosen set; otherwise the caller chooses the lines and reads
  * the points. 0, or -1 with *err (d is the caller's to clear). */
+/* Appends the point (line, x, y) to d, growing d->points (*capacity
+ * entries) as needed; a NaN or infinite x or y is left out. 0, or -1 with
+ * *err. */
+int storei_plot_push(store *s, store_plot_data *d, size_t *capacity, size_t line, double x,
+                     double y, char **err);
 int storei_plot_scan(store *s, const store_plot_query *q, const char *rows_sql, store_plot_data *d,
                      size_t max_labels, int *lines_chosen, char **err);
 

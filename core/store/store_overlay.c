@@ -11,22 +11,7 @@ int store_section_overlays(store *s, int64_t section_id, table **fits, table **f
 {
     sqlite3_stmt *st = NULL;
     *fits = *fronts = NULL;
-    /* As store_section_fit_ids: the newest group per model and columns,
-     * named by its first id. */
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT min(f.id) AS id, f.model, f.x_column, f.y_column, f.by_column"
-                           " FROM fit f WHERE f.section_id = ?1"
-                           " AND f.created_at = (SELECT max(g.created_at) FROM fit g"
-                           " WHERE g.section_id = f.section_id AND g.model = f.model"
-                           " AND g.x_column = f.x_column AND g.y_column = f.y_column)"
-                           " GROUP BY f.model, f.x_column, f.y_column ORDER BY 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return storei_fail_sql(s, err, "cannot read the fits of section %lld",
-                               (long long)section_id);
-    sqlite3_bind_int64(st, 1, section_id);
-    int rc = storei_query_table(s, st, "cannot read the fits", fits, err);
-    sqlite3_finalize(st);
-    if (rc != 0)
+    if (store_section_fit_ids(s, section_id, fits, err) != 0)
         return -1;
     /* Fronts of exactly two objectives, the newest per pair. */
     if (sqlite3_prepare_v2(
@@ -46,7 +31,7 @@ int store_section_overlays(store *s, int64_t section_id, table **fits, table **f
                                (long long)section_id);
     }
     sqlite3_bind_int64(st, 1, section_id);
-    rc = storei_query_table(s, st, "cannot read the fronts", fronts, err);
+    int rc = storei_query_table(s, st, "cannot read the fronts", fronts, err);
     sqlite3_finalize(st);
     if (rc != 0) {
         table_free(*fits);

@@ -116,19 +116,8 @@ static int collect(store *s, sqlite3_stmt *st, store_plot_data *d, size_t *capac
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int line = line_of(d, (const char *)sqlite3_column_text(st, 0));
         double x = sqlite3_column_double(st, 1), y = sqlite3_column_double(st, 2);
-        if (line < 0 || !isfinite(x) || !isfinite(y))
-            continue;
-        if (d->count == *capacity) {
-            size_t cap = *capacity ? 2 * *capacity : 1024;
-            store_plot_point *grown = realloc(d->points, cap * sizeof *grown);
-            if (!grown)
-                return util_fail(err, "%s: cannot read the plot: out of memory", s->path);
-            d->points = grown;
-            *capacity = cap;
-        }
-        d->points[d->count] =
-            (store_plot_point){ .line = (size_t)line, .order = d->count + 1, .x = x, .y = y };
-        d->count++;
+        if (line >= 0 && storei_plot_push(s, d, capacity, (size_t)line, x, y, err) != 0)
+            return -1;
     }
     return rc == SQLITE_DONE ? 0 : storei_fail_sql(s, err, "cannot read the plot");
 }

@@ -198,8 +198,8 @@ typedef struct plot_cell {
     double low_x, low_y, high_x, high_y;
 } plot_cell;
 
-static int push_point(store *s, store_plot_data *d, size_t *capacity, size_t line, double x,
-                      double y, char **err)
+int storei_plot_push(store *s, store_plot_data *d, size_t *capacity, size_t line, double x,
+                     double y, char **err)
 {
     if (!isfinite(x) || !isfinite(y))
         return 0;
@@ -263,8 +263,8 @@ static int scan_columns(store *s, sqlite3_stmt *st, const store_plot_query *q, s
             for (size_t k = 0; out == 0 && k < columns; k++) {
                 const plot_cell *c = &cells[line * columns + k];
                 if (c->seen)
-                    out = push_point(s, d, &capacity, line, high ? c->high_x : c->low_x,
-                                     high ? c->high_y : c->low_y, err);
+                    out = storei_plot_push(s, d, &capacity, line, high ? c->high_x : c->low_x,
+                                           high ? c->high_y : c->low_y, err);
             }
     free(cells);
     return out;

@@ -57,4 +57,12 @@ RUNNER_LIBMICROHTTPD=nonexistent.so run "$RUNNER" serve --db "$DB" --listen 127.
 expect_status 2
 expect_stderr "runner: serve needs libmicrohttpd (nonexistent.so): nonexistent.so: cannot open shared object file: No such file or directory; install it with apt-get install libmicrohttpd12"
 
+# No RUNPATH element names the current directory (an empty one does: CMake's
+# build-tree RUNPATH, padded for the install step, ended in ':').
+skip_without readelf "no readelf (apt-get install binutils)"
+runpath=$(readelf -d "$RUNNER" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p')
+case "$runpath" in
+:* | *: | *::*) fail "runner's RUNPATH '$runpath' has an empty element: the loader would search the current directory" ;;
+esac
+
 finish
