@@ -526,7 +526,9 @@ int scripti_close_state(script_state *s, int status)
     double own = script_own_time_s(s, util_monotonic());
     double limit = s->config->time_limit_s;
     s->closing_time_limit_s = own < limit ? limit : own + WATCHDOG_GRACE_S;
-    s->stopped_before_closing = s->config->sweep.stop && *s->config->sweep.stop;
+    /* Only a Ctrl-C the script already answered (its line is printed); one
+     * that came after the chunk ended is the finalizers' to answer. */
+    s->stopped_before_closing = s->failure == FAIL_INTERRUPTED;
     s->closing = 1;
     lua_close(s->L);
     s->L = NULL;

@@ -179,7 +179,9 @@ local found = s:find('.-.-.-.-b')"
     # script stores one point first, so the test signals once it is looping.
     printf 'sweep("speedup", { workers = 1 }, { print = false })\nwhile true do\n  pcall(function() while true do end end)\nend\n' >"$TMP/pcall_signal.lua"
     rm -f "$DB" "$DB-wal" "$DB-shm"
-    timeout -s KILL 120 "$RUNNER" sweep "$TMP/pcall_signal.lua" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
+    # --foreground: one SIGTERM reaches runner, not a second one through the
+    # process group (timeout(1) sends both; a second means "leave at once").
+    timeout --foreground -s KILL 120 "$RUNNER" sweep "$TMP/pcall_signal.lua" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
     pid=$!
     wait_until "the pcall_signal script's point" \
         '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'

@@ -21,7 +21,10 @@ expect_sql "SELECT status FROM sweep" "ok"
 
 # ---- Ctrl-C: the first one stops a finalizer at exit ----------------------------
 rm -f "$DB" "$DB-wal" "$DB-shm"
-timeout -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
+# --foreground: without it timeout(1) passes a SIGTERM on to runner and then
+# again to its process group, and runner takes the second as a second Ctrl-C
+# (leave at once, silently) whenever it handled the first in between.
+timeout --foreground -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 wait_until "the summary line before the finalizer runs" \
     'grep -q "stored in" "$TMP/err" || ! alive $pid'
