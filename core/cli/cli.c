@@ -118,12 +118,19 @@ static void print_usage(FILE *out)
 }
 
 /* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
- * at once; SQLite's journal keeps the database consistent. */
+ * at once; SQLite's journal keeps the database consistent. The line says
+ * so, since the first one's line may never come (write(2): the only output
+ * a handler may do). */
 static void on_signal(int signo)
 {
     (void)signo;
-    if (cli_stop_requested)
+    if (cli_stop_requested) {
+        static const char line[] =
+            "runner: interrupted twice; stopped at once, keeping what was committed\n";
+        ssize_t written = write(STDERR_FILENO, line, sizeof line - 1);
+        (void)written;
         _exit(EXIT_INTERRUPTED);
+    }
     cli_stop_requested = 1;
 }
 

@@ -60,7 +60,7 @@ LUA
 )
 for ending in KILL TERM; do
     rm -f "$DB"*
-    "$RUNNER" sweep "$spin" --db "$DB" --isolate --jobs 1 --quiet >/dev/null 2>&1 &
+    "$RUNNER" sweep "$spin" --db "$DB" --isolate --jobs 1 --quiet >"$TMP/out" 2>"$TMP/err" &
     pid=$!
     wait_until "the isolated point's process" '[ -n "$(pgrep -P $pid)" ] || ! alive $pid'
     child=$(pgrep -P $pid)
@@ -72,6 +72,12 @@ for ending in KILL TERM; do
     fi
     wait_until "runner to end (SIG$ending)" '! alive $pid'
     wait $pid
+    status=$?
+    if [ "$ending" = TERM ]; then
+        # the second signal leaves at once and says so
+        expect_status 130
+        expect_stderr "runner: interrupted twice; stopped at once, keeping what was committed"
+    fi
     wait_until "the point's process to die with runner (SIG$ending)" '! kill -0 $child 2>/dev/null' ||
         kill -KILL $pid $child 2>/dev/null
 done
