@@ -7,6 +7,7 @@
 #include "sweep_int.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,10 @@ fail:
     return -1;
 }
 
-/* Frees what f owns and empties it, keeping its params array. */
-void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
+/* Frees what f owns and empties the fields after params, leaving state,
+ * index and params (the struct's first fields) untouched: the writer may
+ * read a claimed slot's state and index meanwhile, under the job's lock. */
+void sweepi_release_finished(finished_point *f, const runner_plugin *plugin)
 {
     free(f->canonical);
     free(f->error);
@@ -107,9 +110,16 @@ void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
         value_clear(&f->rows[i]);
     free(f->rows);
     artifact_list_free(f->artifacts);
-    value *params = f->params;
-    memset(f, 0, sizeof *f);
-    f->params = params;
+    size_t kept = offsetof(finished_point, canonical);
+    memset((char *)f + kept, 0, sizeof *f - kept);
+}
+
+/* Frees what f owns and empties it, keeping its params array. */
+void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin)
+{
+    sweepi_release_finished(f, plugin);
+    f->state = SLOT_FREE;
+    f->index = 0;
 }
 
 /* 1 if an earlier run stored a point with this identity that no other
@@ -307,10 +317,10 @@ static int failures_stop(sweep_run *run)
     return run->failures_stopped[0] != '\0';
 }
 
-/* The writer's step for each point in turn: reports it if it failed,
- * stores it and empties its slot. Returns 1 when the section stops here
- * (failures_stop), 0 to go on, -1 with *err. */
-int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
+/* The writer's step for each point in turn: reports it if it failed and
+ * stores it. Returns 1 when the section stops here (failures_stop), 0 to
+ * go on, -1 with *err. */
+int sweepi_store_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
                          progress *bar, char **err)
 {
     pthread_mutex_lock(&job->store_lock);
@@ -327,9 +337,17 @@ int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f
     pthread_mutex_unlock(&job->store_lock);
     if (rc != 0)
         return -1;
-    int failed = f->failed;
-    sweepi_clear_finished(f, job->plugin);
-    return failed && failures_stop(job->run);
+    return f->failed && failures_stop(job->run);
+}
+
+/* sweepi_store_in_turn, then empties f's slot. */
+int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
+                         progress *bar, char **err)
+{
+    int rc = sweepi_store_in_turn(job, section_id, f, result, bar, err);
+    if (rc >= 0)
+        sweepi_clear_finished(f, job->plugin);
+    return rc;
 }
 
 /* Sizes job's reorder window for *jobs threads (capped at the point count)

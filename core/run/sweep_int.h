@@ -18,7 +18,8 @@
 #include "plugin/plugin.h"
 #include "sweep.h"
 
-/* A finished point waiting to be written. Owns everything but params. */
+/* A finished point waiting to be written. Owns everything but params.
+ * state, index and params come first: sweepi_release_finished keeps them. */
 typedef struct finished_point {
     int state; /* SLOT_FREE, SLOT_RUNNING, SLOT_DONE */
     uint64_t index;
@@ -145,6 +146,10 @@ void sweepi_compute_point(section_job *job, runner_point *point, finished_point 
  * *err. */
 int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
                          progress *bar, char **err);
+/* The same step without emptying the slot: --jobs threads leave that to the
+ * slot's next claimer (sweepi_release_finished), which allocated the rows. */
+int sweepi_store_in_turn(section_job *job, int64_t section_id, finished_point *f, table *result,
+                         progress *bar, char **err);
 
 /* sweep_threads.c: --jobs N (N > 1) threads run the points, the caller
  * writes them. Returns 0 (interrupted or not), or -1 with *err. */
@@ -171,6 +176,8 @@ int sweepi_get_artifacts(wire_reader *r, artifact **list);
 int sweepi_stopping(const sweep_run *run);
 /* Frees what f owns and empties it, keeping its params array. */
 void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin);
+/* The same, keeping state and index too (a claimed slot, before reuse). */
+void sweepi_release_finished(finished_point *f, const runner_plugin *plugin);
 /* Runs one point into f, here or (isolate) in a child (sweep.c says how). */
 void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, double timeout_s,
                           const volatile sig_atomic_t *stop);

@@ -13,15 +13,22 @@
  * writer time per point), 1 to N). At one, two modes remain, and which is
  * faster depends on the machine (a second busy core may slow the first;
  * points cross caches): one worker beside the writer, or none, the writer
- * running the points itself as --jobs 1 does. The writer measures the
- * points it writes per second in each and keeps the faster, trying the
+ * running the points itself as --jobs 1 does. The writer measures its own
+ * cost per point written in each, its CPU time plus its waits for the
+ * worker (what the other processes of a shared machine take from it is
+ * in neither, so it does not decide), and keeps the cheaper, trying the
  * other again after RETRY_CHOICES choices, twice as many each time it
- * loses again (up to RETRY_CHOICES_MOST). */
+ * loses again (up to RETRY_CHOICES_MOST).
+ *
+ * The writer stores a point and leaves its slot as it is: the slot's next
+ * claimer frees the rows, in the thread that allocated them. A worker that
+ * filled the window is woken when half of it is free again, not per batch. */
 #include "sweep_int.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/progress.h"
 #include "base/util.h"
@@ -38,8 +45,6 @@
 #define RETRY_CHOICES_MOST 256
 /* The workers' time the writer lets pass between wake-ups. */
 #define WAKE_BATCH_S 0.002
-/* Points the writer runs in a row when no worker is active. */
-#define RUN_HERE_POINTS 16
 
 typedef struct worker {
     section_job *job;
@@ -47,9 +52,11 @@ typedef struct worker {
     pthread_cond_t *idle; /* where the others wait: not woken by each batch */
 } worker;
 
-/* Runs claimed point f (its index set) with the caller's point. */
+/* Runs claimed point f (its index set) with the caller's point, after
+ * freeing what the slot's last point left. */
 static void run_claimed(section_job *job, runner_point *point, int ready, finished_point *f)
 {
+    sweepi_release_finished(f, job->plugin);
     if (ready && !sweepi_stopping(job->run))
         sweepi_compute_point(job, point, f);
     else if (!ready)
@@ -117,7 +124,7 @@ static int write_ready(section_job *job, uint64_t ready, int64_t section_id, tab
             sweepi_clear_finished(f, plugin);
             continue;
         }
-        int stop = sweepi_write_in_turn(job, section_id, f, result, bar, err);
+        int stop = sweepi_store_in_turn(job, section_id, f, result, bar, err);
         if (stop < 0)
             return -1;
         *stop_here = stop;
@@ -130,9 +137,12 @@ typedef struct writer_clock {
     double write_s; /* the writer's seconds storing points since the last choice */
     uint64_t write_points;
     double since;           /* when the last choice was made */
+    double cpu_since;       /* the writer's CPU seconds then (thread_cpu_s) */
+    double wait_s;          /* seconds it waited for workers since */
     uint64_t since_written; /* job->written then */
     double point_s;         /* a worker's seconds per point, last measured; 0 before */
-    double rate[2];         /* points/s written with 0 and 1 active workers; 0: not known */
+    double cost[2];         /* the writer's seconds per point written with 0 and 1
+                             * active workers (writer_cost); 0: not known */
     int choices;            /* writer-bound choices since the last trial */
     int retry_after;        /* choices between trials (RETRY_CHOICES ..) */
     int trial;              /* the mode being tried again (0 or 1), or -1 */
@@ -140,20 +150,41 @@ typedef struct writer_clock {
     pthread_cond_t *idle;   /* broadcast when more workers may claim points */
 } writer_clock;
 
-/* Writer-bound: 0 or 1 active workers, whichever wrote more points per
- * second when last measured, the one not measured yet first. */
-static int writer_bound_choice(writer_clock *clock, int before, double rate)
+/* This thread's CPU seconds, or -1 where there is no such clock. */
+static double thread_cpu_s(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+        return -1;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The writer's seconds per point written since the last choice: its CPU
+ * time and its waits for workers, not the time other processes ran on its
+ * core, which would make the choice follow the machine's load; wall time
+ * where there is no thread CPU clock. */
+static double writer_cost(const writer_clock *clock, double now, double cpu_now, uint64_t points)
+{
+    double spent_s = cpu_now >= 0 && clock->cpu_since >= 0
+                         ? cpu_now - clock->cpu_since + clock->wait_s
+                         : now - clock->since;
+    return spent_s / (double)(points ? points : 1);
+}
+
+/* Writer-bound: 0 or 1 active workers, whichever cost the writer less per
+ * point when last measured, the one not measured yet first. */
+static int writer_bound_choice(writer_clock *clock, int before, double cost)
 {
     if (!clock->can_run_here)
         return 1;
-    /* Smoothed: one measure is of 50 ms on a machine others share. */
-    if (before <= 1)
-        clock->rate[before] = clock->rate[before] > 0 ? (clock->rate[before] + rate) / 2 : rate;
-    if (clock->rate[1] == 0)
+    /* Smoothed: one measure is of 50 ms, batch commits included or not. */
+    if (before <= 1 && cost > 0)
+        clock->cost[before] = clock->cost[before] > 0 ? (clock->cost[before] + cost) / 2 : cost;
+    if (clock->cost[1] == 0)
         return 1;
-    if (clock->rate[0] == 0)
+    if (clock->cost[0] == 0)
         return 0;
-    int best = clock->rate[1] >= clock->rate[0];
+    int best = clock->cost[1] <= clock->cost[0];
     if (clock->trial >= 0) {
         if (best != clock->trial) /* lost again: try it less often */
             clock->retry_after = clock->retry_after < RETRY_CHOICES_MOST ? 2 * clock->retry_after
@@ -164,7 +195,7 @@ static int writer_bound_choice(writer_clock *clock, int before, double rate)
     }
     if (++clock->choices >= clock->retry_after) {
         clock->choices = 0;
-        clock->rate[!best] = 0;
+        clock->cost[!best] = 0;
         clock->trial = !best;
         return !best;
     }
@@ -184,17 +215,20 @@ static void choose_workers(section_job *job, int jobs, writer_clock *clock)
     double write_per_point = clock->write_s / (double)clock->write_points;
     double wanted = write_per_point > 0 ? ceil(work_per_point / write_per_point) : jobs;
     int before = job->active_workers;
-    double rate = (double)(job->written - clock->since_written) / (now - clock->since);
+    double cpu_now = thread_cpu_s();
+    double cost = writer_cost(clock, now, cpu_now, job->written - clock->since_written);
     if (wanted >= 2)
         job->active_workers = wanted > jobs ? jobs : (int)wanted;
     else
-        job->active_workers = writer_bound_choice(clock, before, rate);
+        job->active_workers = writer_bound_choice(clock, before, cost);
     if (job->active_workers > before)
         pthread_cond_broadcast(clock->idle);
     clock->point_s = work_per_point;
     job->work_s = clock->write_s = 0;
     job->work_points = clock->write_points = 0;
     clock->since = now;
+    clock->cpu_since = cpu_now;
+    clock->wait_s = 0;
     clock->since_written = job->written;
 }
 
@@ -207,7 +241,7 @@ static int slot_done(const section_job *job, uint64_t index)
 /* Waits (the job's lock held) until the next point is done and, when the
  * workers are quick, the batch after it: the writer then wakes once per
  * batch, not once per point. */
-static void wait_for_batch(section_job *job, const writer_clock *clock, uint64_t most)
+static void wait_for_batch(section_job *job, writer_clock *clock, uint64_t most)
 {
     uint64_t want = 1;
     double point_s =
@@ -219,20 +253,24 @@ static void wait_for_batch(section_job *job, const writer_clock *clock, uint64_t
     if (want > job->count - job->written)
         want = job->count - job->written;
     uint64_t last = job->written + want - 1;
+    if (slot_done(job, job->written) && slot_done(job, last))
+        return;
+    double started = util_monotonic();
     while (!slot_done(job, job->written) || !slot_done(job, last)) {
         job->wake_at = slot_done(job, last) ? job->written : last;
         pthread_cond_wait(&job->slot_done, &job->lock);
     }
+    clock->wait_s += util_monotonic() - started;
 }
 
-/* No worker active and none running: the writer claims the next points
- * and runs them itself, as --jobs 1 does. The job's lock is held, and
- * released while they run. */
-static void run_here(section_job *job, runner_point *point)
+/* No worker active and none running: the writer claims the next points,
+ * at most `most`, and runs them itself, as --jobs 1 does. The job's lock
+ * is held, and released while they run. */
+static void run_here(section_job *job, runner_point *point, uint64_t most)
 {
     uint64_t first = job->next_index, n = job->count - first;
-    if (n > RUN_HERE_POINTS)
-        n = RUN_HERE_POINTS;
+    if (n > most)
+        n = most;
     job->next_index += n;
     for (uint64_t i = 0; i < n; i++) {
         finished_point *f = &job->window[(first + i) % job->window_size];
@@ -265,7 +303,7 @@ static int write_in_order(section_job *job, int jobs, writer_clock *clock, runne
          * point, and room left for the workers meanwhile. */
         uint64_t most = job->window_limit / 4 ? job->window_limit / 4 : 1;
         if (job->active_workers == 0 && job->next_index == job->written)
-            run_here(job, point);
+            run_here(job, point, most);
         else
             wait_for_batch(job, clock, most);
         uint64_t ready = 0;
@@ -288,7 +326,11 @@ static int write_in_order(section_job *job, int jobs, writer_clock *clock, runne
         choose_workers(job, jobs, clock);
         if (stop_here)
             job->cancel = 1;
-        pthread_cond_broadcast(&job->slot_free);
+        /* A worker waits on a full window: wake it once half is free, so
+         * that it refills half a window per wake-up, not a batch. */
+        if (job->cancel ||
+            job->next_index + job->window_limit / 2 <= job->written + job->window_limit)
+            pthread_cond_broadcast(&job->slot_free);
     }
     pthread_mutex_unlock(&job->lock);
     return 0;
@@ -322,9 +364,11 @@ int sweepi_run_threads(section_job *job, int jobs, int64_t section_id, table *re
     job->active_workers = started; /* those that failed to start claim nothing */
     pthread_mutex_unlock(&job->lock);
     runner_point point;
-    writer_clock clock = {
-        .since = util_monotonic(), .retry_after = RETRY_CHOICES, .trial = -1, .idle = &idle
-    };
+    writer_clock clock = { .since = util_monotonic(),
+                           .cpu_since = thread_cpu_s(),
+                           .retry_after = RETRY_CHOICES,
+                           .trial = -1,
+                           .idle = &idle };
     clock.can_run_here = host_point_init(&point, job->plugin, job->run->options->stop) == 0;
     int rc = started == 0
                  ? util_fail(err, "cannot start worker threads")
