@@ -89,6 +89,10 @@ void fit_result_clear(fit_result *r)
         return;
     free(r->fitted);
     free(r->residual);
+    free(r->curve_x);
+    free(r->curve_f);
+    free(r->curve_low);
+    free(r->curve_high);
     memset(r, 0, sizeof *r);
 }
 
@@ -283,6 +287,11 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
         out->residual[i] = data->y[i] - out->fitted[i];
     }
     out->r2 = r_squared(data, out->residual);
+    /* cov is p x p from gsl_matrix_alloc: its rows are contiguous */
+    if (model->eval && fiti_user_curve(model, data, values, cov->data, t, out) != 0) {
+        util_fail(err, "out of memory for the curve of %s", model->name);
+        goto done;
+    }
     out->model = model;
     out->n = n;
     out->confidence = confidence;
