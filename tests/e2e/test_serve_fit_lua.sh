@@ -4,8 +4,9 @@
 # /api/section/N/answers on a real `runner serve` returns those points,
 # which are the function at the fitted parameters; the band equals the one
 # the built-in model of the same formula gets from fit_band, point for
-# point. A Lua fit that stored no curve (an older runner's) is named in the
-# notes, not drawn; `runner rm` removes the stored curve with its fit.
+# point; `runner plot --fit` draws it too. A Lua fit that stored no curve
+# (an older runner's) is named in the notes, not drawn; `runner rm` removes
+# the stored curve with its fit.
 . tests/e2e/lib.sh
 . tests/e2e/serve_lib.sh
 skip_without curl "curl drives the server"
@@ -32,6 +33,11 @@ expect_sql "SELECT count(*) FROM fit_curve WHERE fit_id <> $lua_id" "0"
 expect_sql "SELECT count(*) FROM fit_curve a JOIN fit_curve b ON b.fit_id = a.fit_id
     AND b.position = a.position + 1 WHERE NOT (b.x > a.x AND a.ci_low < a.fitted
     AND a.fitted < a.ci_high)" "0"
+
+# runner plot --fit draws it too (it refused a Lua model before).
+run "$RUNNER" plot 1 --db "$DB" --fit "$lua_id" --logx -o "$TMP/fit.svg"
+expect_status 0
+grep -q "walk_lua fit $lua_id" "$TMP/fit.svg" || fail "plot --fit: no walk_lua curve in the SVG"
 
 start_serve
 expect_code "api/section/$section/answers" 200
