@@ -459,3 +459,18 @@ CREATE TABLE IF NOT EXISTS merge_source (
     ended_at            TEXT,
     PRIMARY KEY (sweep_id, shard_index)
 ) WITHOUT ROWID;
+
+-- Schema version 15: the curve of a fit whose model is a Lua function
+-- (fit{model = function(x, p) ... end}): nothing can evaluate it later, so
+-- the fit stores it, 200 x spread over the fitted ones (log-spaced when
+-- x > 0 spans a factor of 10), for plots and the dashboard. A built-in
+-- model's curve is drawn from its formula and has no rows here.
+CREATE TABLE IF NOT EXISTS fit_curve (
+    fit_id          INTEGER NOT NULL REFERENCES fit(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: in order of x
+    x               REAL NOT NULL,                 -- in x_unit
+    fitted          REAL,                          -- the model at x, y_unit; NULL: not finite
+    ci_low          REAL,                          -- the curve's pointwise confidence band
+    ci_high         REAL,                          --   (fit.confidence); NULL where undefined
+    PRIMARY KEY (fit_id, position)
+) WITHOUT ROWID;

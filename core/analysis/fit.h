@@ -14,6 +14,7 @@
 
 #define FIT_MAX_PARAMS 8 /* a user model's; the built-in ones have at most 3 */
 #define FIT_MAX_DERIVED 3
+#define FIT_CURVE_POINTS 200 /* a user model's stored curve (fit_result) */
 
 /* Which unit a quantity has, in terms of the fitted columns' units. */
 typedef enum fit_unit_kind {
@@ -100,6 +101,14 @@ typedef struct fit_result {
     size_t iterations;
     double *fitted;   /* f(x_i; p), y's unit */
     double *residual; /* y_i - fitted_i, y's unit (never weighted) */
+    /* A user model's curve, which nothing can draw from a formula later:
+     * curve_n (FIT_CURVE_POINTS) x spread over the fitted ones (log-spaced
+     * when x > 0 spans a factor of 10), the model there and its pointwise
+     * band as fit_band has it (gradients by central differences); NaN where
+     * undefined. curve_n 0: a built-in model, or the function failed at
+     * one of these x (the fit stands; only the drawing is lost). */
+    size_t curve_n;
+    double *curve_x, *curve_f, *curve_low, *curve_high;
 } fit_result;
 
 /* Fits model to data. Returns 0 with *out filled (fit_result_clear it), or

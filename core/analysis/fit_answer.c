@@ -103,7 +103,12 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                .x = g->x,
                                .y = g->y,
                                .fitted = r->fitted,
-                               .residual = r->residual };
+                               .residual = r->residual,
+                               .curve_n = r->curve_n,
+                               .curve_x = r->curve_x,
+                               .curve_f = r->curve_f,
+                               .curve_low = r->curve_low,
+                               .curve_high = r->curve_high };
     }
     rc = store_fits_write(s, fits, count, a->ids, err);
 done:

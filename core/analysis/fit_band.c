@@ -11,6 +11,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 
@@ -58,4 +59,78 @@ int fit_band(const fit_band_input *in, const double *at, size_t count, double *v
     gsl_matrix_free(jac);
     gsl_matrix_free(cov);
     return 0;
+}
+
+/* The values of m at p for the curve's x into f; 0, or -1 (the model failed;
+ * its message is dropped: the curve is only lost, not the fit). */
+static int eval_curve(const fit_model *m, const double *x, size_t n, const double *p, double *f)
+{
+    char *why = NULL;
+    int rc = m->eval(m->eval_ctx, x, n, p, f, &why);
+    free(why);
+    return rc;
+}
+
+int fiti_user_curve(const fit_model *m, const fit_data *d, const double *p, const double *cov,
+                    double t, fit_result *out)
+{
+    size_t count = FIT_CURVE_POINTS, params = m->param_count;
+    double lo = d->x[0], hi = d->x[0];
+    for (size_t i = 1; i < d->n; i++) {
+        lo = d->x[i] < lo ? d->x[i] : lo;
+        hi = d->x[i] > hi ? d->x[i] : hi;
+    }
+    out->curve_x = malloc(count * sizeof *out->curve_x);
+    out->curve_f = malloc(count * sizeof *out->curve_f);
+    out->curve_low = malloc(count * sizeof *out->curve_low);
+    out->curve_high = malloc(count * sizeof *out->curve_high);
+    /* g[j][k]: the gradient in parameter j at x k, by central differences */
+    double *g = malloc(params * count * sizeof *g), *up = malloc(count * sizeof *up);
+    int rc = -1;
+    if (!out->curve_x || !out->curve_f || !out->curve_low || !out->curve_high || !g || !up)
+        goto done;
+    rc = 0;
+    /* the spacing plot_fit gives a built-in model's curve */
+    int logspaced = lo > 0 && hi >= 10 * lo;
+    for (size_t k = 0; k < count; k++) {
+        double share = (double)k / (double)(count - 1);
+        out->curve_x[k] = logspaced ? lo * pow(hi / lo, share) : lo + (hi - lo) * share;
+    }
+    if (eval_curve(m, out->curve_x, count, p, out->curve_f) != 0)
+        goto done;
+    double at[FIT_MAX_PARAMS];
+    for (size_t j = 0; j < params; j++) {
+        memcpy(at, p, params * sizeof *at);
+        /* as derive_with_errors (fit.c): about eps^(1/3) relative */
+        double h = 6e-6 * (fabs(p[j]) > 1e-300 ? fabs(p[j]) : 1);
+        at[j] = p[j] + h;
+        if (eval_curve(m, out->curve_x, count, at, up) != 0)
+            goto done;
+        at[j] = p[j] - h;
+        if (eval_curve(m, out->curve_x, count, at, &g[j * count]) != 0)
+            goto done;
+        for (size_t k = 0; k < count; k++)
+            g[j * count + k] = (up[k] - g[j * count + k]) / (2 * h);
+    }
+    for (size_t k = 0; k < count; k++) {
+        double f = out->curve_f[k], var = 0;
+        for (size_t a = 0; a < params; a++)
+            for (size_t b = 0; b < params; b++)
+                var += g[a * count + k] * cov[a * params + b] * g[b * count + k];
+        double half = isfinite(f) && var >= 0 ? t * sqrt(var) : NAN;
+        out->curve_low[k] = f - half;
+        out->curve_high[k] = f + half;
+    }
+    out->curve_n = count;
+done:
+    free(g);
+    free(up);
+    if (out->curve_n == 0) {
+        free(out->curve_x);
+        free(out->curve_f);
+        free(out->curve_low);
+        free(out->curve_high);
+        out->curve_x = out->curve_f = out->curve_low = out->curve_high = NULL;
+    }
+    return rc;
 }

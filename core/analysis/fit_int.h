@@ -35,4 +35,11 @@ struct fit_model {
     double start_values[FIT_MAX_PARAMS];
 };
 
+/* Fills out's curve (fit_result.curve_*) for a user model fitted to d at
+ * p, with cov the parameters' covariance (param_count x param_count, row
+ * major, scaled as fit_run has it) and t the interval's quantile. A
+ * failure of the model leaves curve_n 0; returns -1 only out of memory. */
+int fiti_user_curve(const fit_model *m, const fit_data *d, const double *p, const double *cov,
+                    double t, fit_result *out);
+
 #endif

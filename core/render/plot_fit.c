@@ -1,6 +1,6 @@
 /* plot_fit: stored fits as curves over a plot, a Pareto front as marked
- * rows (plot_fit.h). The numbers are analysis/'s: fit_model_eval and
- * pareto_front. */
+ * rows (plot_fit.h). The numbers are analysis/'s: fit_model_eval, the
+ * curve a Lua function's fit stored (fit_curve), and pareto_front. */
 #include "plot_fit.h"
 
 #include <math.h>
@@ -64,6 +64,20 @@ static int make_curve(const table *t, size_t r, const fit_model *m, int logx, pl
     return 0;
 }
 
+/* A user model's curve as its fit stored it (fit_curve): *stored 0 when
+ * there is none (a fit older than schema 15). 0, or -1 with *err. */
+static int stored_curve(store *s, int64_t fit_id, plot_curve *curve, int *stored, char **err)
+{
+    double *low = NULL, *high = NULL;
+    size_t n = 0;
+    int rc = store_fit_curve(s, fit_id, &curve->x, &curve->y, &low, &high, &n, err);
+    free(low);
+    free(high);
+    curve->n = n;
+    *stored = n > 0;
+    return rc;
+}
+
 int plot_fit_load(store *s, int64_t sweep_id, int64_t fit_id, int logx, plot_fit_set *out,
                   char **err)
 {
@@ -81,7 +95,18 @@ int plot_fit_load(store *s, int64_t sweep_id, int64_t fit_id, int logx, plot_fit
     }
     const char *model = text_cell(t, 0, "model");
     const fit_model *m = model ? fit_model_find(model) : NULL;
-    if (!m) {
+    /* A Lua function's fit draws the curve it stored (fit_curve). */
+    int stored = 0;
+    if (!m && model) {
+        plot_curve probe = { 0 };
+        if (stored_curve(s, (int64_t)number_cell(t, 0, "id"), &probe, &stored, err) != 0) {
+            table_free(t);
+            return -1;
+        }
+        free(probe.x);
+        free(probe.y);
+    }
+    if (!m && !stored) {
         util_fail(err, "fit %lld: model %s is not one this runner draws (%s)",
                   (long long)number_cell(t, 0, "id"), model ? model : "?", fit_model_names());
         table_free(t);
@@ -116,7 +141,13 @@ int plot_fit_load(store *s, int64_t sweep_id, int64_t fit_id, int logx, plot_fit
         } else {
             oom = !(c->title = util_format("%s fit %ld", model, id));
         }
-        oom = oom || make_curve(t, r, m, logx, c) != 0;
+        if (!oom && m) {
+            oom = make_curve(t, r, m, logx, c) != 0;
+        } else if (!oom && stored_curve(s, id, c, &stored, err) != 0) {
+            table_free(t);
+            plot_fit_set_clear(out);
+            return -1;
+        }
     }
     table_free(t);
     if (oom) {

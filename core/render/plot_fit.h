@@ -25,9 +25,11 @@ typedef struct plot_fit_set {
 
 /* Loads the fits store_fit_group picks (fit_id 0: the sweep's newest)
  * and evaluates each at points spread over its fitted x (log-spaced when
- * logx, or when x > 0 spans a factor of 10). Returns 0; or -1 with *err
- * (malloc'd): "sweep 1 has no fit 9", "sweep 1 has no stored fit (runner
- * fit stores them)", a model this runner does not know. */
+ * logx, or when x > 0 spans a factor of 10); a Lua function's fit gives the
+ * curve it stored instead (fit_curve; logx does not respace it). Returns 0;
+ * or -1 with *err (malloc'd): "sweep 1 has no fit 9", "sweep 1 has no
+ * stored fit (runner fit stores them)", a model this runner does not know
+ * whose fit stored no curve. */
 int plot_fit_load(store *s, int64_t sweep_id, int64_t fit_id, int logx, plot_fit_set *out,
                   char **err);
 void plot_fit_set_clear(plot_fit_set *set); /* accepts NULL */

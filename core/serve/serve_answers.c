@@ -3,8 +3,8 @@
  * there is (fits and two-objective fronts, for the sweep page's links).
  * With them: each fit of y against x as its curve with a 95 % band and its
  * quantities, and each front of the two columns as its rows. The numbers
- * are analysis/'s (fit_band, on the curve plot_fit_load spaces), never the
- * page's. */
+ * are analysis/'s (fit_band, on the curve plot_fit_load spaces; a Lua
+ * function's curve and band as its fit stored them), never the page's. */
 #include "serve_int.h"
 
 #include <math.h>
@@ -109,6 +109,33 @@ done:
     return points;
 }
 
+/* A Lua function's curve as its fit stored it (fit_curve): [x, f, low,
+ * high], or [x, f] with *note where the band is not defined. */
+static json_t *stored_curve_json(store *s, int64_t fit_id, json_t **note, char **err)
+{
+    double *x = NULL, *f = NULL, *low = NULL, *high = NULL;
+    size_t n = 0;
+    if (store_fit_curve(s, fit_id, &x, &f, &low, &high, &n, err) != 0)
+        return NULL;
+    int banded = n > 0;
+    for (size_t i = 0; i < n; i++)
+        banded &= !isfinite(f[i]) || (isfinite(low[i]) && isfinite(high[i]));
+    if (!banded)
+        *note = json_string("the band is not defined at every point of this model's curve");
+    json_t *points = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || !isfinite(f[i]))
+            continue;
+        json_array_append_new(points, banded ? json_pack("[f,f,f,f]", x[i], f[i], low[i], high[i])
+                                             : json_pack("[f,f]", x[i], f[i]));
+    }
+    free(x);
+    free(f);
+    free(low);
+    free(high);
+    return points;
+}
+
 /* One curve of a fit group: its record, quantities and points. */
 static json_t *fit_json(store *s, const servei_section *section, const plot_fit_set *set, size_t k,
                         char **err)
@@ -126,15 +153,21 @@ static json_t *fit_json(store *s, const servei_section *section, const plot_fit_
         goto done;
     }
     json_t *quantities = params_json(params, p, &param_count);
-    json_t *points = curve_json(s, section, m, record, p, &set->curves[k], &note, err);
+    const char *formula = text_at(record, 0, "formula");
+    /* m NULL: a Lua function, drawn from the curve its fit stored */
+    json_t *points = m ? curve_json(s, section, m, record, p, &set->curves[k], &note, err)
+                       : stored_curve_json(s, set->ids[k], &note, err);
     if (!points) {
         json_decref(quantities);
         goto done;
     }
     out = json_pack("{s:I,s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "id",
                     (json_int_t)set->ids[k], "group", (json_int_t)set->first_id, "model",
-                    set->model, "formula", fit_model_formula(m), "title",
-                    value_json_text(set->curves[k].title), "by", value_json_text(set->by),
+                    set->model, "formula",
+                    m         ? fit_model_formula(m)
+                    : formula ? formula
+                              : "",
+                    "title", value_json_text(set->curves[k].title), "by", value_json_text(set->by),
                     "by_value", set->by ? servei_cell(&set->by_values[k]) : json_null(), "n",
                     servei_cell(table_cell(record, 0, (size_t)table_find_column(record, "n"))),
                     "r2", number(number_at(record, 0, "r2")), "confidence",
@@ -161,7 +194,8 @@ static json_t *fits_json(store *s, const servei_section *section, const table *f
         char *why = NULL;
         if (plot_fit_load(s, section->sweep_id, (int64_t)number_at(fits, r, "id"), logx, &set,
                           &why) != 0) {
-            /* A model this runner does not draw (a Lua function): said, not drawn. */
+            /* A model this runner does not draw (a Lua function's fit
+             * that stored no curve: an older runner's): said, not drawn. */
             json_array_append_new(notes, value_json_text(why));
             free(why);
             continue;

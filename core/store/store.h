@@ -524,6 +524,11 @@ typedef struct store_fit {
     const store_fit_param *params;
     const store_row_key *keys;
     const double *x, *y, *fitted, *residual;
+    /* A curve to draw (fit_curve; curve_n 0: none, a built-in model's is
+     * drawn from its formula): x, the model there and its band; NaN stored
+     * as NULL. */
+    size_t curve_n;
+    const double *curve_x, *curve_f, *curve_low, *curve_high;
 } store_fit;
 
 /* Stores count fits in one transaction, all or none: ids[count] receives
@@ -563,6 +568,12 @@ int store_fit_record(store *s, int64_t fit_id, table **out, char **err);
  * plugin): *x and *sd (n each, malloc'd; the caller frees them). */
 int store_fit_rows_x(store *s, int64_t fit_id, const char *plugin, const char *weight_column,
                      double **x, double **sd, size_t *n, char **err);
+/* The curve stored with fit fit_id (fit_curve, by x): *x, *f, *low and
+ * *high (n each, NaN where stored NULL; malloc'd, the caller frees them).
+ * *n 0, the arrays NULL: none stored (a built-in model, a fit older than
+ * schema version 15, or a file read as it is without fit_curve). */
+int store_fit_curve(store *s, int64_t fit_id, double **x, double **f, double **low, double **high,
+                    size_t *n, char **err);
 /* Columns x and y of the rows of front pareto_id (their values in the
  * section's result table plugin), ordered by x then y, at most max_points
  * of them: *xs, *ys (n each, malloc'd; the caller frees them), and the

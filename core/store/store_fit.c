@@ -1,6 +1,7 @@
 /* store_fit: the rows of `runner fit` (docs/analysis.md, docs/schema.md):
- * a fit, its parameters and derived quantities, and its residual per row,
- * written in one transaction so that a fit is stored whole or not at all. */
+ * a fit, its parameters and derived quantities, its residual per row and,
+ * for a user model, its curve sampled (fit_curve), written in one
+ * transaction so that a fit is stored whole or not at all. */
 #include "store_int.h"
 
 #include <math.h>
@@ -25,9 +26,11 @@ static int bind_typed(sqlite3_stmt *st, int index, const value *v)
 }
 
 /* Residual rows go in RESIDUALS_PER_INSERT to a statement: a million rows
- * cost a million steps of one statement otherwise (a third of the time). */
+ * cost a million steps of one statement otherwise (a third of the time);
+ * 256 execute 3 % fewer instructions than 64 (callgrind, 10^5 rows), 1024
+ * no fewer. */
 #define RESIDUAL_COLUMNS 7
-#define RESIDUALS_PER_INSERT 64
+#define RESIDUALS_PER_INSERT 256
 
 static void bind_residual(sqlite3_stmt *st, int first, const store_fit *f, int64_t fit_id,
                           int64_t i)
@@ -58,7 +61,7 @@ static char *residual_insert_sql(int rows)
 
 static int write_one(store *s, const store_fit *f, const char *created, sqlite3_stmt *fit_st,
                      sqlite3_stmt *param_st, sqlite3_stmt *residual_st, sqlite3_stmt *residuals_st,
-                     int64_t *id, char **err)
+                     sqlite3_stmt *curve_st, int64_t *id, char **err)
 {
     const char *what = "cannot store the fit";
     sqlite3_bind_int64(fit_st, 1, f->sweep_id);
@@ -114,13 +117,24 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
             return storei_fail_sql(s, err, "%s (its residuals)", what);
         sqlite3_reset(residual_st);
     }
+    for (size_t k = 0; k < f->curve_n; k++) {
+        sqlite3_bind_int64(curve_st, 1, *id);
+        sqlite3_bind_int64(curve_st, 2, (int64_t)k + 1);
+        sqlite3_bind_double(curve_st, 3, f->curve_x[k]);
+        bind_real(curve_st, 4, f->curve_f[k]);
+        bind_real(curve_st, 5, f->curve_low[k]);
+        bind_real(curve_st, 6, f->curve_high[k]);
+        if (storei_step_done(s, curve_st, what, err) != 0)
+            return -1;
+    }
     return 0;
 }
 
 int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err)
 {
     const char *what = "cannot store the fit";
-    sqlite3_stmt *fit_st = NULL, *param_st = NULL, *residual_st = NULL, *residuals_st = NULL;
+    sqlite3_stmt *fit_st = NULL, *param_st = NULL, *residual_st = NULL, *residuals_st = NULL,
+                 *curve_st = NULL;
     char created[32];
     char *one = residual_insert_sql(1), *many = residual_insert_sql(RESIDUALS_PER_INSERT);
     if (!one || !many) {
@@ -148,13 +162,17 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
                            " ?9, ?10)",
                            -1, &param_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db, one, -1, &residual_st, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, many, -1, &residuals_st, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(s->db, many, -1, &residuals_st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "INSERT INTO fit_curve (fit_id, position, x, fitted, ci_low, ci_high)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                           -1, &curve_st, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "%s", what);
         goto done;
     }
     for (size_t i = 0; i < count; i++)
-        if (write_one(s, &fits[i], created, fit_st, param_st, residual_st, residuals_st, &ids[i],
-                      err) != 0)
+        if (write_one(s, &fits[i], created, fit_st, param_st, residual_st, residuals_st, curve_st,
+                      &ids[i], err) != 0)
             goto done;
     rc = storei_answer_check(s, "fit", what, err);
 done:
@@ -162,6 +180,7 @@ done:
     sqlite3_finalize(param_st);
     sqlite3_finalize(residual_st);
     sqlite3_finalize(residuals_st);
+    sqlite3_finalize(curve_st);
     free(one);
     free(many);
     return storei_answer_end(s, rc, what, err);

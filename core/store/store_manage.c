@@ -327,6 +327,10 @@ static int remove_one(store *s, int64_t sweep_id, char **plugins, size_t plugin_
         return -1;
     /* Its fits (runner fit), before the sections they refer to. */
     if (run_on_sweep(s,
+                     "DELETE FROM fit_curve WHERE fit_id IN"
+                     " (SELECT id FROM fit WHERE sweep_id = ?1)",
+                     sweep_id, NULL, what, err) != 0 ||
+        run_on_sweep(s,
                      "DELETE FROM fit_residual WHERE fit_id IN"
                      " (SELECT id FROM fit WHERE sweep_id = ?1)",
                      sweep_id, NULL, what, err) != 0 ||

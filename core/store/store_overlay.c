@@ -1,9 +1,10 @@
 /* store_overlay: what the dashboard draws over a section's plot (store.h):
  * the stored fits and two-objective Pareto fronts of a section, the x (and
- * weights) a fit was fitted to, for its confidence band, and the values of
- * a front's rows. Read-only. */
+ * weights) a fit was fitted to, for its confidence band, the curve stored
+ * with a user model's fit, and the values of a front's rows. Read-only. */
 #include "store_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,68 @@ int store_fit_rows_x(store *s, int64_t fit_id, const char *plugin, const char *w
         if (sd) {
             free(*sd);
             *sd = NULL;
+        }
+        *n = 0;
+    }
+    return rc;
+}
+
+/* A REAL cell, NaN for NULL. */
+static double column_real(sqlite3_stmt *st, int column)
+{
+    return sqlite3_column_type(st, column) == SQLITE_NULL ? NAN : sqlite3_column_double(st, column);
+}
+
+int store_fit_curve(store *s, int64_t fit_id, double **x, double **f, double **low, double **high,
+                    size_t *n, char **err)
+{
+    const char *what = "cannot read the curve of the fit";
+    sqlite3_stmt *st = NULL;
+    double **columns[4] = { x, f, low, high };
+    size_t capacity = 0;
+    *x = *f = *low = *high = NULL;
+    *n = 0;
+    /* A file read as it is (schema 14) has no fit_curve, and no curves. */
+    int64_t tables = 0;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                           " AND name = 'fit_curve'",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return storei_fail_sql(s, err, "%s %lld", what, (long long)fit_id);
+    }
+    tables = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (tables == 0)
+        return 0;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT x, fitted, ci_low, ci_high FROM fit_curve WHERE fit_id = ?1"
+                           " ORDER BY position",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s %lld", what, (long long)fit_id);
+    sqlite3_bind_int64(st, 1, fit_id);
+    int rc = 0, step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == capacity) {
+            capacity = capacity ? 2 * capacity : 256;
+            if (grow(x, f, capacity) != 0 || grow(low, high, capacity) != 0) {
+                rc = util_fail(err, "%s: %s: out of memory", s->path, what);
+                break;
+            }
+        }
+        for (int c = 0; c < 4; c++)
+            (*columns[c])[*n] = column_real(st, c);
+        (*n)++;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = storei_fail_sql(s, err, "%s %lld", what, (long long)fit_id);
+    sqlite3_finalize(st);
+    if (rc != 0) {
+        for (int c = 0; c < 4; c++) {
+            free(*columns[c]);
+            *columns[c] = NULL;
         }
         *n = 0;
     }

@@ -132,6 +132,20 @@ static void check_exact_walkthrough(void)
     CHECK_NEAR(r.estimates[3].value, 15.5, 1e-9);
     CHECK(r.estimates[3].derived && !r.estimates[0].derived);
     CHECK_NEAR(r.r2, 1, 1e-12);
+    /* linear in its parameters: the start is the answer, taken without a step */
+    CHECK_INT_EQ(r.iterations, 0);
+    fit_result_clear(&r);
+    /* and with scatter too; a nonlinear model still iterates from its guess */
+    for (size_t i = 0; i < 16; i++)
+        y[i] = walkthrough(workers[i], truth) * (1 + 0.01 * (double)(i % 3 == 0 ? 1 : -1));
+    CHECK_INT_EQ(fit_run(fit_model_find("walkthrough"), &data, NULL, &r, &err), 0);
+    CHECK_INT_EQ(r.iterations, 0);
+    fit_result_clear(&r);
+    for (size_t i = 0; i < 16; i++)
+        y[i] = workers[i] / (1 + 0.05 * (workers[i] - 1) + 1e-4 * workers[i] * (workers[i] - 1)) *
+               (1 + 0.01 * (double)(i % 3 == 0 ? 1 : -1));
+    CHECK_INT_EQ(fit_run(fit_model_find("usl"), &data, NULL, &r, &err), 0);
+    CHECK(r.iterations > 0);
     fit_result_clear(&r);
     free(err);
 }
@@ -410,6 +424,73 @@ static void check_band(gsl_rng *rng)
     fit_model_user_free(user);
 }
 
+/* A user model's stored curve: the function at 200 x log-spaced over the
+ * rows' (1 to 40 spans more than ten), inside a band equal to the one
+ * fit_band gives the built-in model of the same formula; a function that
+ * fails only there leaves the fit whole, without a curve. */
+typedef struct line_ctx {
+    size_t fail_on_n; /* 0: never; else fail when asked for this many x */
+} line_ctx;
+
+static int line_eval(void *ctx, const double *x, size_t n, const double *p, double *fitted,
+                     char **err)
+{
+    const line_ctx *c = ctx;
+    if (c->fail_on_n == n) {
+        *err = strdup("line.lua:1: not between the rows");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        fitted[i] = p[0] + p[1] * x[i];
+    return 0;
+}
+
+static void check_user_curve(gsl_rng *rng)
+{
+    double x[40], y[40];
+    for (size_t i = 0; i < 40; i++) {
+        x[i] = 1 + (double)i;
+        y[i] = 3 + 0.5 * x[i] + gsl_ran_gaussian(rng, 0.5);
+    }
+    const char *names[] = { "a", "b" };
+    double start[] = { 1, 1 };
+    line_ctx ctx = { 0 };
+    char *err = NULL;
+    fit_model *user = fit_model_user_new("line", "", 2, names, start, line_eval, &ctx, &err);
+    const fit_model *linear = fit_model_find("linear");
+    fit_data data = { .n = 40, .x = x, .y = y };
+    fit_result r, builtin;
+    CHECK_INT_EQ(fit_run(user, &data, NULL, &r, &err), 0);
+    CHECK_INT_EQ(fit_run(linear, &data, NULL, &builtin, &err), 0);
+    CHECK_INT_EQ(builtin.curve_n, 0);
+    CHECK_INT_EQ(r.curve_n, FIT_CURVE_POINTS);
+    if (r.curve_n == FIT_CURVE_POINTS) {
+        CHECK_NEAR(r.curve_x[0], 1, 1e-12);
+        CHECK_NEAR(r.curve_x[FIT_CURVE_POINTS - 1], 40, 1e-12);
+        CHECK_NEAR(r.curve_x[1] / r.curve_x[0], r.curve_x[2] / r.curve_x[1], 1e-12);
+        double p[2] = { builtin.estimates[0].value, builtin.estimates[1].value };
+        double f[FIT_CURVE_POINTS], low[FIT_CURVE_POINTS], high[FIT_CURVE_POINTS];
+        fit_band_input in = {
+            .model = linear, .params = p, .n = 40, .x = x, .rss = builtin.rss, .dof = builtin.dof
+        };
+        CHECK_INT_EQ(fit_band(&in, r.curve_x, FIT_CURVE_POINTS, f, low, high, &err), 0);
+        for (size_t k = 0; k < FIT_CURVE_POINTS; k += 19) {
+            CHECK_NEAR(r.curve_f[k], f[k], 1e-6 * fabs(f[k]));
+            CHECK(r.curve_low[k] < r.curve_f[k] && r.curve_f[k] < r.curve_high[k]);
+            CHECK_NEAR(r.curve_high[k] - r.curve_low[k], high[k] - low[k],
+                       1e-4 * (high[k] - low[k]));
+        }
+    }
+    fit_result_clear(&r);
+    fit_result_clear(&builtin);
+    ctx.fail_on_n = FIT_CURVE_POINTS;
+    CHECK_INT_EQ(fit_run(user, &data, NULL, &r, &err), 0);
+    CHECK_INT_EQ(r.curve_n, 0);
+    CHECK(r.curve_x == NULL && r.estimate_count == 2);
+    fit_result_clear(&r);
+    fit_model_user_free(user);
+}
+
 int main(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -417,6 +498,7 @@ int main(void)
         check_coverage(&cases[i], rng);
     check_user_model(rng);
     check_band(rng);
+    check_user_curve(rng);
     gsl_rng_free(rng);
     check_exact_walkthrough();
     check_refusals();
