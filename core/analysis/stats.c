@@ -4,6 +4,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 stats_summary stats_summarize(const double *x, size_t n)
 {
@@ -15,10 +17,34 @@ stats_summary stats_summarize(const double *x, size_t n)
     return s;
 }
 
+/* The t quantiles asked for lately, by level and degrees of freedom: one
+ * quantile is several evaluations of GSL's t distribution (Newton steps
+ * on gsl_cdf_tdist_P). Welch's df is a real number that seldom repeats
+ * (diff --stat of two noisy sweeps: no hit), but it is n - 1 of the other
+ * side, again and again, when a side has no spread (a count, a size), as
+ * is a mean's interval. Exact keys, so a hit is GSL's own result. One
+ * cache per thread. */
+#define T_QUANTILE_SLOTS 64 /* 2^6: the hash's top 6 bits */
+
+typedef struct t_quantile_slot {
+    double level, df, quantile;
+    int used;
+} t_quantile_slot;
+
+static _Thread_local t_quantile_slot t_quantile_cache[T_QUANTILE_SLOTS];
+
 /* The t quantile with probability (1 + level) / 2: a two-sided interval. */
 static double t_quantile(double level, double df)
 {
-    return gsl_cdf_tdist_Pinv((1 + level) / 2, df);
+    uint64_t bits;
+    memcpy(&bits, &df, sizeof bits);
+    /* Fibonacci hashing: the top bits of the product depend on all of df's */
+    t_quantile_slot *slot = &t_quantile_cache[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 58];
+    if (slot->used && slot->df == df && slot->level == level)
+        return slot->quantile;
+    double quantile = gsl_cdf_tdist_Pinv((1 + level) / 2, df);
+    *slot = (t_quantile_slot){ level, df, quantile, 1 };
+    return quantile;
 }
 
 void stats_mean_interval(const stats_summary *s, double level, double *low, double *high)

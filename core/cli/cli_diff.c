@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "render/render.h"
 
@@ -254,23 +255,30 @@ static int is_time_unit(const char *unit)
     return 0;
 }
 
-/* What a result row of --stat stores beside its printed cells: the
- * point's section on each side and the column's unit (owned). */
-typedef struct stat_extra {
-    int64_t section[2];
-    char *unit;
-} stat_extra;
-
-typedef struct stat_extras {
-    stat_extra *rows; /* one per row of the result table */
+/* The result rows of --stat as they come, until they are stored and then
+ * printed (a comparison that cannot be stored, or is refused half-way, is
+ * not printed at all): the store's own row struct in one flat array, no
+ * allocation per row. The points' parameters follow each other in one
+ * buffer, a point's once for all its rows: row i's at point_at[i], its
+ * pointer set once the buffer has stopped moving (stat_rows_settle). */
+typedef struct stat_rows {
+    store_stat_diff_row *rows;
+    size_t *point_at;
     size_t count, capacity;
-} stat_extras;
+    strbuf points;
+} stat_rows;
 
-static void stat_extras_clear(stat_extras *x)
+static void stat_rows_clear(stat_rows *x)
+{
+    free(x->rows);
+    free(x->point_at);
+    strbuf_free(&x->points);
+}
+
+static void stat_rows_settle(stat_rows *x)
 {
     for (size_t i = 0; i < x->count; i++)
-        free(x->rows[i].unit);
-    free(x->rows);
+        x->rows[i].point = x->points.data + x->point_at[i];
 }
 
 /* One plugin's --stat scan: the columns read, the point being gathered,
@@ -278,18 +286,18 @@ static void stat_extras_clear(stat_extras *x)
 typedef struct stat_scan {
     const diff_job *job;
     const char *plugin;
-    table *read;             /* owned: the carried helpers (wall_sd_s, wall_runs), then
-                      * the compared columns */
+    table *read;             /* owned until run_stat keeps it: the carried helpers
+                              * (wall_sd_s, wall_runs), then the compared columns;
+                              * the result rows borrow its names and units */
     size_t carried;          /* helpers before the compared columns */
     long wall;               /* compared index of a command's wall_s, or -1 */
     long wall_sd, wall_runs; /* read index of the helpers, or -1 */
     double tolerance;
-    table *out;          /* borrowed: the result rows */
-    stat_extras *extras; /* borrowed: what each result row stores beside */
+    stat_rows *out; /* borrowed: the result rows */
     /* the point being gathered: its rows' compared cells, per side */
     int open;
-    int64_t point[2], section[2];
-    char *params; /* owned */
+    int64_t section[2];
+    size_t params_at; /* its parameters in out->points */
     double *cells[2];
     size_t rows[2], capacity[2];
     double *scratch;           /* one column of one side */
@@ -302,7 +310,6 @@ typedef struct stat_scan {
 static void stat_scan_clear(stat_scan *st)
 {
     table_free(st->read);
-    free(st->params);
     free(st->cells[0]);
     free(st->cells[1]);
     free(st->scratch);
@@ -344,17 +351,37 @@ static const char *verdict_of(const stats_summary *a, const stats_summary *b,
               : (*past ? "lower" : "lower, within tolerance");
 }
 
+/* Room for one more result row. 0 or -1. */
+static int stat_rows_reserve(stat_rows *x)
+{
+    if (x->count < x->capacity)
+        return 0;
+    size_t capacity = x->capacity ? 2 * x->capacity : 1024;
+    store_stat_diff_row *rows = realloc(x->rows, capacity * sizeof *rows);
+    if (rows)
+        x->rows = rows;
+    size_t *point_at = rows ? realloc(x->point_at, capacity * sizeof *point_at) : NULL;
+    if (point_at)
+        x->point_at = point_at;
+    if (!point_at)
+        return -1;
+    x->capacity = capacity;
+    return 0;
+}
+
 /* The gathered point: one result row per compared column. */
 static int stat_flush(stat_scan *st, char **err)
 {
     if (!st->open)
         return 0;
     st->open = 0;
+    stat_rows *x = st->out;
     if (!st->rows[0] || !st->rows[1]) {
         st->without_rows++;
         st->rows[0] = st->rows[1] = 0;
         return 0;
     }
+    const char *params = x->points.data + st->params_at;
     size_t width = st->read->column_count - st->carried;
     for (size_t c = 0; c < width; c++) {
         const table_column *col = &st->read->columns[st->carried + c];
@@ -367,37 +394,32 @@ static int stat_flush(stat_scan *st, char **err)
                              "diff --stat: column '%s' has %zu value%s at %s %s in sweep %lld; "
                              "a comparison needs at least 2 on each side (repeats = N in a "
                              "command, or several rows per point)",
-                             col->name, s[side].n, s[side].n == 1 ? "" : "s", st->plugin,
-                             st->params, (long long)(side ? st->job->b : st->job->a));
+                             col->name, s[side].n, s[side].n == 1 ? "" : "s", st->plugin, params,
+                             (long long)(side ? st->job->b : st->job->a));
         }
         int past = 0;
         const char *verdict =
             verdict_of(&s[0], &s[1], &cmp, is_time_unit(col->unit), st->tolerance, &past);
         st->past_tolerance += past;
-        value row[] = {
-            value_text(st->plugin),         value_text(st->params),    value_text(col->name),
-            value_integer((int64_t)s[0].n), value_real(s[0].mean),     value_real(s[0].sd),
-            value_integer((int64_t)s[1].n), value_real(s[1].mean),     value_real(s[1].sd),
-            value_real(cmp.ratio),          value_real(cmp.ratio_low), value_real(cmp.ratio_high),
-            value_real(cmp.p_value),        value_text(verdict),
-        };
-        stat_extras *x = st->extras;
-        if (x->count == x->capacity) {
-            size_t capacity = x->capacity ? 2 * x->capacity : 64;
-            stat_extra *grown = realloc(x->rows, capacity * sizeof *grown);
-            if (grown) {
-                x->rows = grown;
-                x->capacity = capacity;
-            }
-        }
-        char *unit = x->count < x->capacity ? util_strdup(col->unit) : NULL;
-        if (!unit || table_append_row(st->out, row) != 0) {
-            free(unit);
-            for (size_t i = 0; i < sizeof row / sizeof *row; i++)
-                value_clear(&row[i]);
+        if (stat_rows_reserve(x) != 0)
             return util_fail(err, "out of memory");
-        }
-        x->rows[x->count++] = (stat_extra){ { st->section[0], st->section[1] }, unit };
+        x->point_at[x->count] = st->params_at;
+        x->rows[x->count++] = (store_stat_diff_row){ .plugin = st->plugin,
+                                                     .column = col->name,
+                                                     .unit = col->unit,
+                                                     .verdict = verdict,
+                                                     .section_a = st->section[0],
+                                                     .section_b = st->section[1],
+                                                     .n_a = (int64_t)s[0].n,
+                                                     .mean_a = s[0].mean,
+                                                     .sd_a = s[0].sd,
+                                                     .n_b = (int64_t)s[1].n,
+                                                     .mean_b = s[1].mean,
+                                                     .sd_b = s[1].sd,
+                                                     .ratio = cmp.ratio,
+                                                     .ratio_low = cmp.ratio_low,
+                                                     .ratio_high = cmp.ratio_high,
+                                                     .p_value = cmp.p_value };
     }
     st->compared++;
     st->rows[0] = st->rows[1] = 0;
@@ -436,31 +458,27 @@ static int stat_keep(stat_scan *st, int side, const store_stream_row *r, char **
 }
 
 /* diff_scope.visit: a matched point's rows come together (pairs first, then
- * one side's rest); a row of another point closes the gathered one. */
+ * one side's rest), the first marked by the scan; a row of an unmatched
+ * point closes the gathered one. */
 static int stat_visit(void *ctx, const diff_row *row, char **err)
 {
     stat_scan *st = ctx;
     if (!row->matched)
         return stat_flush(st, err);
     const store_stream_row *side[2] = { row->a, row->b };
-    const store_stream_row *any = side[0] ? side[0] : side[1];
-    int same = st->open && strcmp(any->params_json, st->params) == 0;
-    for (int i = 0; i < 2 && same; i++)
-        if (side[i] && side[i]->point_id != st->point[i])
-            same = st->point[i] < 0 ? 1 : 0;
-    if (!same) {
+    if (row->point_start) {
         if (stat_flush(st, err) != 0)
             return -1;
-        free(st->params);
-        if (!(st->params = util_strdup(any->params_json)))
+        const char *params = (side[0] ? side[0] : side[1])->params_json;
+        st->params_at = st->out->points.len;
+        strbuf_add(&st->out->points, params, strlen(params) + 1);
+        if (st->out->points.oom)
             return util_fail(err, "out of memory");
-        st->point[0] = st->point[1] = -1;
         st->section[0] = st->section[1] = 0;
         st->open = 1;
     }
     for (int i = 0; i < 2; i++)
         if (side[i]) {
-            st->point[i] = side[i]->point_id;
             st->section[i] = side[i]->section_id;
             if (stat_keep(st, i, side[i], err) != 0)
                 return -1;
@@ -546,72 +564,52 @@ static table *stat_table(const diff_job *job)
     return t;
 }
 
-/* The comparison as rows (stat_diff, stat_diff_row): out's cells and the
- * extras beside them, in one transaction. */
-static int stat_store(store *s, const diff_job *job, const table *out, const stat_extras *extras,
-                      double tolerance, uint64_t compared, uint64_t past, int64_t *id, char **err)
+/* output_row_fn: result row i as the printed table's 14 cells. */
+static void stat_cells(void *ctx, size_t i, value *cell)
 {
-    store_stat_diff_row *rows = calloc(out->row_count + 1, sizeof *rows);
-    if (!rows)
-        return util_fail(err, "out of memory");
-    for (size_t r = 0; r < out->row_count; r++) {
-        const value *c = table_cell(out, r, 0);
-        rows[r] = (store_stat_diff_row){ .plugin = c[0].as.text,
-                                         .point = c[1].as.text,
-                                         .column = c[2].as.text,
-                                         .unit = extras->rows[r].unit,
-                                         .verdict = c[13].as.text,
-                                         .section_a = extras->rows[r].section[0],
-                                         .section_b = extras->rows[r].section[1],
-                                         .n_a = c[3].as.integer,
-                                         .mean_a = value_number(&c[4]),
-                                         .sd_a = value_number(&c[5]),
-                                         .n_b = c[6].as.integer,
-                                         .mean_b = value_number(&c[7]),
-                                         .sd_b = value_number(&c[8]),
-                                         .ratio = value_number(&c[9]),
-                                         .ratio_low = value_number(&c[10]),
-                                         .ratio_high = value_number(&c[11]),
-                                         .p_value = value_number(&c[12]) };
-    }
-    store_stat_diff head = { .sweep_a = job->a,
-                             .sweep_b = job->b,
-                             .tolerance_s = tolerance,
-                             .confidence = STAT_LEVEL,
-                             .compared = (int64_t)compared,
-                             .past_tolerance = (int64_t)past,
-                             .row_count = out->row_count,
-                             .rows = rows };
-    int rc = store_stat_diff_write(s, &head, id, err);
-    free(rows);
-    return rc;
+    const store_stat_diff_row *x = &((const stat_rows *)ctx)->rows[i];
+    const char *text[] = { x->plugin, x->point, x->column };
+    for (int k = 0; k < 3; k++)
+        cell[k] = (value){ .type = RUNNER_TEXT, .as.text = (char *)text[k] };
+    cell[3] = value_integer(x->n_a);
+    cell[4] = value_real(x->mean_a);
+    cell[5] = value_real(x->sd_a);
+    cell[6] = value_integer(x->n_b);
+    cell[7] = value_real(x->mean_b);
+    cell[8] = value_real(x->sd_b);
+    cell[9] = value_real(x->ratio);
+    cell[10] = value_real(x->ratio_low);
+    cell[11] = value_real(x->ratio_high);
+    cell[12] = value_real(x->p_value);
+    cell[13] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->verdict };
 }
 
-/* diff --stat: every plugin's matched points, column by column. Returns
+/* diff --stat: every plugin's matched points, column by column, read
+ * through s as the plain diff reads them, stored through writer. Returns
  * EXIT_OK, EXIT_DIFFERENT (a significant change past the tolerance) or
  * EXIT_USAGE (printed). */
-static int run_stat(const options_parsed *a, diff_job *job, store *s)
+static int run_stat(const options_parsed *a, diff_job *job, store *s, store *writer)
 {
     const option_value *v = a->values;
     const char *wanted = v[OPTION_COLUMNS].text;
     diff_tolerance exact = { 0 };
     double tolerance = v[OPTION_TOLERANCE].given ? v[OPTION_TOLERANCE].seconds : 0;
-    stat_extras extras = { 0 };
+    stat_rows out = { 0 };
     int64_t id = 0;
-    table *out = stat_table(job);
     char *err = NULL;
     uint64_t compared = 0, without_rows = 0, only = 0, past = 0;
-    if (!out || !(job->results = calloc(job->plugin_count + 1, sizeof *job->results))) {
-        table_free(out);
+    int status = EXIT_OK;
+    /* per plugin, the columns read: the result rows borrow their names */
+    table **reads = calloc(job->plugin_count + 1, sizeof *reads);
+    if (!reads || !(job->results = calloc(job->plugin_count + 1, sizeof *job->results))) {
+        free(reads);
         return cli_fail(NULL);
     }
-    for (size_t p = 0; p < job->plugin_count; p++) {
-        stat_scan st = { .job = job,
-                         .plugin = job->plugins[p],
-                         .tolerance = tolerance,
-                         .out = out,
-                         .extras = &extras };
-        int status = stat_columns(s, job, p, wanted, &st);
+    for (size_t p = 0; p < job->plugin_count && status == EXIT_OK; p++) {
+        stat_scan st = {
+            .job = job, .plugin = job->plugins[p], .tolerance = tolerance, .out = &out
+        };
+        status = stat_columns(s, job, p, wanted, &st);
         if (status == EXIT_OK && st.read->column_count == st.carried) {
             stat_scan_clear(&st);
             continue; /* nothing numeric to compare in this plugin */
@@ -626,37 +624,40 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s)
         without_rows += st.without_rows;
         past += st.past_tolerance;
         only += job->results[p].only_a + job->results[p].only_b;
+        reads[p] = st.read;
+        st.read = NULL;
         stat_scan_clear(&st);
-        if (status != EXIT_OK) {
-            table_free(out);
-            stat_extras_clear(&extras);
-            return status;
-        }
     }
-    if (compared == 0) {
-        table_free(out);
-        stat_extras_clear(&extras);
+    if (status == EXIT_OK && compared == 0) {
         fprintf(stderr,
                 "runner: diff --stat: sweeps %lld and %lld have no point with rows on both sides "
                 "to compare\n",
                 (long long)job->a, (long long)job->b);
-        return EXIT_USAGE;
+        status = EXIT_USAGE;
     }
-    /* Stored before it is printed: a comparison that cannot be stored is
-     * not shown as if it were. */
-    int rc = stat_store(s, job, out, &extras, tolerance, compared, past, &id, &err);
-    stat_extras_clear(&extras);
-    if (rc != 0) {
-        table_free(out);
-        return cli_fail(err);
+    table *head = status == EXIT_OK ? stat_table(job) : NULL;
+    if (status == EXIT_OK && !head)
+        status = cli_fail(NULL);
+    if (status == EXIT_OK) {
+        /* Stored before it is printed: a comparison that cannot be stored
+         * is not shown as if it were. */
+        stat_rows_settle(&out);
+        store_stat_diff stored = { .sweep_a = job->a,
+                                   .sweep_b = job->b,
+                                   .tolerance_s = tolerance,
+                                   .confidence = STAT_LEVEL,
+                                   .compared = (int64_t)compared,
+                                   .past_tolerance = (int64_t)past,
+                                   .row_count = out.count,
+                                   .rows = out.rows };
+        if (store_stat_diff_write(writer, &stored, &id, &err) != 0)
+            status = cli_fail(err);
     }
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
-    rc = output_table(stdout, out, format);
-    table_free(out);
-    if (rc != 0)
-        return cli_fail(util_format("cannot write the comparison"));
-    if (format == OUTPUT_TABLE) {
+    if (status == EXIT_OK && output_rows(stdout, head, format, out.count, stat_cells, &out) != 0)
+        status = cli_fail(util_format("cannot write the comparison"));
+    if (status == EXIT_OK && format == OUTPUT_TABLE) {
         printf("%llu point%s compared", (unsigned long long)compared, compared == 1 ? "" : "s");
         if (only)
             printf(", %llu in one sweep only", (unsigned long long)only);
@@ -669,6 +670,13 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s)
         printf("stored as stat_diff %lld: stat_diff_row holds these rows (docs/analysis.md)\n",
                (long long)id);
     }
+    table_free(head);
+    stat_rows_clear(&out);
+    for (size_t p = 0; p < job->plugin_count; p++)
+        table_free(reads[p]);
+    free(reads);
+    if (status != EXIT_OK)
+        return status;
     return past ? EXIT_DIFFERENT : EXIT_OK;
 }
 
@@ -679,15 +687,20 @@ int cli_diff(const options_parsed *a)
     diff_job job = { 0 };
     int64_t *ids_a = NULL, *ids_b = NULL;
     size_t count_a = 0, count_b = 0;
-    store *s = NULL;
+    store *s = NULL, *writer = NULL;
     char *err = NULL;
     const char *wanted = a->values[OPTION_COLUMNS].text;
     int status = resolve_sweep(a, a->positional, &job.a, &ids_a, &count_a);
     if (status == EXIT_OK)
         status = resolve_sweep(a, a->positional2, &job.b, &ids_b, &count_b);
-    /* --stat stores its comparison: opened for writing then */
+    /* --stat stores its comparison: opened for writing then, first (an
+     * older schema is brought up to date), and read like the plain diff
+     * through a read-only connection: the writer's temp_store = MEMORY
+     * would hold both sweeps' sorted points in memory */
+    if (status == EXIT_OK && a->values[OPTION_STAT].given)
+        status = cli_open_existing(a->db_path, &writer, 1);
     if (status == EXIT_OK)
-        status = cli_open_existing(a->db_path, &s, a->values[OPTION_STAT].given);
+        status = cli_open_existing(a->db_path, &s, 0);
     if (status != EXIT_OK)
         goto done;
     for (size_t i = 0; i < count_a + count_b && !err; i++)
@@ -699,7 +712,7 @@ int cli_diff(const options_parsed *a)
     if ((status = check_columns(&job, wanted)) != EXIT_OK)
         goto done;
     if (a->values[OPTION_STAT].given) {
-        status = run_stat(a, &job, s);
+        status = run_stat(a, &job, s, writer);
         goto done;
     }
     int rc = run_diff(a, &job, s, &err);
@@ -709,5 +722,6 @@ done:
     free(ids_a);
     free(ids_b);
     store_close(s);
+    store_close(writer);
     return status;
 }

@@ -30,14 +30,18 @@ static int side_next(diff_side *side, char **err)
 }
 
 /* Shows the visitor a row; is_a: it is the side a row; matched: its point
- * met its match. */
-static int visit_one(const diff_walk *w, const diff_side *side, int is_a, int matched, char **err)
+ * met its match; *start: no row of the point shown yet (cleared once one
+ * is). */
+static int visit_one(const diff_walk *w, const diff_side *side, int is_a, int matched, int *start,
+                     char **err)
 {
     if (!w->scope->visit || !side->head.has_row)
         return 0;
     diff_row row = { .a = is_a ? &side->head : NULL,
                      .b = is_a ? NULL : &side->head,
-                     .matched = matched };
+                     .matched = matched,
+                     .point_start = *start };
+    *start = 0;
     return w->scope->visit(w->scope->ctx, &row, err);
 }
 
@@ -47,11 +51,12 @@ static int skip_point(const diff_walk *w, diff_side *side, int is_a, char **err)
     uint64_t *points = is_a ? &w->out->only_a : &w->out->only_b;
     char **example = is_a ? &w->out->example_a : &w->out->example_b;
     int64_t point = side->head.point_id;
+    int start = 1;
     (*points)++;
     if (!*example && !(*example = util_strdup(side->head.params_json)))
         return util_fail(err, "out of memory");
     while (side->more && side->head.point_id == point)
-        if (visit_one(w, side, is_a, 0, err) != 0 || side_next(side, err) != 0)
+        if (visit_one(w, side, is_a, 0, &start, err) != 0 || side_next(side, err) != 0)
             return -1;
     return 0;
 }
@@ -104,19 +109,20 @@ static int match_point(const diff_walk *w, diff_side *a, diff_side *b, char **er
     out->both++;
     if (strcmp(a->head.status, b->head.status) != 0)
         out->status_changed++;
-    int in_a = 1, in_b = 1;
+    int in_a = 1, in_b = 1, start = 1;
     for (;;) {
         in_a = a->more && a->head.point_id == pa;
         in_b = b->more && b->head.point_id == pb;
         if (!in_a || !in_b)
             break;
         if (a->head.has_row && b->head.has_row) {
-            diff_row row = { &a->head, &b->head, compare_rows(w, a, b), 1 };
+            diff_row row = { &a->head, &b->head, compare_rows(w, a, b), 1, start };
+            start = 0;
             if (w->scope->visit && w->scope->visit(w->scope->ctx, &row, err) != 0)
                 return -1;
         } else if (a->head.has_row || b->head.has_row) {
             *(a->head.has_row ? &out->rows_only_a : &out->rows_only_b) += 1;
-            if (visit_one(w, a->head.has_row ? a : b, a->head.has_row, 1, err) != 0)
+            if (visit_one(w, a->head.has_row ? a : b, a->head.has_row, 1, &start, err) != 0)
                 return -1;
         }
         if (side_next(a, err) != 0 || side_next(b, err) != 0)
@@ -124,12 +130,12 @@ static int match_point(const diff_walk *w, diff_side *a, diff_side *b, char **er
     }
     for (; in_a; in_a = a->more && a->head.point_id == pa) {
         out->rows_only_a += a->head.has_row;
-        if (visit_one(w, a, 1, 1, err) != 0 || side_next(a, err) != 0)
+        if (visit_one(w, a, 1, 1, &start, err) != 0 || side_next(a, err) != 0)
             return -1;
     }
     for (; in_b; in_b = b->more && b->head.point_id == pb) {
         out->rows_only_b += b->head.has_row;
-        if (visit_one(w, b, 0, 1, err) != 0 || side_next(b, err) != 0)
+        if (visit_one(w, b, 0, 1, &start, err) != 0 || side_next(b, err) != 0)
             return -1;
     }
     return 0;

@@ -50,6 +50,9 @@ typedef struct diff_row {
     int differs;                   /* matched, and some compared cell unequal */
     int matched;                   /* the row's point met its match (its rows
                                     * may still be only on one side) */
+    int point_start;               /* the first row shown of its point: a visitor
+                                    * that gathers points needs no matching of
+                                    * its own */
 } diff_row;
 
 /* Where and how diff_plugin_scan looks. */

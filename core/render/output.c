@@ -443,9 +443,22 @@ void output_csv_row(FILE *out, const table *columns, const value *row)
             line[len++] = ',';
         if (v->type == RUNNER_TEXT) {
             size_t n = strlen(v->as.text);
-            if (len + n < sizeof line - 1 && !strpbrk(v->as.text, ",\"\n\r")) {
+            int quoted = strpbrk(v->as.text, ",\"\n\r") != NULL;
+            if (len + n < sizeof line - 1 && !quoted) {
                 memcpy(line + len, v->as.text, n);
                 len += n;
+                continue;
+            }
+            if (quoted && len + 2 * n + 2 < sizeof line - 1) {
+                /* csv_field's bytes, without a stdio call per byte (a
+                 * point's parameters are JSON, commas and quotes) */
+                line[len++] = '"';
+                for (const char *p = v->as.text; *p; p++) {
+                    if (*p == '"')
+                        line[len++] = '"';
+                    line[len++] = *p;
+                }
+                line[len++] = '"';
                 continue;
             }
             fwrite(line, 1, len, out);
@@ -569,6 +582,48 @@ int output_json_row(FILE *out, const table *columns, const value *row, size_t in
 void output_json_end(FILE *out, size_t rows_written)
 {
     fputs(rows_written ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+int output_rows(FILE *out, const table *columns, output_format format, size_t count,
+                output_row_fn row, void *ctx)
+{
+    value *cells = calloc(columns->column_count + 1, sizeof *cells);
+    if (!cells)
+        return -1;
+    int rc = 0;
+    if (format == OUTPUT_TABLE) {
+        /* output_table_text's steps: every row noted and widened, then
+         * the head and the rows */
+        output_text_layout layout;
+        if (output_text_layout_init(&layout, columns) == 0) {
+            for (size_t r = 0; r < count; r++) {
+                row(ctx, r, cells);
+                output_text_layout_note(&layout, cells);
+                output_text_layout_widen(&layout, cells);
+            }
+            output_text_layout_print_head(out, &layout);
+            for (size_t r = 0; r < count; r++) {
+                row(ctx, r, cells);
+                output_text_layout_print_row(out, &layout, cells);
+            }
+            output_text_layout_clear(&layout);
+        }
+    } else if (format == OUTPUT_CSV) {
+        output_csv_header(out, columns);
+        for (size_t r = 0; r < count; r++) {
+            row(ctx, r, cells);
+            output_csv_row(out, columns, cells);
+        }
+    } else if ((rc = output_json_begin(out, columns)) == 0) {
+        for (size_t r = 0; rc == 0 && r < count; r++) {
+            row(ctx, r, cells);
+            rc = output_json_row(out, columns, cells, r);
+        }
+        if (rc == 0)
+            output_json_end(out, count);
+    }
+    free(cells);
+    return rc;
 }
 
 int output_table(FILE *out, const table *t, output_format format)

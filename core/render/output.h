@@ -35,6 +35,14 @@ void output_table_csv(FILE *out, const table *t);
 int output_table_json(FILE *out, const table *t);
 /* One of the three by format; returns what output_table_json returns, or 0. */
 int output_table(FILE *out, const table *t, output_format format);
+/* output_table's bytes for count rows that no table holds: row(ctx, i,
+ * cells) fills cells[0 .. column_count) with row i, its text borrowed
+ * (never cleared), as often as the format reads the row (the aligned text
+ * twice). `columns` is read for its title and columns only. Returns 0, or
+ * -1 (out of memory, or JSON's write failed). */
+typedef void (*output_row_fn)(void *ctx, size_t index, value *cells);
+int output_rows(FILE *out, const table *columns, output_format format, size_t count,
+                output_row_fn row, void *ctx);
 
 /* The same renderings a row at a time, for tables too big to hold (runner
  * show, a section's printed head). `columns` is a table whose columns (and

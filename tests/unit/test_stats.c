@@ -65,10 +65,41 @@ static void test_edges(void)
     CHECK(isnan(c.ratio_low) && isnan(c.ratio_high));
 }
 
+/* The interval of a ratio whose b side has no spread: Welch's df is then
+ * n_a - 1, the key t_quantile keeps its quantiles by. */
+static double ratio_high(size_t n_a, double level)
+{
+    stats_summary sa = { 10, 1, n_a }, sb = { 12, 0, 4 };
+    stats_comparison c;
+    CHECK_INT_EQ(stats_compare(&sa, &sb, level, &c), 0);
+    return c.ratio_high;
+}
+
+/* Quantiles asked again (kept by level and df) are those asked first:
+ * every df from 1 to 199 (more than the slots kept), at two levels, then
+ * the same again in the other order; and test_welch's SciPy values still
+ * hold after all of them. */
+static void test_quantile_reuse(void)
+{
+    double first[2][200];
+    for (size_t n = 2; n < 201; n++) {
+        first[0][n - 1] = ratio_high(n, 0.95);
+        first[1][n - 1] = ratio_high(n, 0.90);
+        CHECK(first[1][n - 1] < first[0][n - 1]);
+    }
+    for (size_t n = 200; n >= 2; n--) {
+        CHECK(ratio_high(n, 0.90) == first[1][n - 1]);
+        CHECK(ratio_high(n, 0.95) == first[0][n - 1]);
+    }
+    /* the Welch comparison of test_welch, after all these */
+    test_welch();
+}
+
 int main(void)
 {
     test_summary();
     test_welch();
     test_edges();
+    test_quantile_reuse();
     return check_done("test_stats");
 }
