@@ -1,8 +1,9 @@
 /* sweep_int.h: what the files of the point loop share: sweep.c (a section,
  * its points prepared, run inline and written in order), sweep_threads.c
- * (--jobs threads), sweep_mpi.c (rank 0's side of MPI) and sweep_serve.c (a
- * worker rank's side): a finished point, a section's job and its reorder
- * window, the MPI messages between the ranks, and running one point.
+ * (--jobs threads), sweep_mpi.c (rank 0's side of MPI; its writer thread:
+ * sweep_mpi_writer.c) and sweep_serve.c (a worker rank's side): a finished
+ * point, a section's job and its reorder window, the MPI messages between
+ * the ranks, and running one point.
  * Private to them; sweep.h is the public header. Shared functions are
  * sweepi_*. */
 #ifndef RUNNER_SWEEP_INT_H

@@ -12,6 +12,7 @@
  * job->written and job->window_limit are the writer's, read under the lock. */
 #include "sweep_int.h"
 
+#include <signal.h>
 #include <stdlib.h>
 
 #include "base/progress.h"
@@ -115,7 +116,17 @@ int sweepi_writer_start(section_job *job, int64_t section_id, table *result, pro
     if (!w)
         return util_fail(err, "out of memory");
     *w = (mpi_writer){ .job = job, .section_id = section_id, .result = result, .bar = bar };
-    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+    /* The writer (it inherits this mask) never takes Ctrl-C or SIGTERM:
+     * they go to another thread, such as the MPI thread, whose naps they
+     * cut short so it sees the stop at once. */
+    sigset_t stop_signals, old_mask;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
+    int created = pthread_create(&w->thread, NULL, writer_main, w);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    if (created != 0) {
         free(w);
         return util_fail(err, "cannot start rank 0's writer thread");
     }
