@@ -216,7 +216,8 @@ int mpi_pool_start(volatile sig_atomic_t *stop, char **err)
                          size);
     int provided = 0;
     /* The thread that calls mpi_pool_* and the liveness thread use MPI,
-     * each on its own communicator. */
+     * each on its own communicator (rank 0's writer thread makes no MPI
+     * call). Without MPI_THREAD_MULTIPLE there is no liveness thread. */
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, "MPI_Init_thread", rc);

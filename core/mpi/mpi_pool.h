@@ -5,7 +5,11 @@
  * without a launcher, every function is a cheap no-op: rank 0 of 1.
  *
  * Errors: functions return 0 (or 1, see each) on success and -1 with a
- * malloc'd one-line *err (caller frees) that names the MPI error. */
+ * malloc'd one-line *err (caller frees) that names the MPI error.
+ *
+ * Threads: one thread calls the functions below (after mpi_pool_start, the
+ * one that started MPI; they share the pending sends unguarded); the
+ * liveness thread is mpi_pool's own. */
 #ifndef RUNNER_MPI_POOL_H
 #define RUNNER_MPI_POOL_H
 

@@ -1,8 +1,9 @@
 /* sweep_int.h: what the files of the point loop share: sweep.c (a section,
  * its points prepared, run inline and written in order), sweep_threads.c
- * (--jobs threads), sweep_mpi.c (rank 0's side of MPI) and sweep_serve.c (a
- * worker rank's side): a finished point, a section's job and its reorder
- * window, the MPI messages between the ranks, and running one point.
+ * (--jobs threads), sweep_mpi.c (rank 0's side of MPI; its writer thread:
+ * sweep_mpi_writer.c) and sweep_serve.c (a worker rank's side): a finished
+ * point, a section's job and its reorder window, the MPI messages between
+ * the ranks, and running one point.
  * Private to them; sweep.h is the public header. Shared functions are
  * sweepi_*. */
 #ifndef RUNNER_SWEEP_INT_H
@@ -165,6 +166,32 @@ int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
                            table *result, progress *bar, char **err);
 int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t section_id,
                           table *result, progress *bar, char **err);
+
+/* sweep_mpi_writer.c: rank 0's writer thread for a distributed section,
+ * which stores the points the MPI thread hands over in point order; it
+ * makes no MPI call. The MPI thread claims slots before preparing points
+ * in them and hands them over done; it reads the writer's progress, never
+ * job->written directly. Functions without a return value cannot fail. */
+typedef struct mpi_writer mpi_writer;
+/* Starts the writer; returns 0 with *writer, or -1 with *err. */
+int sweepi_writer_start(section_job *job, int64_t section_id, table *result, progress *bar,
+                        mpi_writer **writer, char **err);
+/* Marks points [first, first + count) running, with their indices. */
+void sweepi_writer_claim(mpi_writer *w, uint64_t first, uint64_t count);
+/* The points `indices` (count of them, claimed) are done: the writer's now. */
+void sweepi_writer_hand_over(mpi_writer *w, const uint64_t *indices, size_t count);
+/* The points written and the window's limit now; returns 1 once the writer
+ * has left (all written, stopped at a point, or failed). */
+int sweepi_writer_progress(mpi_writer *w, uint64_t *written, size_t *window_limit);
+/* While the writer is busy (the point at `written`, the head, is done),
+ * waits until it has written more or left. Returns 1 when it has (written
+ * more than `written`, or left), 0 when it waits for the head's result. */
+int sweepi_writer_wait(mpi_writer *w, uint64_t written);
+/* Tells the writer nothing more comes: it writes the done points in a row
+ * and leaves. Joins it and frees w (NULL: nothing to do). Sets *interrupted
+ * when it met a point cut short by a stop request. Returns 0, or -1 when
+ * storing failed, with the store's message in *err unless *err was set. */
+int sweepi_writer_finish(mpi_writer *w, int *interrupted, char **err);
 
 /* sweep_serve.c: a point's artifacts in a RESULTS message: a u32 count,
  * then per artifact its name, sha256 and bytes. get returns 0 with *list

@@ -1,8 +1,9 @@
 /* sweep_mpi: rank 0's side of a section under MPI (docs/mpi.md; the
  * messages: sweep_int.h). A distributed section hands chunks of points to
- * the worker ranks and writes their results in point order; a collective
- * one runs every point on every rank at once. The workers' side is
- * sweep_serve.c. */
+ * the worker ranks and takes their results into the reorder window, which
+ * a writer thread stores in point order meanwhile (sweep_mpi_writer.c); a
+ * collective one runs every point on every rank at once. Every MPI call is
+ * made on the calling thread. The workers' side is sweep_serve.c. */
 #include "sweep_int.h"
 
 #include <stdio.h>
@@ -158,10 +159,15 @@ typedef struct dispatch {
     double point_s_sum;   /* the workers' durations of the points back */
     uint64_t points_back;
     int dispatching;   /* still handing out points */
-    int writing;       /* still writing results */
     int broken;        /* a worker is gone or stuck: no clean end */
     double give_up_at; /* see await_message */
     wire_writer w;     /* the POINTS message being built */
+    mpi_writer *writer;
+    /* The writer's progress when last asked (sweepi_writer_progress). */
+    uint64_t written;
+    size_t window_limit;
+    uint8_t *awaiting; /* per window slot: a result is due (this thread's) */
+    uint64_t *handed;  /* a message's points, for sweepi_writer_hand_over */
 } dispatch;
 
 static void hungry_push(dispatch *d, int worker)
@@ -197,27 +203,32 @@ static uint64_t next_chunk(const section_job *job, const dispatch *d)
     uint64_t share = (job->count - d->next) / ((uint64_t)d->workers * 4);
     if (chunk > share)
         chunk = share;
-    uint64_t room = job->window_limit / ((size_t)d->workers * 3);
+    uint64_t room = d->window_limit / ((size_t)d->workers * 3);
     if (chunk > room)
         chunk = room;
     return chunk < 1 ? 1 : chunk;
 }
 
 /* Rebuilds a RESULTS message (one or more points) into the window slots its
- * points occupy. Returns the number of points, or -1 with *err. */
+ * points occupy and hands them to the writer. Returns the number of points,
+ * or -1 with *err. */
 static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_message *msg, char **err)
 {
     wire_reader r = wire_reader_of(msg->data, msg->len);
     uint32_t n = wire_get_u32(&r);
     size_t columns = job->plugin->column_count;
-    for (uint32_t i = 0; i < n && !r.failed; i++) {
+    for (uint32_t i = 0; i < n && !r.failed && i < job->window_size; i++) {
         uint64_t index = wire_get_u64(&r);
         uint8_t status = wire_get_u8(&r);
         uint8_t interrupted = wire_get_u8(&r);
         double started_at = wire_get_f64(&r), duration_s = wire_get_f64(&r);
-        finished_point *f = &job->window[index % job->window_size];
-        if (r.failed || status > 3 || f->state != SLOT_RUNNING || f->index != index)
+        size_t slot = (size_t)(index % job->window_size);
+        finished_point *f = &job->window[slot];
+        /* A slot not awaiting a result may be the writer's: not looked at. */
+        if (r.failed || status > 3 || !d->awaiting[slot] || f->index != index)
             break;
+        d->awaiting[slot] = 0;
+        d->handed[i] = index;
         int failed;
         if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0 ||
             sweepi_get_artifacts(&r, &f->artifacts) != 0)
@@ -229,13 +240,14 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
         f->duration_s = duration_s;
         if (f->failed && !f->error)
             f->error = util_strdup("failed without a message");
-        f->state = SLOT_DONE;
         if (duration_s > 0) {
             d->point_s_sum += duration_s;
             d->points_back++;
         }
-        if (i + 1 == n && r.pos == r.len)
+        if (i + 1 == n && r.pos == r.len) {
+            sweepi_writer_hand_over(d->writer, d->handed, n);
             return n;
+        }
     }
     if (n == 0 && !r.failed && r.pos == r.len)
         return 0;
@@ -249,9 +261,9 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
 /* Waits for a message with `tag` from any worker. Once *stop is set it
  * first commits what was written (the launcher may SIGKILL this rank soon),
  * then waits until *give_up_at (0: not stopping yet). The commit holds
- * store_lock, as the lease thread's does (sweep.c, flush_for_lease), so
- * the two never use the connection at once. Returns 1 with *msg, 0 when it
- * gave up, -1 with *err. */
+ * store_lock, as the writer's and the lease thread's calls do (sweep.c,
+ * flush_for_lease), so no two use the connection at once. Returns 1 with
+ * *msg, 0 when it gave up, -1 with *err. */
 static int await_message(sweep_run *run, pthread_mutex_t *store_lock, int tag, double *give_up_at,
                          mpi_pool_message *msg, char **err)
 {
@@ -272,37 +284,42 @@ static int await_message(sweep_run *run, pthread_mutex_t *store_lock, int tag, d
 }
 
 /* Hands out chunks to the workers running low while the window has room.
- * Points an earlier run stored are marked done instead of sent. Returns 0,
- * or -1 with *err (d->broken when a send failed). */
+ * Points an earlier run stored are handed to the writer instead of sent.
+ * Returns 0, or -1 with *err (d->broken when a send failed). */
 static int dispatch_points(section_job *job, dispatch *d, char **err)
 {
     sweep_run *run = job->run;
     while (d->dispatching && d->next < job->count && d->hungry_count &&
-           d->next < job->written + job->window_limit) {
+           d->next < d->written + d->window_limit) {
         if (sweepi_stopping(run)) {
             d->dispatching = 0;
             break;
         }
         uint64_t chunk = next_chunk(job, d);
-        if (chunk > job->written + job->window_limit - d->next)
-            chunk = job->written + job->window_limit - d->next;
+        if (chunk > d->written + d->window_limit - d->next)
+            chunk = d->written + d->window_limit - d->next;
         uint32_t n = 0;
+        size_t skipped = 0;
         d->w.len = 0;
         wire_put_u32(&d->w, 0); /* n, filled in below */
+        sweepi_writer_claim(d->writer, d->next, chunk);
         for (uint64_t i = 0; i < chunk; i++, d->next++) {
             finished_point *f = &job->window[d->next % job->window_size];
-            f->index = d->next;
             sweepi_prepare_point(job, f);
             if (f->fatal)
                 return util_fail(err, "%s", f->fatal);
-            f->state = f->skipped ? SLOT_DONE : SLOT_RUNNING;
-            if (f->skipped)
+            if (f->skipped) {
+                d->handed[skipped++] = f->index;
                 continue;
+            }
+            d->awaiting[d->next % job->window_size] = 1;
             wire_put_u64(&d->w, f->index);
             wire_put_u64(&d->w, f->seed);
             wire_put_cells(&d->w, f->params, job->plugin->param_count);
             n++;
         }
+        if (skipped)
+            sweepi_writer_hand_over(d->writer, d->handed, skipped);
         if (d->w.failed)
             return util_fail(err, "out of memory");
         if (n == 0)
@@ -317,37 +334,6 @@ static int dispatch_points(section_job *job, dispatch *d, char **err)
         d->outstanding += n;
         if (d->out[worker] <= chunk)
             hungry_push(d, worker); /* starting up: one chunk is not enough */
-    }
-    return 0;
-}
-
-/* Writes the finished points at the head of the window, in order, up to
- * the first one still out. Returns 0, or -1 with *err. */
-static int write_finished(section_job *job, dispatch *d, int64_t section_id, table *result,
-                          progress *bar, char **err)
-{
-    uint64_t before = job->written;
-    while (d->writing && job->written < d->next) {
-        finished_point *f = &job->window[job->written % job->window_size];
-        if (f->state != SLOT_DONE)
-            break;
-        if (f->interrupted) {
-            job->run->interrupted = 1; /* a worker's point was cut short */
-            d->writing = d->dispatching = 0;
-            break;
-        }
-        job->values_written +=
-            job->plugin->param_count + (uint64_t)f->row_count * job->plugin->column_count;
-        int stop = sweepi_write_in_turn(job, section_id, f, result, bar, err);
-        if (stop < 0)
-            return -1;
-        job->written++;
-        if (stop)
-            d->writing = d->dispatching = 0;
-    }
-    if (job->written != before) {
-        job->window_limit = sweepi_window_limit(job);
-        progress_update(bar, job->written);
     }
     return 0;
 }
@@ -435,19 +421,22 @@ static int end_distributed(section_job *job, dispatch *d, int rc, char **err)
 
 /* A section whose points run on the worker ranks, one rank per point: rank 0
  * prepares each point (identity, seed, resume), sends chunks of them, and
- * writes the results in point order through the same reorder window and
- * write_point as local threads. Returns 0 (interrupted or not), or -1 with
- * *err when communication or storing failed. */
+ * takes the results into the same reorder window as local threads, which
+ * its writer thread empties in point order through write_point. Returns 0
+ * (interrupted or not), or -1 with *err when communication or storing
+ * failed. */
 int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t section_id,
                            table *result, progress *bar, char **err)
 {
     sweep_run *run = job->run;
-    dispatch d = { .workers = mpi_pool_size() - 1, .dispatching = 1, .writing = 1 };
-    int rc = -1;
+    dispatch d = { .workers = mpi_pool_size() - 1, .dispatching = 1 };
+    int rc = -1, writer_interrupted = 0;
     d.out = calloc((size_t)d.workers + 1, sizeof *d.out);
     d.hungry = calloc((size_t)d.workers + 1, sizeof *d.hungry);
     d.queued = calloc((size_t)d.workers + 1, 1);
-    if (!d.out || !d.hungry || !d.queued) {
+    d.awaiting = calloc(job->window_size, 1);
+    d.handed = calloc(job->window_size, sizeof *d.handed);
+    if (!d.out || !d.hungry || !d.queued || !d.awaiting || !d.handed) {
         rc = util_fail(err, "out of memory");
         goto freed;
     }
@@ -459,19 +448,23 @@ int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
         }
         goto freed;
     }
+    if (sweepi_writer_start(job, section_id, result, bar, &d.writer, err) != 0)
+        goto done;
     for (int r = 1; r <= d.workers; r++)
         hungry_push(&d, r);
     for (;;) {
-        if (dispatch_points(job, &d, err) != 0 ||
-            write_finished(job, &d, section_id, result, bar, err) != 0)
+        if (sweepi_writer_progress(d.writer, &d.written, &d.window_limit))
+            break; /* all written, or it stopped at a point, or failed */
+        if (dispatch_points(job, &d, err) != 0)
             goto done;
-        if (!d.writing || job->written == job->count)
-            break;
-        if (d.outstanding == 0) {
-            if (d.dispatching && d.next < job->count && !sweepi_stopping(run))
-                continue;
-            break;
-        }
+        /* The window full and the writer busy, results can wait (a worker
+         * holds a chunk ahead): sleep until it has written a batch instead
+         * of polling meanwhile, which took rank 0's cores from it. */
+        if (d.dispatching && d.next < job->count && d.next >= d.written + d.window_limit &&
+            sweepi_writer_wait(d.writer, d.written))
+            continue;
+        if (d.outstanding == 0)
+            break; /* nothing out and nothing more to hand out */
         int got = receive_results(job, &d, err);
         if (got < 0)
             goto done;
@@ -480,10 +473,16 @@ int sweepi_run_distributed(section_job *job, const loaded_plugin *lp, int64_t se
         if (sweepi_stopping(run))
             d.dispatching = 0;
     }
-    if (job->written < job->count && sweepi_stopping(run))
-        run->interrupted = 1;
     rc = 0;
 done:
+    /* What is done in a row is written first (a store error then stops
+     * the run with its message), then the section ends on the workers. */
+    if (sweepi_writer_finish(d.writer, &writer_interrupted, err) != 0)
+        rc = -1;
+    if (writer_interrupted)
+        run->interrupted = 1; /* a worker's point was cut short */
+    if (rc == 0 && job->written < job->count && sweepi_stopping(run))
+        run->interrupted = 1;
     rc = end_distributed(job, &d, rc, err);
     /* Slots handed out but never written still hold their rows. */
     for (size_t i = 0; i < job->window_size; i++)
@@ -493,6 +492,8 @@ freed:
     free(d.out);
     free(d.hungry);
     free(d.queued);
+    free(d.awaiting);
+    free(d.handed);
     return rc;
 }
 
