@@ -1,6 +1,7 @@
 /* lazylib: a shared library opened with dlopen when a command first needs
- * it, its functions resolved into a table of pointers. runner links libcurl
- * and libmicrohttpd this way (notify/curl_lazy.c, serve/serve_mhd.c) so
+ * it, its functions resolved into a table of pointers. runner links libcurl,
+ * libmicrohttpd and libcrypto this way (notify/curl_lazy.c,
+ * serve/serve_mhd.c, base/digest.c) so
  * that the commands that use neither start without mapping them
  * (docs/performance.md, start-up). */
 #ifndef RUNNER_LAZYLIB_H

@@ -7,14 +7,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/digest.h"
 #include "base/util.h"
 #include "curl_lazy.h"
 
@@ -157,9 +156,9 @@ int webhook_target_init(webhook_target *t, const char *url, const char *secret, 
 int webhook_signature(const char *key, const void *body, size_t len,
                       char out[WEBHOOK_SIGNATURE_SIZE])
 {
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned int mac_len = 0;
-    if (!HMAC(EVP_sha256(), key, (int)strlen(key), body, len, mac, &mac_len) || mac_len != 32)
+    unsigned char mac[32];
+    unsigned int mac_len = sizeof mac;
+    if (digest_hmac_sha256(key, strlen(key), body, len, mac) != 0)
         return -1;
     static const char digits[] = "0123456789abcdef";
     memcpy(out, "sha256=", 7);

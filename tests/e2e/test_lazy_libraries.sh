@@ -1,4 +1,5 @@
-# libcurl and libmicrohttpd are opened only by the commands that use them
+# libcurl, libmicrohttpd and libcrypto are opened only by the commands that
+# use them
 # (core/base/lazylib.c; docs/performance.md, start-up): a reader such as
 # `runner sweeps` or `runner show` never maps them, and when one cannot be
 # loaded the command that needs it says which and how to install it, in one
@@ -23,7 +24,7 @@ mapped() {
     expect_status 0
     # The loader speaks (else the check below could never fail).
     grep -q 'find library=libsqlite3' "$TMP/libs" || fail "$name: LD_DEBUG=libs shows no libsqlite3 (no loader output?)"
-    for lib in libcurl libmicrohttpd libgnutls libnghttp2 libssh2; do
+    for lib in libcurl libmicrohttpd libcrypto libgnutls libnghttp2 libssh2; do
         if grep -q "find library=$lib" "$TMP/libs"; then
             fail "$name maps $lib"
         fi
@@ -36,6 +37,8 @@ mapped "--version" "$RUNNER" --version
 # The commands that need them do map them, on demand.
 LD_DEBUG=libs RUNNER_WEBHOOK_TIMEOUT_S=1 "$RUNNER" notify --db "$DB" --webhook http://127.0.0.1:9/hook >"$TMP/out" 2>"$TMP/libs"
 grep -q 'find library=libcurl.so.4' "$TMP/libs" || fail "notify --webhook did not load libcurl"
+LD_DEBUG=libs "$RUNNER" sweep "$QUICK" --db "$TMP/hashing.db" --plugin-dir "$PLUGINS" --quiet >"$TMP/out" 2>"$TMP/libs"
+grep -q 'find library=libcrypto.so.3' "$TMP/libs" || fail "a sweep did not load libcrypto"
 
 # --- a library that cannot be loaded: one line, exit 2, nothing stored ---------
 sweeps_before=$(sql "SELECT count(*) FROM sweep")
@@ -52,6 +55,11 @@ expect_stderr "runner: --webhook needs libcurl (nonexistent.so): nonexistent.so:
 RUNNER_LIBCURL=libsqlite3.so.0 run "$RUNNER" notify --db "$DB" --webhook http://127.0.0.1:9/hook
 expect_status 2
 expect_stderr "runner: --webhook needs libcurl (libsqlite3.so.0) with curl_global_init, which that file lacks; apt-get install libcurl4"
+
+RUNNER_LIBCRYPTO=nonexistent.so run "$RUNNER" sweep "$QUICK" --db "$DB" --plugin-dir "$PLUGINS" --quiet
+expect_status 2
+expect_stderr "runner: hashing (point identities, provenance) needs libcrypto (nonexistent.so): nonexistent.so: cannot open shared object file: No such file or directory; install it with apt-get install libssl3"
+expect_sql "SELECT count(*) FROM sweep" "$sweeps_before"
 
 RUNNER_LIBMICROHTTPD=nonexistent.so run "$RUNNER" serve --db "$DB" --listen 127.0.0.1:0
 expect_status 2
