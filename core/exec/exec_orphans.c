@@ -22,6 +22,8 @@
 #include "base/util.h"
 
 #define GIVE_UP_S 5.0
+/* Scans made again for a process whose marker could not be read. */
+#define UNSURE_SCANS 5
 
 static void adopt_once(void) { prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
@@ -223,6 +225,11 @@ static proc_entry *read_processes(pid_t self, pid_t skip, size_t *count)
 }
 
 /* 1 when marker is one of the NUL-separated entries of pid's environment. */
+/* 1 when the process's environment holds the marker, 0 when it does not,
+ * -1 when it cannot tell: unreadable, or empty, as it reads while the
+ * process is inside execve (its new memory is in place before its
+ * environment is: a daemon that execs at that moment would pass for
+ * someone else's). */
 static int has_marker(pid_t pid, const char *marker)
 {
     char path[64];
@@ -230,7 +237,11 @@ static int has_marker(pid_t pid, const char *marker)
     char *env = NULL;
     size_t len = 0;
     if (util_read_file(path, &env, &len) != 0)
-        return 0;
+        return -1;
+    if (len == 0) {
+        free(env);
+        return -1;
+    }
     size_t want = strlen(marker);
     int found = 0;
     for (size_t at = 0; at < len && !found; at += strlen(env + at) + 1)
@@ -259,18 +270,26 @@ void exec_orphans_kill(pid_t group, const char *marker, int leader_exited)
     size_t dead_count = 0, dead_cap = 0;
     double give_up = util_monotonic() + GIVE_UP_S;
     long nap_ns = 200000;
+    /* Scans again while a process's marker could not be read, a few
+     * times: the window inside execve is short, and a process whose
+     * environment is empty for good (env -i) must not hold the run. */
+    int unsure_scans_left = UNSURE_SCANS;
     for (;;) {
         size_t n = 0;
         proc_entry *procs = read_processes(self, leader_exited ? group : 0, &n);
         if (!procs)
             break;
-        int pending = 0;
+        int pending = 0, unsure = 0;
         for (size_t i = 0; i < n; i++) {
             proc_entry *e = &procs[i];
             if (!e->descendant || e->pid == group)
                 continue;
-            int ours = e->pgrp == group || was_killed(dead, dead_count, e) ||
-                       (e->state != 'Z' && marker && has_marker(e->pid, marker));
+            int ours = e->pgrp == group || was_killed(dead, dead_count, e);
+            if (!ours && e->state != 'Z' && marker) {
+                int marked = has_marker(e->pid, marker);
+                ours = marked == 1;
+                unsure |= marked < 0;
+            }
             if (!ours)
                 continue;
             if (e->state == 'Z') {
@@ -298,6 +317,10 @@ void exec_orphans_kill(pid_t group, const char *marker, int leader_exited)
             }
         }
         free(procs);
+        if (!pending && unsure && unsure_scans_left > 0) {
+            unsure_scans_left--;
+            pending = 1;
+        }
         if (!pending || util_monotonic() > give_up)
             break;
         struct timespec nap = { 0, nap_ns };
