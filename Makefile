@@ -190,7 +190,7 @@ clean:
 # Two tests need other options, so they run on their own: the isolate test
 # crashes a point with SIGSEGV on purpose and checks the signal the runner
 # reports, so ASan must let it through (handle_segv=0); the tests that run
-# Open MPI (mpi, mpi_command, mpi_failures, measured_speedup, calibrate_allreduce, slurm,
+# Open MPI (mpi, mpi_command, mpi_writer, mpi_failures, measured_speedup, calibrate_allreduce, slurm,
 # reuse under mpirun, and the multi-node test) need the slow unwinder to attribute Open MPI's
 # leaks (see cmake/lsan.supp).
 CHECKED_ASAN_OPTIONS = detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
@@ -209,11 +209,11 @@ test-sanitize:
 	$(call cmake_build,$(ASAN_BUILD_DIR),checks)
 	$(MAKE) --no-print-directory browser-driver BUILD_DIR=$(ASAN_BUILD_DIR)
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) $(SANITIZE_CTEST) -j $(JOBS) \
-	  -E '^(e2e_test_(isolate|mpi|mpi_command|mpi_failures|measured_speedup|calibrate_allreduce|slurm|reuse)|test_multinode)$$'
+	  -E '^(e2e_test_(isolate|mpi|mpi_command|mpi_writer|mpi_failures|measured_speedup|calibrate_allreduce|slurm|reuse)|test_multinode)$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):handle_segv=0 \
 	  $(SANITIZE_CTEST) -R '^e2e_test_isolate$$'
 	cd $(ASAN_BUILD_DIR) && $(SANITIZER_ENV) ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS):fast_unwind_on_malloc=0 \
-	  $(SANITIZE_CTEST) -R '^(e2e_test_(mpi|mpi_command|mpi_failures|measured_speedup|calibrate_allreduce|slurm|reuse)|test_multinode)$$'
+	  $(SANITIZE_CTEST) -R '^(e2e_test_(mpi|mpi_command|mpi_writer|mpi_failures|measured_speedup|calibrate_allreduce|slurm|reuse)|test_multinode)$$'
 
 # Memcheck of the normal build: the walk-through sweep, and a sweep whose
 # points fail (testkit fixture, two threads), which must still exit 1 (some
