@@ -61,10 +61,10 @@ static atomic_int crypto_ready;
  * stored (a sweep hashes its script before it opens the database; notify
  * its summary before it queues it), and a hash that failed would otherwise
  * reach the user as some caller's "out of memory". */
-static int crypto_load(void)
+static void crypto_load(void)
 {
     if (atomic_load_explicit(&crypto_ready, memory_order_acquire))
-        return 0;
+        return;
     static const lazylib_spec spec = {
         .soname = "libcrypto.so.3",
         .override_env = "RUNNER_LIBCRYPTO",
@@ -80,7 +80,6 @@ static int crypto_load(void)
         exit(EXIT_USAGE);
     }
     atomic_store_explicit(&crypto_ready, 1, memory_order_release);
-    return 0;
 }
 
 static void to_hex(const unsigned char *raw, size_t len, char *hex)
@@ -99,8 +98,7 @@ static void to_hex(const unsigned char *raw, size_t len, char *hex)
  * but kept there; OPENSSL_API_COMPAT above says which API this file uses. */
 int digest_sha256(const void *data, size_t len, unsigned char out[32])
 {
-    if (crypto_load() != 0)
-        return -1;
+    crypto_load();
     SHA256_CTX ctx;
     return crypto.SHA256_Init(&ctx) == 1 && crypto.SHA256_Update(&ctx, data, len) == 1 &&
                    crypto.SHA256_Final(out, &ctx) == 1
@@ -120,7 +118,8 @@ int digest_sha256_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE])
 int digest_hmac_sha256(const char *key, size_t key_len, const void *data, size_t len,
                        unsigned char out[32])
 {
-    if (crypto_load() != 0 || key_len > 0x7fffffff)
+    crypto_load();
+    if (key_len > 0x7fffffff)
         return -1;
     unsigned int out_len = 0;
     if (!crypto.HMAC(crypto.EVP_sha256(), key, (int)key_len, data, len, out, &out_len))
@@ -130,8 +129,7 @@ int digest_hmac_sha256(const char *key, size_t key_len, const void *data, size_t
 
 int digest_file_sha256_hex(const char *path, char hex[DIGEST_HEX_SIZE])
 {
-    if (crypto_load() != 0)
-        return -1;
+    crypto_load();
     int rc = -1;
     unsigned char buf[65536], raw[32];
     unsigned int raw_len = 0;

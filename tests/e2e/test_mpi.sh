@@ -6,22 +6,11 @@
 # and --resume completes the sweep. Skipped (77) without mpirun, or when
 # runner was built without MPI; under make test either is a failure.
 . tests/e2e/lib.sh
-skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-# Containers often forbid the cross-process memory reads of Open MPI's
-# shared-memory transport; copying through the shared segment always works.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+. tests/e2e/mpi_lib.sh
 mpi() {
     ranks=$1
     shift
     mpirun --oversubscribe -np "$ranks" "$RUNNER" "$@"
-}
-compare_rows() { # compare_rows QUERY DB_A DB_B WHAT
-    a=$(sqlite3 -batch "$2" "$1" | sha256sum)
-    b=$(sqlite3 -batch "$3" "$1" | sha256sum)
-    [ "$a" = "$b" ] || fail "$4: rows differ ($1)"
 }
 POINT_COLUMNS="id, sweep_id, section_id, ordinal, params_json, identity, seed, status, error, row_count"
 

@@ -9,16 +9,7 @@
 # (test_mpi_failures.sh), and --resume completes it.
 # Skipped (77) without mpirun or MPI support; under make test a failure.
 . tests/e2e/lib.sh
-skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-compare_rows() { # compare_rows QUERY DB_A DB_B WHAT
-    a=$(sqlite3 -batch "$2" "$1" | sha256sum)
-    b=$(sqlite3 -batch "$3" "$1" | sha256sum)
-    [ "$a" = "$b" ] || fail "$4: rows differ ($1)"
-}
+. tests/e2e/mpi_lib.sh
 
 # Each point prints one row and writes, in a file kept as an artifact, the
 # MPI rank that ran it (empty without MPI) and its host. x = 7 exits 3; x =

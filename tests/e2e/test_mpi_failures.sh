@@ -11,11 +11,7 @@
 # The points are the `slow` fixture's (sleep_s each), so a rank can be
 # killed mid-sweep; every wait is on state, its limit only a failure guard.
 . tests/e2e/lib.sh
-skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+. tests/e2e/mpi_lib.sh
 export RUNNER_MPI_LIVENESS_S=4
 WAIT_LIMIT_S=60 # the liveness timeout below is 4 s
 PLUGINS="$RUNNER_FIXTURES/slow"
@@ -24,11 +20,6 @@ script=$(write_script slow.lua <<'LUA'
 sweep("slow", { x = range(1, 40), sleep_s = 0.25 }, { print = false })
 LUA
 )
-compare_rows() { # compare_rows QUERY DB_A DB_B WHAT
-    a=$(sqlite3 -batch "$2" "$1" | sha256sum)
-    b=$(sqlite3 -batch "$3" "$1" | sha256sum)
-    [ "$a" = "$b" ] || fail "$4: rows differ ($1)"
-}
 run "$RUNNER" sweep "$script" --db "$TMP/whole.db" --plugin-dir "$PLUGINS" --jobs 4 --quiet
 expect_status 0
 
