@@ -153,8 +153,12 @@ demo: build
 # a test that would skip for lack of one fails (tests/e2e/lib.sh skip_without).
 REQUIRE_TOOLS = RUNNER_TEST_REQUIRE_TOOLS=1
 
+# A hung test fails after TEST_TIMEOUT seconds with its output so far, and
+# the rest of the suite still runs (ctest's own default is 25 minutes, so one
+# hang would eat a CI run); the slowest test takes about a minute.
+TEST_TIMEOUT = 300
 test: build-checks browser-driver
-	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure --timeout $(TEST_TIMEOUT) -j $(JOBS)
 
 # The browser tests' driver from the npm registry, at the versions the lock
 # file pins (npm ci), into BUILD_DIR/browser; again only when the lock changes.
@@ -197,9 +201,8 @@ CHECKED_ASAN_OPTIONS = detect_leaks=1:detect_stack_use_after_return=1:strict_str
 SANITIZER_ENV = ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/cmake/lsan.supp:print_suppressions=0 \
 	OMPI_MCA_mca_base_component_disable_dlclose=1 RUNNER_NO_DLCLOSE=1
-# A test hung under the sanitizers fails after this long (ctest's own default
-# is 25 minutes); the slowest takes about a minute.
-SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout 300
+# Under the sanitizers too, a hung test fails after TEST_TIMEOUT seconds.
+SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout $(TEST_TIMEOUT)
 
 test-sanitize:
 	$(check_packages)

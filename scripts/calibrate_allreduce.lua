@@ -77,6 +77,7 @@ local function median_time(algorithm, bytes)
   end
   table.sort(times)
   local n = #times
+  if n == 0 then return nil end -- every sample of this size failed
   return n % 2 == 1 and times[(n + 1) // 2] or (times[n // 2] + times[n // 2 + 1]) / 2
 end
 
@@ -86,8 +87,13 @@ printf("%10s %14s %14s %8s\n", "bytes", "ring_s", "rd_s", "faster")
 local crossover
 for i, bytes in ipairs(opt.bytes) do
   local ring, rd = median_time("ring", bytes), median_time("recursive_doubling", bytes)
-  printf("%10d %14.4g %14.4g %8s\n", bytes, ring, rd, ring < rd and "ring" or "rd")
-  if ring < rd then crossover = crossover or bytes else crossover = nil end
+  if ring and rd then
+    printf("%10d %14.4g %14.4g %8s\n", bytes, ring, rd, ring < rd and "ring" or "rd")
+    if ring < rd then crossover = crossover or bytes else crossover = nil end
+  else
+    printf("%10d %14s %14s %8s\n", bytes, ring and string.format("%.4g", ring) or "failed",
+           rd and string.format("%.4g", rd) or "failed", "?")
+  end
 end
 local measured_text = crossover and string.format("ring faster from %d bytes on", crossover)
   or string.format("ring not faster for the largest sizes (up to %d bytes)", opt.bytes[#opt.bytes])

@@ -292,7 +292,7 @@ mpi_kill() {
         kill $step
         cat "$TMP/step.err" >&2
     }
-    wait $step
+    wait_exit $step
     timing "e. srun ended after rank $rank was killed on ${target#* }" "$killed_at"
     [ "$(db_count "$step_db" "SELECT count(*) FROM point")" -ge "$stored" ] ||
         fail "points stored before rank $rank was killed are gone"

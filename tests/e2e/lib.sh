@@ -6,7 +6,10 @@ set -u
 : "${RUNNER_FIXTURES:=build/fixtures}"
 : "${RUNNER_BUILD:=build}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/runner-e2e.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# On exit, also what the test left running (a server, a sweep it stopped
+# waiting for): it would hold ctest's output pipe open, and ctest waits
+# for that pipe to close.
+trap 'for p in $(descendants $$); do kill -KILL "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 DB="$TMP/results.db"
 failures=0
 
@@ -165,4 +168,54 @@ finish() {
 # (tests never hard-code it: several changes may add a version at once).
 runner_schema() {
     "$RUNNER" --version | sed 's/.*schema \([0-9]*\).*/\1/'
+}
+
+# mpi_environment: what a test that starts Open MPI sets first.
+mpi_environment() {
+    if [ "$(id -u)" = 0 ]; then
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    fi
+    # Containers often forbid the cross-process memory reads of Open MPI's
+    # shared-memory transport; copying through the shared segment always works.
+    export OMPI_MCA_btl_vader_single_copy_mechanism=none
+    # Each test its own session directory: two mpiruns starting at once
+    # race to create /tmp/ompi.HOST.UID, and the loser fails in orte_init
+    # ("A call to mkdir was unable to create the desired directory").
+    export OMPI_MCA_orte_tmpdir_base="$TMP"
+}
+
+# wait_exit PID: waits for a background child of this shell to end and
+# returns its exit status, as wait does. One still running after
+# WAIT_EXIT_S seconds (240 by default, under ctest's 300) has hung: the
+# test fails with the stacks of it and its children (show_stacks) and
+# kills them, so a hang is this test's failure with the place it hung,
+# not a suite that never ends.
+wait_exit() {
+    if ! WAIT_LIMIT_S=${WAIT_EXIT_S:-240} wait_until "process $1 to end" '! alive '"$1"; then
+        show_stacks "$1"
+        for p in $(descendants "$1") "$1"; do
+            kill -KILL "$p" 2>/dev/null
+        done
+    fi
+    wait "$1"
+}
+
+# descendants PID: the pids of its children, their children, ...
+descendants() {
+    for child in $(pgrep -P "$1"); do
+        echo "$child"
+        descendants "$child"
+    done
+}
+
+# show_stacks PID: the process tree under PID and, where gdb is installed,
+# every thread's stack of each process in it, on stderr.
+show_stacks() {
+    for p in "$1" $(descendants "$1"); do
+        echo "--- process $p: $(ps -o stat=,etimes=,args= -p "$p" 2>/dev/null)" >&2
+        if command -v gdb >/dev/null 2>&1; then
+            gdb -p "$p" -batch -nx -ex "thread apply all bt" 2>/dev/null |
+                grep -E '^(Thread|#)' >&2
+        fi
+    done
 }

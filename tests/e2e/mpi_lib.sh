@@ -1,12 +1,7 @@
 # What the tests that launch Open MPI share; sourced after lib.sh. Skips
 # (77) without mpirun; under make test that is a failure.
 skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-# Containers often forbid the cross-process memory reads of Open MPI's
-# shared-memory transport; copying through the shared segment always works.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi_environment
 
 # compare_rows QUERY DB_A DB_B WHAT: the query's rows equal in both files.
 compare_rows() {

@@ -26,7 +26,7 @@ start_serve() {
 # and sets $status to its exit status.
 stop_serve() {
     kill -"${1:-TERM}" "$SERVE_PID"
-    wait "$SERVE_PID"
+    wait_exit "$SERVE_PID"
     status=$?
 }
 

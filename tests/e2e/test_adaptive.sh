@@ -153,7 +153,7 @@ for jobs in 1 2; do
         wait_until "$target committed points or the end" \
             '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE status = '"'ok'"'")" -ge $target ] || ! alive $pid'
         kill -9 $pid 2>/dev/null
-        wait $pid 2>/dev/null
+        wait_exit $pid 2>/dev/null
     done
     run "$RUNNER" sweep "$script" --db "$DB" --quiet --jobs $jobs --resume
     [ "$status" = 0 ] || expect_status 0

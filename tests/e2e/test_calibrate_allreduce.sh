@@ -10,10 +10,7 @@
 skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
 [ -x "$RUNNER_BUILD/libexec/allreduce_lat" ] ||
     skip_missing allreduce_lat "no $RUNNER_BUILD/libexec/allreduce_lat: runner was built without MPI"
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi_environment
 program="$(cd "$RUNNER_BUILD/libexec" && pwd)/allreduce_lat"
 
 run "$program" --bytes 12

@@ -51,7 +51,7 @@ pid=$!
 wait_until "the command to finish printing" '[ -e "$TMP/printed" ] || ! alive $pid'
 kill -TERM $pid
 WAIT_LIMIT_S=20 wait_until "runner to stop after one SIGTERM" '! alive $pid' || kill -9 $pid
-wait $pid
+wait_exit $pid
 status=$?
 expect_equal "exit status after SIGTERM while parsing" "$status" 130
 DB="$TMP/term.db"

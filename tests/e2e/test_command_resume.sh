@@ -33,7 +33,7 @@ pid=$!
 wait_until "point 3 to start" '[ -s "$TMP/child.3" ] || ! alive $pid'
 child=$(cat "$TMP/child.3")
 kill -INT $pid
-wait $pid
+wait_exit $pid
 status=$?
 expect_status 130
 wait_until "point 3's process group to die" '! alive $child'
@@ -57,7 +57,7 @@ wait_until "point 5 to start" '[ -s "$TMP/child.5" ] || ! alive $pid'
 wait_until "points 0 to 4 committed" \
     '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 5 ] || ! alive $pid'
 kill -9 $pid
-wait $pid 2>/dev/null
+wait_exit $pid 2>/dev/null
 # A process group that outlives runner's kill -9 is the user's to clean:
 # runner cannot act after SIGKILL. Kill it here so the test leaves nothing.
 kill -9 -"$(ps -o pgid= -p "$(cat "$TMP/child.5")" | tr -d ' ')" 2>/dev/null

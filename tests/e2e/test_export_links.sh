@@ -41,7 +41,7 @@ mkfifo "$target"
 "$RUNNER" export 1 --db "$DB" --out "$out" >"$TMP/fifo.out" 2>"$TMP/fifo.err" &
 pid=$!
 WAIT_LIMIT_S=30 wait_until "export to give up on a FIFO" '! alive $pid' || kill -9 $pid
-wait $pid
+wait_exit $pid
 expect_equal "export's status on a FIFO" "$?" 2
 expect_equal "export's message on a FIFO" "$(cat "$TMP/fifo.err")" \
     "runner: $target: exists and is a FIFO; runner replaces only regular files (remove it or choose another name)"

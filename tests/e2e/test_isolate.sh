@@ -71,7 +71,7 @@ for ending in KILL TERM; do
         kill -INT $pid
     fi
     wait_until "runner to end (SIG$ending)" '! alive $pid'
-    wait $pid
+    wait_exit $pid
     status=$?
     if [ "$ending" = TERM ]; then
         # the second signal leaves at once and says so

@@ -77,7 +77,7 @@ sqlite3 -batch "$TMP/copy.db" "UPDATE sweep SET pid_host = 'node7', pid_boot_id 
 wait_until "the copy's lease to expire" \
     '"$RUNNER" sweeps --db "$TMP/copy.db" --format csv | grep -q "^3,.*,interrupted,"'
 touch "$TMP/go.2"
-wait $pid
+wait_exit $pid
 status=$?
 expect_status 0
 expect_sql "SELECT status, count(*) FROM sweep, gate WHERE sweep.id = 3 AND gate.sweep_id = 3" "ok|5"
@@ -186,7 +186,7 @@ pid=$!
 while alive $pid; do
     sql "UPDATE sweep SET lease_renewed_at = $FUTURE_SQL WHERE id = 2"
 done
-wait $pid
+wait_exit $pid
 status=$?
 expect_status 2
 expect_stderr_contains "waiting "

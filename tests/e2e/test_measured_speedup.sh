@@ -10,10 +10,7 @@
 skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
 [ -x "$RUNNER_BUILD/libexec/dp_logreg" ] ||
     skip_missing dp_logreg "no $RUNNER_BUILD/libexec/dp_logreg: runner was built without MPI"
-if [ "$(id -u)" = 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi_environment
 program="$(cd "$RUNNER_BUILD/libexec" && pwd)/dp_logreg"
 
 # dp_logreg on its own (a singleton MPI process): a bad option is exit 2.

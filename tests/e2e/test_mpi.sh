@@ -164,7 +164,7 @@ while [ $tries -lt 15000 ] && [ -z "$killed" ]; do
     fi
     [ -n "$killed" ] || sleep 0.02
 done
-wait $launcher
+wait_exit $launcher
 status=$?
 if [ -z "$killed" ]; then
     fail "no worker rank to kill (did the sweep finish in under $tries polls?)"

@@ -114,7 +114,7 @@ for pid in $(pgrep -P "$launcher"); do
 done
 [ -n "$killed" ] || fail "no rank 1 to kill (mpirun: $(cat "$TMP/nap.err"))"
 wait_until "mpirun to end after its worker was killed" '! alive $launcher' || kill -TERM "$launcher"
-wait $launcher
+wait_exit $launcher
 grep -qx "runner: rank 1 on $(hostname) sent nothing for 4 s (its process is gone, stopped or cut off); ending the sweep, the points done are stored" \
     "$TMP/nap.err" || fail "rank 0 did not name the dead worker: $(grep runner: "$TMP/nap.err")"
 run "$RUNNER" sweeps --db "$DB" --format csv

@@ -38,7 +38,7 @@ start() {
 # up, the test has failed and mpirun is stopped so the test ends too.
 end() {
     wait_until "mpirun to end ($1)" '! alive $launcher' || kill -TERM "$launcher"
-    wait $launcher
+    wait_exit $launcher
 }
 # rank_pid R: the pid of rank R (the ranks are mpirun's children).
 rank_pid() {
@@ -128,6 +128,6 @@ wait_until "three lease renewals while the points run" \
      [ "$(sort -u "$TMP/renewals" | grep -c .)" -ge 3 ] || ! alive $launcher'
 [ "$(sort -u "$TMP/renewals" | grep -c .)" -ge 3 ] ||
     fail "the lease was not renewed while the points ran: $(sort -u "$TMP/renewals" | tr '\n' ' ')"
-wait $launcher || fail "the long sweep under mpirun failed: $(cat "$TMP/lease.err")"
+wait_exit $launcher || fail "the long sweep under mpirun failed: $(cat "$TMP/lease.err")"
 expect_sql "SELECT status, (SELECT count(*) FROM point) FROM sweep" "ok|2"
 finish

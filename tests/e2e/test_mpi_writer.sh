@@ -90,8 +90,8 @@ PY
         '[ "$(wc -l <"$TMP/ran")" -ge $((ran + 10)) ]'
     expect_equal "points stored while the lock was held" "$(db_count "$DB" "SELECT count(*) FROM point")" "$stored"
     touch "$TMP/release"
-    wait $holder
-    wait $launcher
+    wait_exit $holder
+    wait_exit $launcher
     status=$?
     expect_status 0
     expect_sql "SELECT status FROM sweep" "ok"

@@ -67,7 +67,7 @@ TMPDIR="$TMP/scratch" "$RUNNER" sweep "$slow" --db "$TMP/slow.db" --quiet 2>/dev
 slow_pid=$!
 wait_until "the slow command" '[ -s "$TMP/slow.pid" ]'
 kill -9 "$slow_pid"
-wait "$slow_pid" 2>/dev/null
+wait_exit "$slow_pid" 2>/dev/null
 stale=$(ls -d "$TMP"/scratch/runner-slow-*)
 [ -d "$stale" ] || fail "the killed runner left no scratch directory to test with"
 TMPDIR="$TMP/scratch" run "$RUNNER" sweep "$echo_script" --db "$TMP/scratch.db" --quiet

@@ -117,7 +117,7 @@ while IFS= read -r line; do
         url=$(grep -o 'http://[^ ]*' "$TMP/out" | head -n 1)
         curl -sf -o /dev/null "$url" || fail "README command $n: $url did not answer"
         kill -INT "$server" 2>/dev/null
-        wait "$server"
+        wait_exit "$server"
         status=$?
         ;;
     *)

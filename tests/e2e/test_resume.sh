@@ -45,7 +45,7 @@ pid=$!
 wait_until "the first committed point" \
     '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
 kill -INT $pid
-wait $pid
+wait_exit $pid
 status=$?
 expect_status 130
 no_partial_points "$DB"
@@ -67,7 +67,7 @@ pid=$!
 wait_until "the first committed point" \
     '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
 kill -9 $pid
-wait $pid 2>/dev/null
+wait_exit $pid 2>/dev/null
 id=$(sql "SELECT max(id) FROM sweep")
 for round in 1 2 3 4 5 6 7 8; do
     no_partial_points "$DB"
@@ -80,7 +80,7 @@ for round in 1 2 3 4 5 6 7 8; do
     wait_until "round $round's point $target" \
         '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge $target ] || ! alive $pid'
     kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
+    wait_exit $pid 2>/dev/null
 done
 no_partial_points "$DB"
 # The stored sweep is still marked running by a dead process: resumable.

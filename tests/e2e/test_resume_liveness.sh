@@ -34,7 +34,7 @@ run "$RUNNER" resume 1 --db "$DB" --force
 expect_status 2
 expect_stderr "runner: $DB: sweep 1 is still running (pid $pid on this host); wait for it or stop it first"
 kill -9 $pid
-wait $pid 2>/dev/null
+wait_exit $pid 2>/dev/null
 expect_sql "SELECT status FROM sweep WHERE id = 1" "running"
 
 # A script that ends, for the resumes below.

@@ -102,10 +102,7 @@ expect_stderr "runner: sweep 9 stored in $DB: 8 points ok, 0 failed, 0 reused"
 
 # 7. Under MPI, rank 0 copies and the workers run the rest.
 if command -v mpirun >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    fi
-    export OMPI_MCA_btl_vader_single_copy_mechanism=none
+    mpi_environment
     v3=$(write_script v3.lua <<'LUA'
 sweep("testkit", { x = {1, 2, 3, 4, 5}, rows = 2, label = {"a", "z"} }, { print = false })
 LUA

@@ -186,7 +186,7 @@ local found = s:find('.-.-.-.-b')"
     wait_until "the pcall_signal script's point" \
         '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
     kill -TERM $pid 2>/dev/null
-    wait $pid
+    wait_exit $pid
     status=$?
     [ "$status" = 130 ] ||
         fail "pcall_signal: exit status $status after one SIGTERM (137: ignored until killed), expected 130"

@@ -29,7 +29,7 @@ pid=$!
 wait_until "the summary line before the finalizer runs" \
     'grep -q "stored in" "$TMP/err" || ! alive $pid'
 kill -TERM $pid 2>/dev/null
-wait $pid
+wait_exit $pid
 status=$?
 expect_status 130
 expect_stderr "runner: sweep 1 stored in $DB: 1 points ok, 0 failed
@@ -111,11 +111,11 @@ PY
         '! alive $pid || { ls -l /proc/$pid/fd 2>/dev/null | grep -qF "$DB" &&
           [ "$(ps -o etimes= -p $pid | tr -d " ")" -ge 6 ]; }'
     touch "$TMP/release"
-    wait $pid
+    wait_exit $pid
     status=$?
     expect_status 0
     expect_stderr "runner: sweep 2 stored in $DB: 1 points ok, 0 failed"
-    wait $holder
+    wait_exit $holder
     expect_sql "SELECT group_concat(status, ' ') FROM sweep" "ok ok"
 else
     echo "SKIP: waiting for a lock: needs python3 to hold it"

@@ -279,7 +279,7 @@ wait_until "its filtered total grows" \
     '[ "$(live_total "col=workers&op=eq&value=500")" -gt "$first_filtered" ]'
 alive $sweep_pid || fail "the live sweep ended before its total grew; make it longer"
 kill -INT $sweep_pid
-wait $sweep_pid
+wait_exit $sweep_pid
 expect_equal "the total once stopped" "$(live_total "")" \
     "$(sql "SELECT count(*) FROM straggler WHERE section_id = $live_section")"
 stop_serve

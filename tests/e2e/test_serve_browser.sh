@@ -128,7 +128,7 @@ cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"
 alive $sweep_pid || fail "the sweep ended before the browser saw it progress; make it longer"
 kill -INT $sweep_pid
-wait $sweep_pid
+wait_exit $sweep_pid
 stop_serve
 expect_status 0
 finish

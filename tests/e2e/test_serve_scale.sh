@@ -94,7 +94,7 @@ same_pages "after the cache was deleted" "sort=random&order=desc"
 stop_serve
 expect_status 0
 kill -TERM "$SCAN_PID"
-wait "$SCAN_PID"
+wait_exit "$SCAN_PID"
 expect_equal "the user's file, byte for byte" "$(sha256sum "$DB" | cut -d' ' -f1)" "$before"
 
 # --- a resumed sweep's new rows are seen --------------------------------------
@@ -117,7 +117,7 @@ until [ "$(db_count "$DB" "SELECT count(*) FROM sweep WHERE status = 'interrupte
     wait_until "five points of the slow sweep" \
         '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 5 ] || ! alive $sweep_pid'
     kill -INT $sweep_pid
-    wait $sweep_pid
+    wait_exit $sweep_pid
 done
 expect_sql "SELECT status FROM sweep" "interrupted"
 stored=$(sql "SELECT count(*) FROM slow")
@@ -135,7 +135,7 @@ expect_equal "its total, resumed" "$(curl -s "${BASE_CACHED}api/section/1/rows?s
     fail "the copy was not made again after the sweep resumed"
 stop_serve
 kill -TERM "$SCAN_PID"
-wait "$SCAN_PID"
+wait_exit "$SCAN_PID"
 
 # --- a cache that cannot be written: the scan, said once ----------------------
 # As root no directory is unwritable: then a directory takes the cache's name.
@@ -153,7 +153,7 @@ same_pages "no cache" "sort=random" "sort=x&order=desc" "col=x&op=ge&value=30"
 stop_serve
 expect_status 0
 kill -TERM "$SCAN_PID"
-wait "$SCAN_PID"
+wait_exit "$SCAN_PID"
 chmod u+w "$TMP/ro" "$DB"
 expect_equal "the log" "$(sed 's/(.*: cannot [a-z ]*: .*)/(WHY)/' "$TMP/serve.err")" \
     "runner: serve: no sort cache (WHY); sorts and filters scan the section"

@@ -209,7 +209,7 @@ pid=$!
 wait_until "shard 2's first committed point" \
     '[ "$(db_count "$TMP/slow2.db" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
 kill -9 $pid
-wait $pid 2>/dev/null
+wait_exit $pid 2>/dev/null
 run "$RUNNER" merge "$TMP/slow.db" "$TMP/slow1.db" "$TMP/slow2.db"
 expect_status 2
 # One line per shard: the state a reader shows (this host proves the

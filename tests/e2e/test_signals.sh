@@ -16,7 +16,7 @@ for signal in INT TERM; do
     wait_until "the first committed point" \
         '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 1 ] || ! alive $pid'
     kill -$signal $pid
-    wait $pid
+    wait_exit $pid
     status=$?
     expect_status 130
     expect_stderr_contains "runner: interrupted; finished points are stored"

@@ -15,8 +15,7 @@ done
 if [ "$(id -u)" != 0 ]; then
     skip_missing root "slurmd must run as root to start jobs; run this test as root"
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi_environment
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 RUNNER=$(realpath "$RUNNER")
 export SLURM_CONF="$TMP/slurm.conf"
@@ -208,7 +207,7 @@ for pid in $(pgrep -f "sweep $slow --db $DB"); do
 done
 [ -n "$worker" ] || fail "no worker rank to kill: $(cat "$TMP/err")"
 kill -9 $worker
-wait $step
+wait_exit $step
 status=$?
 [ "$status" != 0 ] || fail "srun exited 0 after its worker was killed"
 expect_stderr_contains "srun: error: localhost: task 1: Killed"
