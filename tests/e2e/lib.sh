@@ -11,6 +11,12 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/runner-e2e.XXXXXX")
 # for that pipe to close.
 trap 'for p in $(descendants $$); do kill -KILL "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 DB="$TMP/results.db"
+# Every curl a test runs gives up after two minutes (curl reads
+# $CURL_HOME/.curlrc; runner's libcurl does not): a request a server never
+# answers fails the test instead of hanging it.
+mkdir -p "$TMP/curl-home"
+echo "max-time = 120" >"$TMP/curl-home/.curlrc"
+export CURL_HOME="$TMP/curl-home"
 failures=0
 
 fail() {

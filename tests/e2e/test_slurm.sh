@@ -143,13 +143,17 @@ expect_sql "SELECT shard_count, status FROM sweep" "4|ok"
 same_as_single "$TMP/merged.db" "the merged array"
 grep -q "merged 4 shards into sweep 1" "$TMP/jobs/merge.log" || fail "merge.log: $(cat "$TMP/jobs/merge.log")"
 
+# A step waits for its node as long as the node is busy or drained (a
+# killed step still completing, a task that would not die): --immediate
+# bounds that wait, so a node that never comes back fails the test, with
+# the node's state, instead of hanging it.
 # 2. srun --mpi=pmix -n 2 (pmi2 when this Slurm has no pmix).
 mpi=pmix
 srun --mpi=list 2>&1 | grep -qw pmix || {
     mpi=pmi2
     echo "note: srun has no pmix here; using --mpi=pmi2" >&2
 }
-run srun --mpi=$mpi -n 2 --overcommit "$RUNNER" sweep "$script" --db "$TMP/srun.db" --quiet
+run srun --mpi=$mpi -n 2 --overcommit --immediate=120 "$RUNNER" sweep "$script" --db "$TMP/srun.db" --quiet
 expect_status 0
 if grep -q "built without MPI" "$TMP/err"; then
     skip_missing "MPI support" "runner was built without MPI"
@@ -197,7 +201,7 @@ expect_equal "the resumed array" "$(sqlite3 "$TMP/kill.db" "$q" | sha256sum)" "$
 # runner's readers, which see its process gone, show it 'interrupted'. An
 # srun --resume then finishes it with the rows of one process.
 DB="$TMP/srun_kill.db"
-srun --mpi=$mpi -n 2 --overcommit "$RUNNER" sweep "$slow" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err" &
+srun --mpi=$mpi -n 2 --overcommit --immediate=120 "$RUNNER" sweep "$slow" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err" &
 step=$!
 WAIT_LIMIT_S=60 wait_until "the srun step's first committed points" \
     '[ "$(db_count "$DB" "SELECT count(*) FROM point")" -ge 3 ] || ! alive $step'
@@ -220,7 +224,8 @@ expect_status 0
 expect_equal "the killed step's sweep" "$(cut -d, -f1,5 "$TMP/out" | tail -1)" "1,interrupted"
 run "$RUNNER" sweeps --db "$DB" --status running
 expect_equal "sweeps --status running" "$(tail -n +3 "$TMP/out")" ""
-run srun --mpi=$mpi -n 2 --overcommit "$RUNNER" sweep "$slow" --db "$DB" --resume --quiet
+run srun --mpi=$mpi -n 2 --overcommit --immediate=120 "$RUNNER" sweep "$slow" --db "$DB" --resume --quiet
+[ "$status" = 0 ] || sinfo -N -o "node %N: %T %E" >&2
 expect_status 0
 expect_stderr_contains "runner: sweep 1 resumed in $DB: "
 expect_stderr_contains " already stored"
