@@ -58,6 +58,7 @@ command "allreduce_lat" {
   },
   output = "jsonl",
   timeout = 300,
+  jobs = 1, -- timed: one mpirun at a time, whatever --jobs says
 }
 
 local measured = sweep("allreduce_lat", {

@@ -57,6 +57,10 @@ command "dp_logreg" {
   },
   output = "jsonl",
   timeout = opt.timeout,
+  -- One run at a time whatever --jobs says: two would share the cores the
+  -- rounds are timed on, and two mpiruns starting at once can collide
+  -- creating Open MPI's session directory.
+  jobs = 1,
 }
 
 local grid = { base = opt.base, jitter = opt.jitters, workers = opt.workers }

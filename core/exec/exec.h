@@ -31,6 +31,7 @@ typedef struct exec_settings {
     int repeats, warmup;       /* 1 and 0 */
     double timeout_s;          /* 0: none */
     int shell;                 /* argv is one string run by /bin/sh -c */
+    int max_jobs;              /* points at once in one process; 0: --jobs */
     uint64_t output_max_bytes; /* per stream */
     uint64_t artifact_point_max_bytes, artifact_sweep_max_bytes;
     int script_line; /* where it was declared, for messages */
@@ -83,6 +84,10 @@ int exec_is_command(const runner_plugin *plugin);
  * command's. */
 char *exec_argv_json(const runner_plugin *plugin);
 int exec_uses_shell(const runner_plugin *plugin);
+/* The declaration's jobs: at most this many of the command's points run at
+ * once under --jobs (a program that times itself, or starts mpirun, runs
+ * alone); 0 when it set none. plugin must be a command's. */
+int exec_max_jobs(const runner_plugin *plugin);
 
 /* The text {name} becomes in argv: integers in full, reals in the
  * shortest form that reads back the same, booleans true/false, text as it

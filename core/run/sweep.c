@@ -356,6 +356,10 @@ int sweepi_write_in_turn(section_job *job, int64_t section_id, finished_point *f
 static section_mode plan_section(section_job *job, int *jobs)
 {
     *jobs = job->run->options->jobs > 1 ? job->run->options->jobs : 1;
+    /* A command may ask to run alone (exec.h, exec_max_jobs). */
+    if (exec_is_command(job->plugin) && exec_max_jobs(job->plugin) > 0 &&
+        *jobs > exec_max_jobs(job->plugin))
+        *jobs = exec_max_jobs(job->plugin);
     if ((uint64_t)*jobs > job->count)
         *jobs = job->count > 0 ? (int)job->count : 1;
     job->window_size = *jobs == 1 ? 1 : (size_t)*jobs * WINDOW_SLOTS_PER_JOB;

@@ -280,7 +280,7 @@ static int read_output(lua_State *L, exec_command *c, int idx, char *msg, size_t
 static const char *const known_keys[] = {
     "name", "argv", "params", "columns", "output", "repeats", "repeat", "warmup", "timeout",
     "shell", "artifacts", "output_max_bytes", "artifact_point_max_bytes",
-    "artifact_sweep_max_bytes", NULL,
+    "artifact_sweep_max_bytes", "jobs", NULL,
 };
 /* clang-format on */
 
@@ -296,8 +296,8 @@ static int check_keys(lua_State *L, int idx, char *msg, size_t size)
         if (!known) {
             snprintf(msg, size,
                      "unknown field '%s' (expected name, argv, params, columns, "
-                     "output, repeats, warmup, timeout, shell, artifacts, output_max_bytes, "
-                     "artifact_point_max_bytes, artifact_sweep_max_bytes)",
+                     "output, repeats, warmup, timeout, shell, jobs, artifacts, "
+                     "output_max_bytes, artifact_point_max_bytes, artifact_sweep_max_bytes)",
                      key);
             lua_pop(L, 1);
             return -1;
@@ -309,8 +309,8 @@ static int check_keys(lua_State *L, int idx, char *msg, size_t size)
 static int read_settings(lua_State *L, exec_command *c, int idx, char *msg, size_t size)
 {
     exec_settings *s = exec_command_settings(c);
-    double repeats, repeat, warmup, timeout, out_max, point_max, sweep_max;
-    if (number_field(L, idx, "repeats", 1, &repeats) ||
+    double repeats, repeat, warmup, timeout, out_max, point_max, sweep_max, jobs;
+    if (number_field(L, idx, "repeats", 1, &repeats) || number_field(L, idx, "jobs", 0, &jobs) ||
         number_field(L, idx, "repeat", 1, &repeat) || number_field(L, idx, "warmup", 0, &warmup) ||
         number_field(L, idx, "timeout", 0, &timeout) ||
         number_field(L, idx, "output_max_bytes", (double)s->output_max_bytes, &out_max) ||
@@ -318,7 +318,14 @@ static int read_settings(lua_State *L, exec_command *c, int idx, char *msg, size
                      &point_max) ||
         number_field(L, idx, "artifact_sweep_max_bytes", (double)s->artifact_sweep_max_bytes,
                      &sweep_max)) {
-        snprintf(msg, size, "repeats, warmup, timeout and the *_max_bytes fields must be numbers");
+        snprintf(msg, size,
+                 "repeats, warmup, timeout, jobs and the *_max_bytes fields must be numbers");
+        return -1;
+    }
+    if (jobs != 0 && (jobs != floor(jobs) || jobs < 1 || jobs > 1024)) {
+        snprintf(msg, size,
+                 "jobs must be a whole number from 1 to 1024 (how many of its points may run "
+                 "at once)");
         return -1;
     }
     if (repeat != 1)
@@ -333,6 +340,7 @@ static int read_settings(lua_State *L, exec_command *c, int idx, char *msg, size
     s->repeats = (int)repeats;
     s->warmup = (int)warmup;
     s->timeout_s = timeout;
+    s->max_jobs = (int)jobs;
     s->output_max_bytes = (uint64_t)out_max;
     s->artifact_point_max_bytes = (uint64_t)point_max;
     s->artifact_sweep_max_bytes = (uint64_t)sweep_max;

@@ -192,4 +192,37 @@ for how in "1" "2" "1 --isolate" "2 --isolate"; do
                 max(siblings) <= ${how%% *} FROM fresh" "7|0|700|1|1"
 done
 [ -z "$(ls -A "$TMP/scratch")" ] || fail "a sweep's work directory was left behind"
+
+# jobs = 1: a command that must run alone (it times itself, or starts
+# mpirun) runs one point at a time whatever --jobs says. Each point holds
+# a directory as a lock while it runs and fails if another point holds it;
+# without the cap, --jobs 4 runs them together (checked too, so the lock
+# is known to catch an overlap).
+for cap in "jobs = 1," ""; do
+    script=$(write_script alone.lua <<LUA
+command "alone" { $cap argv = { "sh", "-c",
+  "mkdir $TMP/held 2>/dev/null || exit 3; sleep 0.1; rmdir $TMP/held; echo '{{\"y\": {i}}}'" },
+  params = { i = { type = "integer" } }, columns = { { name = "y", type = "integer" } } }
+sweep("alone", { i = range(1, 8) }, { print = false })
+LUA
+)
+    DB="$TMP/alone$([ -n "$cap" ] && echo 1).db"
+    run "$RUNNER" sweep "$script" --db "$DB" --quiet --jobs 4
+    if [ -n "$cap" ]; then
+        expect_status 0
+        expect_sql "SELECT count(*) FROM alone" "8"
+    else
+        expect_status 1
+        [ "$(sql "SELECT count(*) FROM point WHERE status = 'failed'")" -ge 1 ] ||
+            fail "--jobs 4 without a cap ran no two points at once"
+    fi
+    rmdir "$TMP/held" 2>/dev/null
+done
+script=$(write_script bad_jobs.lua <<'LUA'
+command "bad" { argv = { "true" }, jobs = 0.5 }
+LUA
+)
+run "$RUNNER" sweep "$script" --db "$TMP/bad_jobs.db"
+expect_status 2
+expect_stderr "runner: $script:1: command 'bad': jobs must be a whole number from 1 to 1024 (how many of its points may run at once)"
 finish
