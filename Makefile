@@ -201,8 +201,10 @@ CHECKED_ASAN_OPTIONS = detect_leaks=1:detect_stack_use_after_return=1:strict_str
 SANITIZER_ENV = ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/cmake/lsan.supp:print_suppressions=0 \
 	OMPI_MCA_mca_base_component_disable_dlclose=1 RUNNER_NO_DLCLOSE=1
-# Under the sanitizers too, a hung test fails after TEST_TIMEOUT seconds.
-SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout $(TEST_TIMEOUT)
+# Under the sanitizers too a hung test fails, after twice as long: the
+# slowest takes about 110 s there (test_corpus).
+SANITIZE_TIMEOUT = 600
+SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout $(SANITIZE_TIMEOUT)
 
 test-sanitize:
 	$(check_packages)
