@@ -158,7 +158,8 @@ REQUIRE_TOOLS = RUNNER_TEST_REQUIRE_TOOLS=1
 # hang would eat a CI run); the slowest test takes about a minute.
 TEST_TIMEOUT = 300
 test: build-checks browser-driver
-	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) ctest --output-on-failure --timeout $(TEST_TIMEOUT) -j $(JOBS)
+	cd $(BUILD_DIR) && $(REQUIRE_TOOLS) RUNNER_TEST_TIMEOUT_S=$(TEST_TIMEOUT) \
+	  ctest --output-on-failure --timeout $(TEST_TIMEOUT) -j $(JOBS)
 
 # The browser tests' driver from the npm registry, at the versions the lock
 # file pins (npm ci), into BUILD_DIR/browser; again only when the lock changes.
@@ -204,7 +205,8 @@ SANITIZER_ENV = ASAN_OPTIONS=$(CHECKED_ASAN_OPTIONS) UBSAN_OPTIONS=print_stacktr
 # Under the sanitizers too a hung test fails, after twice as long: the
 # slowest takes about 110 s there (test_corpus).
 SANITIZE_TIMEOUT = 600
-SANITIZE_CTEST = $(REQUIRE_TOOLS) ctest --output-on-failure --timeout $(SANITIZE_TIMEOUT)
+SANITIZE_CTEST = $(REQUIRE_TOOLS) RUNNER_TEST_TIMEOUT_S=$(SANITIZE_TIMEOUT) \
+	ctest --output-on-failure --timeout $(SANITIZE_TIMEOUT)
 
 test-sanitize:
 	$(check_packages)

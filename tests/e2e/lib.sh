@@ -219,9 +219,31 @@ descendants() {
 show_stacks() {
     for p in "$1" $(descendants "$1"); do
         echo "--- process $p: $(ps -o stat=,etimes=,args= -p "$p" 2>/dev/null)" >&2
+        case "$(ps -o comm= -p "$p" 2>/dev/null)" in
+            sh | dash | bash | sleep) continue ;; # the test's own shells
+        esac
         if command -v gdb >/dev/null 2>&1; then
             gdb -p "$p" -batch -nx -ex "thread apply all bt" 2>/dev/null |
                 grep -E '^(Thread|#)' >&2
         fi
     done
 }
+
+# Under make test (RUNNER_TEST_TIMEOUT_S, ctest's --timeout), a watchdog
+# prints the stacks of everything the test runs 20 s before ctest kills
+# it, so a hung foreground command shows where it hung too (wait_exit
+# does that for background ones). It checks once a second that the test
+# still runs, so it never holds ctest's output pipe for longer.
+if [ -n "${RUNNER_TEST_TIMEOUT_S:-}" ]; then
+    (
+        deadline=$(($(date +%s) + RUNNER_TEST_TIMEOUT_S - 20))
+        while kill -0 $$ 2>/dev/null; do
+            if [ "$(date +%s)" -ge "$deadline" ]; then
+                echo "watchdog: the test still runs $((RUNNER_TEST_TIMEOUT_S - 20)) s after it started; what it runs:" >&2
+                show_stacks $$
+                exit 0
+            fi
+            sleep 1
+        done
+    ) &
+fi

@@ -92,10 +92,14 @@ LUA
 race_failures=0
 for round in $(seq 1 40); do
     DB="$TMP/race$round.db"
+    pids=""
     for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
         "$RUNNER" sweep "$one" --db "$DB" --jobs 1 --quiet >/dev/null 2>"$TMP/race.$k" &
+        pids="$pids $!"
     done
-    wait
+    for pid in $pids; do
+        wait_exit $pid
+    done
     for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
         if ! grep -q "points ok, 0 failed" "$TMP/race.$k"; then
             race_failures=$((race_failures + 1))
