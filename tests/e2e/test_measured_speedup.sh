@@ -7,10 +7,10 @@
 # seconds). Skipped (77) without mpirun or without dp_logreg (built only
 # with MPI); under make test either is a failure.
 . tests/e2e/lib.sh
-skip_without mpirun "no mpirun (apt-get install openmpi-bin libopenmpi-dev)"
+# (mpi_lib.sh: skipped without mpirun, Open MPI's environment)
+. tests/e2e/mpi_lib.sh
 [ -x "$RUNNER_BUILD/libexec/dp_logreg" ] ||
     skip_missing dp_logreg "no $RUNNER_BUILD/libexec/dp_logreg: runner was built without MPI"
-mpi_environment
 program="$(cd "$RUNNER_BUILD/libexec" && pwd)/dp_logreg"
 
 # dp_logreg on its own (a singleton MPI process): a bad option is exit 2.
