@@ -175,7 +175,9 @@ int options_resolve_sweep(const char *command, const char *arg, int allow_last, 
                           int *last);
 
 /* Prints a usage error the way every command does:
- * "runner: <fmt with arg>; see 'runner --help'". Returns EXIT_USAGE. */
+ * "runner: <fmt with arg>; see 'runner --help'". fmt holds one %s, where
+ * arg goes, escaped for a terminal, and no other conversion. Returns
+ * EXIT_USAGE. */
 int options_usage_error(const char *fmt, const char *arg);
 
 /* The command's synopsis, wrapped to 79 columns, each line after prefix:

@@ -188,7 +188,7 @@ static int emit_row(runner_point *p)
 /* The plugin's own message, prefixed with its name ("comm: ..."): plugins
  * never name themselves, so every plugin's failures read alike and a
  * message in the point table says who wrote it (docs/plugin-abi.md). */
-static int fail(runner_point *p, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(runner_point *p, const char *fmt, ...)
 {
     if (refused(p, CALL_FAIL))
         return RUNNER_ERROR;
@@ -201,7 +201,9 @@ static int fail(runner_point *p, const char *fmt, ...)
     return RUNNER_ERROR;
 }
 
-static void log_message(runner_point *p, runner_log_level level, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void log_message(runner_point *p,
+                                                              runner_log_level level,
+                                                              const char *fmt, ...)
 {
     static const char *const level_names[] = { "debug", "info", "warning" };
     if (level == RUNNER_LOG_DEBUG && !getenv("RUNNER_DEBUG"))
