@@ -474,3 +474,27 @@ CREATE TABLE IF NOT EXISTS fit_curve (
     ci_high         REAL,                          --   (fit.confidence); NULL where undefined
     PRIMARY KEY (fit_id, position)
 ) WITHOUT ROWID;
+
+-- Schema version 16: every run of a command point (repeats, warmup), one
+-- row each, written in the batch that stores the point. The point's result
+-- row keeps the summary (wall_s the mean of the measured runs, wall_sd,
+-- wall_min, wall_median, wall_max, wall_runs); these are the runs behind
+-- it, for `runner show --runs`, `export --runs` and `diff --stat`. A point
+-- with one run and no warm-up has none. An older file keeps its summaries.
+CREATE TABLE IF NOT EXISTS command_run (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    point_id        INTEGER NOT NULL,              -- point.id
+    run             INTEGER NOT NULL,              -- 1, 2, ...: in the order they ran, warm-ups first
+    warmup          INTEGER NOT NULL,              -- 1: a warm-up run, not in the summary
+    wall_s          REAL NOT NULL,
+    user_s          REAL NOT NULL,                 -- CPU time of the run and its children
+    sys_s           REAL NOT NULL,
+    max_rss_kib     INTEGER NOT NULL,              -- peak resident set (getrusage)
+    voluntary_switches   INTEGER NOT NULL,         -- context switches: waits (I/O, sleep)
+    involuntary_switches INTEGER NOT NULL,         --   and preemptions (the scheduler)
+    exit_status     INTEGER NOT NULL,              -- -1: ended by a signal
+    run_values      TEXT,                          -- JSON object of the declared columns of
+                                                   --   the one row this run printed; NULL:
+                                                   --   none or several
+    PRIMARY KEY (sweep_id, point_id, run)
+) WITHOUT ROWID;

@@ -59,6 +59,15 @@ int cli_sweep_filter_given(const store_sweep_filter *f);
 int cli_show_section(store *s, int64_t section_id, output_format format, size_t max_width,
                      FILE *out, char **err);
 
+/* show --runs, export --runs (cli_runs.c): the columns of a section's runs
+ * (its parameters, the run's own, its declared columns; *plugin malloc'd),
+ * then the runs streamed to out in format: an output_format, or
+ * CLI_RUNS_NDJSON (export's one object a line). */
+#define CLI_RUNS_NDJSON 100
+int cli_runs_columns(store *s, int64_t section_id, table **out, char **plugin, char **err);
+int cli_show_runs_section(store *s, int64_t section_id, const table *cols, int format,
+                          size_t max_width, FILE *out, char **err);
+
 /* The commands (options_command.run). */
 int cli_run_sweep(const options_parsed *args);
 int cli_run_resume(const options_parsed *args);

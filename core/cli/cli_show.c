@@ -259,6 +259,20 @@ int cli_show_section(store *s, int64_t section_id, output_format format, size_t 
     return rc;
 }
 
+/* show --runs: one section's runs. */
+static int show_runs(store *s, int64_t section_id, output_format format, size_t max_width,
+                     char **err)
+{
+    table *cols = NULL;
+    char *plugin = NULL;
+    int rc = cli_runs_columns(s, section_id, &cols, &plugin, err);
+    if (rc == 0)
+        rc = cli_show_runs_section(s, section_id, cols, (int)format, max_width, stdout, err);
+    table_free(cols);
+    free(plugin);
+    return rc;
+}
+
 /* runner show SWEEP [--section N]: each section's table, one after another.
  * One CSV holds one table: several sections as CSV are refused with where
  * to go instead (--section, runner export). */
@@ -304,7 +318,9 @@ int cli_show_rows(const options_parsed *a)
         char *err = NULL;
         if (format == OUTPUT_JSON && i > first)
             printf(",\n");
-        if (cli_show_section(s, ids[i], format, max_width, stdout, &err) != 0) {
+        if ((a->values[OPTION_SHOW_RUNS].given
+                 ? show_runs(s, ids[i], format, max_width, &err)
+                 : cli_show_section(s, ids[i], format, max_width, stdout, &err)) != 0) {
             fflush(stdout);
             status = cli_fail(err);
             break;

@@ -43,6 +43,9 @@ void exec_command_free(exec_command *c); /* accepts NULL; removes its work direc
 exec_settings *exec_command_settings(exec_command *c);
 /* Each copies what it is given. Return 0, or -1 (no memory). */
 int exec_command_add_param(exec_command *c, const runner_param *param);
+/* 1 when name is one of the columns runner measures of a command's points
+ * (wall_s, user_s, ..., wall_runs), 0 for a declared one. */
+int exec_is_measured_column(const char *name);
 int exec_command_add_column(exec_command *c, const runner_column *column);
 int exec_command_add_argv(exec_command *c, const char *element);
 int exec_command_add_artifact(exec_command *c, const char *file_name);

@@ -95,6 +95,8 @@ static void record_exit(exec_spawn_result *r, int status, const struct rusage *r
     r->user_s = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
     r->sys_s = (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
     r->max_rss_kib = ru->ru_maxrss;
+    r->voluntary_switches = ru->ru_nvcsw;
+    r->involuntary_switches = ru->ru_nivcsw;
 }
 
 /* Watches the child until it is reaped and both pipes are closed. Once it

@@ -33,6 +33,7 @@ typedef struct exec_spawn_result {
     int timed_out, stopped; /* killed by the time limit / a stop request */
     double wall_s, user_s, sys_s;
     long max_rss_kib;
+    long voluntary_switches, involuntary_switches; /* context switches (ru_nvcsw, ru_nivcsw) */
 } exec_spawn_result;
 
 /* Runs the request to its end. Returns 0 when the program ran (whatever its

@@ -306,6 +306,8 @@ void host_point_reset(runner_point *p, const value *params, uint64_t seed)
     p->error = NULL;
     artifact_list_free(p->artifacts);
     p->artifacts = NULL;
+    point_runs_free(p->runs);
+    p->runs = NULL;
     p->timed_out = 0;
     p->params = params;
     p->seed = seed;
@@ -321,6 +323,7 @@ void host_point_free(runner_point *p)
     free(p->current);
     free(p->error);
     artifact_list_free(p->artifacts);
+    point_runs_free(p->runs);
     memset(p, 0, sizeof *p);
 }
 

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include "base/artifact.h"
+#include "base/point_run.h"
 #include "base/value.h"
 #include "runner/plugin.h"
 
@@ -31,6 +32,7 @@ struct runner_point {
     /* Command experiments (exec.c): set by the command's run(). */
     int timed_out;       /* the failure was its time limit: status 'timeout' */
     artifact *artifacts; /* files to store with the point, owned */
+    point_runs *runs;    /* its runs (repeats, warmup), stored with the point; owned */
 };
 
 const runner_host *host_table(void);

@@ -110,6 +110,7 @@ void sweepi_release_finished(finished_point *f, const runner_plugin *plugin)
         value_clear(&f->rows[i]);
     free(f->rows);
     artifact_list_free(f->artifacts);
+    point_runs_free(f->runs);
     size_t kept = offsetof(finished_point, canonical);
     memset((char *)f + kept, 0, sizeof *f - kept);
 }
@@ -182,6 +183,8 @@ void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, d
     /* A command's files are kept for failed points too: stderr says why. */
     f->artifacts = point->artifacts;
     point->artifacts = NULL;
+    f->runs = point->runs;
+    point->runs = NULL;
     f->duration_s = util_monotonic() - clock0;
     if (f->failed && stop && *stop) {
         f->interrupted = 1;
@@ -277,6 +280,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f, 
     if (f->artifacts && exec_is_command(plugin))
         exec_keep_within_sweep_cap(plugin, f->index, &f->artifacts);
     record.artifacts = f->artifacts;
+    record.runs = f->runs;
     if (f->failed)
         run->points_failed++;
     else

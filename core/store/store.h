@@ -63,6 +63,8 @@ typedef struct store_point {
      * then what was copied. */
     int64_t reused_from, reused_sweep_id, reused_section_id;
     const struct artifact *artifacts; /* stored with the point (store_artifact.c); may be NULL */
+    const struct point_runs *runs;    /* a command's runs, stored in command_run (store_run.c);
+                                       * may be NULL */
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
@@ -289,6 +291,36 @@ int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char
  * *so_path; NULL there when the sweep has no such plugin. */
 int store_sweep_plugin_path(store *s, int64_t sweep_id, const char *plugin, char **so_path,
                             char **err);
+
+/* --- a command point's runs (command_run, store_run.c) ----------------- */
+
+/* Reads the measured runs (warm-ups left out) of one point at a time, each
+ * run's value of the named columns: wall_s, user_s, sys_s, max_rss_kib are
+ * the run's own, any other name a declared column of its run_values. A
+ * value that is not a number (text, NULL, "NaN") reads as NaN. */
+typedef struct store_run_samples store_run_samples;
+int store_run_samples_open(store *s, const char *const *columns, size_t count,
+                           store_run_samples **out, char **err);
+/* The point's runs, row-major (*runs rows of count values), valid until the
+ * next read; *runs 0 when it has none (one run, or an older file). 0, or
+ * -1 with *err. */
+int store_run_samples_read(store_run_samples *r, int64_t sweep_id, int64_t point_id,
+                           const double **values, size_t *runs, char **err);
+void store_run_samples_close(store_run_samples *r); /* accepts NULL */
+
+/* The runs of a section's points, in point then run order, one row at a
+ * time in columns' order (borrowed: it outlives the cursor): a column with
+ * is_param is the point's parameter of that name; point_id, run, warmup,
+ * wall_s, user_s, sys_s, max_rss_kib, voluntary_switches,
+ * involuntary_switches and exit_status the run's own; any other name the
+ * declared column of that name in run_values (NULL when the run printed
+ * none). Memory stays one row whatever the count. */
+typedef struct store_run_cursor store_run_cursor;
+int store_run_cursor_open(store *s, int64_t section_id, const table *columns,
+                          store_run_cursor **out, char **err);
+/* 1 with row filled (the caller clears it), 0 at the end, -1 with *err. */
+int store_run_cursor_next(store_run_cursor *c, value *row, char **err);
+void store_run_cursor_close(store_run_cursor *c); /* accepts NULL */
 
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 
