@@ -331,6 +331,12 @@ int machine_judge(const machine_facts *m, int jobs, machine_finding **out, size_
                     util_format("--jobs %ld or fewer (a command's jobs = 1 runs its points "
                                 "alone)",
                                 cpus));
+    if (governor && strcmp(governor, "none") == 0)
+        add_finding(&f, 0, util_strdup("no cpufreq"),
+                    util_strdup("no CPU frequency driver shows here (a virtual machine?): "
+                                "the host decides the clock and turbo"),
+                    util_strdup("compare sweeps from this same machine only; for steady "
+                                "clocks, measure on bare metal"));
     const char *aslr = machine_get(m, "aslr");
     if (aslr && strncmp(aslr, "off", 3) != 0 && strcmp(aslr, "unknown") != 0)
         add_finding(&f, 0, util_format("ASLR %s", aslr),
