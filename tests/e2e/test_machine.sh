@@ -27,17 +27,17 @@ make_machine "$TMP/a" performance "0.00 0.00 0.00"
 make_machine "$TMP/b" powersave "0.10 0.05 0.01"
 
 # runner machine: fit (exit 0), not fit (exit 1), bad input (exit 2).
-RUNNER_MACHINE_ROOT="$TMP/a" run "$RUNNER" machine
+run env RUNNER_MACHINE_ROOT="$TMP/a" "$RUNNER" machine
 expect_status 0
 expect_stdout_contains "governor         performance"
 expect_stdout_contains "fit to measure on (give --jobs N to judge a sweep's)"
 awk 'length > 80 { exit 1 }' "$TMP/out" || fail "runner machine prints a line past 80 columns"
-RUNNER_MACHINE_ROOT="$TMP/a" run "$RUNNER" machine --jobs 4
+run env RUNNER_MACHINE_ROOT="$TMP/a" "$RUNNER" machine --jobs 4
 expect_status 1
 expect_stdout_contains "noisy: --jobs 4 runs more points at once than the 2 cores online"
 expect_stdout_contains "  do: --jobs 2 or fewer (a command's jobs = 1 runs its points alone)"
 expect_stdout_contains "not fit to measure on: 1 thing above makes timings noisy"
-RUNNER_MACHINE_ROOT="$TMP/b" run "$RUNNER" machine
+run env RUNNER_MACHINE_ROOT="$TMP/b" "$RUNNER" machine
 expect_status 1
 expect_stdout_contains "noisy: the CPU frequency governor is powersave, not performance: the clock"
 expect_stdout_contains "  do: sudo cpupower frequency-set -g performance"
@@ -57,17 +57,17 @@ sweep("timed", { k = { 1, 2 } }, { print = false })
 sweep("timed", { k = { 3 } }, { print = false })
 LUA
 )
-RUNNER_MACHINE_ROOT="$TMP/a" run "$RUNNER" sweep "$script" --db "$DB" --jobs 1
+run env RUNNER_MACHINE_ROOT="$TMP/a" "$RUNNER" sweep "$script" --db "$DB" --jobs 1
 expect_status 0
 expect_stderr "runner: sweep 1 stored in $DB: 3 points ok, 0 failed"
-RUNNER_MACHINE_ROOT="$TMP/b" run "$RUNNER" sweep "$script" --db "$DB" --jobs 1
+run env RUNNER_MACHINE_ROOT="$TMP/b" "$RUNNER" sweep "$script" --db "$DB" --jobs 1
 expect_status 0
 # warned once, at the first measured section, and the sweep went on
 expect_equal "the warning" "$(head -n 1 "$TMP/err")" \
     "runner: warning: timings here may be noisy (governor powersave); 'runner machine' says what to do"
 expect_equal "warnings" "$(grep -c 'warning' "$TMP/err")" 1
 printf '0.15 0.50 0.20 1/100 4242\n' >"$TMP/a/proc/loadavg"
-RUNNER_MACHINE_ROOT="$TMP/a" run "$RUNNER" sweep "$script" --db "$DB" --jobs 1
+run env RUNNER_MACHINE_ROOT="$TMP/a" "$RUNNER" sweep "$script" --db "$DB" --jobs 1
 expect_status 0
 expect_stderr "runner: sweep 3 stored in $DB: 3 points ok, 0 failed"
 
