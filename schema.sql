@@ -498,3 +498,14 @@ CREATE TABLE IF NOT EXISTS command_run (
                                                    --   none or several
     PRIMARY KEY (sweep_id, point_id, run)
 ) WITHOUT ROWID;
+-- Schema version 17: the machine a sweep ran on (docs/schema.md,
+-- "sweep_machine"): one row per fact, read from /proc and /sys when the
+-- sweep began (base/machine.c), load_end when it ended. A key and a value,
+-- so a later runner records more facts without a schema step; rowid keeps
+-- the order they were recorded in, which is the order they are shown in.
+CREATE TABLE IF NOT EXISTS sweep_machine (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    field           TEXT NOT NULL,                 -- cpu_model, governor, turbo, ...
+    value           TEXT NOT NULL,                 -- as read; 'unknown' when it could not be
+    UNIQUE (sweep_id, field)
+);

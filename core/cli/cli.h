@@ -78,7 +78,14 @@ int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);
 int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
-int cli_merge(const options_parsed *args); /* cli_merge.c */
+int cli_merge(const options_parsed *args);   /* cli_merge.c */
+int cli_machine(const options_parsed *args); /* cli_machine.c */
+/* runner show SWEEP --provenance (cli_provenance.c): the sweep's record,
+ * its plugins and its machine, in format, text wrapped at width. */
+int cli_show_provenance(store *s, int64_t sweep_id, output_format format, size_t width);
+/* m as a table of two text columns, field and value, titled title (for
+ * record_print and the other formats); NULL when out of memory. */
+table *cli_machine_table(const machine_facts *m, const char *title);
 int cli_slurm(const options_parsed *args); /* cli_slurm.c */
 int cli_manage_tag(const options_parsed *args);
 int cli_manage_note(const options_parsed *args);

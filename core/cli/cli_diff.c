@@ -805,6 +805,24 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
     return past ? EXIT_DIFFERENT : EXIT_OK;
 }
 
+/* One line when the two sweeps ran on different machines or settings
+ * (render/machine_note.c): after the verdict in the table format, on
+ * stderr beside CSV and JSON, which stdout keeps clean. */
+static void print_machine_note(const options_parsed *a, store *s, const diff_job *job)
+{
+    output_format format = OUTPUT_TABLE;
+    output_parse_format(a->values[OPTION_DIFF_FORMAT].text, &format);
+    char *line = NULL, *err = NULL;
+    if (machine_note_line(s, job->a, job->b, &line, &err) != 0) {
+        fprintf(stderr, "runner: warning: %s\n", err);
+        free(err);
+        return;
+    }
+    if (line)
+        fprintf(format == OUTPUT_TABLE ? stdout : stderr, "%s\n", line);
+    free(line);
+}
+
 int cli_diff(const options_parsed *a)
 {
     if (!a->positional || !a->positional2)
@@ -843,6 +861,8 @@ int cli_diff(const options_parsed *a)
     int rc = run_diff(a, &job, s, &err);
     status = rc < 0 ? cli_fail(err) : rc ? EXIT_DIFFERENT : EXIT_OK;
 done:
+    if (status == EXIT_OK || status == EXIT_DIFFERENT)
+        print_machine_note(a, s, &job);
     diff_job_clear(&job);
     free(ids_a);
     free(ids_b);

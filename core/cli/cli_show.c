@@ -287,6 +287,15 @@ int cli_show_rows(const options_parsed *a)
     output_format format = format_option(a);
     size_t max_width = output_terminal_width(stdout, a->values[OPTION_SHOW_WIDE].given);
     const option_value *section = &a->values[OPTION_SHOW_SECTION];
+    if (a->values[OPTION_SHOW_PROVENANCE].given) {
+        status = section->given ? options_usage_error("show: --provenance prints the sweep's "
+                                                      "record, not a section's rows; drop %s",
+                                                      "--section")
+                                : cli_show_provenance(s, sweep_id, format, max_width);
+        free(ids);
+        store_close(s);
+        return status;
+    }
     if (section->given && section->integer > count) {
         fprintf(stderr,
                 "runner: show: sweep %lld has %zu section%s; --section %llu is out of "

@@ -37,6 +37,7 @@ enum {
     CMD_FIT = 1u << 21,
     CMD_PARETO = 1u << 22,
     CMD_SENSITIVITY = 1u << 23,
+    CMD_MACHINE = 1u << 24,
 };
 
 typedef enum option_kind {

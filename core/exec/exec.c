@@ -599,6 +599,11 @@ int exec_uses_shell(const runner_plugin *plugin)
     return ((const exec_command *)plugin)->settings.shell;
 }
 
+int exec_repeats(const runner_plugin *plugin)
+{
+    return ((const exec_command *)plugin)->settings.repeats;
+}
+
 int exec_max_jobs(const runner_plugin *plugin)
 {
     return ((const exec_command *)plugin)->settings.max_jobs;

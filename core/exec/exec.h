@@ -87,6 +87,9 @@ int exec_is_command(const runner_plugin *plugin);
  * command's. */
 char *exec_argv_json(const runner_plugin *plugin);
 int exec_uses_shell(const runner_plugin *plugin);
+/* The declaration's repeats: the measured runs of each point (1: one).
+ * plugin must be a command's. */
+int exec_repeats(const runner_plugin *plugin);
 /* The declaration's jobs: at most this many of the command's points run at
  * once under --jobs (a program that times itself, or starts mpirun, runs
  * alone); 0 when it set none. plugin must be a command's. */

@@ -15,10 +15,13 @@
 #include "base/digest.h"
 #include "base/exit_status.h"
 #include "base/lease.h"
+#include "base/machine.h"
 #include "base/provenance.h"
 #include "base/scheduler.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "exec/exec.h"
+#include "machine_facts.h"
 #include "notify/notify.h"
 #include "render/render.h"
 #include "store/store.h"
@@ -34,6 +37,8 @@ struct lifecycle {
     lifecycle_ending ending;
     double resumed_ended_at; /* resume: the end the sweep had recorded; 0: none */
     store_lease *lease;      /* renews the sweep's lease from begin to end (owned) */
+    machine_facts machine;   /* recorded when this run began the sweep; empty on resume */
+    int machine_judged;      /* the first measured section judged the machine */
 };
 
 lifecycle *lifecycle_new(const lifecycle_config *config)
@@ -56,6 +61,7 @@ void lifecycle_free(lifecycle *lc)
     if (!lc)
         return;
     store_lease_stop(lc->lease);
+    machine_facts_clear(&lc->machine);
     sweep_run_free(&lc->run);
     store_close(lc->store);
     free(lc);
@@ -365,6 +371,10 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
         .tag_count = c->sweep_tag_count,
     };
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
+    if (rc == 0 && machine_facts_read(&lc->machine, lc->config.lua_version) != 0)
+        rc = util_fail(err, "out of memory");
+    if (rc == 0)
+        rc = store_sweep_machine_write(lc->store, lc->run.sweep_id, &lc->machine, err);
     if (rc == 0)
         rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, &mine, err);
     if (rc == 0 && c->shard.count)
@@ -571,6 +581,30 @@ done:
     return rc;
 }
 
+/* A measured section times its points to compare them: a command with
+ * repeats (docs/command-experiments.md). The first one of a sweep judges
+ * the machine once and warns, on one line, when it is not fit to measure
+ * on; the sweep goes on. */
+static void judge_machine(lifecycle *lc, const runner_plugin *plugin)
+{
+    if (lc->machine_judged || !exec_is_command(plugin) || exec_repeats(plugin) < 2)
+        return;
+    lc->machine_judged = 1;
+    machine_facts here = { 0 };
+    const machine_facts *m = &lc->machine;
+    if (m->count == 0) { /* resumed: this run recorded nothing */
+        if (machine_facts_read(&here, lc->config.lua_version) != 0)
+            return;
+        m = &here;
+    }
+    int jobs = lc->config.options->jobs, cap = exec_max_jobs(plugin);
+    char *warning = machine_facts_warning(m, cap > 0 && cap < jobs ? cap : jobs);
+    if (warning)
+        fprintf(stderr, "%s\n", warning);
+    free(warning);
+    machine_facts_clear(&here);
+}
+
 int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
                           lifecycle_section_result *result, char **err)
 {
@@ -581,6 +615,7 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         return -1;
     if (!lc->begun)
         return util_fail(err, "the sweep was not begun");
+    judge_machine(lc, section->plugin->desc);
     sweep_section_options options = {
         .title = section->title,
         .script_line = section->script_line,
@@ -712,6 +747,16 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
                               lc->run.points_failed == 0
                           ? lc->resumed_ended_at
                           : util_now();
+    if (lc->machine.count > 0) {
+        /* the load over the sweep's last minute, beside the one before it */
+        char load[64];
+        machine_load_average(load, sizeof load);
+        if (store_sweep_machine_set(lc->store, lc->run.sweep_id, "load_end", load, &err) != 0) {
+            fprintf(stderr, "runner: warning: %s\n", err);
+            free(err);
+            err = NULL;
+        }
+    }
     if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status), ended_at,
                                     c->webhook ? &outbox : NULL, &err) != 0) {
         fprintf(stderr, "runner: %s\n", err);

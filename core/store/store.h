@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/lease.h"
+#include "base/machine.h"
 #include "base/process_identity.h"
 #include "base/table.h"
 #include "base/value.h"
@@ -96,6 +97,18 @@ int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id,
 /* Records one plugin used by the sweep (once per plugin per sweep). */
 int store_sweep_plugin(store *s, int64_t sweep_id, const char *name, const char *version,
                        const char *so_path, const char *so_sha256, char **err);
+/* The machine the sweep runs on (store_machine.c; sweep_machine): each
+ * fact of m as a row, in m's order (an earlier row of a field is replaced).
+ * store_sweep_machine_set records one more, or replaces it (load_end). */
+int store_sweep_machine_write(store *s, int64_t sweep_id, const machine_facts *m, char **err);
+int store_sweep_machine_set(store *s, int64_t sweep_id, const char *field, const char *value,
+                            char **err);
+/* The machine facts recorded with the sweep, in their order, into *out
+ * (zeroed or cleared; machine_facts_clear it). None for a sweep of an
+ * older runner, or of a file older than schema 16 (read as it is). */
+int store_sweep_machine(store *s, int64_t sweep_id, machine_facts *out, char **err);
+/* The SQLite library's own version, for the machine facts. */
+const char *store_sqlite_version(void);
 /* Commits pending points and closes the sweep: status 'ok', 'failed'
  * (some points failed), 'interrupted' or 'error'. */
 int store_sweep_end(store *s, int64_t sweep_id, const char *status, double ended_at, char **err);

@@ -359,6 +359,18 @@ expect_status 0
 expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'command_run'" "1"
 expect_equal "points after the upgrade to 16" "$(sql "$POINTS")" "$points_before"
+# Version 17 adds sweep_machine (the machine a sweep ran on): a version 16
+# file is read as it is (its sweeps recorded no machine), and upgraded by a
+# writing command.
+sqlite3 -batch "$DB" "DROP TABLE sweep_machine; PRAGMA user_version = 16;" >/dev/null
+run "$RUNNER" show 1 --provenance --db "$DB"
+expect_status 0
+expect_stdout_contains "  (none)  not recorded: a runner before schema 17 ran it"
+expect_sql "PRAGMA user_version" "16"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'sweep_machine'" "1"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
