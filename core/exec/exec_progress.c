@@ -42,22 +42,22 @@ static void handle(exec_progress *pr)
     }
     const char *key;
     json_t *v;
-    int values = 0;
+    int fields = 0;
     json_object_foreach(o, key, v)
     {
         if (strcmp(key, "step") == 0)
             continue;
+        fields++;
         if (!json_is_number(v) && !json_is_null(v)) {
             char what[120];
             snprintf(what, sizeof what, "\"%.40s\" is not a number", key);
             refuse(pr, what);
             continue;
         }
-        values++;
         host_series_add(pr->point, key, json_number_value(step),
                         json_is_null(v) ? NAN : json_number_value(v), 0);
     }
-    if (values == 0)
+    if (fields == 0)
         refuse(pr, "RUNNER_SERIES line has no value beside \"step\"");
     json_decref(o);
 }
