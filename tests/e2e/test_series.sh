@@ -76,6 +76,11 @@ run "$RUNNER" plot last --db "$DB" --series nope -o "$TMP/nope.svg"
 expect_status 2
 expect_stderr "runner: sweep 1 has no series 'nope' (it has: loss, lr)"
 
+# runner rm takes a sweep's series with it (foreign keys are on).
+run "$RUNNER" rm 1 --db "$DB"
+expect_status 0
+expect_sql "SELECT count(*) FROM series" "0"
+
 # A CPU-bound point uses cores, a sleeping one about none. The spinning
 # one spins for CPU time, not wall time, so a loaded machine only
 # stretches it (and lowers its share of a core: "about one core" is the
