@@ -70,9 +70,10 @@ def sweep(runner, tmp, script_text, name, interval):
     con = sqlite3.connect(db)
     user, sys_s = con.execute("SELECT user_s, sys_s FROM %s" % name).fetchone()
     values = con.execute("SELECT count(*) FROM series").fetchone()[0]
+    cores = con.execute("SELECT max(cpu_cores_mean), max(cpu_cores_peak) FROM point_system").fetchone()
     con.close()
     return {"runner_cpu_s": (after - before) - (user + sys_s), "wall_s": wall, "values": values,
-            "peak_rss_mb": peak_kib / 1024.0}
+            "peak_rss_mb": peak_kib / 1024.0, "cores_mean": cores[0], "cores_peak": cores[1]}
 
 
 def main():
@@ -98,6 +99,10 @@ def main():
             print("sampling every %-5s s: runner +%.4f s CPU over %.1f s (%d samples, %.3f ms each):"
                   " %.3f %% of one core" % (interval, extra, r["wall_s"], samples, per_sample_ms,
                                             100 * share))
+            if interval == 1:
+                print("the busy point (one spinning process): %.2f cores in use on average, %.2f at"
+                      " the peak (about 1 on a quiet machine; less when other work shares the"
+                      " cores)" % (r["cores_mean"], r["cores_peak"]))
         # At 1 s the few samples are within noise: the per-sample cost at
         # 0.01 s, once a second, is the figure the target is checked on.
         cost_1s = out["interval_0.01"]["per_sample_ms"] / 1e3
