@@ -509,3 +509,40 @@ CREATE TABLE IF NOT EXISTS sweep_machine (
     value           TEXT NOT NULL,                 -- as read; 'unknown' when it could not be
     UNIQUE (sweep_id, field)
 );
+
+-- Schema version 18: what happened during a point (docs/command-experiments.md,
+-- "Series during a point"). A series value is one (name, step, value) a
+-- command printed as a progress line, a plugin reported with host->series,
+-- or runner sampled from the point's process tree (names sys.*, gpuN.*).
+-- Rows name their point by (section_id, ordinal), as the point table does,
+-- because they are written while the point runs, before it has an id.
+CREATE TABLE IF NOT EXISTS series (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL,              -- section.id
+    ordinal         INTEGER NOT NULL,              -- point.ordinal in that section
+    name            TEXT NOT NULL,                 -- loss, sys.cpu_cores, gpu0.util_pct, ...
+    step            REAL NOT NULL,                 -- the program's step; sys.*: the sample number
+    value           REAL,                          -- NULL: not finite
+    t_s             REAL NOT NULL                  -- seconds since the point began
+);
+CREATE INDEX IF NOT EXISTS series_by_sweep ON series(sweep_id, name, section_id, ordinal);
+
+-- One row per point that ran with --sample-interval above 0: its resources,
+-- apart from the point row, whose columns stay those of the plugin.
+-- A command point: its whole process tree over all its runs; a plugin
+-- point (10 ms or longer): the thread that ran it.
+CREATE TABLE IF NOT EXISTS point_system (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL,
+    ordinal         INTEGER NOT NULL,
+    wall_s          REAL NOT NULL,                 -- the runs' (the plugin's) wall time
+    cpu_s           REAL NOT NULL,                 -- user + system CPU time
+    cpu_cores_mean  REAL,                          -- cpu_s / wall_s
+    cpu_cores_peak  REAL,                          -- the largest sampled interval; NULL: none
+    rss_peak_bytes  INTEGER,                       -- the tree's largest sampled RSS or the
+                                                   --   largest process's, whichever is more
+    read_bytes      INTEGER,                       -- storage I/O of the tree (NULL: plugin)
+    written_bytes   INTEGER,
+    samples         INTEGER NOT NULL,              -- sampled intervals
+    PRIMARY KEY (sweep_id, section_id, ordinal)
+) WITHOUT ROWID;

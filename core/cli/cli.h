@@ -38,6 +38,12 @@ int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id);
 /* The command's SWEEP argument (any selector) in the database, read-only:
  * on success *s (store_close it), *sweep_id and its *ids (free them), at
  * least one. Otherwise prints the error and returns EXIT_USAGE. */
+/* runner plot --series NAME (cli_series.c): the series' values of the
+ * sweep as a table (point, step, NAME) into *out (caller frees) and spec's
+ * axes, one line per point. EXIT_OK, or EXIT_USAGE after printing why (an
+ * unknown name: the names it has). */
+int cli_series_table(store *s, int64_t sweep_id, const char *name, table **out, plot_spec *spec);
+
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count);
 /* The same, opened for writing when for_writing (the commands that store

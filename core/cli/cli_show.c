@@ -725,6 +725,17 @@ int cli_show_plot(const options_parsed *a)
         free(pareto_copy);
         return status;
     }
+    if (v[OPTION_PLOT_SERIES].text) { /* cli_series.c */
+        table *series = NULL;
+        status = cli_series_table(s, sweep_id, v[OPTION_PLOT_SERIES].text, &series, &spec);
+        if (status == EXIT_OK)
+            status = draw(series, &spec, format, output);
+        table_free(series);
+        free(ids);
+        store_close(s);
+        free(pareto_copy);
+        return status;
+    }
     uint64_t section = v[OPTION_SECTION].given ? v[OPTION_SECTION].integer : 0;
     char *owned[3] = { NULL, NULL, NULL };
     if (fit_id >= 0) {

@@ -125,7 +125,7 @@ static int check_value(const option_spec *spec, const char *text, option_value *
     case OPTION_SECONDS: {
         double s;
         /* max 0: any finite number (1e999 reads as inf) */
-        if (parse_decimal(text, &s) != 0 || !(s > 0) || !isfinite(s) ||
+        if (parse_decimal(text, &s) != 0 || !(s > 0 || (spec->zero && s == 0)) || !isfinite(s) ||
             (spec->max && s > (double)spec->max))
             return -1;
         v->seconds = s;

@@ -86,6 +86,7 @@ typedef struct option_spec {
     const char *arg;   /* placeholder ("FILE"); NULL for OPTION_FLAG */
     option_kind kind;
     uint64_t min, max;    /* OPTION_INTEGER bounds; OPTION_SECONDS: max only */
+    int zero;             /* OPTION_SECONDS: 0 is a value too (it turns a thing off) */
     const char *expected; /* "a positive integer": the end of a bad value's error */
     int names_command;    /* that error starts "COMMAND: " (plot --section) */
     const char *value;    /* the default, parsed as if typed; NULL: none */

@@ -291,6 +291,8 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
         .stop = j->point->stop,
         .marker = j->envp[j->envc - 1], /* RUNNER_POINT_DIR=..., unique to the point */
     };
+    exec_watchers watchers;
+    exec_watchers_begin(&watchers, &req, j->point);
     int total = s->warmup + s->repeats;
     double *wall = calloc((size_t)s->repeats, sizeof *wall);
     int keep = total > 1;
@@ -316,6 +318,7 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
             free(wall);
             return j->host->fail(j->point, "out of memory");
         }
+        exec_watchers_run_end(&watchers, last);
         if (judge_run(j, last) != 0) {
             free(wall);
             return RUNNER_ERROR;

@@ -56,12 +56,15 @@ lifecycle *lifecycle_new(const lifecycle_config *config)
     return lc;
 }
 
+static void close_series(lifecycle *lc);
+
 void lifecycle_free(lifecycle *lc)
 {
     if (!lc)
         return;
     store_lease_stop(lc->lease);
     machine_facts_clear(&lc->machine);
+    close_series(lc);
     sweep_run_free(&lc->run);
     store_close(lc->store);
     free(lc);
@@ -88,6 +91,23 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->run.store = lc->store;
     lc->run.seed = seed;
     lc->begun = 1;
+    /* Series are an addition: a writer that cannot open costs them only. */
+    char *err = NULL;
+    if (store_series_open(lc->config.options->db_path, &lc->run.series, &err) != 0) {
+        fprintf(stderr, "runner: warning: no series will be kept: %s\n",
+                err ? err : "out of memory");
+        free(err);
+    }
+}
+
+/* Writes the series still queued; says what a failed write lost. */
+static void close_series(lifecycle *lc)
+{
+    char *err = NULL;
+    if (store_series_close(lc->run.series, &err) != 0)
+        fprintf(stderr, "runner: warning: %s\n", err ? err : "cannot store series");
+    free(err);
+    lc->run.series = NULL;
 }
 
 /* Asks Slurm about the recorded job, except when it is this process's own
@@ -731,6 +751,8 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     fflush(stdout); /* the script's own lines come before the summary on a terminal */
     if (!lc->begun)
         return status;
+    /* Every series value is in the file before the sweep says it ended. */
+    close_series(lc);
     /* No renewal contends with the end, and none follows it. */
     store_lease_stop(lc->lease);
     lc->lease = lc->run.lease = NULL;

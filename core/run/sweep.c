@@ -207,6 +207,13 @@ void sweepi_compute_point(section_job *job, runner_point *point, finished_point 
     sweepi_prepare_point(job, f);
     if (f->fatal || f->skipped)
         return;
+    /* Series go through this process's writer thread, which an --isolate
+     * child does not have. */
+    const sweep_options *o = job->run->options;
+    point->series = o->isolate || o->point_timeout_s > 0 ? NULL : job->run->series;
+    point->series_key =
+        (store_series_key){ job->run->sweep_id, job->section_id, (int64_t)f->index };
+    point->sample_interval_s = o->sample_interval_s;
     sweepi_execute_point(point, f, job->run->options->isolate, job->run->options->point_timeout_s,
                          job->run->options->stop);
 }
@@ -529,6 +536,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     }
     if (open_section(&job, lp, options, &section_id, err) != 0)
         goto done;
+    job.section_id = section_id;
     /* Armed while this process may run plugin code; disarmed once its
      * threads are joined. */
     exit_guard_watch(mark_exited, &job, jobs);

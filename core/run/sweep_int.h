@@ -61,6 +61,7 @@ typedef struct section_job {
     const runner_plugin *plugin;
     const grid *grid;
     uint64_t count;
+    int64_t section_id; /* once begun: the key of its series */
     finished_point *window;
     size_t window_size;
     /* Points in flight at most (<= window_size): small for points whose

@@ -105,7 +105,7 @@ int store_sweep_machine_set(store *s, int64_t sweep_id, const char *field, const
                             char **err);
 /* The machine facts recorded with the sweep, in their order, into *out
  * (zeroed or cleared; machine_facts_clear it). None for a sweep of an
- * older runner, or of a file older than schema 16 (read as it is). */
+ * older runner, or of a file older than schema 18 (read as it is). */
 int store_sweep_machine(store *s, int64_t sweep_id, machine_facts *out, char **err);
 /* The SQLite library's own version, for the machine facts. */
 const char *store_sqlite_version(void);
@@ -684,5 +684,51 @@ typedef struct store_stat_diff {
 int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char **err);
 
 #include "store_query.h"
+
+/* --- store_series.c: what happens during a point ------------------------ */
+
+/* Series names: 1 to STORE_SERIES_NAME_MAX bytes (docs/schema.md). */
+#define STORE_SERIES_NAME_MAX 63
+/* The most values store_series_values returns (a plot or a page). */
+#define STORE_SERIES_READ_MAX 1000000
+#define STORE_SERIES_READ_MAX_TEXT "1000000"
+
+/* The writer of series and point_system rows (see store_series.c): its own
+ * connection and thread, so that points add values while they run. */
+typedef struct store_series store_series;
+
+/* Which point a value belongs to. */
+typedef struct store_series_key {
+    int64_t sweep_id, section_id, ordinal;
+} store_series_key;
+
+/* A point's resources (a point_system row). Negative bytes: unknown. */
+typedef struct store_point_system {
+    double wall_s, cpu_s;
+    double cpu_cores_peak; /* read when samples > 0 */
+    int64_t rss_peak_bytes, read_bytes, written_bytes;
+    int64_t samples;
+} store_point_system;
+
+/* Opens a writer on the database at path (already opened and migrated by
+ * store_open). Its thread starts with the first value. */
+int store_series_open(const char *path, store_series **out, char **err);
+/* Queues one value (value may be NaN or infinite: stored NULL); waits for
+ * room when the queue is full. Any thread. Returns 0, or -1 for a name
+ * that is empty or too long. */
+int store_series_add(store_series *ss, const store_series_key *key, const char *name, double step,
+                     double value, double t_s);
+/* Queues a point's point_system row (replacing one stored before). */
+int store_series_system(store_series *ss, const store_series_key *key,
+                        const store_point_system *summary);
+/* Writes what is queued and closes; accepts NULL. Returns 0, or -1 with
+ * *err (when err is not NULL) when a write failed: how many values it lost. */
+int store_series_close(store_series *ss, char **err);
+
+/* The sweep's series: name, n_values, n_points (by name). */
+int store_series_names(store *s, int64_t sweep_id, table **out, char **err);
+/* One series' values: section_id, ordinal, step, value, t_s, in that
+ * order; at most STORE_SERIES_READ_MAX. An older file: no rows. */
+int store_series_values(store *s, int64_t sweep_id, const char *name, table **out, char **err);
 
 #endif

@@ -216,6 +216,65 @@ class Sweep:
             args.append(section)
         return [Fit(self.db, r) for r in self.db._query(sql + " ORDER BY f.id", args)]
 
+    def _has_table(self, name):
+        return bool(self.db._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                   (name,)))
+
+    _SERIES_COLUMNS = ["section", "point", "name", "step", "value", "t_s"]
+
+    def series(self, name=None):
+        """The values recorded during its points (docs/command-experiments.md,
+        "Series during a point"), one dict each: section (1, 2, ...), point
+        (its ordinal in the section), name, step, value (None: not finite),
+        t_s (seconds since the point began); one series' when name is given.
+        Raises RunnerError for a name the sweep has not (listing those it has)."""
+        if not self._has_table("series"):
+            rows = []
+        else:
+            sql = ("SELECT s.ordinal AS section, v.ordinal AS point, v.name, v.step, v.value, v.t_s"
+                   " FROM series v JOIN section s ON s.id = v.section_id WHERE v.sweep_id = ?")
+            args = [self.id]
+            if name is not None:
+                sql += " AND v.name = ?"
+                args.append(name)
+            rows = self.db._query(sql + " ORDER BY v.section_id, v.ordinal, v.name, v.step, v.t_s",
+                                  args)
+        if name is not None and not rows:
+            known = self.series_names()
+            raise RunnerError("runner_db: sweep %d has no series '%s' (it has: %s)"
+                              % (self.id, name, ", ".join(known) or "none"))
+        return rows
+
+    def series_names(self):
+        """The names of its series, sorted."""
+        if not self._has_table("series"):
+            return []
+        return [r["name"] for r in self.db._query(
+            "SELECT DISTINCT name FROM series WHERE sweep_id = ? ORDER BY name", (self.id,))]
+
+    def series_frame(self, name=None):
+        """series() as a pandas DataFrame (long form: one row a value)."""
+        return _frame(self.series(name), self._SERIES_COLUMNS,
+                      {"sweep": self.id, "series": name})
+
+    _SYSTEM_COLUMNS = ["section", "point", "wall_s", "cpu_s", "cpu_cores_mean", "cpu_cores_peak",
+                       "rss_peak_bytes", "read_bytes", "written_bytes", "samples"]
+
+    def system(self):
+        """Each point's resources (the point_system table: a command's
+        process tree, a plugin's thread), one dict a point."""
+        if not self._has_table("point_system"):
+            return []
+        return self.db._query(
+            "SELECT s.ordinal AS section, p.ordinal AS point, p.wall_s, p.cpu_s, p.cpu_cores_mean,"
+            " p.cpu_cores_peak, p.rss_peak_bytes, p.read_bytes, p.written_bytes, p.samples"
+            " FROM point_system p JOIN section s ON s.id = p.section_id WHERE p.sweep_id = ?"
+            " ORDER BY p.section_id, p.ordinal", (self.id,))
+
+    def system_frame(self):
+        """system() as a pandas DataFrame."""
+        return _frame(self.system(), self._SYSTEM_COLUMNS, {"sweep": self.id})
+
 
 class Section:
     """One `sweep "plugin" {...}` call of a sweep and its result rows."""
