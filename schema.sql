@@ -430,11 +430,18 @@ CREATE TABLE IF NOT EXISTS stat_diff_row (
     n_b             INTEGER NOT NULL,
     mean_b          REAL,
     sd_b            REAL,
-    ratio           REAL,                          -- mean_b / mean_a
-    ratio_low       REAL,                          -- its 95 % interval
-    ratio_high      REAL,
-    p_value         REAL,                          -- Welch's t-test, two-sided
+    ratio           REAL,                          -- mean_b / mean_a (welch), median_b / median_a
+    ratio_low       REAL,                          -- its 95 % interval (welch: delta method on
+    ratio_high      REAL,                          -- log ratio; bootstrap: percentile; mwu: NULL)
+    p_value         REAL,                          -- of the test, two-sided
     verdict         TEXT NOT NULL,                 -- faster, slower, higher, lower, no change
+    -- Schema version 16 (issue 35, robust comparison): the test and the
+    -- outliers by Tukey's fences (NULL where only a summary was stored).
+    test            TEXT NOT NULL DEFAULT 'welch', -- welch, mwu or bootstrap
+    mild_a          INTEGER,
+    severe_a        INTEGER,
+    mild_b          INTEGER,
+    severe_b        INTEGER,
     PRIMARY KEY (stat_diff_id, position)
 ) WITHOUT ROWID;
 

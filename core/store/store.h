@@ -626,6 +626,8 @@ typedef struct store_stat_diff_row {
     int64_t section_a, section_b;
     int64_t n_a, n_b;
     double mean_a, sd_a, mean_b, sd_b, ratio, ratio_low, ratio_high, p_value;
+    const char *test;       /* welch, mwu, bootstrap */
+    int64_t outliers[2][2]; /* per side: mild, severe (Tukey's fences); -1: not counted */
 } store_stat_diff_row;
 
 typedef struct store_stat_diff {
