@@ -35,7 +35,7 @@ typedef struct fit_model fit_model;
 
 /* The model called name ("usl"), or NULL. */
 const fit_model *fit_model_find(const char *name);
-/* "amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear". */
+/* "amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear". */
 const char *fit_model_names(void);
 const char *fit_model_name(const fit_model *m);
 /* The formula in x, as stored in fit.formula ("base/x + J*x/(x+1)"). */
@@ -119,6 +119,16 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
             fit_result *out, char **err);
 void fit_result_clear(fit_result *r); /* accepts NULL */
 
+/* The residual check (fit_check.c): does the size of the residuals grow
+ * with the fitted value, as when the noise is a share of the value?
+ * Spearman's rank correlation rho of |residual| against the fitted value
+ * (gsl_stats_spearman) and its one-sided p-value by the t approximation,
+ * t = rho sqrt((n - 2)/(1 - rho^2)) with n - 2 df. Returns 1 when rho > 0
+ * and p < FIT_NOISE_GROWS_P (and n >= 8), else 0; *rho and *p filled
+ * (NaN when n < 8). -1: out of memory. */
+#define FIT_NOISE_GROWS_P 0.01
+int fit_noise_grows(const fit_result *r, double *rho, double *p);
+
 /* --- reading a section (fit_data.c) -------------------------------------- */
 
 /* One group of a section's rows (all of them without --by): the values to
@@ -153,11 +163,17 @@ void fit_group_set_free(fit_group_set *set); /* accepts NULL */
 
 /* The question: a section (its sweep and ordinal name it in messages), a
  * model and the columns. Everything borrowed. */
+/* What fit.weight_column holds for a fit with --noise relative. */
+#define FIT_RELATIVE_NOISE "--noise relative"
+
 typedef struct fit_question {
     int64_t sweep_id, section_id;
     int ordinal;
     const fit_model *model;
     fit_columns columns;
+    /* --noise relative: each y's sd taken as |y| (weights 1/y^2: the noise
+     * is a share of the value); columns.weights must then be NULL */
+    int relative_noise;
 } fit_question;
 
 /* What `runner fit` and Lua's fit{} print and store: one fit per group. */

@@ -163,12 +163,20 @@ int cli_fit(const options_parsed *a)
         goto done;
     if ((status = pick_section(&job, ids, count, a)) != EXIT_OK)
         goto done;
+    int relative = strcmp(v[OPTION_FIT_NOISE].text, "relative") == 0;
+    if (relative && v[OPTION_FIT_WEIGHTS].text) {
+        fprintf(stderr, "runner: fit: --noise relative and --weights both give each row's "
+                        "weight; give one\n");
+        status = EXIT_USAGE;
+        goto done;
+    }
     fit_question q = { .sweep_id = job.sweep_id,
                        .section_id = job.section_id,
                        .ordinal = (int)job.section_ordinal,
                        .model = model,
                        .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
-                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text } };
+                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text },
+                       .relative_noise = relative };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
         fprintf(stderr, "runner: fit: %s\n", err ? err : "failed");
         free(err);
@@ -181,6 +189,19 @@ int cli_fit(const options_parsed *a)
                 excluded, excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
                 v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
                 v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
+    /* The residual check: unweighted fits whose residuals grow with the
+     * fitted value (one line, the first such group). */
+    for (size_t g = 0; !relative && !v[OPTION_FIT_WEIGHTS].text && g < job.answer.groups.count;
+         g++) {
+        double rho, p;
+        if (fit_noise_grows(&job.answer.results[g], &rho, &p) == 1) {
+            fprintf(stderr,
+                    "runner: fit: warning: the residuals grow with the fitted value (Spearman "
+                    "rho %.2f, p = %.2g): the noise looks relative; try --noise relative\n",
+                    rho, p);
+            break;
+        }
+    }
     if (!(t = result_table(&job, model, a))) {
         status = cli_fail(NULL);
         goto done;

@@ -1,0 +1,153 @@
+/* test_fit_time: the models of measured time (amdahl-time, usl-time) and
+ * --noise relative. Times drawn with noise that is 3 % of the value
+ * (GSL's generator, seeded), 100 seeds: weighted by 1/y^2 (what --noise
+ * relative does: sd = |y|), the 95 % intervals of every parameter cover
+ * the truth at least 90 times; and the residual check (fit_noise_grows)
+ * flags the unweighted fit of such data in most seeds and data with
+ * constant noise in few. */
+#include "check.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+
+#define SEEDS 100
+#define REPS 3
+static const double workers[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+#define NX (sizeof workers / sizeof *workers)
+#define N (NX * REPS)
+
+static double amdahl_time(double x, const double *p) { return p[0] * (p[1] + (1 - p[1]) / x); }
+static double usl_time(double x, const double *p)
+{
+    return p[0] * (1 + p[1] * (x - 1) + p[2] * x * (x - 1)) / x;
+}
+
+typedef struct time_case {
+    const char *model;
+    double params[3];
+    size_t param_count;
+    double (*f)(double x, const double *p);
+} time_case;
+
+/* Fits c to seeded data of relative noise `share`; counts per parameter
+ * how often the interval covers the truth (weighted: sd = |y|), and how
+ * often the unweighted fit's residual check fires. */
+static void run_case(const time_case *c, double share, int constant_noise, size_t covered[3],
+                     size_t *flagged)
+{
+    const fit_model *m = fit_model_find(c->model);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[N], y[N], sd[N];
+    memset(covered, 0, 3 * sizeof *covered);
+    *flagged = 0;
+    for (unsigned long seed = 1; seed <= SEEDS; seed++) {
+        gsl_rng_set(rng, seed);
+        for (size_t i = 0; i < N; i++) {
+            x[i] = workers[i % NX];
+            double truth = c->f(x[i], c->params);
+            double noise_sd =
+                constant_noise ? share * c->f(workers[NX - 1], c->params) : share * truth;
+            y[i] = truth + gsl_ran_gaussian(rng, noise_sd);
+            sd[i] = fabs(y[i]);
+        }
+        fit_data weighted = { .n = N, .x = x, .y = y, .sd = sd },
+                 plain = { .n = N, .x = x, .y = y };
+        fit_result r = { 0 };
+        char *err = NULL;
+        if (fit_run(m, constant_noise ? &plain : &weighted, NULL, &r, &err) != 0) {
+            fprintf(stderr, "%s seed %lu: %s\n", c->model, seed, err);
+            free(err);
+            check_failures++;
+            continue;
+        }
+        for (size_t j = 0; j < c->param_count; j++)
+            covered[j] +=
+                r.estimates[j].ci_low <= c->params[j] && c->params[j] <= r.estimates[j].ci_high;
+        fit_result_clear(&r);
+        if (fit_run(m, &plain, NULL, &r, &err) != 0) {
+            free(err);
+            check_failures++;
+            continue;
+        }
+        double rho, p;
+        *flagged += fit_noise_grows(&r, &rho, &p) == 1;
+        fit_result_clear(&r);
+    }
+    gsl_rng_free(rng);
+}
+
+static void test_coverage(void)
+{
+    const time_case cases[] = {
+        { "amdahl-time", { 10, 0.05, 0 }, 2, amdahl_time },
+        { "usl-time",
+          {
+              10,
+              0.03,
+              0.0005,
+          },
+          3,
+          usl_time },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t covered[3], flagged;
+        run_case(&cases[k], 0.03, 0, covered, &flagged);
+        printf("%s, 3 %% relative noise, --noise relative: covered", cases[k].model);
+        for (size_t j = 0; j < cases[k].param_count; j++) {
+            printf(" %zu", covered[j]);
+            CHECK(covered[j] >= 90);
+        }
+        printf(" of %d; the unweighted fit's residual check fired in %zu\n", SEEDS, flagged);
+        CHECK(flagged >= 75);
+        run_case(&cases[k], 0.03, 1, covered, &flagged);
+        printf("%s, constant noise, unweighted: covered", cases[k].model);
+        for (size_t j = 0; j < cases[k].param_count; j++) {
+            printf(" %zu", covered[j]);
+            CHECK(covered[j] >= 90);
+        }
+        printf(" of %d; the residual check fired in %zu\n", SEEDS, flagged);
+        CHECK(flagged <= 5);
+    }
+}
+
+/* Exact times: the parameters come back, and the derived quantities. */
+static void test_exact(void)
+{
+    double x[NX], y[NX];
+    const double p[3] = { 12, 0.1, 0.001 };
+    for (size_t i = 0; i < NX; i++) {
+        x[i] = workers[i];
+        y[i] = usl_time(x[i], p);
+    }
+    fit_data d = { .n = NX, .x = x, .y = y };
+    fit_result r = { 0 };
+    char *err = NULL;
+    CHECK_INT_EQ(fit_run(fit_model_find("usl-time"), &d, NULL, &r, &err), 0);
+    CHECK_NEAR(r.estimates[0].value, 12, 1e-6);
+    CHECK_NEAR(r.estimates[1].value, 0.1, 1e-8);
+    CHECK_NEAR(r.estimates[2].value, 0.001, 1e-9);
+    CHECK_NEAR(r.estimates[3].value, sqrt(0.9 / 0.001), 1e-4); /* peak_x */
+    fit_result_clear(&r);
+    for (size_t i = 0; i < NX; i++)
+        y[i] = amdahl_time(x[i], p);
+    CHECK_INT_EQ(fit_run(fit_model_find("amdahl-time"), &d, NULL, &r, &err), 0);
+    CHECK_NEAR(r.estimates[0].value, 12, 1e-8);
+    CHECK_NEAR(r.estimates[1].value, 0.1, 1e-10);
+    CHECK_NEAR(r.estimates[2].value, 10, 1e-8); /* ceiling 1/s */
+    fit_result_clear(&r);
+}
+
+int main(void)
+{
+    test_exact();
+    test_coverage();
+    return check_done("test_fit_time");
+}
