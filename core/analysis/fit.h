@@ -120,14 +120,14 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
 void fit_result_clear(fit_result *r); /* accepts NULL */
 
 /* The residual check (fit_check.c): does the size of the residuals grow
- * with the fitted value, as when the noise is a share of the value?
- * Spearman's rank correlation rho of |residual| against the fitted value
- * (gsl_stats_spearman) and its one-sided p-value by the t approximation,
- * t = rho sqrt((n - 2)/(1 - rho^2)) with n - 2 df. Returns 1 when rho > 0
- * and p < FIT_NOISE_GROWS_P (and n >= 8), else 0; *rho and *p filled
- * (NaN when n < 8). -1: out of memory. */
+ * with the fitted value, as when the noise is a share of the value? The
+ * Goldfeld–Quandt test on the fit's residuals: rows ordered by fitted
+ * value, the mean square of the residuals of the top third over that of
+ * the bottom third (*ratio), one-sided p from F(n/3, n/3)
+ * (gsl_cdf_fdist_Q). Returns 1 when p < FIT_NOISE_GROWS_P (n >= 9), else
+ * 0 (*ratio and *p NaN when n < 9); -1: out of memory. */
 #define FIT_NOISE_GROWS_P 0.01
-int fit_noise_grows(const fit_result *r, double *rho, double *p);
+int fit_noise_grows(const fit_result *r, double *ratio, double *p);
 
 /* --- reading a section (fit_data.c) -------------------------------------- */
 

@@ -3,30 +3,33 @@
 #include "fit.h"
 
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdlib.h>
 
-int fit_noise_grows(const fit_result *r, double *rho, double *p)
+int fit_noise_grows(const fit_result *r, double *ratio, double *p)
 {
-    *rho = *p = NAN;
-    size_t n = r->n;
-    if (n < 8)
+    *ratio = *p = NAN;
+    size_t n = r->n, third = r->n / 3;
+    if (n < 9)
         return 0;
-    double *size = malloc(n * sizeof *size), *work = malloc(2 * n * sizeof *work);
-    if (!size || !work) {
-        free(size);
-        free(work);
+    size_t *order = malloc(n * sizeof *order);
+    if (!order)
         return -1;
+    gsl_sort_index(order, r->fitted, 1, n);
+    /* Goldfeld–Quandt: the residuals' mean square of the third of rows with
+     * the largest fitted values over that of the smallest third (the middle
+     * third left out), against F(third, third) */
+    double low = 0, high = 0;
+    for (size_t i = 0; i < third; i++) {
+        double a = r->residual[order[i]], b = r->residual[order[n - 1 - i]];
+        low += a * a;
+        high += b * b;
     }
-    for (size_t i = 0; i < n; i++)
-        size[i] = fabs(r->residual[i]);
-    *rho = gsl_stats_spearman(size, 1, r->fitted, 1, n, work);
-    free(size);
-    free(work);
-    if (!isfinite(*rho))
+    free(order);
+    if (!(low > 0))
         return 0;
-    double df = (double)n - 2;
-    *p = *rho >= 1 ? 0 : gsl_cdf_tdist_Q(*rho * sqrt(df / (1 - *rho * *rho)), df);
-    return *rho > 0 && *p < FIT_NOISE_GROWS_P;
+    *ratio = high / low;
+    *p = gsl_cdf_fdist_Q(*ratio, (double)third, (double)third);
+    return *p < FIT_NOISE_GROWS_P;
 }

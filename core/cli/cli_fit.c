@@ -193,12 +193,13 @@ int cli_fit(const options_parsed *a)
      * fitted value (one line, the first such group). */
     for (size_t g = 0; !relative && !v[OPTION_FIT_WEIGHTS].text && g < job.answer.groups.count;
          g++) {
-        double rho, p;
-        if (fit_noise_grows(&job.answer.results[g], &rho, &p) == 1) {
+        double ratio, p;
+        if (fit_noise_grows(&job.answer.results[g], &ratio, &p) == 1) {
             fprintf(stderr,
-                    "runner: fit: warning: the residuals grow with the fitted value (Spearman "
-                    "rho %.2f, p = %.2g): the noise looks relative; try --noise relative\n",
-                    rho, p);
+                    "runner: fit: warning: the residuals grow with the fitted value (Goldfeld-"
+                    "Quandt: %.3g times the variance, p = %.2g): the noise looks relative; try "
+                    "--noise relative\n",
+                    ratio, p);
             break;
         }
     }
