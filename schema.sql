@@ -314,6 +314,9 @@ CREATE TABLE IF NOT EXISTS fit_param (
     ci_high         REAL,
     unit            TEXT NOT NULL DEFAULT '',      -- from x_unit and y_unit: s, s/bytes, ...
     doc             TEXT NOT NULL DEFAULT '',
+    -- Schema version 16 (issue 35): how ci_low, ci_high were made: wald,
+    -- log (a quantity > 0) or logit (a fraction); docs/analysis.md
+    interval        TEXT NOT NULL DEFAULT 'wald',
     PRIMARY KEY (fit_id, position)
 ) WITHOUT ROWID;
 

@@ -72,8 +72,13 @@ typedef struct fit_estimate {
     int derived;      /* 0: a parameter; 1: derived from them (delta method) */
     double value;     /* NaN: undefined (a ceiling with J = 0) */
     double std_error; /* standard error; NaN when not defined */
-    double ci_low;    /* the 95 % interval, value -/+ t(0.975, dof) stderr */
+    double ci_low;    /* the 95 % interval (interval says how) */
     double ci_high;
+    /* How the interval was made (docs/analysis.md, "Honest intervals"):
+     * "wald": value -/+ t(0.975, dof) stderr; "log": the same on log(value)
+     * (a quantity > 0: the interval stays above 0); "logit": on
+     * log(v/(1 - v)) (a fraction in (0, 1): it stays inside). Static. */
+    const char *interval;
 } fit_estimate;
 
 /* The rows one fit uses. Arrays are the caller's; sd NULL: unweighted. */

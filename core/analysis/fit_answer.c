@@ -77,7 +77,8 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                       .value = e->value,
                                       .std_error = e->std_error,
                                       .ci_low = e->ci_low,
-                                      .ci_high = e->ci_high };
+                                      .ci_high = e->ci_high,
+                                      .interval = e->interval };
         }
         fits[i] = (store_fit){ .sweep_id = q->sweep_id,
                                .section_id = q->section_id,

@@ -285,9 +285,11 @@ static const fit_model models[] = {
       .param_count = 1,
       .params = { { "s", FIT_UNIT_NONE,
                     "serial fraction: the share of one worker's time that does "
-                    "not divide" } },
+                    "not divide",
+                    FIT_BOUND_FRACTION } },
       .derived_count = 1,
-      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s" } },
+      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s",
+                     FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = amdahl_f,
       .df = amdahl_df,
@@ -309,8 +311,9 @@ static const fit_model models[] = {
       .params = { { "sigma", FIT_UNIT_NONE, "contention: the serial fraction" },
                   { "kappa", FIT_UNIT_NONE, "coherency: the cost of each pair of workers" } },
       .derived_count = 2,
-      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)" },
-                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x" } },
+      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)",
+                     FIT_BOUND_POSITIVE },
+                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x", FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = usl_f,
       .df = usl_df,
@@ -319,12 +322,14 @@ static const fit_model models[] = {
     { .name = "amdahl-time",
       .formula = "T1*(s + (1-s)/x)",
       .param_count = 2,
-      .params = { { "T1", FIT_UNIT_Y, "the time on one worker" },
+      .params = { { "T1", FIT_UNIT_Y, "the time on one worker", FIT_BOUND_POSITIVE },
                   { "s", FIT_UNIT_NONE,
                     "serial fraction: the share of one worker's time that does "
-                    "not divide" } },
+                    "not divide",
+                    FIT_BOUND_FRACTION } },
       .derived_count = 1,
-      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s" } },
+      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s",
+                     FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = amdahl_time_f,
       .df = amdahl_time_df,
@@ -333,12 +338,13 @@ static const fit_model models[] = {
     { .name = "usl-time",
       .formula = "T1*(1 + sigma*(x-1) + kappa*x*(x-1))/x",
       .param_count = 3,
-      .params = { { "T1", FIT_UNIT_Y, "the time on one worker" },
+      .params = { { "T1", FIT_UNIT_Y, "the time on one worker", FIT_BOUND_POSITIVE },
                   { "sigma", FIT_UNIT_NONE, "contention: the serial fraction" },
                   { "kappa", FIT_UNIT_NONE, "coherency: the cost of each pair of workers" } },
       .derived_count = 2,
-      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)" },
-                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x" } },
+      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)",
+                     FIT_BOUND_POSITIVE },
+                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x", FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = usl_time_f,
       .df = usl_time_df,
@@ -350,8 +356,9 @@ static const fit_model models[] = {
       .params = { { "base", FIT_UNIT_Y, "one worker's compute per round" },
                   { "J", FIT_UNIT_Y, "the largest delay of a worker per round (jitter)" } },
       .derived_count = 2,
-      .derived = { { "t1", FIT_UNIT_Y, "the one-worker round, base + J/2" },
-                   { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, t1/J" } },
+      .derived = { { "t1", FIT_UNIT_Y, "the one-worker round, base + J/2", FIT_BOUND_POSITIVE },
+                   { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, t1/J",
+                     FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = walkthrough_f,
       .df = walkthrough_df,
@@ -363,7 +370,7 @@ static const fit_model models[] = {
       .params = { { "alpha", FIT_UNIT_Y, "start-up time of one message (latency)" },
                   { "beta", FIT_UNIT_Y_PER_X, "time per unit of size (inverse bandwidth)" } },
       .derived_count = 2,
-      .derived = { { "bandwidth", FIT_UNIT_X_PER_Y, "1/beta" },
+      .derived = { { "bandwidth", FIT_UNIT_X_PER_Y, "1/beta", FIT_BOUND_POSITIVE },
                    { "n_half", FIT_UNIT_X,
                      "the size whose transfer costs one start-up, "
                      "alpha/beta" } },
@@ -414,7 +421,8 @@ fit_model *fit_model_user_new(const char *name, const char *formula, size_t para
     fit_model *m = calloc(1, sizeof *m);
     int bad = !m || !(m->name = util_strdup(name)) || !(m->formula = util_strdup(formula));
     for (size_t j = 0; !bad && j < param_count; j++) {
-        m->params[j] = (fit_quantity_desc){ util_strdup(names[j]), FIT_UNIT_NONE, "" };
+        m->params[j] =
+            (fit_quantity_desc){ util_strdup(names[j]), FIT_UNIT_NONE, "", FIT_BOUND_NONE };
         m->start_values[j] = start[j];
         bad = !m->params[j].name;
     }

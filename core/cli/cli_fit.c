@@ -98,13 +98,14 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
              table_add_column(t, "stderr", "", RUNNER_REAL, 0) == 0 &&
              table_add_column(t, "ci95_low", "", RUNNER_REAL, 0) == 0 &&
              table_add_column(t, "ci95_high", "", RUNNER_REAL, 0) == 0 &&
-             table_add_column(t, "unit", "", RUNNER_TEXT, 0) == 0;
+             table_add_column(t, "unit", "", RUNNER_TEXT, 0) == 0 &&
+             table_add_column(t, "interval", "", RUNNER_TEXT, 0) == 0;
     for (size_t i = 0; ok && i < job->answer.groups.count; i++) {
         const fit_result *r = &job->answer.results[i];
         const fit_group *g = &job->answer.groups.groups[i];
         for (size_t k = 0; ok && k < r->estimate_count; k++) {
             const fit_estimate *e = &r->estimates[k];
-            value row[11];
+            value row[12];
             size_t c = 0;
             row[c++] = value_integer(job->answer.ids[i]);
             if (by && value_copy(&row[c++], &g->by) != 0)
@@ -121,6 +122,7 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
                 fit_unit_text(e->unit, job->answer.groups.x_unit, job->answer.groups.y_unit);
             row[c++] = value_text(unit ? unit : "");
             free(unit);
+            row[c++] = value_text(e->interval);
             ok = ok && table_append_row(t, row) == 0;
             for (size_t j = 0; j < c; j++)
                 value_clear(&row[j]);

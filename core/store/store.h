@@ -507,6 +507,7 @@ typedef struct store_fit_param {
     const char *name, *unit, *doc;
     int derived; /* 0: a parameter (kind 'param'); 1: 'derived' */
     double value, std_error, ci_low, ci_high;
+    const char *interval; /* how ci_low, ci_high were made: wald, log, logit (NULL: wald) */
 } store_fit_param;
 
 /* One fit as the fit table stores it (docs/schema.md); everything borrowed.

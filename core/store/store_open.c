@@ -137,11 +137,13 @@ static const char merge_source_sql[] = "";
  * version 14 file as it is: its fits have no stored curves. */
 static const char fit_curve_sql[] = "";
 
-/* Version 16 (issue 35) records, per diff --stat row, the test that gave
- * its p-value and each side's outliers by Tukey's fences. Older rows were
- * Welch's; their outliers were not counted (NULL). No reading command
- * reads these columns. */
+/* Version 16 (issue 35) records how answers were computed: per diff --stat
+ * row, the test that gave its p-value and each side's outliers by Tukey's
+ * fences (older rows were Welch's, their outliers not counted: NULL); per
+ * fitted quantity, how its interval was made (older ones: Wald). No
+ * reading command reads these columns. */
 static const char stat_diff_test_sql[] =
+    "ALTER TABLE fit_param ADD COLUMN interval TEXT NOT NULL DEFAULT 'wald';"
     "ALTER TABLE stat_diff_row ADD COLUMN test TEXT NOT NULL DEFAULT 'welch';"
     "ALTER TABLE stat_diff_row ADD COLUMN mild_a INTEGER;"
     "ALTER TABLE stat_diff_row ADD COLUMN severe_a INTEGER;"
@@ -186,7 +188,7 @@ static const migration migrations[] = {
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'merge_source'" },
     { "store a Lua model's fitted curve (schema.sql)", fit_curve_sql,
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'fit_curve'" },
-    { "record the test and outliers of diff --stat", stat_diff_test_sql,
+    { "record diff --stat's test and outliers and a fit interval's method", stat_diff_test_sql,
       "SELECT count(*) FROM pragma_table_info('stat_diff_row') WHERE name = 'test'" },
 };
 

@@ -145,8 +145,57 @@ static void test_exact(void)
     fit_result_clear(&r);
 }
 
+static double amdahl_speedup(double x, const double *p) { return 1 / (p[0] + (1 - p[0]) / x); }
+
+/* Few, noisy speedups (the Wald interval of such a ceiling once read
+ * "1.6x [-27.4, 30.6]"): over 100 seeds the serial fraction's interval
+ * stays inside (0, 1) and the ceiling's above 0, each says how it was
+ * made, and each covers the truth at least 90 times. */
+static void test_bounds(void)
+{
+    const fit_model *m = fit_model_find("amdahl");
+    const double truth[1] = { 0.6 }, xs[] = { 1, 2, 3, 4 };
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    size_t cover_s = 0, cover_ceiling = 0, inside = 0, fits = 0;
+    for (unsigned long seed = 1; seed <= SEEDS; seed++) {
+        gsl_rng_set(rng, seed);
+        double x[4], y[4];
+        for (size_t i = 0; i < 4; i++) {
+            x[i] = xs[i];
+            y[i] = amdahl_speedup(x[i], truth) * (1 + gsl_ran_gaussian(rng, 0.1));
+        }
+        fit_data d = { .n = 4, .x = x, .y = y };
+        fit_result r = { 0 };
+        char *err = NULL;
+        if (fit_run(m, &d, NULL, &r, &err) != 0) {
+            free(err);
+            continue;
+        }
+        fits++;
+        const fit_estimate *s = &r.estimates[0], *ceiling = &r.estimates[1];
+        int s_inside = s->value > 0 && s->value < 1;
+        if (s_inside) {
+            inside += s->ci_low > 0 && s->ci_high < 1 && ceiling->ci_low > 0;
+            CHECK_STR_EQ(s->interval, "logit");
+            CHECK_STR_EQ(ceiling->interval, "log");
+        } else {
+            inside++; /* a fit outside the bounds keeps Wald: nothing to map back */
+        }
+        cover_s += s->ci_low <= truth[0] && truth[0] <= s->ci_high;
+        cover_ceiling += ceiling->ci_low <= 1 / truth[0] && 1 / truth[0] <= ceiling->ci_high;
+        fit_result_clear(&r);
+    }
+    gsl_rng_free(rng);
+    printf("amdahl, 4 rows, 10 %% noise: %zu fits, intervals inside their bounds in %zu, "
+           "covering s %zu and the ceiling %zu\n",
+           fits, inside, cover_s, cover_ceiling);
+    CHECK_INT_EQ(inside, fits);
+    CHECK(cover_s >= 90 && cover_ceiling >= 90);
+}
+
 int main(void)
 {
+    test_bounds();
     test_exact();
     test_coverage();
     return check_done("test_fit_time");
