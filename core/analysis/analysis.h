@@ -5,6 +5,7 @@
 #ifndef RUNNER_ANALYSIS_FACE_H
 #define RUNNER_ANALYSIS_FACE_H
 
+#include "analysis/changepoint.h"
 #include "analysis/fit.h"
 #include "analysis/pareto.h"
 #include "analysis/robust.h"

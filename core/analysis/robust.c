@@ -76,20 +76,26 @@ int robust_mwu_test(const double *a, size_t n_a, const double *b, size_t n_b, ro
     free(order);
     double m = (double)n_a, k = (double)n_b;
     robust_mwu r = { .u_a = rank_sum_a - m * (m + 1) / 2 };
-    double u = fmax(r.u_a, m * k - r.u_a); /* the larger: its upper tail, doubled */
     r.exact = (n_a <= 8 || n_b <= 8) && tie_term == 0;
-    if (r.exact) {
+    r.p_value = robust_mwu_p(r.u_a, m, k, tie_term);
+    *out = r;
+    return 0;
+}
+
+double robust_mwu_p(double u_a, double m, double k, double tie_term)
+{
+    double u = fmax(u_a, m * k - u_a); /* the larger: its upper tail, doubled */
+    double p;
+    if ((m <= 8 || k <= 8) && tie_term == 0) {
         /* P(U >= u) = P(U > u - 1); U is an integer here (no ties) */
-        r.p_value = 2 * pwilcox(u - 1, m, k, 0, 0);
+        p = 2 * pwilcox(u - 1, m, k, 0, 0);
     } else {
         double total = m + k;
         double s = sqrt(m * k / 12 * ((total + 1) - tie_term / (total * (total - 1))));
         double z = (u - m * k / 2 - 0.5) / s;
-        r.p_value = s > 0 ? 2 * pnorm(z, 0, 1, 0, 0) : 1; /* every value tied */
+        p = s > 0 ? 2 * pnorm(z, 0, 1, 0, 0) : 1; /* every value tied */
     }
-    r.p_value = fmin(fmax(r.p_value, 0), 1);
-    *out = r;
-    return 0;
+    return fmin(fmax(p, 0), 1);
 }
 
 /* The median of a resample of x[0..n) drawn into buf. */
