@@ -552,6 +552,7 @@ typedef struct store_fit_param {
     const char *name, *unit, *doc;
     int derived; /* 0: a parameter (kind 'param'); 1: 'derived' */
     double value, std_error, ci_low, ci_high;
+    const char *interval; /* how ci_low, ci_high were made: wald, log, logit (NULL: wald) */
 } store_fit_param;
 
 /* One fit as the fit table stores it (docs/schema.md); everything borrowed.
@@ -671,6 +672,8 @@ typedef struct store_stat_diff_row {
     int64_t section_a, section_b;
     int64_t n_a, n_b;
     double mean_a, sd_a, mean_b, sd_b, ratio, ratio_low, ratio_high, p_value;
+    const char *test;       /* welch, mwu, bootstrap */
+    int64_t outliers[2][2]; /* per side: mild, severe (Tukey's fences); -1: not counted */
 } store_stat_diff_row;
 
 typedef struct store_stat_diff {

@@ -98,6 +98,7 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
         bind_real(param_st, 7, p->ci_low);
         bind_real(param_st, 8, p->ci_high);
         storei_bind_text(param_st, 9, p->unit ? p->unit : "");
+        storei_bind_text(param_st, 11, p->interval ? p->interval : "wald");
         storei_bind_text(param_st, 10, p->doc ? p->doc : "");
         if (storei_step_done(s, param_st, what, err) != 0)
             return -1;
@@ -158,8 +159,8 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
                            -1, &fit_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db,
                            "INSERT INTO fit_param (fit_id, position, name, kind, value, stderr,"
-                           " ci_low, ci_high, unit, doc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-                           " ?9, ?10)",
+                           " ci_low, ci_high, unit, doc, interval) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+                           " ?7, ?8, ?9, ?10, ?11)",
                            -1, &param_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db, one, -1, &residual_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db, many, -1, &residuals_st, NULL) != SQLITE_OK ||

@@ -34,6 +34,12 @@ expect_sql "SELECT f.by_value, p.name, p.kind, printf('%.9f', p.value), p.unit
 0.5|J|param|0.500000000|s
 0.5|t1|derived|30.250000000|s
 0.5|ceiling|derived|60.500000000|"
+# Each interval says how it was made: the positive derived quantities on
+# log, so they never cross 0 (docs/analysis.md, "Honest intervals").
+expect_sql "SELECT name, interval FROM fit_param WHERE fit_id = 1 ORDER BY position" "base|wald
+J|wald
+t1|log
+ceiling|log"
 # Every row fitted, once, with its own key: the residual is y - fitted and
 # its x and y are the stored row's.
 expect_sql "SELECT count(*), count(DISTINCT r.row_id), max(abs(r.residual)) < 1e-9,
@@ -59,7 +65,7 @@ run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough \
     --weights max_delay_sample_stderr_s --format csv
 expect_status 0
 expect_equal "the CSV header" "$(head -n 1 "$TMP/out")" \
-    "fit,n,excluded,r2,quantity,value,stderr,ci95_low,ci95_high,unit"
+    "fit,n,excluded,r2,quantity,value,stderr,ci95_low,ci95_high,unit,interval"
 expect_sql "SELECT f.id, f.weight_column, p.ci_low < 2 AND 2 < p.ci_high, p.stderr > 0
     FROM fit f JOIN fit_param p ON p.fit_id = f.id AND p.name = 'J' WHERE f.id >= 4" \
 "4||1|1
@@ -92,7 +98,7 @@ expect_status 2
 expect_stderr "runner: fit: sweep 1, section 1: --x model: not a numeric column (it holds text)"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup --model cubic
 expect_status 2
-expect_stderr "runner: --model cubic: expected amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear; see 'runner --help'"
+expect_stderr "runner: --model cubic: expected amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear; see 'runner --help'"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup
 expect_status 2
 expect_stderr "runner: fit needs --x COLUMN, --y COLUMN and --model MODEL; see 'runner --help'"
