@@ -78,7 +78,7 @@ line=$(sed -n 2p "$TMP/out")
 (cd "$TMP" && PATH="$TMP:$PATH" sh -c "$line" >/dev/null)
 expect_equal "what the printed line passes to sbatch" "$(cat "$TMP/sbatch.args")" "--parsable
 $array
---dependency=afterok:7
+--dependency=afterany:7
 $merge"
 [ ! -e "$TMP/pwned" ] || fail "the printed submit line ran a name"
 finish
