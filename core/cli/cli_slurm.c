@@ -125,7 +125,9 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
         add_directive(b, "mem", a->values[OPTION_SLURM_MEM].text, NULL);
     int requeue = a->values[OPTION_REQUEUE_BEFORE].given;
     if (requeue)
-        strbuf_printf(b, "#SBATCH --signal=B:USR1@%llu\n#SBATCH --requeue\n",
+        strbuf_printf(b,
+                      "#SBATCH --signal=B:USR1@%llu\n#SBATCH --requeue\n"
+                      "#SBATCH --open-mode=append\n", /* the log of every allocation */
                       (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer);
     if (a->values[OPTION_JOBS].given) /* the threads --jobs starts need their cores */
         strbuf_printf(b, "#SBATCH --cpus-per-task=%llu\n",
@@ -138,10 +140,21 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
     /* Resume only a sweep that was begun: a task killed before that left
      * at most an empty file. */
     if (requeue)
-        strbuf_str(b, "# Near the time limit Slurm sends USR1 (--signal): runner stops after its\n"
-                      "# running points, and the task is requeued to finish the shard.\n"
+        strbuf_printf(b,
+                      "# %llu s before the time limit (the job's end by squeue, to the second;\n"
+                      "# else Slurm's --signal, up to a minute early) runner is asked to stop\n"
+                      "# after its running points, and the task is requeued to finish the "
+                      "shard.\n"
                       "requeue=\n"
-                      "trap 'requeue=1; kill -TERM $pid 2>/dev/null' USR1\n");
+                      "trap '[ -n \"$requeue\" ] || { requeue=1; kill -TERM $pid 2>/dev/null; }' "
+                      "USR1\n"
+                      "end=$(date -d \"$(squeue -h -j \"$SLURM_JOB_ID\" -o %%e 2>/dev/null)\" +%%s "
+                      "2>/dev/null)\n"
+                      "left=$(( ${end:-0} - %llu - $(date +%%s) ))\n"
+                      "[ $left -gt 0 ] && { sleep $left && kill -USR1 $$ 2>/dev/null; } &\n"
+                      "timer=$!\n",
+                      (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer,
+                      (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer);
     strbuf_str(b, "resume=\n");
     quote_shell_word(b, runner);
     strbuf_str(b, " sweeps --db \"$db\" --format csv 2>/dev/null | tail -n +2 | grep -q . &&\n"
@@ -180,6 +193,7 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
                       "    status=$?\n"
                       "    kill -0 $pid 2>/dev/null || break\n"
                       "done\n"
+                      "kill $timer 2>/dev/null\n"
                       "if [ -n \"$requeue\" ] && [ $status -eq 130 ]; then\n"
                       "    echo \"runner: slurm: shard $SLURM_ARRAY_TASK_ID stopped before its "
                       "time limit; requeued to finish in the next allocation\" >&2\n"
