@@ -116,7 +116,7 @@ SlurmctldPort=6817
 SlurmdPort=6818
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$cl_dir/munge/munge.socket
+AuthInfo=socket=$cl_dir/munge/munge.socket,cred_expire=10
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$cl_dir/state
