@@ -31,14 +31,15 @@
 #      cluster.sh: a requeued task waits 10 s, not 120); its merge equals
 #      one process.
 # One cluster at a time on this machine: the whole test holds
-# /tmp/runner-cluster.lock (flock), as every test that starts one does.
+# /tmp/runner-cluster.lock (flock -o: the daemons it starts do not inherit
+# the lock, so one left by a killed run cannot hold it).
 # Timings are printed ("timing: ...") for docs/slurm.md. Needs root,
 # iproute2, util-linux, slurm-wlm, munge and Open MPI; skipped, saying why,
 # where namespaces cannot be made, a failure under make test
 # (RUNNER_TEST_REQUIRE_TOOLS). Everything is stopped by pid and the
 # namespaces deleted on exit, whatever failed.
 if [ -z "${RUNNER_CLUSTER_LOCKED:-}" ] && command -v flock >/dev/null; then
-    RUNNER_CLUSTER_LOCKED=1 exec flock /tmp/runner-cluster.lock sh "$0" "$@"
+    RUNNER_CLUSTER_LOCKED=1 exec flock -o /tmp/runner-cluster.lock sh "$0" "$@"
 fi
 . tests/e2e/lib.sh
 # Checks c, d and e need issue 29's lease-based liveness and MPI rank-death

@@ -76,6 +76,9 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
+# A task that becomes eligible (a requeued one, after cred_expire) starts
+# within 2 s, not at the next 30-60 s scheduling pass.
+SchedulerParameters=sched_interval=2,bf_interval=2
 MpiDefault=none
 ReturnToService=2
 MailProg=/bin/true
