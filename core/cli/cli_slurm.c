@@ -140,21 +140,29 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
     /* Resume only a sweep that was begun: a task killed before that left
      * at most an empty file. */
     if (requeue)
-        strbuf_printf(b,
-                      "# %llu s before the time limit (the job's end by squeue, to the second;\n"
-                      "# else Slurm's --signal, up to a minute early) runner is asked to stop\n"
-                      "# after its running points, and the task is requeued to finish the "
-                      "shard.\n"
-                      "requeue=\n"
-                      "trap '[ -n \"$requeue\" ] || { requeue=1; kill -TERM $pid 2>/dev/null; }' "
-                      "USR1\n"
-                      "end=$(date -d \"$(squeue -h -j \"$SLURM_JOB_ID\" -o %%e 2>/dev/null)\" +%%s "
-                      "2>/dev/null)\n"
-                      "left=$(( ${end:-0} - %llu - $(date +%%s) ))\n"
-                      "[ $left -gt 0 ] && { sleep $left && kill -USR1 $$ 2>/dev/null; } &\n"
-                      "timer=$!\n",
-                      (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer,
-                      (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer);
+        strbuf_printf(
+            b,
+            "# %llu s before the time limit (the job's end by squeue, to the second;\n"
+            "# else Slurm's --signal, up to a minute early) runner is asked to stop\n"
+            "# after its running points, and the task is requeued to finish the "
+            "shard.\n"
+            "requeue=\n"
+            "trap '[ -n \"$requeue\" ] || { requeue=1; kill -TERM $pid 2>/dev/null; }' "
+            "USR1\n"
+            "end=$(date -d \"$(squeue -h -j \"$SLURM_JOB_ID\" -o %%e 2>/dev/null)\" +%%s "
+            "2>/dev/null)\n"
+            "left=$(( ${end:-0} - %llu - $(date +%%s) ))\n"
+            "if [ -z \"$end\" ] || [ $left -le 0 ]; then\n"
+            "    echo \"runner: slurm: shard $SLURM_ARRAY_TASK_ID: squeue gives no end "
+            "time to stop before; Slurm's --signal will (up to a minute early)\" >&2\n"
+            "else\n"
+            "    echo \"runner: slurm: shard $SLURM_ARRAY_TASK_ID stops in $left s, before "
+            "its time limit\" >&2\n"
+            "fi\n"
+            "[ $left -gt 0 ] && { sleep $left && kill -USR1 $$ 2>/dev/null; } &\n"
+            "timer=$!\n",
+            (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer,
+            (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer);
     strbuf_str(b, "resume=\n");
     quote_shell_word(b, runner);
     strbuf_str(b, " sweeps --db \"$db\" --format csv 2>/dev/null | tail -n +2 | grep -q . &&\n"

@@ -25,7 +25,8 @@ int slurm_missing_shards(const char *dir, uint64_t count, strbuf *list, uint64_t
  * (a partial merge), names the others one per line, and prints rerun, the
  * command that runs them and merges again. Exit status: 2 (the merge did
  * not happen), also when every shard is complete (then the refusal above
- * is about something else, and it says so). */
+ * is about something else, a partial merge missing or inputs that do not
+ * belong together: it says so, with the same command). */
 int slurm_merge_complete(const char *dir, uint64_t count, const char *rerun);
 
 #endif

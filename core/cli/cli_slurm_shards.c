@@ -131,10 +131,14 @@ int slurm_merge_complete(const char *dir, uint64_t count, const char *rerun)
     if (!complete || lines.oom) {
         fprintf(stderr, "runner: slurm: out of memory\n");
     } else if (!missing) {
+        /* a partial merge missing (--merge-fanout), or inputs that do not
+         * belong together: --resubmit redoes the partial merges that are
+         * not complete, and the merge */
         fprintf(stderr,
-                "runner: slurm: every shard of %s is complete: the merge refused them "
-                "for the reason above, not for a missing shard\n",
-                dir);
+                "runner: slurm: every shard of %s is complete: the merge refused for the "
+                "reason above; to redo the merges not complete and merge again:\n  %s "
+                "--resubmit\n",
+                dir, rerun);
     } else {
         char *out = util_format("%s/complete.db", dir), *err = NULL;
         store *s = NULL;

@@ -25,7 +25,7 @@
 #   f. a failed task (issue 36): the merge job (afterany) runs, names it in
 #      merge.log with the command that runs it; that one command
 #      (--resubmit) submits only it and a new merge, equal to one process.
-#   g. a shard past its time limit (--time 1:00 --requeue-before 52):
+#   g. a shard past its time limit (--time 1:00 --requeue-before 50):
 #      stopped after its running point, requeued by its own batch script,
 #      resumed in later allocations with no hand (cred_expire=10 in
 #      cluster.sh: a requeued task waits 10 s, not 120); its merge equals
@@ -387,16 +387,16 @@ same_rows() {
     done
 }
 
-# g. A shard of about 10 s (100 points of 100 ms; more on a loaded
-# machine) under a limit of one minute, asked to stop 52 s before it: it
-# runs about 8 s per allocation. Submitted first, and runs beside f.
+# g. A shard of about 20 s (300 points of 60-100 ms; more on a loaded
+# machine) under a limit of one minute, asked to stop 50 s before it: it
+# runs about 10 s per allocation. Submitted first, and runs beside f.
 start_g=$(now)
 limit=$(write_script limit.lua <<'LUA'
-sweep("speedup", { workers = range(1, 50), jitter = {0.5, 2}, trials = 400000 }, { print = false })
+sweep("speedup", { workers = range(1, 150), jitter = {0.5, 2}, trials = 400000 }, { print = false })
 LUA
 )
 run on login "$RUNNER" slurm "$limit" --shards 1 --db-dir "$TMP/limit" --db "$TMP/limit.db" --time 1:00 \
-    --requeue-before 52 --submit
+    --requeue-before 50 --submit
 expect_status 0
 submitted
 limit_array=$array limit_merge=$merge
@@ -435,6 +435,8 @@ echo "g. the shard was requeued ${restarts:-0} times" >&2
 [ "${restarts:-0}" -ge 1 ] || fail "g. the shard was not requeued: $(cat "$TMP/limit/shard-1.log")"
 grep -q "runner: slurm: shard 1 stopped before its time limit; requeued to finish in the next allocation" \
     "$TMP/limit/shard-1.log" || fail "g. shard-1.log: $(cat "$TMP/limit/shard-1.log")"
+grep -q "runner: slurm: shard 1 stops in [0-9]* s, before its time limit" "$TMP/limit/shard-1.log" ||
+    fail "g. the task read no end time from squeue: $(cat "$TMP/limit/shard-1.log")"
 expect_equal "g. the merge job" "$(job_state "$limit_merge")" "COMPLETED "
 [ -f "$TMP/limit.db" ] && same_rows "$TMP/limit.db" "$TMP/limit-one.db" "g. the time-limited shard's merge"
 finish

@@ -93,6 +93,8 @@ restarts=$(scontrol show job "$array" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
 [ "${restarts:-0}" -ge 1 ] || fail "the shard was not requeued (Restarts=$restarts): $(cat "$TMP/limit/shard-1.log")"
 grep -q "runner: slurm: shard 1 stopped before its time limit; requeued to finish in the next allocation" \
     "$TMP/limit/shard-1.log" || fail "shard-1.log: $(cat "$TMP/limit/shard-1.log")"
+grep -q "runner: slurm: shard 1 stops in [0-9]* s, before its time limit" "$TMP/limit/shard-1.log" ||
+    fail "the task read no end time from squeue: $(cat "$TMP/limit/shard-1.log")"
 expect_equal "the merge job" "$(job_state "$merge")" "COMPLETED "
 echo "note: the shard was requeued $(grep -c "requeued to finish" "$TMP/limit/shard-1.log") times" >&2
 same_rows "$TMP/limit.db" "$TMP/slow.db" "the time-limited shard's merge"
