@@ -22,14 +22,7 @@
 #      of RUNNER_LEASE_SECONDS=1 to expire), and the merge job then runs and
 #      equals one process;
 #   d. meanwhile a reader on another node shows that shard 'interrupted'.
-#   f. a failed task (issue 36): the merge job (afterany) runs, names it in
-#      merge.log with the command that runs it; that one command
-#      (--resubmit) submits only it and a new merge, equal to one process.
-#   g. a shard past its time limit (--time 1:00 --requeue-before 50):
-#      stopped after its running point, requeued by its own batch script,
-#      resumed in later allocations with no hand (cred_expire=10 in
-#      cluster.sh: a requeued task waits 10 s, not 120); its merge equals
-#      one process.
+# f and g (failed and timed-out tasks): test_cluster_tasks.sh.
 # One cluster at a time on this machine: the whole test holds
 # /tmp/runner-cluster.lock (flock -o: the daemons it starts do not inherit
 # the lock, so one left by a killed run cannot hold it).
@@ -374,69 +367,4 @@ grep -q "already stored" "$TMP/kill/shard-2.log" || fail "shard 2 was not resume
 expect_equal "the merge job" "$(job_state "$merge")" "COMPLETED "
 [ -f "$TMP/kill.db" ] && same_as "$TMP/kill.db" "$TMP/slow.db" "the merge after a crashed shard"
 
-# same_rows DB ONE WHAT: DB's points and rows equal ONE's (count, and
-# EXCEPT both ways).
-same_rows() {
-    for q in "SELECT c.ordinal, p.ordinal, p.params_json, p.identity, p.seed, p.status FROM point AS p JOIN section AS c ON c.id = p.section_id" \
-        "SELECT p.identity, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id"; do
-        one=$(echo "$q" | sed 's/\(FROM\|JOIN\) \([a-z]*\)/\1 one.\2/g')
-        expect_equal "$3: count" "$(sqlite3 "$1" "SELECT count(*) FROM ($q)")" \
-            "$(sqlite3 "$2" "SELECT count(*) FROM ($q)")"
-        expect_equal "$3: rows one process lacks" "$(sqlite3 "$1" "ATTACH '$2' AS one; $q EXCEPT $one")" ""
-        expect_equal "$3: rows it lacks" "$(sqlite3 "$1" "ATTACH '$2' AS one; $one EXCEPT $q")" ""
-    done
-}
-
-# g. A shard of about 20 s (300 points of 60-100 ms; more on a loaded
-# machine) under a limit of one minute, asked to stop 50 s before it: it
-# runs about 10 s per allocation. Submitted first, and runs beside f.
-start_g=$(now)
-limit=$(write_script limit.lua <<'LUA'
-sweep("speedup", { workers = range(1, 150), jitter = {0.5, 2}, trials = 400000 }, { print = false })
-LUA
-)
-run on login "$RUNNER" slurm "$limit" --shards 1 --db-dir "$TMP/limit" --db "$TMP/limit.db" --time 1:00 \
-    --requeue-before 50 --submit
-expect_status 0
-submitted
-limit_array=$array limit_merge=$merge
-"$RUNNER" sweep "$limit" --db "$TMP/limit-one.db" --quiet --jobs 1 2>/dev/null || fail "the single-process limit.lua failed"
-
-# f. Shard 2 of 3 fails: its database's place is taken by a directory.
-start=$(now)
-mkdir -p "$TMP/fail/shard-2.db"
-run on login "$RUNNER" slurm "$script" --shards 3 --db-dir "$TMP/fail" --db "$TMP/fail.db" --time 5:00 --submit
-expect_status 0
-submitted
-wait_job "$merge"
-expect_equal "f. the array's tasks" "$(job_state "$array")" "COMPLETED FAILED "
-expect_equal "f. the merge job (it ran: afterany)" "$(job_state "$merge")" "FAILED "
-grep -qF "  shard 2/3: cannot be read: " "$TMP/fail/merge.log" || fail "f. merge.log: $(cat "$TMP/fail/merge.log")"
-rerun=$(sed -n '/^run them and merge again with:$/{n;s/^  //p}' "$TMP/fail/merge.log")
-case $rerun in *" --resubmit") ;; *) fail "f. merge.log gives no command: $(cat "$TMP/fail/merge.log")" ;; esac
-timing "f. a failed task: the merge job names it" "$start"
-rmdir "$TMP/fail/shard-2.db"
-run on login sh -c "$rerun"
-expect_status 0
-expect_stdout_contains "resubmitted 1 of 3 shards (2): array job "
-array=$(sed -n 's/^.*: array job \([0-9]*\), merge job \([0-9]*\)$/\1/p' "$TMP/out")
-merge=$(sed -n 's/^.*: array job \([0-9]*\), merge job \([0-9]*\)$/\2/p' "$TMP/out")
-wait_job "$merge"
-expect_equal "f. the resubmitted shard" "$(job_state "$array")" "COMPLETED "
-expect_equal "f. the new merge job" "$(job_state "$merge")" "COMPLETED "
-[ -f "$TMP/fail.db" ] && same_rows "$TMP/fail.db" "$TMP/single.db" "f. the merge after --resubmit"
-timing "f. a failed task resubmitted by one command and merged" "$start"
-
-wait_job "$limit_merge" 200
-timing "g. a shard past its time limit, requeued until done, merged" "$start_g"
-expect_equal "g. the time-limited shard" "$(job_state "$limit_array")" "COMPLETED "
-restarts=$(on login scontrol show job "$limit_array" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
-echo "g. the shard was requeued ${restarts:-0} times" >&2
-[ "${restarts:-0}" -ge 1 ] || fail "g. the shard was not requeued: $(cat "$TMP/limit/shard-1.log")"
-grep -q "runner: slurm: shard 1 stopped before its time limit; requeued to finish in the next allocation" \
-    "$TMP/limit/shard-1.log" || fail "g. shard-1.log: $(cat "$TMP/limit/shard-1.log")"
-grep -q "runner: slurm: shard 1 stops in [0-9]* s, before its time limit" "$TMP/limit/shard-1.log" ||
-    fail "g. the task read no end time from squeue: $(cat "$TMP/limit/shard-1.log")"
-expect_equal "g. the merge job" "$(job_state "$limit_merge")" "COMPLETED "
-[ -f "$TMP/limit.db" ] && same_rows "$TMP/limit.db" "$TMP/limit-one.db" "g. the time-limited shard's merge"
 finish
