@@ -4,7 +4,7 @@
 #   f. a failed task: the merge job (afterany) runs, names it in merge.log
 #      with the command that runs it; that one command (--resubmit),
 #      run on login, submits only it and a new merge, equal to one process.
-#   g. a shard past its time limit (--time 1:00 --requeue-before 50):
+#   g. a shard past its time limit (--time 1:00 --requeue-before 45):
 #      stopped after its running point, requeued by its own batch script,
 #      resumed in later allocations with no hand (cred_expire=10 in
 #      cluster.sh: a requeued task waits 10 s, not 120); its merge equals
@@ -117,11 +117,11 @@ start=$(now)
 "$RUNNER" sweep "$script" --db "$TMP/single.db" --quiet --jobs 1 2>/dev/null || fail "the single-process run failed"
 timing "the single-process run of grid.lua" "$start"
 ROWS_GRID="SELECT * FROM testkit ORDER BY row_id; SELECT * FROM speedup ORDER BY row_id"
-# same_rows DB ONE WHAT: DB's points and rows equal ONE's (count, and
-# EXCEPT both ways).
+# same_rows DB ONE WHAT [ROWS]: DB's points and rows (the speedup rows,
+# else the query ROWS) equal ONE's (count, and EXCEPT both ways).
 same_rows() {
     for q in "SELECT c.ordinal, p.ordinal, p.params_json, p.identity, p.seed, p.status FROM point AS p JOIN section AS c ON c.id = p.section_id" \
-        "SELECT p.identity, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id"; do
+        "${4:-SELECT p.identity, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id}"; do
         one=$(echo "$q" | sed 's/\(FROM\|JOIN\) \([a-z]*\)/\1 one.\2/g')
         expect_equal "$3: count" "$(sqlite3 "$1" "SELECT count(*) FROM ($q)")" \
             "$(sqlite3 "$2" "SELECT count(*) FROM ($q)")"
@@ -130,20 +130,23 @@ same_rows() {
     done
 }
 
-# g. A shard of about 20 s (300 points of 60-100 ms; more on a loaded
-# machine) under a limit of one minute, asked to stop 50 s before it: it
-# runs about 10 s per allocation. Submitted first, and runs beside f.
+# g. A shard of 40 points of 0.5 s (the fixture `slow` sleeps: 20 s
+# whatever the load) under a limit of one minute, asked to stop 45 s
+# before it: about 15 s per allocation, so one requeue or two. Submitted
+# first, and runs beside f.
 start_g=$(now)
 limit=$(write_script limit.lua <<'LUA'
-sweep("speedup", { workers = range(1, 150), jitter = {0.5, 2}, trials = 400000 }, { print = false })
+sweep("slow", { x = range(1, 40), sleep_s = {0.5} }, { print = false })
 LUA
 )
+slow_dir=$(realpath "$RUNNER_FIXTURES/slow")
 run on login "$RUNNER" slurm "$limit" --shards 1 --db-dir "$TMP/limit" --db "$TMP/limit.db" --time 1:00 \
-    --requeue-before 50 --submit
+    --requeue-before 45 --plugin-dir "$slow_dir" --submit
 expect_status 0
 submitted
 limit_array=$array limit_merge=$merge
-"$RUNNER" sweep "$limit" --db "$TMP/limit-one.db" --quiet --jobs 1 2>/dev/null || fail "the single-process limit.lua failed"
+"$RUNNER" sweep "$limit" --plugin-dir "$slow_dir" --db "$TMP/limit-one.db" --quiet --jobs 8 2>/dev/null ||
+    fail "the single-process limit.lua failed"
 
 # f. Shard 2 of 3 fails: its database's place is taken by a directory.
 start=$(now)
@@ -181,5 +184,6 @@ grep -q "runner: slurm: shard 1 stopped before its time limit; requeued to finis
 grep -q "runner: slurm: shard 1 stops in [0-9]* s, before its time limit" "$TMP/limit/shard-1.log" ||
     fail "g. the task read no end time from squeue: $(cat "$TMP/limit/shard-1.log")"
 expect_equal "g. the merge job" "$(job_state "$limit_merge")" "COMPLETED "
-[ -f "$TMP/limit.db" ] && same_rows "$TMP/limit.db" "$TMP/limit-one.db" "g. the time-limited shard's merge"
+[ -f "$TMP/limit.db" ] && same_rows "$TMP/limit.db" "$TMP/limit-one.db" "g. the time-limited shard's merge" \
+    "SELECT p.identity, r.x, r.y FROM point AS p JOIN slow AS r ON r.point_id = p.id"
 finish

@@ -6,8 +6,8 @@
 #    with the command that runs it; that one command (--resubmit) submits
 #    only that shard and a new merge, which equals one process. No job is
 #    left pending.
-# 2. A shard longer than its time limit (--time 1:00 --requeue-before 55):
-#    it stops after its running point 55 s before the limit, requeues
+# 2. A shard longer than its time limit (--time 1:00 --requeue-before 45):
+#    it stops after its running point 45 s before the limit, requeues
 #    itself and finishes in a later allocation with no hand; the merge
 #    equals one process.
 # 3. The switches reach sbatch: --array-throttle, --mem (and the merge
@@ -15,11 +15,11 @@
 . tests/e2e/lib.sh
 . tests/e2e/slurm_lib.sh
 
-# same_rows DB ONE WHAT: DB's points and rows equal ONE's (count, and
-# EXCEPT both ways).
+# same_rows DB ONE WHAT [ROWS]: DB's points and rows (the speedup rows,
+# else the query ROWS) equal ONE's (count, and EXCEPT both ways).
 same_rows() {
     for q in "SELECT c.ordinal, p.ordinal, p.params_json, p.identity, p.seed, p.status FROM point AS p JOIN section AS c ON c.id = p.section_id" \
-        "SELECT p.identity, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id"; do
+        "${4:-SELECT p.identity, r.workers, r.jitter, r.speedup FROM point AS p JOIN speedup AS r ON r.point_id = p.id}"; do
         expect_equal "$3: count" "$(sqlite3 "$1" "SELECT count(*) FROM ($q)")" \
             "$(sqlite3 "$2" "SELECT count(*) FROM ($q)")"
         expect_equal "$3: rows one process lacks" \
@@ -73,16 +73,18 @@ merge=$(sed -n 's/^.*merge job \([0-9]*\)$/\1/p' "$TMP/out")
 wait_job "$merge"
 expect_equal "the merge-only job" "$(job_state "$merge")" "COMPLETED "
 
-# 2. A shard of about 10 s of points (100 ms each, more on a loaded
-# machine) under a limit of one minute, asked to stop 55 s before it: each
-# allocation runs about 5 s.
+# 2. A shard of 40 points of 0.5 s (the fixture `slow` sleeps: 20 s
+# whatever the load) under a limit of one minute, asked to stop 45 s
+# before it: about 15 s per allocation, so one requeue or two.
 slow=$(write_script slow.lua <<'LUA'
-sweep("speedup", { workers = range(1, 50), jitter = {0.5, 2}, trials = 400000 }, { print = false })
+sweep("slow", { x = range(1, 40), sleep_s = {0.5} }, { print = false })
 LUA
 )
-"$RUNNER" sweep "$slow" --db "$TMP/slow.db" --quiet --jobs 1 2>/dev/null || fail "the single-process slow run failed"
+slow_dir="$RUNNER_FIXTURES/slow"
+"$RUNNER" sweep "$slow" --plugin-dir "$slow_dir" --db "$TMP/slow.db" --quiet --jobs 8 2>/dev/null ||
+    fail "the single-process slow run failed"
 run "$RUNNER" slurm "$slow" --shards 1 --db-dir "$TMP/limit" --db "$TMP/limit.db" --time 1:00 \
-    --requeue-before 55 --submit
+    --requeue-before 45 --plugin-dir "$slow_dir" --submit
 expect_status 0
 array=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\1/p' "$TMP/out")
 merge=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\2/p' "$TMP/out")
@@ -97,7 +99,8 @@ grep -q "runner: slurm: shard 1 stops in [0-9]* s, before its time limit" "$TMP/
     fail "the task read no end time from squeue: $(cat "$TMP/limit/shard-1.log")"
 expect_equal "the merge job" "$(job_state "$merge")" "COMPLETED "
 echo "note: the shard was requeued $(grep -c "requeued to finish" "$TMP/limit/shard-1.log") times" >&2
-same_rows "$TMP/limit.db" "$TMP/slow.db" "the time-limited shard's merge"
+same_rows "$TMP/limit.db" "$TMP/slow.db" "the time-limited shard's merge" \
+    "SELECT p.identity, r.x, r.y FROM point AS p JOIN slow AS r ON r.point_id = p.id"
 
 # 3. The switches, as Slurm reads them back.
 run "$RUNNER" slurm "$script" --shards 3 --db-dir "$TMP/sw" --db "$TMP/sw.db" --time 5:00 \
