@@ -130,8 +130,8 @@ same_rows() {
     done
 }
 
-# g. A shard of 40 points of 0.5 s (the fixture `slow` sleeps: 20 s
-# whatever the load) under a limit of one minute, asked to stop 45 s
+# g. A shard of 40 points of 0.5 s run one at a time (--jobs 1; the
+# fixture `slow` sleeps: 20 s whatever the load) under a limit of one minute, asked to stop 45 s
 # before it: about 15 s per allocation, so one requeue or two. Submitted
 # first, and runs beside f.
 start_g=$(now)
@@ -141,7 +141,7 @@ LUA
 )
 slow_dir=$(realpath "$RUNNER_FIXTURES/slow")
 run on login "$RUNNER" slurm "$limit" --shards 1 --db-dir "$TMP/limit" --db "$TMP/limit.db" --time 1:00 \
-    --requeue-before 45 --plugin-dir "$slow_dir" --submit
+    --requeue-before 45 --plugin-dir "$slow_dir" --jobs 1 --submit
 expect_status 0
 submitted
 limit_array=$array limit_merge=$merge

@@ -73,9 +73,10 @@ merge=$(sed -n 's/^.*merge job \([0-9]*\)$/\1/p' "$TMP/out")
 wait_job "$merge"
 expect_equal "the merge-only job" "$(job_state "$merge")" "COMPLETED "
 
-# 2. A shard of 40 points of 0.5 s (the fixture `slow` sleeps: 20 s
-# whatever the load) under a limit of one minute, asked to stop 45 s
-# before it: about 15 s per allocation, so one requeue or two.
+# 2. A shard of 40 points of 0.5 s run one at a time (--jobs 1; the
+# fixture `slow` sleeps: 20 s whatever the load) under a limit of one
+# minute, asked to stop 45 s before it: about 15 s per allocation, so one
+# requeue or two.
 slow=$(write_script slow.lua <<'LUA'
 sweep("slow", { x = range(1, 40), sleep_s = {0.5} }, { print = false })
 LUA
@@ -84,7 +85,7 @@ slow_dir="$RUNNER_FIXTURES/slow"
 "$RUNNER" sweep "$slow" --plugin-dir "$slow_dir" --db "$TMP/slow.db" --quiet --jobs 8 2>/dev/null ||
     fail "the single-process slow run failed"
 run "$RUNNER" slurm "$slow" --shards 1 --db-dir "$TMP/limit" --db "$TMP/limit.db" --time 1:00 \
-    --requeue-before 45 --plugin-dir "$slow_dir" --submit
+    --requeue-before 45 --plugin-dir "$slow_dir" --jobs 1 --submit
 expect_status 0
 array=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\1/p' "$TMP/out")
 merge=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\)$/\2/p' "$TMP/out")
