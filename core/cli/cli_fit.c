@@ -185,19 +185,24 @@ int cli_fit(const options_parsed *a)
         status = cli_fail(NULL);
         goto done;
     }
-    if (output_table(stdout, t, format) != 0) {
+    size_t width = output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given);
+    if (table_view_print(stdout, t, format, width) != 0) {
         status = cli_fail(util_format("cannot print the fit: out of memory or output closed"));
         goto done;
     }
+    char *stored = NULL;
     if (format == OUTPUT_TABLE && job.answer.groups.count == 1)
-        printf("stored as fit %lld: fit_param holds these, fit_residual each row's fitted value "
-               "and residual (docs/analysis.md)\n",
-               (long long)job.answer.ids[0]);
+        stored = util_format("stored as fit %lld: fit_param holds these, fit_residual each row's "
+                             "fitted value and residual (docs/analysis.md)",
+                             (long long)job.answer.ids[0]);
     else if (format == OUTPUT_TABLE)
-        printf("stored as fits %lld to %lld: fit_param holds these, fit_residual each row's "
-               "fitted value and residual (docs/analysis.md)\n",
-               (long long)job.answer.ids[0],
-               (long long)job.answer.ids[job.answer.groups.count - 1]);
+        stored = util_format("stored as fits %lld to %lld: fit_param holds these, fit_residual "
+                             "each row's fitted value and residual (docs/analysis.md)",
+                             (long long)job.answer.ids[0],
+                             (long long)job.answer.ids[job.answer.groups.count - 1]);
+    if (stored)
+        output_wrapped(stdout, stored, width);
+    free(stored);
 done:
     table_free(t);
     free(ids);

@@ -14,5 +14,6 @@
 #include "section_columns.h"
 #include "section_view.h"
 #include "table_facts.h"
+#include "table_view.h"
 
 #endif

@@ -54,7 +54,7 @@ run "$RUNNER" sweep "$noisy" --db "$DB" --quiet
 expect_status 0
 run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough
 expect_status 0
-expect_stdout_contains "fit = 4, n = 10 rows, excluded = 0 rows, r2 = "
+expect_stdout_contains "fit = 4 · n = 10 rows · excluded = 0 rows · r2 = "
 run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough \
     --weights max_delay_sample_stderr_s --format csv
 expect_status 0
