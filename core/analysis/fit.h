@@ -158,6 +158,7 @@ typedef struct fit_question {
     int ordinal;
     const fit_model *model;
     fit_columns columns;
+    int again; /* STORE_FIT_KEEP, _AGAIN or _ADD (store_fits_write) */
 } fit_question;
 
 /* What `runner fit` and Lua's fit{} print and store: one fit per group. */
@@ -166,6 +167,7 @@ typedef struct fit_answer {
     fit_result *results; /* groups.count */
     int64_t *ids;        /* groups.count: the stored fit rows */
     size_t excluded;     /* rows left out over every group */
+    int kept;            /* 1: the stored fits answered it (store_fits_write) */
 } fit_answer;
 
 /* Reads the section, fits every group and stores the fits (fit, fit_param,

@@ -168,7 +168,8 @@ int cli_fit(const options_parsed *a)
                        .ordinal = (int)job.section_ordinal,
                        .model = model,
                        .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
-                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text } };
+                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text },
+                       .again = v[OPTION_FIT_AGAIN].given ? STORE_FIT_AGAIN : STORE_FIT_KEEP };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
         fprintf(stderr, "runner: fit: %s\n", err ? err : "failed");
         free(err);
@@ -191,7 +192,17 @@ int cli_fit(const options_parsed *a)
         goto done;
     }
     char *stored = NULL;
-    if (format == OUTPUT_TABLE && job.answer.groups.count == 1)
+    size_t groups = job.answer.groups.count;
+    if (format == OUTPUT_TABLE && job.answer.kept)
+        stored =
+            groups == 1
+                ? util_format("as stored in fit %lld, which fitted the same rows (--again "
+                              "fits anew and replaces it)",
+                              (long long)job.answer.ids[0])
+                : util_format("as stored in fits %lld to %lld, which fitted the same rows "
+                              "(--again fits anew and replaces them)",
+                              (long long)job.answer.ids[0], (long long)job.answer.ids[groups - 1]);
+    else if (format == OUTPUT_TABLE && groups == 1)
         stored = util_format("stored as fit %lld: fit_param holds these, fit_residual each row's "
                              "fitted value and residual (docs/analysis.md)",
                              (long long)job.answer.ids[0]);

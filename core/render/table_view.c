@@ -126,6 +126,16 @@ static int print_text(FILE *out, const table *columns, size_t count, output_row_
         section_view_clear(&view);
         rc = -1;
     }
+    /* A column empty on every row says nothing: not folded as "unit = ". */
+    size_t kept = 0;
+    for (size_t i = 0; rc == 0 && i < view.folded_count; i++) {
+        const value *first = &facts.columns[view.folded[i]].first;
+        if (!(first->type == RUNNER_TEXT && first->as.text && !*first->as.text))
+            folded[kept++] = folded[i];
+        else
+            free(folded[i]);
+    }
+    size_t folded_count = kept;
     if (rc == 0) {
         layout.digits = digits;
         for (size_t r = 0; r < count; r++) {
@@ -133,13 +143,13 @@ static int print_text(FILE *out, const table *columns, size_t count, output_row_
             output_text_layout_widen(&layout, cells);
         }
         output_text_layout_set_view(&layout, view.shown, view.shown_count,
-                                    (const char *const *)folded, view.folded_count, max_width);
+                                    (const char *const *)folded, folded_count, max_width);
         output_text_layout_print_head(out, &layout);
         for (size_t r = 0; r < count; r++) {
             row(ctx, r, cells);
             output_text_layout_print_row(out, &layout, cells);
         }
-        section_view_free_settings(folded, view.folded_count);
+        section_view_free_settings(folded, folded_count);
         section_view_clear(&view);
     }
     table_facts_clear(&facts);
