@@ -179,6 +179,7 @@ typedef struct fit_question {
     /* --noise relative: each y's sd taken as |y| (weights 1/y^2: the noise
      * is a share of the value); columns.weights must then be NULL */
     int relative_noise;
+    int again; /* STORE_FIT_KEEP, _AGAIN or _ADD (store_fits_write) */
 } fit_question;
 
 /* What `runner fit` and Lua's fit{} print and store: one fit per group. */
@@ -187,6 +188,7 @@ typedef struct fit_answer {
     fit_result *results; /* groups.count */
     int64_t *ids;        /* groups.count: the stored fit rows */
     size_t excluded;     /* rows left out over every group */
+    int kept;            /* 1: the stored fits answered it (store_fits_write) */
 } fit_answer;
 
 /* Reads the section, fits every group and stores the fits (fit, fit_param,

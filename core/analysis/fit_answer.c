@@ -113,7 +113,7 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                .curve_low = r->curve_low,
                                .curve_high = r->curve_high };
     }
-    rc = store_fits_write(s, fits, count, a->ids, err);
+    rc = store_fits_write(s, fits, count, q->again, a->ids, &a->kept, err);
 done:
     for (size_t i = 0; units && i < count * PER_FIT; i++)
         free(units[i]);

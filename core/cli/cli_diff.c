@@ -229,7 +229,8 @@ static int run_diff(const options_parsed *a, diff_job *job, store *s, char **err
         return util_fail(err, "out of memory");
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
-    int rc = output_table(stdout, t, format);
+    int rc = table_view_print(stdout, t, format,
+                              output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given));
     table_free(t);
     if (rc != 0)
         return util_fail(err, "cannot write the comparison");
@@ -880,7 +881,9 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
     }
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
-    if (status == EXIT_OK && output_rows(stdout, head, format, out.count, stat_cells, &out) != 0)
+    size_t width = output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given);
+    if (status == EXIT_OK &&
+        table_view_rows(stdout, head, format, out.count, stat_cells, &out, width) != 0)
         status = cli_fail(util_format("cannot write the comparison"));
     if (status == EXIT_OK && format == OUTPUT_TABLE) {
         print_outliers(job, &out);

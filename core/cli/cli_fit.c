@@ -178,7 +178,8 @@ int cli_fit(const options_parsed *a)
                        .model = model,
                        .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
                                     v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text },
-                       .relative_noise = relative };
+                       .relative_noise = relative,
+                       .again = v[OPTION_FIT_AGAIN].given ? STORE_FIT_AGAIN : STORE_FIT_KEEP };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
         fprintf(stderr, "runner: fit: %s\n", err ? err : "failed");
         free(err);
@@ -209,19 +210,34 @@ int cli_fit(const options_parsed *a)
         status = cli_fail(NULL);
         goto done;
     }
-    if (output_table(stdout, t, format) != 0) {
+    size_t width = output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given);
+    if (table_view_print(stdout, t, format, width) != 0) {
         status = cli_fail(util_format("cannot print the fit: out of memory or output closed"));
         goto done;
     }
-    if (format == OUTPUT_TABLE && job.answer.groups.count == 1)
-        printf("stored as fit %lld: fit_param holds these, fit_residual each row's fitted value "
-               "and residual (docs/analysis.md)\n",
-               (long long)job.answer.ids[0]);
+    char *stored = NULL;
+    size_t groups = job.answer.groups.count;
+    if (format == OUTPUT_TABLE && job.answer.kept)
+        stored =
+            groups == 1
+                ? util_format("as stored in fit %lld, which fitted the same rows (--again "
+                              "fits anew and replaces it)",
+                              (long long)job.answer.ids[0])
+                : util_format("as stored in fits %lld to %lld, which fitted the same rows "
+                              "(--again fits anew and replaces them)",
+                              (long long)job.answer.ids[0], (long long)job.answer.ids[groups - 1]);
+    else if (format == OUTPUT_TABLE && groups == 1)
+        stored = util_format("stored as fit %lld: fit_param holds these, fit_residual each row's "
+                             "fitted value and residual (docs/analysis.md)",
+                             (long long)job.answer.ids[0]);
     else if (format == OUTPUT_TABLE)
-        printf("stored as fits %lld to %lld: fit_param holds these, fit_residual each row's "
-               "fitted value and residual (docs/analysis.md)\n",
-               (long long)job.answer.ids[0],
-               (long long)job.answer.ids[job.answer.groups.count - 1]);
+        stored = util_format("stored as fits %lld to %lld: fit_param holds these, fit_residual "
+                             "each row's fitted value and residual (docs/analysis.md)",
+                             (long long)job.answer.ids[0],
+                             (long long)job.answer.ids[job.answer.groups.count - 1]);
+    if (stored)
+        output_wrapped(stdout, stored, width);
+    free(stored);
 done:
     table_free(t);
     free(ids);

@@ -402,7 +402,9 @@ static int l_fit(lua_State *L)
     char *err = NULL;
     fit_answer ans = { 0 };
     store *s = open_section(&r, &err);
-    fit_question q = { r.sweep_id, r.section_id, r.ordinal, model, columns, relative };
+    fit_question q = {
+        r.sweep_id, r.section_id, r.ordinal, model, columns, relative, STORE_FIT_ADD
+    };
     int rc = s ? fit_answer_section(s, &q, &ans, &err) : -1;
     store_close(s);
     if (!owned)

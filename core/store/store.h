@@ -577,9 +577,23 @@ typedef struct store_fit {
     const double *curve_x, *curve_f, *curve_low, *curve_high;
 } store_fit;
 
-/* Stores count fits in one transaction, all or none: ids[count] receives
- * their ids. Writes only the fit tables. */
-int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err);
+/* Stores count fits (the groups of one request: the same sweep, section,
+ * model, formula, x, y, by column and weight column) in one transaction,
+ * all or none: ids[count] receives their ids. Answers are kept, not piled
+ * up (again = STORE_FIT_KEEP, `runner fit`): when the fits stored for the
+ * request fitted the same rows (n, excluded and rss alike, one per group),
+ * nothing is written, ids are theirs and *kept is 1; otherwise the stored
+ * ones are deleted and these written in their place (*kept 0), as always
+ * with STORE_FIT_AGAIN (`--again`). STORE_FIT_ADD writes them beside any
+ * stored ones (a script's fit{}, whose ids the script holds). Writes only
+ * the fit tables. */
+enum {
+    STORE_FIT_KEEP,
+    STORE_FIT_AGAIN,
+    STORE_FIT_ADD
+};
+int store_fits_write(store *s, const store_fit *fits, size_t count, int again, int64_t *ids,
+                     int *kept, char **err);
 /* A stored fit's quantities in order: name, kind, value, stderr, ci_low,
  * ci_high, unit (a new table; the caller frees it). */
 int store_fit_params(store *s, int64_t fit_id, table **out, char **err);

@@ -60,7 +60,7 @@ run "$RUNNER" sweep "$noisy" --db "$DB" --quiet
 expect_status 0
 run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough
 expect_status 0
-expect_stdout_contains "fit = 4, n = 10 rows, excluded = 0 rows, r2 = "
+expect_stdout_contains "fit = 4 · n = 10 rows · excluded = 0 rows · r2 = "
 run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough \
     --weights max_delay_sample_stderr_s --format csv
 expect_status 0
@@ -145,7 +145,44 @@ highest=$(sql "SELECT max(id) FROM fit")
 run "$RUNNER" rm few --db "$DB"
 expect_status 0
 expect_sql "SELECT count(*) FROM fit WHERE id = $highest" "0"
-run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough
+run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough --again
 expect_status 0
 expect_sql "SELECT max(id) FROM fit" "$((highest + 1))"
+
+# Answers are kept, not piled up: the same fit asked again on the same rows
+# is the stored one (nothing written), --again replaces it with new ids,
+# and the fit tables never hold two answers to one request.
+run "$RUNNER" sweep scripts/jitter.lua --db "$TMP/kept.db" --quiet
+expect_status 0
+fit_again() {
+    run "$RUNNER" fit 1 --db "$TMP/kept.db" --x workers --y round_s --model walkthrough --by jitter "$@"
+}
+fit_again
+expect_status 0
+expect_stdout_contains "stored as fits 1 to 3: "
+before=$(sqlite3 "$TMP/kept.db" "SELECT group_concat(id || ':' || created_at) FROM fit")
+fit_again
+expect_status 0
+expect_stdout_contains "as stored in fits 1 to 3, which fitted the same rows (--again fits anew and replaces them)"
+expect_stdout_contains "ceiling"
+expect_equal "the stored fits after asking again" \
+    "$(sqlite3 "$TMP/kept.db" "SELECT group_concat(id || ':' || created_at) FROM fit")" "$before"
+fit_again --again
+expect_status 0
+expect_stdout_contains "stored as fits 4 to 6: "
+expect_equal "fits, params, residuals after --again" "$(sqlite3 "$TMP/kept.db" \
+    "SELECT (SELECT group_concat(id) FROM fit), (SELECT count(DISTINCT fit_id) || '/' || count(*) FROM fit_param),
+            (SELECT count(DISTINCT fit_id) || '/' || count(*) FROM fit_residual)")" "4,5,6|3/12|3/24"
+# Another request (another model) is another answer, kept beside it.
+run "$RUNNER" fit 1 --db "$TMP/kept.db" --x workers --y speedup --model usl
+expect_status 0
+expect_stdout_contains "stored as fit 7: "
+run "$RUNNER" fit 1 --db "$TMP/kept.db" --x workers --y speedup --model usl
+expect_stdout_contains "as stored in fit 7, which"
+expect_equal "fits" "$(sqlite3 "$TMP/kept.db" "SELECT count(*) FROM fit")" 4
+# --again is a switch: a value is refused, one line, nothing stored.
+fit_again --again=yes
+expect_status 2
+expect_stderr "runner: fit: option '--again' takes no value; see 'runner --help'"
+expect_equal "fits after a refusal" "$(sqlite3 "$TMP/kept.db" "SELECT count(*) FROM fit")" 4
 finish
