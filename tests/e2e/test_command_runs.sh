@@ -36,7 +36,7 @@ expect_sql "SELECT count(*), sum(warmup), min(run), max(run), count(DISTINCT poi
     FROM command_run WHERE sweep_id = 1" "22|2|1|11|2"
 expect_sql "SELECT group_concat(run) FROM command_run WHERE warmup = 1" "1,1,1,1,1,1"
 expect_sql "SELECT count(*) FROM command_run WHERE exit_status <> 0 OR max_rss_kib <= 0
-    OR voluntary_switches < 0 OR involuntary_switches < 0 OR wall_s < 0.02
+    OR voluntary_switches < 0 OR involuntary_switches < 0 OR wall_s <= 0
     OR json_extract(run_values, '$.score') NOT BETWEEN 100 AND 1009" "0"
 expect_sql "SELECT count(*) FROM prog AS p WHERE wall_runs = 10
     AND abs(wall_s - (SELECT avg(wall_s) FROM command_run AS r
@@ -78,11 +78,14 @@ expect_sql "SELECT group_concat(point || ' ' || column_name || ' ' || n_a || ' '
 {"size":2} score 10 10 higher
 {"size":2} wall_s 10 10 slower'
 
-# Welch's test on the runs equals SciPy's on what export --runs wrote.
+# Welch's test (--test welch) and Mann-Whitney's (the default) on the runs
+# equal SciPy's on what export --runs wrote.
 if /usr/bin/python3 -c "import scipy.stats" 2>/dev/null; then
-    for pair in "1 2" "1 3"; do
-        set -- $pair
-        run "$RUNNER" diff "$1" "$2" --stat --db "$DB" --format json
+    for case in "1 2 welch" "1 3 welch" "1 2 mwu" "1 3 mwu"; do
+        set -- $case
+        pair="$1 $2"
+        export STAT_TEST=$3
+        run "$RUNNER" diff "$1" "$2" --stat --test "$3" --db "$DB" --format json
         [ "$status" -le 1 ] || fail "diff --stat exit $status"
         cp "$TMP/out" "$TMP/stat.json"
         for s in "$1" "$2"; do
@@ -90,8 +93,8 @@ if /usr/bin/python3 -c "import scipy.stats" 2>/dev/null; then
             expect_status 0
         done
         /usr/bin/python3 - "$TMP/stat.json" "$TMP/export/sweep-$1-section-1-prog-runs.csv" \
-            "$TMP/export/sweep-$2-section-1-prog-runs.csv" <<'PY' || fail "diff --stat $pair differs from SciPy on export --runs"
-import csv, json, sys
+            "$TMP/export/sweep-$2-section-1-prog-runs.csv" <<'PY' || fail "diff --stat $pair --test $STAT_TEST differs from SciPy on export --runs"
+import csv, json, os, sys
 from scipy import stats
 doc = json.load(open(sys.argv[1]))
 names = [c["name"] for c in doc["columns"]]
@@ -108,7 +111,11 @@ assert len(doc["rows"]) == 4, doc
 for r in doc["rows"]:
     r = dict(zip(names, r))
     key = (json.loads(r["point"])["size"], r["column"])
-    want = stats.ttest_ind(b[key], a[key], equal_var=False).pvalue
+    if os.environ["STAT_TEST"] == "welch":
+        want = stats.ttest_ind(b[key], a[key], equal_var=False).pvalue
+    else:
+        want = stats.mannwhitneyu(b[key], a[key], alternative="two-sided").pvalue
+    assert r["test"] == os.environ["STAT_TEST"], (key, r["test"])
     assert len(a[key]) == len(b[key]) == r["n_a"] == r["n_b"] == 10, (key, r)
     assert abs(r["p_value"] - want) <= 1e-9, (key, r["p_value"], want)
 PY

@@ -89,7 +89,9 @@ run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 2
 expect_status 0
 at80 diff 4 5 --stat --tolerance 0.5
 fits80 "diff --stat"
-expect_stdout_contains " more column, --wide shows it: p_value)"
+# MWU, the default, leaves the ratio without an interval: the NaN bounds fold
+# into the constants line and every column fits.
+expect_stdout_contains "p_value"
 expect_stdout_contains "  plugin = noisy"
 # --wide: every column, wider than the terminal (a person asked for it)
 at80 diff 4 5 --stat --tolerance 0.5 --wide
