@@ -6,6 +6,7 @@
 #define RUNNER_ANALYSIS_FACE_H
 
 #include "analysis/fit.h"
+#include "analysis/numeric.h"
 #include "analysis/pareto.h"
 #include "analysis/sensitivity.h"
 #include "analysis/stats.h"

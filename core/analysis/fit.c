@@ -3,6 +3,7 @@
  * residual variance, Student-t intervals (gsl_cdf_tdist_Pinv), and derived
  * quantities by the delta method. */
 #include "fit_int.h"
+#include "numeric.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_cdf.h>
@@ -184,7 +185,7 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
                          model->name, p, p == 1 ? "" : "s", p + 1, n);
     if (check_domain(model, data, err) != 0)
         return -1;
-    gsl_set_error_handler_off(); /* GSL's default aborts the process */
+    numeric_init(); /* GSL's default handler aborts; cli_main turned it off already */
 
     int rc = -1;
     solver_ctx ctx = { model, data, NULL, NULL };
