@@ -4,13 +4,16 @@
 #include "base/exit_status.h"
 #include "cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "base/quote.h"
+#include "base/stop_signals.h"
 #include "base/table.h"
 #include "mpi/mpi_pool.h"
 #include "selector.h"
@@ -139,15 +142,31 @@ void cli_install_signal_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    /* Each blocks the other while it runs: a SIGINT arriving inside the
+    /* Each blocks the others while it runs: a SIGINT arriving inside the
      * SIGTERM handler, before it set the flag, would find it unset too, and
      * neither would leave at once (a hung isolated point then kept runner
-     * waiting after TERM and INT: test_isolate hung in CI). */
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+     * waiting after TERM and INT: test_isolate hung in CI). SIGHUP, Slurm's
+     * SIGUSR1 and SIGXCPU are the same request (base/stop_signals.h). */
+    stop_signals_fill(&sa.sa_mask);
+    for (int i = 0; i < STOP_SIGNALS_COUNT; i++)
+        sigaction(stop_signals_list[i], &sa, NULL);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *message = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (message)
+        vsnprintf(message, (size_t)len + 1, fmt, again);
+    va_end(again);
+    va_end(ap);
+    char *shown = message ? quote_terminal(message) : NULL;
+    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
+    free(shown);
+    free(message);
 }
 
 int cli_fail(char *err)
@@ -267,6 +286,7 @@ static int command_version(int argc, char **argv)
 
 int cli_main(int argc, char **argv)
 {
+    numeric_init(); /* before any analysis: GSL's default handler aborts */
     if (argc < 2) {
         print_usage(stderr);
         return EXIT_USAGE;
