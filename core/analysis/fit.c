@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/budget.h"
 #include "base/util.h"
 
 #define DEFAULT_MAX_ITERATIONS 200
@@ -33,6 +34,9 @@ typedef struct solver_ctx {
 static int residual_fn(const gsl_vector *p, void *arg, gsl_vector *f)
 {
     solver_ctx *c = arg;
+    /* every evaluation: a script's fit{} counts toward its limits */
+    if (!c->eval_err && budget_check(&c->eval_err) != BUDGET_OK)
+        return GSL_EBADFUNC;
     if (c->model->eval) {
         /* f may be a column of the finite-difference Jacobian (strided) */
         if (c->eval_err || c->model->eval(c->model->eval_ctx, c->data->x, c->data->n, p->data,
