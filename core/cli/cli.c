@@ -184,8 +184,7 @@ int cli_open_existing(const char *path, store **s, int for_writing)
     struct stat st;
     char *err = NULL;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "runner: %s: no such database (run 'runner sweep' first, or pass --db)\n",
-                path);
+        cli_error("%s: no such database (run 'runner sweep' first, or pass --db)", path);
         return EXIT_USAGE;
     }
     if ((for_writing ? store_open(path, s, &err) : store_open_read(path, s, &err)) != 0)
@@ -227,8 +226,8 @@ int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, in
         goto fail;
     if (*count > 0)
         return EXIT_OK;
-    fprintf(stderr, "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
-            args->db_path, args->positional);
+    cli_error("%s: no sweep %s with stored sections; 'runner sweeps' lists them", args->db_path,
+              args->positional);
     status = EXIT_USAGE;
     goto done;
 fail:
@@ -254,8 +253,8 @@ static int command_help(int argc, char **argv)
 {
     if (argc > 3) {
         char *shown = quote_terminal(argv[3]);
-        fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n", argv[1],
-                shown ? shown : "?");
+        cli_error("%s: unexpected argument '%s'; see 'runner --help'", argv[1],
+                  shown ? shown : "?");
         free(shown);
         return EXIT_USAGE;
     }
@@ -274,8 +273,7 @@ static int command_version(int argc, char **argv)
 {
     if (argc > 2) {
         char *shown = quote_terminal(argv[2]);
-        fprintf(stderr, "runner: --version: unexpected argument '%s'; see 'runner --help'\n",
-                shown ? shown : "?");
+        cli_error("--version: unexpected argument '%s'; see 'runner --help'", shown ? shown : "?");
         free(shown);
         return EXIT_USAGE;
     }

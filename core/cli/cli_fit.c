@@ -37,10 +37,9 @@ static int pick_section(fit_job *job, const int64_t *ids, size_t count, const op
 {
     const option_value *section = &a->values[OPTION_FIT_SECTION];
     if (section->given && section->integer > count) {
-        fprintf(stderr,
-                "runner: fit: sweep %lld has %zu section%s; --section %llu is out of range\n",
-                (long long)job->sweep_id, count, count == 1 ? "" : "s",
-                (unsigned long long)section->integer);
+        cli_error("fit: sweep %lld has %zu section%s; --section %llu is out of range",
+                  (long long)job->sweep_id, count, count == 1 ? "" : "s",
+                  (unsigned long long)section->integer);
         return EXIT_USAGE;
     }
     size_t chosen = section->given ? (size_t)section->integer - 1 : 0;
@@ -145,8 +144,8 @@ int cli_fit(const options_parsed *a)
         return options_usage_error("%s", "fit needs --x COLUMN, --y COLUMN and --model MODEL");
     const fit_model *model = fit_model_find(v[OPTION_FIT_MODEL].text);
     if (!model) {
-        fprintf(stderr, "runner: --model %s: expected %s; see 'runner --help'\n",
-                v[OPTION_FIT_MODEL].text, fit_model_names());
+        cli_error("--model %s: expected %s; see 'runner --help'", v[OPTION_FIT_MODEL].text,
+                  fit_model_names());
         return EXIT_USAGE;
     }
     output_format format = OUTPUT_TABLE;
@@ -170,17 +169,17 @@ int cli_fit(const options_parsed *a)
                        .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
                                     v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text } };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
-        fprintf(stderr, "runner: fit: %s\n", err ? err : "failed");
+        cli_error("fit: %s", err ? err : "failed");
         free(err);
         status = EXIT_USAGE;
         goto done;
     }
     size_t excluded = job.answer.excluded;
     if (excluded)
-        fprintf(stderr, "runner: fit: %zu row%s excluded (NaN, inf or empty in %s or %s%s%s)\n",
-                excluded, excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
-                v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
-                v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
+        cli_error("fit: %zu row%s excluded (NaN, inf or empty in %s or %s%s%s)", excluded,
+                  excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
+                  v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
+                  v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
     if (!(t = result_table(&job, model, a))) {
         status = cli_fail(NULL);
         goto done;

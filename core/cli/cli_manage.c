@@ -99,12 +99,9 @@ int cli_sweep_filter(const options_parsed *a, store_sweep_filter *f, char since[
             continue;
         int parsed = parse_time(times[i], outs[i]);
         if (parsed != 0) {
-            char shown[128];
-            fprintf(stderr,
-                    "runner: %s %s: %sexpected a UTC date (2026-12-01), date and time "
-                    "(2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'\n",
-                    names[i], util_printable(times[i], shown, sizeof shown),
-                    parsed == -2 ? "no such date or time; " : "");
+            cli_error("%s %s: %sexpected a UTC date (2026-12-01), date and time "
+                      "(2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'",
+                      names[i], times[i], parsed == -2 ? "no such date or time; " : "");
             return EXIT_USAGE;
         }
     }
@@ -142,7 +139,7 @@ static int open_sweep_for_writing(const options_parsed *a, const char *arg, stor
     }
     if ((*row)->row_count == 1)
         return EXIT_OK;
-    fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path, arg);
+    cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, arg);
     status = EXIT_USAGE;
 fail:
     table_free(*row);
@@ -315,8 +312,7 @@ static int rm_targets(const options_parsed *a, store *s, table **list)
             return cli_fail(err);
         if (row->row_count == 0) {
             table_free(row);
-            fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path,
-                    arg);
+            cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, arg);
             return EXIT_USAGE;
         }
         int fresh = 1; /* the same sweep named twice is removed once */
@@ -349,7 +345,7 @@ int cli_manage_rm(const options_parsed *a)
         goto done;
     size_t count = list->row_count;
     if (count == 0) {
-        fprintf(stderr, "runner: %s: no sweep matches the filters; nothing removed\n", a->db_path);
+        cli_error("%s: no sweep matches the filters; nothing removed", a->db_path);
         status = EXIT_USAGE;
         goto done;
     }
