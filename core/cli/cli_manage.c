@@ -14,6 +14,7 @@
 #include "base/process_identity.h"
 #include "base/scheduler.h"
 #include "base/table.h"
+#include "base/name_check.h"
 #include "base/util.h"
 #include "selector.h"
 
@@ -208,6 +209,8 @@ int cli_manage_note(const options_parsed *a)
     int64_t id = 0;
     char *err = NULL;
     const char *note = a->positionals[1];
+    if (name_check("note", note, strlen(note), NAME_CHECK_TEXT_MAX, &err) != 0)
+        return cli_fail(err);
     int status = open_sweep_for_writing(a, a->positional, &s, &id, &row);
     if (status == EXIT_OK && store_sweep_set_note(s, id, *note ? note : NULL, &err) != 0)
         status = cli_fail(err);

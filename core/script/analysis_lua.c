@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "base/budget.h"
+#include "base/name_check.h"
 #include "base/util.h"
 #include "rowview.h"
 #include "script_int.h"
@@ -416,9 +417,19 @@ static int l_fit(lua_State *L)
     int function = lua_gettop(L); /* stays on the stack during the fit */
     if (lua_isfunction(L, function)) {
         lua_getfield(L, 1, "name");
-        const char *name = lua_isnil(L, -1) ? "lua" : lua_tostring(L, -1);
+        size_t name_len = 3;
+        const char *name = lua_isnil(L, -1) ? "lua" : lua_tolstring(L, -1, &name_len);
         if (!name || lua_type(L, -1) == LUA_TNUMBER)
             luaL_error(L, "fit{name = ...}: the model's name must be a string");
+        char *bad_name = NULL; /* stored, shown, served: checked whole, NULs too */
+        if (name_check("fit{name = ...}:", name, name_len, NAME_CHECK_NAME_MAX, &bad_name) != 0) {
+            lua_pushstring(L, bad_name ? bad_name : "out of memory");
+            free(bad_name);
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+            return lua_error(L);
+        }
         /* plot and report draw a stored fit by its model's name */
         if (fit_model_find(name))
             luaL_error(L,
