@@ -344,6 +344,34 @@ expect_sql "SELECT model, x_column, y_column, n, excluded FROM fit" "linear|x|y|
     FROM testkit WHERE section_id = (SELECT id FROM section WHERE sweep_id = 1 AND ordinal = 1)")|0"
 expect_equal "points after the upgrade to 11" "$(sql "$POINTS")" "$points_before"
 
+# Version 16 adds command_run (every run of a command point with repeats).
+# A version 15 file lacks only that table: readers read it as it is (no
+# runs), and a write adds it, the points' rows kept.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE command_run;
+PRAGMA user_version = 15; PRAGMA journal_mode = DELETE;" >/dev/null
+points_before=$(sql "$POINTS")
+sha=$(sha256sum <"$DB")
+run "$RUNNER" show indexed --runs --db "$DB" --format csv
+expect_status 0
+expect_equal "show --runs: the version 15 file's bytes" "$(sha256sum <"$DB")" "$sha"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'command_run'" "1"
+expect_equal "points after the upgrade to 16" "$(sql "$POINTS")" "$points_before"
+# Version 17 adds sweep_machine (the machine a sweep ran on): a version 16
+# file is read as it is (its sweeps recorded no machine), and upgraded by a
+# writing command.
+sqlite3 -batch "$DB" "DROP TABLE sweep_machine; PRAGMA user_version = 16;" >/dev/null
+run "$RUNNER" show 1 --provenance --db "$DB"
+expect_status 0
+expect_stdout_contains "  (none)  not recorded: a runner before schema 17 ran it"
+expect_sql "PRAGMA user_version" "16"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'sweep_machine'" "1"
+
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")
