@@ -39,8 +39,9 @@ RUNTIME_PACKAGES := cmake make gcc libc6-dev pkg-config git sqlite3 gnuplot-nox 
 	libjansson-dev libopenblas-dev libxxhash-dev
 # runner serve: the HTTP server library and the chart script its plots use.
 RUNTIME_PACKAGES += libmicrohttpd-dev libjs-dygraphs
-# Statistics and fits on stored rows (core/analysis/): GNU GSL.
-RUNTIME_PACKAGES += libgsl-dev
+# Statistics and fits on stored rows (core/analysis/): GNU GSL, and R's
+# standalone math library for rank-test distributions (Mann–Whitney).
+RUNTIME_PACKAGES += libgsl-dev r-mathlib
 # What the tests drive (python3 for the webhook server and checks, Chromium
 # renders reports, procps for ps, Open MPI for distributed sweeps: optional
 # when building, required by the tests) and the checked builds (valgrind,

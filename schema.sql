@@ -314,6 +314,9 @@ CREATE TABLE IF NOT EXISTS fit_param (
     ci_high         REAL,
     unit            TEXT NOT NULL DEFAULT '',      -- from x_unit and y_unit: s, s/bytes, ...
     doc             TEXT NOT NULL DEFAULT '',
+    -- Schema version 19 (issue 35): how ci_low, ci_high were made: wald,
+    -- log (a quantity > 0) or logit (a fraction); docs/analysis.md
+    interval        TEXT NOT NULL DEFAULT 'wald',
     PRIMARY KEY (fit_id, position)
 ) WITHOUT ROWID;
 
@@ -430,11 +433,18 @@ CREATE TABLE IF NOT EXISTS stat_diff_row (
     n_b             INTEGER NOT NULL,
     mean_b          REAL,
     sd_b            REAL,
-    ratio           REAL,                          -- mean_b / mean_a
-    ratio_low       REAL,                          -- its 95 % interval
-    ratio_high      REAL,
-    p_value         REAL,                          -- Welch's t-test, two-sided
+    ratio           REAL,                          -- mean_b / mean_a (welch), median_b / median_a
+    ratio_low       REAL,                          -- its 95 % interval (welch: delta method on
+    ratio_high      REAL,                          -- log ratio; bootstrap: percentile; mwu: NULL)
+    p_value         REAL,                          -- of the test, two-sided
     verdict         TEXT NOT NULL,                 -- faster, slower, higher, lower, no change
+    -- Schema version 19 (issue 35, robust comparison): the test and the
+    -- outliers by Tukey's fences (NULL where only a summary was stored).
+    test            TEXT NOT NULL DEFAULT 'welch', -- welch, mwu or bootstrap
+    mild_a          INTEGER,
+    severe_a        INTEGER,
+    mild_b          INTEGER,
+    severe_b        INTEGER,
     PRIMARY KEY (stat_diff_id, position)
 ) WITHOUT ROWID;
 

@@ -5,6 +5,10 @@
 # (--jobs 1) and once as SHARDS shards that runner merge then joins; rates
 # are rows per second of wall time and of CPU time, best of REPEAT. The
 # target: merge stores at least 0.8 of the single process's rate.
+# Beside it, the SQLite floor (issue 36): the sqlite3 shell copying the
+# same shards' point blocks and rows into a file of the same schema and
+# indexes with ATTACH ... INSERT INTO ... SELECT, a transaction a shard, WAL
+# (what runner uses); the merge's rate against that floor (target 0.8).
 #   bench/bench_merge.sh [BUILD_DIR] (env: WORKERS JITTERS SHARDS REPEAT)
 set -eu
 build=${1:-build}
@@ -25,6 +29,24 @@ timed() {
     awk 'END { printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time"
 }
 best_single_wall=0 best_single_cpu=0 best_merge_wall=0 best_merge_cpu=0
+best_floor_wall=0 best_floor_cpu=0
+# floor_sql: the floor's statements: the schema of shard 1 (tables and
+# indexes), then each shard's point_block and speedup rows, new ids (a
+# table's columns but its integer primary key).
+floor_sql() {
+    echo "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+    sqlite3 "$tmp/shard-1.db" .schema | grep -v '^CREATE TABLE sqlite_'
+    cols_point_block=$(sqlite3 "$tmp/shard-1.db" "SELECT group_concat('\"' || name || '\"') FROM pragma_table_info('point_block') WHERE pk = 0")
+    cols_speedup=$(sqlite3 "$tmp/shard-1.db" "SELECT group_concat('\"' || name || '\"') FROM pragma_table_info('speedup') WHERE pk = 0")
+    k=1
+    while [ $k -le "$shards" ]; do
+        echo "ATTACH '$tmp/shard-$k.db' AS s; BEGIN;"
+        echo "INSERT INTO main.point_block ($cols_point_block) SELECT $cols_point_block FROM s.point_block;"
+        echo "INSERT INTO main.speedup ($cols_speedup) SELECT $cols_speedup FROM s.speedup;"
+        echo "COMMIT; DETACH s;"
+        k=$((k + 1))
+    done
+}
 rate() { awk -v n="$rows" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
 max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
 i=1
@@ -39,7 +61,16 @@ while [ $i -le "$repeat" ]; do
     done
     set -- $(timed "$runner" merge "$tmp/merged.db" "$tmp"/shard-*.db)
     merge_wall=$(rate "$1") merge_cpu=$(rate "$2")
-    echo "run $i: single $single_wall rows/s ($single_cpu per CPU-s), merge of $shards shards $merge_wall rows/s ($merge_cpu per CPU-s)"
+    floor_sql >"$tmp/floor.sql"
+    set -- $(timed sqlite3 -bail "$tmp/floor.db" ".read $tmp/floor.sql")
+    floor_wall=$(rate "$1") floor_cpu=$(rate "$2")
+    [ "$(sqlite3 "$tmp/floor.db" "SELECT count(*) FROM speedup")" = "$rows" ] || {
+        echo "bench_merge: the floor's copy lacks rows" >&2
+        exit 1
+    }
+    echo "run $i: single $single_wall rows/s ($single_cpu per CPU-s), merge of $shards shards $merge_wall rows/s ($merge_cpu per CPU-s), SQLite floor $floor_wall rows/s ($floor_cpu per CPU-s)"
+    best_floor_wall=$(max "$best_floor_wall" "$floor_wall")
+    best_floor_cpu=$(max "$best_floor_cpu" "$floor_cpu")
     best_single_wall=$(max "$best_single_wall" "$single_wall")
     best_single_cpu=$(max "$best_single_cpu" "$single_cpu")
     best_merge_wall=$(max "$best_merge_wall" "$merge_wall")
@@ -54,4 +85,9 @@ awk -v sw="$best_single_wall" -v sc="$best_single_cpu" -v mw="$best_merge_wall" 
     r = mw / sw; c = mc / sc
     printf "merge / single-process storage rate: %.2f by wall clock, %.2f per CPU-second (target 0.8): %s\n",
         r, c, (r >= 0.8 ? "PASS" : "MISS")
+}'
+awk -v fw="$best_floor_wall" -v fc="$best_floor_cpu" -v mw="$best_merge_wall" -v mc="$best_merge_cpu" 'BEGIN {
+    r = mw / fw; c = mc / fc
+    printf "merge / SQLite floor (ATTACH ... INSERT INTO ... SELECT): %.2f by wall clock, %.2f per CPU-second (target 0.8): %s\n",
+        r, c, (c >= 0.8 ? "PASS" : "MISS")
 }'

@@ -151,8 +151,25 @@ static void fill_estimate(fit_estimate *e, const fit_quantity_desc *d, int deriv
     e->derived = derived;
     e->value = value;
     e->std_error = std_error;
+    e->interval = "wald";
     e->ci_low = isfinite(std_error) ? value - t * std_error : NAN;
     e->ci_high = isfinite(std_error) ? value + t * std_error : NAN;
+    if (!isfinite(std_error))
+        return;
+    /* The delta method on a scale where the bound is at infinity: se of
+     * log v is se/v, of logit v is se/(v (1 - v)); the interval is made
+     * there and mapped back, so it never crosses the bound. */
+    if (d->bound == FIT_BOUND_POSITIVE && value > 0) {
+        double half = t * std_error / value;
+        e->ci_low = value * exp(-half);
+        e->ci_high = value * exp(half);
+        e->interval = "log";
+    } else if (d->bound == FIT_BOUND_FRACTION && value > 0 && value < 1) {
+        double logit = log(value / (1 - value)), half = t * std_error / (value * (1 - value));
+        e->ci_low = 1 / (1 + exp(-(logit - half)));
+        e->ci_high = 1 / (1 + exp(-(logit + half)));
+        e->interval = "logit";
+    }
 }
 
 /* R^2 = 1 - RSS/TSS, both weighted when the fit is. */

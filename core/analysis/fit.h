@@ -35,7 +35,7 @@ typedef struct fit_model fit_model;
 
 /* The model called name ("usl"), or NULL. */
 const fit_model *fit_model_find(const char *name);
-/* "amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear". */
+/* "amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear". */
 const char *fit_model_names(void);
 const char *fit_model_name(const fit_model *m);
 /* The formula in x, as stored in fit.formula ("base/x + J*x/(x+1)"). */
@@ -72,8 +72,13 @@ typedef struct fit_estimate {
     int derived;      /* 0: a parameter; 1: derived from them (delta method) */
     double value;     /* NaN: undefined (a ceiling with J = 0) */
     double std_error; /* standard error; NaN when not defined */
-    double ci_low;    /* the 95 % interval, value -/+ t(0.975, dof) stderr */
+    double ci_low;    /* the 95 % interval (interval says how) */
     double ci_high;
+    /* How the interval was made (docs/analysis.md, "Honest intervals"):
+     * "wald": value -/+ t(0.975, dof) stderr; "log": the same on log(value)
+     * (a quantity > 0: the interval stays above 0); "logit": on
+     * log(v/(1 - v)) (a fraction in (0, 1): it stays inside). Static. */
+    const char *interval;
 } fit_estimate;
 
 /* The rows one fit uses. Arrays are the caller's; sd NULL: unweighted. */
@@ -119,6 +124,16 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
             fit_result *out, char **err);
 void fit_result_clear(fit_result *r); /* accepts NULL */
 
+/* The residual check (fit_check.c): does the size of the residuals grow
+ * with the fitted value, as when the noise is a share of the value? The
+ * Goldfeld–Quandt test on the fit's residuals: rows ordered by fitted
+ * value, the mean square of the residuals of the top third over that of
+ * the bottom third (*ratio), one-sided p from F(n/3, n/3)
+ * (gsl_cdf_fdist_Q). Returns 1 when p < FIT_NOISE_GROWS_P (n >= 9), else
+ * 0 (*ratio and *p NaN when n < 9); -1: out of memory. */
+#define FIT_NOISE_GROWS_P 0.01
+int fit_noise_grows(const fit_result *r, double *ratio, double *p);
+
 /* --- reading a section (fit_data.c) -------------------------------------- */
 
 /* One group of a section's rows (all of them without --by): the values to
@@ -153,11 +168,18 @@ void fit_group_set_free(fit_group_set *set); /* accepts NULL */
 
 /* The question: a section (its sweep and ordinal name it in messages), a
  * model and the columns. Everything borrowed. */
+/* What fit.weight_column holds for a fit with --noise relative. */
+#define FIT_RELATIVE_NOISE "--noise relative"
+
 typedef struct fit_question {
     int64_t sweep_id, section_id;
     int ordinal;
     const fit_model *model;
     fit_columns columns;
+    /* --noise relative: each y's sd taken as |y| (weights 1/y^2: the noise
+     * is a share of the value); columns.weights must then be NULL */
+    int relative_noise;
+    int again; /* STORE_FIT_KEEP, _AGAIN or _ADD (store_fits_write) */
 } fit_question;
 
 /* What `runner fit` and Lua's fit{} print and store: one fit per group. */
@@ -166,6 +188,7 @@ typedef struct fit_answer {
     fit_result *results; /* groups.count */
     int64_t *ids;        /* groups.count: the stored fit rows */
     size_t excluded;     /* rows left out over every group */
+    int kept;            /* 1: the stored fits answered it (store_fits_write) */
 } fit_answer;
 
 /* Reads the section, fits every group and stores the fits (fit, fit_param,

@@ -4,6 +4,7 @@
  * stores nothing. */
 #include "fit.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +77,8 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                       .value = e->value,
                                       .std_error = e->std_error,
                                       .ci_low = e->ci_low,
-                                      .ci_high = e->ci_high };
+                                      .ci_high = e->ci_high,
+                                      .interval = e->interval };
         }
         fits[i] = (store_fit){ .sweep_id = q->sweep_id,
                                .section_id = q->section_id,
@@ -88,7 +90,8 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                .y_unit = a->groups.y_unit,
                                .by_column = q->columns.by,
                                .by_value = &g->by,
-                               .weight_column = q->columns.weights,
+                               .weight_column =
+                                   q->relative_noise ? FIT_RELATIVE_NOISE : q->columns.weights,
                                .n = (int64_t)r->n,
                                .excluded = (int64_t)g->excluded,
                                .dof = (int64_t)r->dof,
@@ -110,7 +113,7 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                .curve_low = r->curve_low,
                                .curve_high = r->curve_high };
     }
-    rc = store_fits_write(s, fits, count, a->ids, err);
+    rc = store_fits_write(s, fits, count, q->again, a->ids, &a->kept, err);
 done:
     for (size_t i = 0; units && i < count * PER_FIT; i++)
         free(units[i]);
@@ -118,6 +121,24 @@ done:
     free(params);
     free(fits);
     return rc;
+}
+
+/* --noise relative: the group's sd is |y| (owned by the group, freed with
+ * it). A y of 0 has no relative noise to weigh: refused. */
+static int relative_sd(const fit_question *q, fit_group *g, char **err)
+{
+    free(g->sd);
+    if (!(g->sd = malloc((g->n ? g->n : 1) * sizeof *g->sd)))
+        return util_fail(err, "out of memory");
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->y[i] == 0)
+            return util_fail(err,
+                             "sweep %lld, section %d: --noise relative weighs each row by 1/%s^2, "
+                             "and a row has %s = 0",
+                             (long long)q->sweep_id, q->ordinal, q->columns.y, q->columns.y);
+        g->sd[i] = fabs(g->y[i]);
+    }
+    return 0;
 }
 
 int fit_answer_section(store *s, const fit_question *q, fit_answer *out, char **err)
@@ -140,7 +161,11 @@ int fit_answer_section(store *s, const fit_question *q, fit_answer *out, char **
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
-        const fit_group *g = &out->groups.groups[i];
+        fit_group *g = &out->groups.groups[i];
+        if (q->relative_noise && relative_sd(q, g, err) != 0) {
+            fit_answer_clear(out);
+            return -1;
+        }
         fit_data data = { .n = g->n, .x = g->x, .y = g->y, .sd = g->sd };
         out->excluded += g->excluded;
         if (fit_run(q->model, &data, NULL, &out->results[i], &message) != 0) {

@@ -4,10 +4,19 @@
 
 #include "fit.h"
 
+/* What values a quantity can take: its interval is made on a scale that
+ * keeps it there (fit.c). */
+typedef enum fit_bound {
+    FIT_BOUND_NONE,     /* any real: Wald */
+    FIT_BOUND_POSITIVE, /* > 0 (a time, a ceiling, a peak): on log */
+    FIT_BOUND_FRACTION  /* in (0, 1) (a serial fraction): on logit */
+} fit_bound;
+
 typedef struct fit_quantity_desc {
     const char *name;
     fit_unit_kind unit;
     const char *doc;
+    fit_bound bound;
 } fit_quantity_desc;
 
 struct fit_model {

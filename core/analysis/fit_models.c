@@ -179,6 +179,78 @@ static void usl_derive(const double *p, double *out)
     out[1] = isfinite(peak) ? usl_f(peak, p) : NAN;
 }
 
+/* --- amdahl-time: time y = T1 (s + (1 - s)/x) ----------------------------- */
+
+static double amdahl_time_f(double x, const double *p) { return p[0] * (p[1] + (1 - p[1]) / x); }
+static void amdahl_time_df(double x, const double *p, double *dfdp)
+{
+    dfdp[0] = p[1] + (1 - p[1]) / x;
+    dfdp[1] = p[0] * (1 - 1 / x);
+}
+/* y = a + b/x with a = T1 s, b = T1 (1 - s): linear in a and b. */
+static void amdahl_time_basis(double x, double y, double *g1, double *g2, double *z)
+{
+    *g1 = 1;
+    *g2 = 1 / x;
+    *z = y;
+}
+static void amdahl_time_start(const fit_data *d, double *p)
+{
+    double a = 0, b = d->n ? d->y[0] : 1;
+    guess_linear(d, amdahl_time_basis, 1, &a, &b);
+    p[0] = a + b > 0 ? a + b : (d->n ? d->y[0] : 1);
+    p[1] = a + b > 0 ? a / (a + b) : 0.1;
+    if (!(p[1] > 1e-6 && p[1] < 1))
+        p[1] = p[1] >= 1 ? 0.99 : 1e-3;
+}
+/* the speedup limit, T1 / (T1 s) */
+static void amdahl_time_derive(const double *p, double *out) { out[0] = 1 / p[1]; }
+
+/* --- usl-time: time y = T1 (1 + s (x - 1) + k x (x - 1)) / x --------------- */
+
+static double usl_time_f(double x, const double *p)
+{
+    return p[0] * (1 + p[1] * (x - 1) + p[2] * x * (x - 1)) / x;
+}
+static void usl_time_df(double x, const double *p, double *dfdp)
+{
+    dfdp[0] = (1 + p[1] * (x - 1) + p[2] * x * (x - 1)) / x;
+    dfdp[1] = p[0] * (x - 1) / x;
+    dfdp[2] = p[0] * (x - 1);
+}
+/* y = (T1 (1 - s))/x + T1 (s - k) + T1 k x: linear in its three terms;
+ * two at a time is what guess_linear solves, so first T1 (1 - s) and
+ * T1 s from the Amdahl form, then k from what remains. */
+static void usl_time_kappa_basis(double x, double y, double *g1, double *g2, double *z)
+{
+    *g1 = x - 1;
+    *g2 = 0;
+    *z = y;
+}
+static void usl_time_start(const fit_data *d, double *p)
+{
+    amdahl_time_start(d, p);
+    double t1 = p[0], s = p[1];
+    /* k from the residual of the Amdahl curve, (y - T1 (s + (1-s)/x)) / T1 = k (x - 1) */
+    double kappa = 0, unused = 0;
+    double *r = malloc((d->n ? d->n : 1) * sizeof *r);
+    if (r && t1 > 0) {
+        for (size_t i = 0; i < d->n; i++)
+            r[i] = (d->y[i] - amdahl_time_f(d->x[i], p)) / t1;
+        fit_data resid = { .n = d->n, .x = d->x, .y = r };
+        guess_linear(&resid, usl_time_kappa_basis, 0, &kappa, &unused);
+    }
+    free(r);
+    p[0] = t1;
+    p[1] = s;
+    p[2] = kappa > 0 ? kappa : 1e-6;
+}
+static void usl_time_derive(const double *p, double *out)
+{
+    double speedup_p[2] = { p[1], p[2] };
+    usl_derive(speedup_p, out);
+}
+
 /* --- walkthrough: round y = base/x + J x/(x + 1) (docs/science.md §3, §5) - */
 
 static double walkthrough_f(double x, const double *p) { return p[0] / x + p[1] * x / (x + 1); }
@@ -213,9 +285,11 @@ static const fit_model models[] = {
       .param_count = 1,
       .params = { { "s", FIT_UNIT_NONE,
                     "serial fraction: the share of one worker's time that does "
-                    "not divide" } },
+                    "not divide",
+                    FIT_BOUND_FRACTION } },
       .derived_count = 1,
-      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s" } },
+      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s",
+                     FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = amdahl_f,
       .df = amdahl_df,
@@ -237,21 +311,54 @@ static const fit_model models[] = {
       .params = { { "sigma", FIT_UNIT_NONE, "contention: the serial fraction" },
                   { "kappa", FIT_UNIT_NONE, "coherency: the cost of each pair of workers" } },
       .derived_count = 2,
-      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)" },
-                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x" } },
+      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)",
+                     FIT_BOUND_POSITIVE },
+                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x", FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = usl_f,
       .df = usl_df,
       .start = usl_start,
       .derive = usl_derive },
+    { .name = "amdahl-time",
+      .formula = "T1*(s + (1-s)/x)",
+      .param_count = 2,
+      .params = { { "T1", FIT_UNIT_Y, "the time on one worker", FIT_BOUND_POSITIVE },
+                  { "s", FIT_UNIT_NONE,
+                    "serial fraction: the share of one worker's time that does "
+                    "not divide",
+                    FIT_BOUND_FRACTION } },
+      .derived_count = 1,
+      .derived = { { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, 1/s",
+                     FIT_BOUND_POSITIVE } },
+      .positive_x = 1,
+      .f = amdahl_time_f,
+      .df = amdahl_time_df,
+      .start = amdahl_time_start,
+      .derive = amdahl_time_derive },
+    { .name = "usl-time",
+      .formula = "T1*(1 + sigma*(x-1) + kappa*x*(x-1))/x",
+      .param_count = 3,
+      .params = { { "T1", FIT_UNIT_Y, "the time on one worker", FIT_BOUND_POSITIVE },
+                  { "sigma", FIT_UNIT_NONE, "contention: the serial fraction" },
+                  { "kappa", FIT_UNIT_NONE, "coherency: the cost of each pair of workers" } },
+      .derived_count = 2,
+      .derived = { { "peak_x", FIT_UNIT_X, "where the speedup peaks, sqrt((1 - sigma)/kappa)",
+                     FIT_BOUND_POSITIVE },
+                   { "peak_speedup", FIT_UNIT_NONE, "the speedup at peak_x", FIT_BOUND_POSITIVE } },
+      .positive_x = 1,
+      .f = usl_time_f,
+      .df = usl_time_df,
+      .start = usl_time_start,
+      .derive = usl_time_derive },
     { .name = "walkthrough",
       .formula = "base/x + J*x/(x+1)",
       .param_count = 2,
       .params = { { "base", FIT_UNIT_Y, "one worker's compute per round" },
                   { "J", FIT_UNIT_Y, "the largest delay of a worker per round (jitter)" } },
       .derived_count = 2,
-      .derived = { { "t1", FIT_UNIT_Y, "the one-worker round, base + J/2" },
-                   { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, t1/J" } },
+      .derived = { { "t1", FIT_UNIT_Y, "the one-worker round, base + J/2", FIT_BOUND_POSITIVE },
+                   { "ceiling", FIT_UNIT_NONE, "speedup limit as x grows, t1/J",
+                     FIT_BOUND_POSITIVE } },
       .positive_x = 1,
       .f = walkthrough_f,
       .df = walkthrough_df,
@@ -263,7 +370,7 @@ static const fit_model models[] = {
       .params = { { "alpha", FIT_UNIT_Y, "start-up time of one message (latency)" },
                   { "beta", FIT_UNIT_Y_PER_X, "time per unit of size (inverse bandwidth)" } },
       .derived_count = 2,
-      .derived = { { "bandwidth", FIT_UNIT_X_PER_Y, "1/beta" },
+      .derived = { { "bandwidth", FIT_UNIT_X_PER_Y, "1/beta", FIT_BOUND_POSITIVE },
                    { "n_half", FIT_UNIT_X,
                      "the size whose transfer costs one start-up, "
                      "alpha/beta" } },
@@ -299,7 +406,8 @@ const fit_model *fit_model_find(const char *name)
 
 const char *fit_model_names(void)
 {
-    return "amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear";
+    return "amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or "
+           "linear";
 }
 
 fit_model *fit_model_user_new(const char *name, const char *formula, size_t param_count,
@@ -313,7 +421,8 @@ fit_model *fit_model_user_new(const char *name, const char *formula, size_t para
     fit_model *m = calloc(1, sizeof *m);
     int bad = !m || !(m->name = util_strdup(name)) || !(m->formula = util_strdup(formula));
     for (size_t j = 0; !bad && j < param_count; j++) {
-        m->params[j] = (fit_quantity_desc){ util_strdup(names[j]), FIT_UNIT_NONE, "" };
+        m->params[j] =
+            (fit_quantity_desc){ util_strdup(names[j]), FIT_UNIT_NONE, "", FIT_BOUND_NONE };
         m->start_values[j] = start[j];
         bad = !m->params[j].name;
     }

@@ -43,6 +43,8 @@ stats_summary stats_summarize(const double *x, size_t n)
     return s;
 }
 
+double stats_median(double *x, size_t n) { return n ? gsl_stats_median(x, 1, n) : NAN; }
+
 /* The t quantiles asked for lately, by level and degrees of freedom: one
  * quantile is several evaluations of GSL's t distribution (Newton steps
  * on gsl_cdf_tdist_P). Welch's df is a real number that seldom repeats

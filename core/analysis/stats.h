@@ -21,6 +21,9 @@ stats_summary stats_summarize(const double *x, size_t n);
 /* The version of the GSL runner is linked with (statically: the build's),
  * for the machine facts. */
 const char *stats_gsl_version(void);
+/* The median of x[0..n) (gsl_stats_median: x is reordered). NaN when
+ * n = 0. */
+double stats_median(double *x, size_t n);
 
 /* The two-sided confidence interval of the mean at `level` (0.95):
  * mean -/+ t(level, n - 1) sd / sqrt(n). NaN bounds when n < 2. */

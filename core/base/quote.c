@@ -20,6 +20,16 @@ void quote_shell_word(strbuf *out, const char *text)
     strbuf_add(out, "'", 1);
 }
 
+void quote_shell_word_readable(strbuf *out, const char *text)
+{
+    size_t plain = strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789_./:=@+,-");
+    if (*text && !text[plain])
+        strbuf_str(out, text);
+    else
+        quote_shell_word(out, text);
+}
+
 int quote_has_control(const char *text)
 {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++)

@@ -11,6 +11,10 @@
  * byte but NUL survives (a newline stays inside the quotes), and nothing
  * in it is expanded. */
 void quote_shell_word(strbuf *out, const char *text);
+/* The same word, left as it is when made only of letters, digits and
+ * _./:=@+,- (nothing a shell expands or splits): a command a person reads
+ * and copies (runner slurm's --resubmit line). */
+void quote_shell_word_readable(strbuf *out, const char *text);
 
 /* Appends text as the value of an `#SBATCH --option=VALUE` line: double
  * quotes, with \ and " escaped by a backslash, as sbatch's directive parser

@@ -228,7 +228,8 @@ static int run_diff(const options_parsed *a, diff_job *job, store *s, char **err
         return util_fail(err, "out of memory");
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
-    int rc = output_table(stdout, t, format);
+    int rc = table_view_print(stdout, t, format,
+                              output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given));
     table_free(t);
     if (rc != 0)
         return util_fail(err, "cannot write the comparison");
@@ -305,14 +306,17 @@ typedef struct stat_scan {
     long wall;               /* compared index of a command's wall_s, or -1 */
     long wall_sd, wall_runs; /* read index of the helpers, or -1 */
     double tolerance;
-    stat_rows *out; /* borrowed: the result rows */
+    const char *test; /* --test: mwu, bootstrap or welch */
+    stat_rows *out;   /* borrowed: the result rows */
     /* the point being gathered: its rows' compared cells, per side */
     int open;
     int64_t section[2];
     size_t params_at; /* its parameters in out->points */
     double *cells[2];
     size_t rows[2], capacity[2];
-    double *scratch;           /* one column of one side */
+    double *scratch; /* one column of each side: side 0 at 0, side 1 at
+                                * scratch_half */
+    size_t scratch_half;
     double wall_summary[2][3]; /* mean, sd, n of wall_s from the first row */
     /* a command's stored runs (command_run): each side's point and its
      * measured runs' values of the compared columns, row-major */
@@ -437,15 +441,75 @@ static int stat_open_runs(store *s, stat_scan *st, char **err)
     return rc;
 }
 
-static const char *verdict_of(const stats_summary *a, const stats_summary *b,
-                              const stats_comparison *c, int is_time, double tolerance, int *past)
+/* What a compared column's test says: p-value, ratio and its interval,
+ * and each side's centre (means for Welch, medians for the others). */
+typedef struct stat_result {
+    const char *test;
+    double p_value, ratio, ratio_low, ratio_high, centre[2];
+    int64_t outliers[2][2]; /* mild, severe; -1: no samples to count */
+} stat_result;
+
+/* Runs st->test on one compared column's samples (stat_sample_of's; s:
+ * their summaries). A file from before runs were stored keeps only a
+ * command's wall_s summary per point: Welch's test on it, its outliers not
+ * counted. 0, or -1 with *err (a median not above 0 for the bootstrap,
+ * memory). */
+static int stat_test(stat_scan *st, const stat_sample sample[2], const stats_summary s[2],
+                     const stats_comparison *welch, stat_result *r, char **err)
+{
+    *r = (stat_result){ .test = "welch",
+                        .p_value = welch->p_value,
+                        .ratio = welch->ratio,
+                        .ratio_low = welch->ratio_low,
+                        .ratio_high = welch->ratio_high,
+                        .centre = { s[0].mean, s[1].mean },
+                        .outliers = { { -1, -1 }, { -1, -1 } } };
+    if (sample[0].summary_only || sample[1].summary_only)
+        return 0;
+    /* stat_sample_of's buffers, the runner's own: the medians reorder them */
+    double *x[2] = { st->sample[0], st->sample[1] };
+    for (int side = 0; side < 2; side++) {
+        robust_outliers o;
+        if (robust_tukey(x[side], s[side].n, &o) != 0)
+            return util_fail(err, "out of memory");
+        r->outliers[side][0] = (int64_t)(o.low_mild + o.high_mild);
+        r->outliers[side][1] = (int64_t)(o.low_severe + o.high_severe);
+    }
+    if (strcmp(st->test, "welch") == 0)
+        return 0;
+    if (strcmp(st->test, "mwu") == 0) {
+        robust_mwu m;
+        if (robust_mwu_test(x[0], s[0].n, x[1], s[1].n, &m) != 0)
+            return util_fail(err, "out of memory");
+        r->test = "mwu";
+        r->p_value = m.p_value;
+        r->ratio_low = r->ratio_high = NAN;
+    } else {
+        robust_bootstrap b;
+        if (robust_bootstrap_ratio(x[0], s[0].n, x[1], s[1].n, STAT_LEVEL,
+                                   ROBUST_BOOTSTRAP_RESAMPLES, ROBUST_BOOTSTRAP_SEED, &b) != 0)
+            return util_fail(err, "out of memory or a median not above 0");
+        r->test = "bootstrap";
+        r->p_value = b.p_value;
+        r->ratio_low = b.low;
+        r->ratio_high = b.high;
+    }
+    /* the medians last: they reorder the samples */
+    r->centre[0] = stats_median(x[0], s[0].n);
+    r->centre[1] = stats_median(x[1], s[1].n);
+    r->ratio = r->centre[1] / r->centre[0];
+    return 0;
+}
+
+static const char *verdict_of(const stat_result *r, int is_time, double tolerance, int *past)
 {
     *past = 0;
-    if (!(c->p_value < STAT_ALPHA))
+    if (!(r->p_value < STAT_ALPHA))
         return "no significant change";
-    int up = b->mean > a->mean;
-    double scale = fmax(fabs(a->mean), fabs(b->mean));
-    *past = fabs(b->mean - a->mean) > tolerance * scale;
+    double a = r->centre[0], b = r->centre[1];
+    int up = b > a;
+    double scale = fmax(fabs(a), fabs(b));
+    *past = fabs(b - a) > tolerance * scale;
     if (is_time)
         return up ? (*past ? "slower" : "slower, within tolerance")
                   : (*past ? "faster" : "faster, within tolerance");
@@ -513,9 +577,11 @@ static int stat_flush(stat_scan *st, char **err)
                                  : "have the plugin emit several rows per point, or sweep a "
                                    "command with repeats = N");
         }
+        stat_result res;
+        if (stat_test(st, sample, s, &cmp, &res, err) != 0)
+            return -1;
         int past = 0;
-        const char *verdict =
-            verdict_of(&s[0], &s[1], &cmp, is_time_unit(col->unit), st->tolerance, &past);
+        const char *verdict = verdict_of(&res, is_time_unit(col->unit), st->tolerance, &past);
         st->past_tolerance += past;
         if (stat_rows_reserve(x) != 0)
             return util_fail(err, "out of memory");
@@ -532,10 +598,12 @@ static int stat_flush(stat_scan *st, char **err)
                                                      .n_b = (int64_t)s[1].n,
                                                      .mean_b = s[1].mean,
                                                      .sd_b = s[1].sd,
-                                                     .ratio = cmp.ratio,
-                                                     .ratio_low = cmp.ratio_low,
-                                                     .ratio_high = cmp.ratio_high,
-                                                     .p_value = cmp.p_value };
+                                                     .ratio = res.ratio,
+                                                     .ratio_low = res.ratio_low,
+                                                     .ratio_high = res.ratio_high,
+                                                     .p_value = res.p_value,
+                                                     .test = res.test };
+        memcpy(x->rows[x->count - 1].outliers, res.outliers, sizeof res.outliers);
     }
     st->compared++;
     st->rows[0] = st->rows[1] = 0;
@@ -550,11 +618,13 @@ static int stat_keep(stat_scan *st, int side, const store_stream_row *r, char **
         size_t capacity = st->capacity[side] ? 2 * st->capacity[side] : 8;
         double *cells = realloc(st->cells[side], capacity * (width ? width : 1) * sizeof *cells);
         size_t most = capacity > st->capacity[!side] ? capacity : st->capacity[!side];
-        double *scratch = cells ? realloc(st->scratch, most * sizeof *scratch) : NULL;
+        double *scratch = cells ? realloc(st->scratch, 2 * most * sizeof *scratch) : NULL;
         if (cells)
             st->cells[side] = cells;
-        if (scratch)
+        if (scratch) {
             st->scratch = scratch;
+            st->scratch_half = most;
+        }
         if (!scratch)
             return util_fail(err, "out of memory");
         st->capacity[side] = capacity;
@@ -671,11 +741,15 @@ static table *stat_table(const diff_job *job)
         const char *name;
         runner_type type;
     } columns[] = {
-        { "plugin", RUNNER_TEXT },  { "point", RUNNER_TEXT },     { "column", RUNNER_TEXT },
-        { "n_a", RUNNER_INTEGER },  { "mean_a", RUNNER_REAL },    { "sd_a", RUNNER_REAL },
-        { "n_b", RUNNER_INTEGER },  { "mean_b", RUNNER_REAL },    { "sd_b", RUNNER_REAL },
-        { "ratio", RUNNER_REAL },   { "ratio_low", RUNNER_REAL }, { "ratio_high", RUNNER_REAL },
-        { "p_value", RUNNER_REAL }, { "verdict", RUNNER_TEXT },
+        { "plugin", RUNNER_TEXT },        { "point", RUNNER_TEXT },
+        { "column", RUNNER_TEXT },        { "n_a", RUNNER_INTEGER },
+        { "mean_a", RUNNER_REAL },        { "sd_a", RUNNER_REAL },
+        { "n_b", RUNNER_INTEGER },        { "mean_b", RUNNER_REAL },
+        { "sd_b", RUNNER_REAL },          { "ratio", RUNNER_REAL },
+        { "ratio_low", RUNNER_REAL },     { "ratio_high", RUNNER_REAL },
+        { "p_value", RUNNER_REAL },       { "test", RUNNER_TEXT },
+        { "outliers_a", RUNNER_INTEGER }, { "outliers_b", RUNNER_INTEGER },
+        { "verdict", RUNNER_TEXT },
     };
     for (size_t i = 0; t && i < sizeof columns / sizeof *columns; i++)
         if (table_add_column(t, columns[i].name, "", columns[i].type, i < 2) != 0) {
@@ -685,7 +759,7 @@ static table *stat_table(const diff_job *job)
     return t;
 }
 
-/* output_row_fn: result row i as the printed table's 14 cells. */
+/* output_row_fn: result row i as the printed table's 17 cells. */
 static void stat_cells(void *ctx, size_t i, value *cell)
 {
     const store_stat_diff_row *x = &((const stat_rows *)ctx)->rows[i];
@@ -702,7 +776,32 @@ static void stat_cells(void *ctx, size_t i, value *cell)
     cell[10] = value_real(x->ratio_low);
     cell[11] = value_real(x->ratio_high);
     cell[12] = value_real(x->p_value);
-    cell[13] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->verdict };
+    cell[13] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->test };
+    for (int side = 0; side < 2; side++)
+        cell[14 + side] = x->outliers[side][0] < 0
+                              ? VALUE_NULL
+                              : value_integer(x->outliers[side][0] + x->outliers[side][1]);
+    cell[16] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->verdict };
+}
+
+/* The line under the table that adds up the outliers of both sides (of
+ * the rows that counted them), mild and severe apart. */
+static void print_outliers(const diff_job *job, const stat_rows *out)
+{
+    int64_t sum[2][2] = { { 0 } };
+    int counted = 0;
+    for (size_t i = 0; i < out->count; i++)
+        for (int side = 0; side < 2; side++)
+            for (int k = 0; k < 2; k++)
+                if (out->rows[i].outliers[side][k] >= 0) {
+                    sum[side][k] += out->rows[i].outliers[side][k];
+                    counted = 1;
+                }
+    if (counted)
+        printf("outliers (Tukey's fences): sweep %lld %lld mild, %lld severe; sweep %lld %lld "
+               "mild, %lld severe\n",
+               (long long)job->a, (long long)sum[0][0], (long long)sum[0][1], (long long)job->b,
+               (long long)sum[1][0], (long long)sum[1][1]);
 }
 
 /* diff --stat: every plugin's matched points, column by column, read
@@ -727,9 +826,11 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
         return cli_fail(NULL);
     }
     for (size_t p = 0; p < job->plugin_count && status == EXIT_OK; p++) {
-        stat_scan st = {
-            .job = job, .plugin = job->plugins[p], .tolerance = tolerance, .out = &out
-        };
+        stat_scan st = { .job = job,
+                         .plugin = job->plugins[p],
+                         .tolerance = tolerance,
+                         .test = v[OPTION_STAT_TEST].text,
+                         .out = &out };
         status = stat_columns(s, job, p, wanted, &st);
         if (status == EXIT_OK && st.read->column_count == st.carried) {
             stat_scan_clear(&st);
@@ -776,9 +877,12 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
     }
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_DIFF_FORMAT].text, &format);
-    if (status == EXIT_OK && output_rows(stdout, head, format, out.count, stat_cells, &out) != 0)
+    size_t width = output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given);
+    if (status == EXIT_OK &&
+        table_view_rows(stdout, head, format, out.count, stat_cells, &out, width) != 0)
         status = cli_fail(util_format("cannot write the comparison"));
     if (status == EXIT_OK && format == OUTPUT_TABLE) {
+        print_outliers(job, &out);
         printf("%llu point%s compared", (unsigned long long)compared, compared == 1 ? "" : "s");
         if (only)
             printf(", %llu in one sweep only", (unsigned long long)only);
@@ -810,7 +914,7 @@ static void print_machine_note(const options_parsed *a, store *s, const diff_job
     output_parse_format(a->values[OPTION_DIFF_FORMAT].text, &format);
     char *line = NULL, *err = NULL;
     if (machine_note_line(s, job->a, job->b, &line, &err) != 0) {
-        fprintf(stderr, "runner: warning: %s\n", err);
+        cli_error("warning: %s", err);
         free(err);
         return;
     }

@@ -97,13 +97,14 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
              table_add_column(t, "stderr", "", RUNNER_REAL, 0) == 0 &&
              table_add_column(t, "ci95_low", "", RUNNER_REAL, 0) == 0 &&
              table_add_column(t, "ci95_high", "", RUNNER_REAL, 0) == 0 &&
-             table_add_column(t, "unit", "", RUNNER_TEXT, 0) == 0;
+             table_add_column(t, "unit", "", RUNNER_TEXT, 0) == 0 &&
+             table_add_column(t, "interval", "", RUNNER_TEXT, 0) == 0;
     for (size_t i = 0; ok && i < job->answer.groups.count; i++) {
         const fit_result *r = &job->answer.results[i];
         const fit_group *g = &job->answer.groups.groups[i];
         for (size_t k = 0; ok && k < r->estimate_count; k++) {
             const fit_estimate *e = &r->estimates[k];
-            value row[11];
+            value row[12];
             size_t c = 0;
             row[c++] = value_integer(job->answer.ids[i]);
             if (by && value_copy(&row[c++], &g->by) != 0)
@@ -120,6 +121,7 @@ static table *result_table(const fit_job *job, const fit_model *model, const opt
                 fit_unit_text(e->unit, job->answer.groups.x_unit, job->answer.groups.y_unit);
             row[c++] = value_text(unit ? unit : "");
             free(unit);
+            row[c++] = value_text(e->interval);
             ok = ok && table_append_row(t, row) == 0;
             for (size_t j = 0; j < c; j++)
                 value_clear(&row[j]);
@@ -162,12 +164,21 @@ int cli_fit(const options_parsed *a)
         goto done;
     if ((status = pick_section(&job, ids, count, a)) != EXIT_OK)
         goto done;
+    int relative = strcmp(v[OPTION_FIT_NOISE].text, "relative") == 0;
+    if (relative && v[OPTION_FIT_WEIGHTS].text) {
+        cli_error("fit: --noise relative and --weights both give each row's "
+                  "weight; give one");
+        status = EXIT_USAGE;
+        goto done;
+    }
     fit_question q = { .sweep_id = job.sweep_id,
                        .section_id = job.section_id,
                        .ordinal = (int)job.section_ordinal,
                        .model = model,
                        .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
-                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text } };
+                                    v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text },
+                       .relative_noise = relative,
+                       .again = v[OPTION_FIT_AGAIN].given ? STORE_FIT_AGAIN : STORE_FIT_KEEP };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
         cli_error("fit: %s", err ? err : "failed");
         free(err);
@@ -180,23 +191,51 @@ int cli_fit(const options_parsed *a)
                   excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
                   v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
                   v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
+    /* The residual check: unweighted fits whose residuals grow with the
+     * fitted value (one line, the first such group). */
+    for (size_t g = 0; !relative && !v[OPTION_FIT_WEIGHTS].text && g < job.answer.groups.count;
+         g++) {
+        double ratio, p;
+        if (fit_noise_grows(&job.answer.results[g], &ratio, &p) == 1) {
+            cli_error("fit: warning: the residuals grow with the fitted value (Goldfeld-"
+                      "Quandt: %.3g times the variance, p = %.2g): the noise looks relative; try "
+                      "--noise relative",
+                      ratio, p);
+            break;
+        }
+    }
     if (!(t = result_table(&job, model, a))) {
         status = cli_fail(NULL);
         goto done;
     }
-    if (output_table(stdout, t, format) != 0) {
+    size_t width = output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given);
+    if (table_view_print(stdout, t, format, width) != 0) {
         status = cli_fail(util_format("cannot print the fit: out of memory or output closed"));
         goto done;
     }
-    if (format == OUTPUT_TABLE && job.answer.groups.count == 1)
-        printf("stored as fit %lld: fit_param holds these, fit_residual each row's fitted value "
-               "and residual (docs/analysis.md)\n",
-               (long long)job.answer.ids[0]);
+    char *stored = NULL;
+    size_t groups = job.answer.groups.count;
+    if (format == OUTPUT_TABLE && job.answer.kept)
+        stored =
+            groups == 1
+                ? util_format("as stored in fit %lld, which fitted the same rows (--again "
+                              "fits anew and replaces it)",
+                              (long long)job.answer.ids[0])
+                : util_format("as stored in fits %lld to %lld, which fitted the same rows "
+                              "(--again fits anew and replaces them)",
+                              (long long)job.answer.ids[0], (long long)job.answer.ids[groups - 1]);
+    else if (format == OUTPUT_TABLE && groups == 1)
+        stored = util_format("stored as fit %lld: fit_param holds these, fit_residual each row's "
+                             "fitted value and residual (docs/analysis.md)",
+                             (long long)job.answer.ids[0]);
     else if (format == OUTPUT_TABLE)
-        printf("stored as fits %lld to %lld: fit_param holds these, fit_residual each row's "
-               "fitted value and residual (docs/analysis.md)\n",
-               (long long)job.answer.ids[0],
-               (long long)job.answer.ids[job.answer.groups.count - 1]);
+        stored = util_format("stored as fits %lld to %lld: fit_param holds these, fit_residual "
+                             "each row's fitted value and residual (docs/analysis.md)",
+                             (long long)job.answer.ids[0],
+                             (long long)job.answer.ids[job.answer.groups.count - 1]);
+    if (stored)
+        output_wrapped(stdout, stored, width);
+    free(stored);
 done:
     table_free(t);
     free(ids);

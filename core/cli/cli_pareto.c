@@ -139,7 +139,8 @@ int cli_pareto(const options_parsed *a)
     }
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_PARETO_FORMAT].text, &format);
-    if (output_table(stdout, ans.front, format) != 0) {
+    if (table_view_print(stdout, ans.front, format,
+                         output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given)) != 0) {
         status = cli_fail(util_format("cannot write the front"));
         goto done;
     }

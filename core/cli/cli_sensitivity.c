@@ -144,7 +144,8 @@ int cli_sensitivity(const options_parsed *a)
         status = cli_fail(NULL);
         goto done;
     }
-    if (output_table(stdout, t, format) != 0) {
+    if (table_view_print(stdout, t, format,
+                         output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given)) != 0) {
         status = cli_fail(util_format("cannot print the indices"));
         goto done;
     }

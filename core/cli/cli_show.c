@@ -128,7 +128,9 @@ int cli_show_sweeps(const options_parsed *a)
     else if (select && t->row_count == 0) {
         cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, select);
         status = EXIT_USAGE;
-    } else if (output_table(stdout, t, format_option(a)) != 0)
+    } else if (table_view_print(stdout, t, format_option(a),
+                                output_terminal_width(stdout, a->values[OPTION_SHOW_WIDE].given)) !=
+               0)
         status = cli_fail(util_format("cannot print the sweeps: out of memory or output closed"));
     table_free(t);
     store_close(s);
@@ -141,12 +143,14 @@ typedef struct show_view {
     table_facts facts;
     section_view view;
     char **folded; /* "name = value unit" per folded column */
+    int *digits;   /* per column, a real's significant digits (table_view.h) */
 } show_view;
 
 static void show_view_clear(show_view *v)
 {
     section_view_free_settings(v->folded, v->view.folded_count);
     section_view_clear(&v->view);
+    free(v->digits);
     table_facts_clear(&v->facts);
 }
 
@@ -155,7 +159,8 @@ static int show_view_make(show_view *v, const table *cols, const char *plugin)
     if (section_view_init(&v->view, cols, &v->facts, plugin) != 0)
         return -1;
     v->folded = section_view_settings(&v->view, cols, &v->facts);
-    return v->folded ? 0 : -1;
+    v->digits = calloc(cols->column_count ? cols->column_count : 1, sizeof *v->digits);
+    return v->folded && v->digits ? 0 : -1;
 }
 
 /* Streams the rows of cursor to out in format, `cols` describing them:
@@ -190,6 +195,7 @@ static int stream_rows(FILE *out, store *s, int64_t section_id, store_cursor *cu
         if (rc == 0 && show_view_make(&view, cols, plugin) != 0)
             rc = util_fail(err, "out of memory");
         if (rc == 0) {
+            table_view_layout_digits(&layout, &view.facts, view.digits);
             output_text_layout_set_view(&layout, view.view.shown, view.view.shown_count,
                                         (const char *const *)view.folded, view.view.folded_count,
                                         max_width);

@@ -1,14 +1,18 @@
 /* cli_slurm: `runner slurm SCRIPT --shards N`: writes the sbatch scripts
  * of docs/slurm.md's recipe, a job array whose task I runs `runner sweep
  * SCRIPT --shard I/N` into its own database, and a merge job that runs
- * `runner merge` once the whole array has succeeded (afterok); with
- * --merge-fanout F, between them an array of partial merges of F shards
- * each, so no job reads every shard. With --submit, submits them. Before
- * writing anything it runs the script as a dry run (its --set values and
- * every grid checked) and asks the cluster how large an array may be. */
+ * `runner merge` once every task has ended, however (afterany: when a
+ * shard is missing it merges the complete ones and prints the command
+ * that runs the rest, `runner slurm ... --resubmit`); with --merge-fanout
+ * F, between them an array of partial merges of F shards each, so no job
+ * reads every shard. With --submit, submits them; with --resubmit, only
+ * the shards not complete and a new merge. Before writing anything it
+ * runs the script as a dry run (its --set values and every grid checked)
+ * and asks the cluster how large an array may be. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "base/exit_status.h"
 #include "cli.h"
+#include "cli_slurm_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +33,12 @@
 #include "script/script.h"
 
 #define SCONTROL_WAIT_MS 5000 /* a cluster that does not answer by then is not asked */
+/* The merge job's memory, asked when --mem is: its own is a connection per
+ * input (schema, statements, page cache) over a fixed base; the shards'
+ * rows stream through mapped pages the kernel may reclaim, so their size
+ * does not count (docs/performance.md, "Merge memory"). */
+#define MERGE_BASE_MB 128
+#define MERGE_PER_INPUT_KB 512
 
 /* An absolute path for path (which must exist), malloc'd; NULL with errno. */
 static char *absolute(const char *path)
@@ -68,17 +78,57 @@ static void add_header(strbuf *b, const options_parsed *a, const char *name)
         add_directive(b, "time", a->values[OPTION_SLURM_TIME].text, NULL);
     if (a->values[OPTION_PARTITION].given)
         add_directive(b, "partition", a->values[OPTION_PARTITION].text, NULL);
+    static const struct {
+        int id;
+        const char *option;
+    } texts[] = { { OPTION_ACCOUNT, "account" },
+                  { OPTION_QOS, "qos" },
+                  { OPTION_CONSTRAINT, "constraint" },
+                  { OPTION_MAIL_TYPE, "mail-type" },
+                  { OPTION_MAIL_USER, "mail-user" } };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (a->values[texts[i].id].given)
+            add_directive(b, texts[i].option, a->values[texts[i].id].text, NULL);
+    /* --sbatch-arg --NAME=VALUE: the name as it is (checked: letters,
+     * digits, -), the value quoted like every other */
+    for (size_t i = 0; i < a->values[OPTION_SBATCH_ARG].count; i++) {
+        const char *arg = a->values[OPTION_SBATCH_ARG].list[i];
+        const char *eq = strchr(arg, '=');
+        if (!eq) {
+            strbuf_printf(b, "#SBATCH %s\n", arg);
+            continue;
+        }
+        strbuf_printf(b, "#SBATCH %.*s=", (int)(eq - arg), arg);
+        if (quote_sbatch_value(b, eq + 1, 0) != 0)
+            b->oom = 1; /* cannot happen after check_text */
+        strbuf_str(b, "\n");
+    }
 }
 
 /* The array job: task I runs shard I of N into DIR/shard-I.db, resuming
  * it when the task runs again (a requeue, or a resubmitted array). Failed
- * points (exit 1) still make a complete shard, so the task succeeds. */
+ * points (exit 1) still make a complete shard, so the task succeeds. With
+ * --requeue-before S, Slurm signals the batch shell S s before the time
+ * limit (B:USR1); the shell asks runner to stop (SIGTERM: the running
+ * points finish and are stored, exit 130) and requeues the task, whose
+ * next run resumes the shard. */
 static void array_script(strbuf *b, const options_parsed *a, const char *runner, const char *script,
                          const char *dir, const char *name)
 {
     uint64_t shards = a->values[OPTION_SHARDS].integer;
     add_header(b, a, name);
-    strbuf_printf(b, "#SBATCH --array=1-%llu\n", (unsigned long long)shards);
+    strbuf_printf(b, "#SBATCH --array=1-%llu", (unsigned long long)shards);
+    if (a->values[OPTION_ARRAY_THROTTLE].given)
+        strbuf_printf(b, "%%%llu", (unsigned long long)a->values[OPTION_ARRAY_THROTTLE].integer);
+    strbuf_str(b, "\n");
+    if (a->values[OPTION_SLURM_MEM].given)
+        add_directive(b, "mem", a->values[OPTION_SLURM_MEM].text, NULL);
+    int requeue = a->values[OPTION_REQUEUE_BEFORE].given;
+    if (requeue)
+        strbuf_printf(b,
+                      "#SBATCH --signal=B:USR1@%llu\n#SBATCH --requeue\n"
+                      "#SBATCH --open-mode=append\n", /* the log of every allocation */
+                      (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer);
     if (a->values[OPTION_JOBS].given) /* the threads --jobs starts need their cores */
         strbuf_printf(b, "#SBATCH --cpus-per-task=%llu\n",
                       (unsigned long long)a->values[OPTION_JOBS].integer);
@@ -89,6 +139,30 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
     strbuf_str(b, "/shard-$SLURM_ARRAY_TASK_ID.db\n");
     /* Resume only a sweep that was begun: a task killed before that left
      * at most an empty file. */
+    if (requeue)
+        strbuf_printf(
+            b,
+            "# %llu s before the time limit (the job's end by squeue, to the second;\n"
+            "# else Slurm's --signal, up to a minute early) runner is asked to stop\n"
+            "# after its running points, and the task is requeued to finish the "
+            "shard.\n"
+            "requeue=\n"
+            "trap '[ -n \"$requeue\" ] || { requeue=1; kill -TERM $pid 2>/dev/null; }' "
+            "USR1\n"
+            "end=$(date -d \"$(squeue -h -j \"$SLURM_JOB_ID\" -o %%e 2>/dev/null)\" +%%s "
+            "2>/dev/null)\n"
+            "left=$(( ${end:-0} - %llu - $(date +%%s) ))\n"
+            "if [ -z \"$end\" ] || [ $left -le 0 ]; then\n"
+            "    echo \"runner: slurm: shard $SLURM_ARRAY_TASK_ID: squeue gives no end "
+            "time to stop before; Slurm's --signal will (up to a minute early)\" >&2\n"
+            "else\n"
+            "    echo \"runner: slurm: shard $SLURM_ARRAY_TASK_ID stops in $left s, before "
+            "its time limit\" >&2\n"
+            "fi\n"
+            "[ $left -gt 0 ] && { sleep $left && kill -USR1 $$ 2>/dev/null; } &\n"
+            "timer=$!\n",
+            (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer,
+            (unsigned long long)a->values[OPTION_REQUEUE_BEFORE].integer);
     strbuf_str(b, "resume=\n");
     quote_shell_word(b, runner);
     strbuf_str(b, " sweeps --db \"$db\" --format csv 2>/dev/null | tail -n +2 | grep -q . &&\n"
@@ -119,13 +193,31 @@ static void array_script(strbuf *b, const options_parsed *a, const char *runner,
         strbuf_str(b, " --plugin-dir ");
         quote_shell_word(b, a->values[OPTION_PLUGIN_DIR].list[i]);
     }
-    strbuf_str(b, "\nstatus=$?\n[ $status -eq 1 ] && exit 0  # some points failed: still a "
-                  "complete shard\nexit $status\n");
+    if (requeue)
+        strbuf_str(b, " &\npid=$!\n"
+                      "# wait returns early when the trap runs: wait again until runner ends\n"
+                      "while :; do\n"
+                      "    wait $pid\n"
+                      "    status=$?\n"
+                      "    kill -0 $pid 2>/dev/null || break\n"
+                      "done\n"
+                      "kill $timer 2>/dev/null\n"
+                      "if [ -n \"$requeue\" ] && [ $status -eq 130 ]; then\n"
+                      "    echo \"runner: slurm: shard $SLURM_ARRAY_TASK_ID stopped before its "
+                      "time limit; requeued to finish in the next allocation\" >&2\n"
+                      "    scontrol requeue \"${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID\" && "
+                      "exit 0\n"
+                      "fi\n");
+    else
+        strbuf_str(b, "\nstatus=$?\n");
+    strbuf_str(b, "[ $status -eq 1 ] && exit 0  # some points failed: still a complete shard\n"
+                  "exit $status\n");
 }
 
 /* The partial merges of --merge-fanout F: an array whose task J merges
- * shards (J-1)F+1 to JF into DIR/partial-J.db, submitted afterok the
- * shards' array. */
+ * shards (J-1)F+1 to JF into DIR/partial-J.db, submitted afterany the
+ * shards' array (a task whose shards are not all complete fails; the
+ * final merge then names them). */
 static void partial_script(strbuf *b, const options_parsed *a, const char *runner, const char *dir,
                            const char *name, uint64_t partials)
 {
@@ -156,18 +248,28 @@ static void partial_script(strbuf *b, const options_parsed *a, const char *runne
     strbuf_str(b, " merge --partial \"$dir/partial-$SLURM_ARRAY_TASK_ID.db\" \"$@\"\n");
 }
 
-/* The merge job, submitted with --dependency=afterok on the job before:
- * of every shard, or (partials > 0) of the partial merges. */
+/* The merge job, submitted with --dependency=afterany on the job before:
+ * of every shard, or (partials > 0) of the partial merges. When the merge
+ * refuses (2: a shard missing or not finished), rerun --merge-complete
+ * merges the complete shards and names the others with the command that
+ * runs them (rerun --resubmit). */
 static void merge_script(strbuf *b, const options_parsed *a, const char *runner, const char *out,
-                         const char *dir, const char *name, uint64_t partials)
+                         const char *dir, const char *name, uint64_t partials, const char *rerun)
 {
     add_header(b, a, name);
+    if (a->values[OPTION_SLURM_MEM].given) {
+        uint64_t inputs = partials ? partials : a->values[OPTION_SHARDS].integer;
+        strbuf_printf(
+            b, "#SBATCH --mem=%lluM\n",
+            (unsigned long long)(MERGE_BASE_MB + (inputs * MERGE_PER_INPUT_KB + 1023) / 1024));
+    }
     add_directive(b, "output", dir, "/merge.log");
-    strbuf_str(b, partials ? "# Merges the partial merges once all succeeded (afterok; "
-                             "docs/slurm.md).\n"
-                           : "# Merges the array's shards once all succeeded (afterok; "
-                             "docs/slurm.md).\n");
-    strbuf_str(b, "exec ");
+    strbuf_str(b, partials ? "# Merges the partial merges once every task has ended (afterany; "
+                             "docs/slurm.md);\n"
+                           : "# Merges the array's shards once every task has ended (afterany; "
+                             "docs/slurm.md);\n");
+    strbuf_str(b, "# when one is not complete, merges those that are into complete.db and "
+                  "names\n# the others with the command that runs them.\n");
     quote_shell_word(b, runner);
     strbuf_str(b, " merge ");
     quote_shell_word(b, out);
@@ -177,7 +279,8 @@ static void merge_script(strbuf *b, const options_parsed *a, const char *runner,
         quote_shell_word(b, dir);
         strbuf_printf(b, partials ? "/partial-%llu.db" : "/shard-%llu.db", (unsigned long long)i);
     }
-    strbuf_str(b, "\n");
+    strbuf_printf(b, "\nstatus=$?\n[ $status -ne 2 ] && exit $status\n%s --merge-complete\n",
+                  rerun);
 }
 
 /* Writes a generated script as the new file name in dirfd (outfile.h),
@@ -243,44 +346,116 @@ static char *sbatch(const char *const *args)
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
         !*line) {
-        fprintf(stderr, "runner: slurm: sbatch %s failed\n", args[2]);
+        size_t last = 0;
+        while (args[last + 1])
+            last++;
+        fprintf(stderr, "runner: slurm: sbatch %s failed\n", args[last]);
         return NULL;
     }
     return util_strdup(line);
 }
 
-/* Submits path afterok the job after_id (NULL: none); its id, malloc'd. */
-static char *submit_after(const char *path, const char *after_id)
+/* Submits path afterany the job after_id (NULL: none), with array (NULL:
+ * the script's own --array) as its tasks; its id, malloc'd. */
+static char *submit_after(const char *path, const char *after_id, const char *array)
 {
-    char *dependency = after_id ? util_format("--dependency=afterok:%s", after_id) : NULL;
-    if (after_id && !dependency)
+    char *dependency = after_id ? util_format("--dependency=afterany:%s", after_id) : NULL;
+    char *tasks = array ? util_format("--array=%s", array) : NULL;
+    if ((after_id && !dependency) || (array && !tasks)) {
+        free(dependency);
+        free(tasks);
         return NULL;
-    const char *args[] = { "sbatch", "--parsable", dependency ? dependency : path,
-                           dependency ? path : NULL, NULL };
+    }
+    const char *args[6] = { "sbatch", "--parsable" };
+    size_t n = 2;
+    if (dependency)
+        args[n++] = dependency;
+    if (tasks)
+        args[n++] = tasks;
+    args[n] = path;
     char *id = sbatch(args);
     free(dependency);
+    free(tasks);
     return id;
 }
 
-/* Submits the array, then (partial_path) the partial merges depending on
- * it, then the merge job depending on the job before. */
-static int submit(const char *array_path, const char *partial_path, const char *merge_path)
+/* Submits the array (shards: its tasks, NULL all, "" none), then
+ * (partial_path) the partial merges depending on it (partials: their
+ * tasks, likewise), then the merge job depending on the last job
+ * submitted; prints their ids on one line after prefix. */
+static int submit(const char *prefix, const char *array_path, const char *shards,
+                  const char *partial_path, const char *partials, const char *merge_path)
 {
-    char *array_id = submit_after(array_path, NULL);
-    char *partial_id = array_id && partial_path ? submit_after(partial_path, array_id) : NULL;
-    char *merge_id = array_id && (partial_id || !partial_path)
-                         ? submit_after(merge_path, partial_id ? partial_id : array_id)
-                         : NULL;
-    if (merge_id && partial_id)
-        printf("array job %s, partial merges job %s, merge job %s\n", array_id, partial_id,
-               merge_id);
-    else if (merge_id)
-        printf("array job %s, merge job %s\n", array_id, merge_id);
-    int ok = merge_id != NULL;
+    char *array_id = NULL, *partial_id = NULL, *merge_id = NULL;
+    int ok = 1;
+    if (!shards || *shards)
+        ok = (array_id = submit_after(array_path, NULL, shards)) != NULL;
+    if (ok && partial_path && (!partials || *partials))
+        ok = (partial_id = submit_after(partial_path, array_id, partials)) != NULL;
+    if (ok)
+        ok =
+            (merge_id = submit_after(merge_path, partial_id ? partial_id : array_id, NULL)) != NULL;
+    if (ok) {
+        printf("%s", prefix);
+        if (array_id)
+            printf("array job %s, ", array_id);
+        if (partial_id)
+            printf("partial merges job %s, ", partial_id);
+        printf("merge job %s\n", merge_id);
+    }
     free(array_id);
     free(partial_id);
     free(merge_id);
     return ok ? EXIT_OK : EXIT_USAGE;
+}
+
+/* --resubmit: the shards of dir not complete, the partial merges (of F
+ * shards each) holding one of them or not complete themselves, then a new
+ * merge job. */
+static int resubmit(const options_parsed *a, const char *dir, const char *array_path,
+                    const char *partial_path, uint64_t partials, const char *merge_path)
+{
+    uint64_t shards = a->values[OPTION_SHARDS].integer, missing = 0;
+    uint64_t fanout = a->values[OPTION_MERGE_FANOUT].integer;
+    strbuf list = { 0 }, tasks = { 0 }, prefix = { 0 };
+    int status = EXIT_USAGE;
+    if (slurm_missing_shards(dir, shards, &list, &missing) != 0)
+        goto done;
+    if (list.len && a->values[OPTION_ARRAY_THROTTLE].given)
+        strbuf_printf(&list, "%%%llu",
+                      (unsigned long long)a->values[OPTION_ARRAY_THROTTLE].integer);
+    for (uint64_t j = 1; j <= partials; j++) {
+        int redo = 0;
+        for (uint64_t i = (j - 1) * fanout + 1; i <= j * fanout && i <= shards && !redo; i++) {
+            char *path = util_format("%s/shard-%llu.db", dir, (unsigned long long)i), *why = NULL;
+            redo = !path || !slurm_file_complete(path, &why);
+            free(path);
+            free(why);
+        }
+        char *path = util_format("%s/partial-%llu.db", dir, (unsigned long long)j), *why = NULL;
+        redo = redo || !path || !slurm_file_complete(path, &why);
+        free(path);
+        free(why);
+        if (redo)
+            strbuf_printf(&tasks, tasks.len ? ",%llu" : "%llu", (unsigned long long)j);
+    }
+    if (missing)
+        strbuf_printf(&prefix,
+                      "resubmitted %llu of %llu shards (%s): ", (unsigned long long)missing,
+                      (unsigned long long)shards, list.data);
+    else
+        strbuf_printf(&prefix, "every shard of %s is complete: ", dir);
+    if (list.oom || tasks.oom || prefix.oom) {
+        fprintf(stderr, "runner: slurm: out of memory\n");
+        goto done;
+    }
+    status = submit(prefix.data, array_path, list.len ? list.data : "",
+                    partials ? partial_path : NULL, tasks.data ? tasks.data : "", merge_path);
+done:
+    strbuf_free(&list);
+    strbuf_free(&tasks);
+    strbuf_free(&prefix);
+    return status;
 }
 
 /* The cluster's MaxArraySize from `scontrol show config`, waiting at most
@@ -396,6 +571,144 @@ static int check_script(const options_parsed *a, const char *script)
     return EXIT_USAGE;
 }
 
+/* --mem as sbatch takes it: digits, then K, M, G or T (megabytes without). */
+static int check_mem(const char *text)
+{
+    size_t digits = strspn(text, "0123456789");
+    if (digits && (!text[digits] || (strchr("KMGTkmgt", text[digits]) && !text[digits + 1])))
+        return 0;
+    char *shown = quote_terminal(text);
+    fprintf(stderr,
+            "runner: slurm: --mem '%s': expected a size as sbatch takes it, a whole number "
+            "with K, M, G or T after it (e.g. 4G; megabytes without)\n",
+            shown ? shown : "?");
+    free(shown);
+    return EXIT_USAGE;
+}
+
+/* --mail-type: Slurm's mail types, comma-separated. */
+static int check_mail_type(const char *text)
+{
+    static const char *const types[] = { "NONE",           "BEGIN",         "END",
+                                         "FAIL",           "REQUEUE",       "ALL",
+                                         "INVALID_DEPEND", "STAGE_OUT",     "TIME_LIMIT",
+                                         "TIME_LIMIT_90",  "TIME_LIMIT_80", "TIME_LIMIT_50",
+                                         "ARRAY_TASKS" };
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int known = 0;
+        for (size_t i = 0; i < sizeof types / sizeof *types && !known; i++)
+            known = len == strlen(types[i]) && strncmp(p, types[i], len) == 0;
+        if (!known) {
+            char *shown = quote_terminal(text);
+            fprintf(stderr,
+                    "runner: slurm: --mail-type '%s': expected Slurm's mail types, "
+                    "comma-separated (NONE, BEGIN, END, FAIL, REQUEUE, ALL, INVALID_DEPEND, "
+                    "STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90, TIME_LIMIT_80, TIME_LIMIT_50, "
+                    "ARRAY_TASKS)\n",
+                    shown ? shown : "?");
+            free(shown);
+            return EXIT_USAGE;
+        }
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* --sbatch-arg: --NAME or --NAME=VALUE, NAME of lowercase letters, digits
+ * and -, and none of those runner slurm writes itself. */
+static int check_sbatch_arg(const char *arg)
+{
+    static const char *const own[] = { "array",    "output",     "error",
+                                       "job-name", "dependency", "signal" };
+    size_t name =
+        strspn(arg + (strncmp(arg, "--", 2) == 0 ? 2 : 0), "abcdefghijklmnopqrstuvwxyz0123456789-");
+    char *shown = quote_terminal(arg);
+    int status = 0;
+    if (strncmp(arg, "--", 2) != 0 || !name || (arg[2 + name] && arg[2 + name] != '=')) {
+        fprintf(stderr,
+                "runner: slurm: --sbatch-arg '%s': expected --NAME or --NAME=VALUE, an "
+                "sbatch option (e.g. --sbatch-arg --gres=gpu:1)\n",
+                shown ? shown : "?");
+        status = EXIT_USAGE;
+    }
+    for (size_t i = 0; !status && i < sizeof own / sizeof *own; i++)
+        if (name == strlen(own[i]) && strncmp(arg + 2, own[i], name) == 0) {
+            fprintf(stderr,
+                    "runner: slurm: --sbatch-arg '%s': runner slurm writes --%s itself "
+                    "(docs/slurm.md)\n",
+                    shown ? shown : "?", own[i]);
+            status = EXIT_USAGE;
+        }
+    free(shown);
+    return status ? status : check_text("--sbatch-arg", arg, 0);
+}
+
+/* Every value bound for an #SBATCH line, checked: 0, or 2 after saying
+ * which and why. */
+static int check_values(const options_parsed *a)
+{
+    static const struct {
+        int id;
+        const char *what;
+    } texts[] = { { OPTION_SLURM_TIME, "--time" },       { OPTION_PARTITION, "--partition" },
+                  { OPTION_ACCOUNT, "--account" },       { OPTION_QOS, "--qos" },
+                  { OPTION_CONSTRAINT, "--constraint" }, { OPTION_MAIL_TYPE, "--mail-type" },
+                  { OPTION_MAIL_USER, "--mail-user" },   { OPTION_SLURM_MEM, "--mem" } };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (a->values[texts[i].id].given &&
+            check_text(texts[i].what, a->values[texts[i].id].text, 0))
+            return EXIT_USAGE;
+    if ((a->values[OPTION_SLURM_MEM].given && check_mem(a->values[OPTION_SLURM_MEM].text)) ||
+        (a->values[OPTION_MAIL_TYPE].given && check_mail_type(a->values[OPTION_MAIL_TYPE].text)))
+        return EXIT_USAGE;
+    for (size_t i = 0; i < a->values[OPTION_SBATCH_ARG].count; i++)
+        if (check_sbatch_arg(a->values[OPTION_SBATCH_ARG].list[i]))
+            return EXIT_USAGE;
+    if (a->values[OPTION_REQUEUE_BEFORE].given && !a->values[OPTION_SLURM_TIME].given)
+        return options_usage_error("%s", "slurm --requeue-before needs --time (the limit it "
+                                         "counts back from)");
+    if (a->values[OPTION_RESUBMIT].given + a->values[OPTION_MERGE_COMPLETE].given +
+            a->values[OPTION_SUBMIT].given >
+        1)
+        return options_usage_error("%s", "slurm takes one of --submit, --resubmit and "
+                                         "--merge-complete");
+    return 0;
+}
+
+/* The command that runs this one again (the caller adds --resubmit or
+ * --merge-complete): cd to this directory (the arguments' relative
+ * paths), then this command line with runner's absolute path, without
+ * --submit, --resubmit and --merge-complete; each word quoted for a shell
+ * where it needs it. malloc'd; NULL without memory. */
+static char *rerun_command(const options_parsed *a, const char *runner)
+{
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    strbuf b = { 0 };
+    strbuf_str(&b, "cd ");
+    quote_shell_word_readable(&b, cwd);
+    strbuf_str(&b, " && ");
+    quote_shell_word_readable(&b, runner);
+    strbuf_str(&b, " slurm");
+    for (int i = 2; i < a->argc; i++) {
+        const char *word = a->argv[i];
+        if (strcmp(word, "--submit") == 0 || strcmp(word, "--resubmit") == 0 ||
+            strcmp(word, "--merge-complete") == 0)
+            continue;
+        strbuf_str(&b, " ");
+        quote_shell_word_readable(&b, word);
+    }
+    if (b.oom) {
+        strbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
 int cli_slurm(const options_parsed *a)
 {
     if (!a->positional)
@@ -412,11 +725,24 @@ int cli_slurm(const options_parsed *a)
     char name[128], merge_name[160], partial_name[160];
     job_name(a->positional, name, sizeof name);
     if (check_text("the script's name", name, 0) || check_text("--db-dir", dir_given, 1) ||
-        (a->values[OPTION_SLURM_TIME].given &&
-         check_text("--time", a->values[OPTION_SLURM_TIME].text, 0)) ||
-        (a->values[OPTION_PARTITION].given &&
-         check_text("--partition", a->values[OPTION_PARTITION].text, 0)))
+        check_values(a) != 0)
         return EXIT_USAGE;
+    if (a->values[OPTION_MERGE_COMPLETE].given) {
+        /* the merge job's second step: the scripts stay as they were */
+        char *runner = absolute("/proc/self/exe"), *dir = absolute(dir_given);
+        char *rerun = runner ? rerun_command(a, runner) : NULL;
+        int status = EXIT_USAGE;
+        if (!dir)
+            fprintf(stderr, "runner: slurm: %s: %s\n", dir_given, strerror(errno));
+        else if (!rerun)
+            fprintf(stderr, "runner: slurm: out of memory\n");
+        else
+            status = slurm_merge_complete(dir, shards, rerun); /* it adds --resubmit */
+        free(runner);
+        free(dir);
+        free(rerun);
+        return status;
+    }
     if (check_array_sizes(a) != 0 || check_script(a, a->positional) != 0)
         return EXIT_USAGE;
     char *err = NULL;
@@ -436,7 +762,9 @@ int cli_slurm(const options_parsed *a)
     int status = EXIT_USAGE;
     if (!script)
         fprintf(stderr, "runner: slurm: %s: %s\n", a->positional, strerror(errno));
-    if (!runner || !script || !dir || !out || (status = check_text("--db-dir", dir, 1)) != 0)
+    char *rerun = runner ? rerun_command(a, runner) : NULL;
+    if (!runner || !script || !dir || !out || !rerun ||
+        (status = check_text("--db-dir", dir, 1)) != 0)
         goto done;
     status = EXIT_USAGE;
     snprintf(merge_name, sizeof merge_name, "%s-merge", name);
@@ -451,21 +779,23 @@ int cli_slurm(const options_parsed *a)
     array_script(&array, a, runner, script, dir, name);
     if (partials)
         partial_script(&partial, a, runner, dir, partial_name, partials);
-    merge_script(&merge, a, runner, out, dir, merge_name, partials);
+    merge_script(&merge, a, runner, out, dir, merge_name, partials, rerun);
     if (array_file && partial_file && merge_file && array_path && partial_path && merge_path &&
         (status = write_script(dirfd, array_file, array_path, &array)) == EXIT_OK &&
         (!partials ||
          (status = write_script(dirfd, partial_file, partial_path, &partial)) == EXIT_OK) &&
         (status = write_script(dirfd, merge_file, merge_path, &merge)) == EXIT_OK) {
-        if (a->values[OPTION_SUBMIT].given) {
-            status = submit(array_path, partials ? partial_path : NULL, merge_path);
+        if (a->values[OPTION_RESUBMIT].given) {
+            status = resubmit(a, dir, array_path, partial_path, partials, merge_path);
+        } else if (a->values[OPTION_SUBMIT].given) {
+            status = submit("", array_path, NULL, partials ? partial_path : NULL, NULL, merge_path);
         } else if (partials) {
             /* lines to paste into a shell: each path one quoted word */
             strbuf_str(&line, "  jid=$(sbatch --parsable ");
             quote_shell_word(&line, array_path);
-            strbuf_str(&line, ") &&\n  pid=$(sbatch --parsable --dependency=afterok:$jid ");
+            strbuf_str(&line, ") &&\n  pid=$(sbatch --parsable --dependency=afterany:$jid ");
             quote_shell_word(&line, partial_path);
-            strbuf_str(&line, ") &&\n  sbatch --dependency=afterok:$pid ");
+            strbuf_str(&line, ") &&\n  sbatch --dependency=afterany:$pid ");
             quote_shell_word(&line, merge_path);
             printf("wrote %s, %s (%llu partial merges of %llu shards) and %s; submit them "
                    "with\n%s\n",
@@ -475,7 +805,7 @@ int cli_slurm(const options_parsed *a)
             /* a line to paste into a shell: each path one quoted word */
             strbuf_str(&line, "  jid=$(sbatch --parsable ");
             quote_shell_word(&line, array_path);
-            strbuf_str(&line, ") && sbatch --dependency=afterok:$jid ");
+            strbuf_str(&line, ") && sbatch --dependency=afterany:$jid ");
             quote_shell_word(&line, merge_path);
             printf("wrote %s and %s; submit them with\n%s\n", array_path, merge_path,
                    line.oom ? "" : line.data);
@@ -497,5 +827,6 @@ done:
     free(script);
     free(dir);
     free(out);
+    free(rerun);
     return status;
 }

@@ -30,12 +30,12 @@ int output_parse_format(const char *name, output_format *format)
 /* A cell as the text table shows it: text escaped for the terminal
  * (util_printable: a newline, an escape code or a byte that is not UTF-8
  * never breaks the layout or reaches the terminal raw). */
-static size_t format_cell(const value *v, char *cell, size_t size)
+static size_t format_cell(const value *v, int digits, char *cell, size_t size)
 {
     /* value_format's "%.6g" and "%" PRId64 bytes without printf (the table
      * formats every cell twice: widths, then the row) */
     if (v->type == RUNNER_REAL && isfinite(v->as.real) && size >= REALTEXT_SIZE)
-        return realtext_g(v->as.real, 6, cell);
+        return realtext_g(v->as.real, digits, cell);
     if (v->type == RUNNER_INTEGER && size >= REALTEXT_SIZE)
         return realtext_int64(v->as.integer, cell);
     if (v->type != RUNNER_TEXT)
@@ -61,14 +61,15 @@ struct output_cell_memo {
 static size_t layout_cell(const output_text_layout *l, size_t c, const value *v, char *cell)
 {
     struct output_cell_memo *m = &l->memo[c];
+    int digits = l->digits ? l->digits[c] : OUTPUT_DIGITS;
     uint64_t bits = 0;
     if (v->type == RUNNER_REAL || v->type == RUNNER_INTEGER)
         memcpy(&bits, &v->as, sizeof bits);
     else if (v->type != RUNNER_TEXT || !v->as.text || strlen(v->as.text) >= sizeof m->key)
-        return format_cell(v, cell, sizeof m->text);
+        return format_cell(v, digits, cell, sizeof m->text);
     if (m->type != v->type ||
         (v->type == RUNNER_TEXT ? strcmp(m->key, v->as.text) != 0 : m->bits != bits)) {
-        m->len = format_cell(v, m->text, sizeof m->text);
+        m->len = format_cell(v, digits, m->text, sizeof m->text);
         m->type = v->type;
         m->bits = bits;
         if (v->type == RUNNER_TEXT)
@@ -161,6 +162,24 @@ void output_text_layout_widen(output_text_layout *l, const value *row)
     }
 }
 
+void output_text_layout_set_digits(output_text_layout *l, const int *digits,
+                                   const table_facts_seen_fn seen, void *ctx)
+{
+    char cell[64];
+    l->digits = digits;
+    for (size_t c = 0; c < l->columns->column_count; c++) {
+        if (digits[c] >= OUTPUT_DIGITS)
+            continue;
+        l->width[c] = 0;
+        const value *v;
+        for (size_t i = 0; (v = seen(ctx, c, i)) != NULL; i++) {
+            size_t n = layout_cell(l, c, v, cell);
+            if (n > l->width[c])
+                l->width[c] = n;
+        }
+    }
+}
+
 size_t output_terminal_width(FILE *out, int wide)
 {
     if (wide || !isatty(fileno(out)))
@@ -224,9 +243,7 @@ static void print_folded(FILE *out, const output_text_layout *l)
         fputc('\n', out);
 }
 
-/* text on lines of at most max_width characters (0: one line), broken
- * between words; the lines after the first indented by two spaces. */
-static void print_wrapped(FILE *out, const char *text, size_t max_width)
+void output_wrapped(FILE *out, const char *text, size_t max_width)
 {
     size_t used = 0;
     while (*text) {
@@ -255,7 +272,7 @@ static void print_view_head(FILE *out, output_text_layout *l)
     const table *t = l->columns;
     char header[160], title[256];
     if (t->title)
-        print_wrapped(out, util_printable(t->title, title, sizeof title), l->max_width);
+        output_wrapped(out, util_printable(t->title, title, sizeof title), l->max_width);
     print_folded(out, l);
     if (l->order_count == 0) {
         fprintf(out, "  (the %zu rows are the same)\n", l->row_count);
@@ -281,12 +298,15 @@ static void print_view_head(FILE *out, output_text_layout *l)
         size_t line = n > 0 ? (size_t)n : 0;
         for (size_t i = l->fitted; i < l->order_count; i++) {
             util_printable(t->columns[l->order[i]].name, header, sizeof header);
-            /* The names as far as the line goes: room for ", …)" kept. */
-            if (line + 2 + strlen(header) + 5 > l->max_width && i + 1 < l->order_count) {
-                fputs(", \xe2\x80\xa6", out);
+            /* The names as far as the line goes: after each, room kept for
+             * ")" when it is the last, else for ", …)"; past that, " …)". */
+            size_t comma = i > l->fitted, after = i + 1 < l->order_count ? 4 : 1;
+            if (l->max_width && line + comma + 1 + shown_width(header) + after > l->max_width) {
+                fputs(comma ? ", \xe2\x80\xa6" : " \xe2\x80\xa6", out);
                 break;
             }
-            line += (size_t)fprintf(out, "%s %s", i > l->fitted ? "," : "", header);
+            fprintf(out, "%s %s", comma ? "," : "", header);
+            line += comma + 1 + shown_width(header);
         }
         fputs(")\n", out);
     }
@@ -317,7 +337,7 @@ void output_text_layout_print_head(FILE *out, output_text_layout *l)
     for (size_t c = 0; c < n; c++) {
         l->shown[c] = !(t->columns[c].is_param && l->row_count > 1 && !l->varies[c]);
         if (!l->shown[c]) {
-            format_cell(&l->first[c], cell, sizeof cell);
+            format_cell(&l->first[c], OUTPUT_DIGITS, cell, sizeof cell);
             fprintf(out, "%s%s = %s%s%s", fixed_printed ? ", " : "  ",
                     util_printable(t->columns[c].name, name, sizeof name), cell,
                     *t->columns[c].unit ? " " : "",

@@ -51,6 +51,11 @@ int output_rows(FILE *out, const table *columns, output_format format, size_t co
 /* Aligned text needs every row twice: first noted (which parameters are the
  * same on every row) and widened (column widths), then printed after the
  * head. A layout keeps per-column state only. */
+/* Significant digits of a real in the aligned text unless a layout's
+ * digits say fewer (table_view.h: the precision that tells a column's
+ * values apart). CSV and JSON always print them in full. */
+#define OUTPUT_DIGITS 6
+
 typedef struct output_text_layout {
     const table *columns;          /* borrowed */
     size_t row_count;              /* rows noted */
@@ -68,6 +73,7 @@ typedef struct output_text_layout {
     size_t max_width;      /* 0: no limit */
     size_t fitted;         /* columns of order that fit in max_width (set by print_head) */
     const char *wide_hint; /* what shows the columns left out; NULL: "--wide" */
+    const int *digits;     /* borrowed: per column, a real's significant digits; NULL: 6 */
 } output_text_layout;
 int output_text_layout_init(output_text_layout *l, const table *columns); /* 0 or -1 (memory) */
 void output_text_layout_clear(output_text_layout *l);
@@ -87,10 +93,25 @@ void output_text_layout_print_row(FILE *out, const output_text_layout *l, const 
 /* "... N more rows (all are stored: runner show prints them)" */
 void output_text_more_rows(FILE *out, size_t more);
 
+/* Sets the layout's digits (per column; borrowed) after its rows were
+ * widened at OUTPUT_DIGITS, and widens again each column printed with
+ * fewer from every value it holds: seen(ctx, c, i) is column c's ith
+ * distinct value, NULL past the last (table_view_digits_of_facts gives
+ * fewer digits only to a column whose every distinct value is known). */
+typedef const value *(*table_facts_seen_fn)(void *ctx, size_t column, size_t index);
+void output_text_layout_set_digits(output_text_layout *l, const int *digits,
+                                   const table_facts_seen_fn seen, void *ctx);
+
 /* The width a table printed to out fits in: on a terminal, $COLUMNS, else
  * the terminal's own width, else 80; to a pipe or a file, or with wide, no
  * limit (0), so what a script reads keeps every column. */
 size_t output_terminal_width(FILE *out, int wide);
+
+/* text and a newline on lines of at most max_width characters (0: one
+ * line), broken between words, the lines after the first indented by two
+ * spaces: a table's title, and the lines printed under a table. text is
+ * printed as it is (the caller escapes what a user named). */
+void output_wrapped(FILE *out, const char *text, size_t max_width);
 
 void output_csv_header(FILE *out, const table *columns);
 void output_csv_row(FILE *out, const table *columns, const value *row);

@@ -16,5 +16,6 @@
 #include "section_columns.h"
 #include "section_view.h"
 #include "table_facts.h"
+#include "table_view.h"
 
 #endif

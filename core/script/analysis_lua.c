@@ -399,17 +399,24 @@ static void push_fit(lua_State *L, const fit_answer *a, size_t i, const char *by
 
 /* fit{rows = rows, x = "workers", y = "round_s", model = "walkthrough" |
  *     function(x, p) ... end [, params = {...}, name = "lua", by = COL,
- *     weights = COL]} */
+ *     weights = COL, noise = "absolute" | "relative"]} */
 static int l_fit(lua_State *L)
 {
     static const char *const known[] = { "rows", "x",  "y",       "model", "params",
-                                         "name", "by", "weights", NULL };
+                                         "name", "by", "weights", "noise", NULL };
     luaL_checktype(L, 1, LUA_TTABLE);
     check_known(L, "fit", known);
     rows_section r = { 0 };
     check_rows(L, "fit", &r);
     fit_columns columns = { text_field(L, "fit", "x", 1), text_field(L, "fit", "y", 1),
                             text_field(L, "fit", "by", 0), text_field(L, "fit", "weights", 0) };
+    const char *noise = text_field(L, "fit", "noise", 0);
+    if (noise && strcmp(noise, "absolute") != 0 && strcmp(noise, "relative") != 0)
+        luaL_error(L, "fit{noise = '%s'}: expected 'absolute' or 'relative'", noise);
+    int relative = noise && strcmp(noise, "relative") == 0;
+    if (relative && columns.weights)
+        luaL_error(L, "fit{}: noise = 'relative' and weights both give each row's weight; give "
+                      "one");
     lua_model user = { 0 };
     fit_model *owned = NULL;
     const fit_model *model = NULL;
@@ -456,7 +463,9 @@ static int l_fit(lua_State *L)
     char *err = NULL;
     fit_answer ans = { 0 };
     store *s = open_section(&r, &err);
-    fit_question q = { r.sweep_id, r.section_id, r.ordinal, model, columns };
+    fit_question q = {
+        r.sweep_id, r.section_id, r.ordinal, model, columns, relative, STORE_FIT_ADD
+    };
     int rc = s ? fit_answer_section(s, &q, &ans, &err) : -1;
     store_close(s);
     budget_state over = limits_leave();

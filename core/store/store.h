@@ -552,6 +552,7 @@ typedef struct store_fit_param {
     const char *name, *unit, *doc;
     int derived; /* 0: a parameter (kind 'param'); 1: 'derived' */
     double value, std_error, ci_low, ci_high;
+    const char *interval; /* how ci_low, ci_high were made: wald, log, logit (NULL: wald) */
 } store_fit_param;
 
 /* One fit as the fit table stores it (docs/schema.md); everything borrowed.
@@ -576,9 +577,23 @@ typedef struct store_fit {
     const double *curve_x, *curve_f, *curve_low, *curve_high;
 } store_fit;
 
-/* Stores count fits in one transaction, all or none: ids[count] receives
- * their ids. Writes only the fit tables. */
-int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err);
+/* Stores count fits (the groups of one request: the same sweep, section,
+ * model, formula, x, y, by column and weight column) in one transaction,
+ * all or none: ids[count] receives their ids. Answers are kept, not piled
+ * up (again = STORE_FIT_KEEP, `runner fit`): when the fits stored for the
+ * request fitted the same rows (n, excluded and rss alike, one per group),
+ * nothing is written, ids are theirs and *kept is 1; otherwise the stored
+ * ones are deleted and these written in their place (*kept 0), as always
+ * with STORE_FIT_AGAIN (`--again`). STORE_FIT_ADD writes them beside any
+ * stored ones (a script's fit{}, whose ids the script holds). Writes only
+ * the fit tables. */
+enum {
+    STORE_FIT_KEEP,
+    STORE_FIT_AGAIN,
+    STORE_FIT_ADD
+};
+int store_fits_write(store *s, const store_fit *fits, size_t count, int again, int64_t *ids,
+                     int *kept, char **err);
 /* A stored fit's quantities in order: name, kind, value, stderr, ci_low,
  * ci_high, unit (a new table; the caller frees it). */
 int store_fit_params(store *s, int64_t fit_id, table **out, char **err);
@@ -671,6 +686,8 @@ typedef struct store_stat_diff_row {
     int64_t section_a, section_b;
     int64_t n_a, n_b;
     double mean_a, sd_a, mean_b, sd_b, ratio, ratio_low, ratio_high, p_value;
+    const char *test;       /* welch, mwu, bootstrap */
+    int64_t outliers[2][2]; /* per side: mild, severe (Tukey's fences); -1: not counted */
 } store_stat_diff_row;
 
 typedef struct store_stat_diff {

@@ -138,7 +138,7 @@ int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err)
  * cost twice the inserting itself (its start and reset), so they go
  * STAT_ROWS_PER_INSERT to a statement (the rest in a statement of their
  * own size). */
-#define STAT_ROW_COLUMNS 19
+#define STAT_ROW_COLUMNS 24
 #define STAT_ROWS_PER_INSERT 32
 
 /* "INSERT INTO stat_diff_row (...) VALUES (?, ...), ..." for rows rows
@@ -146,9 +146,11 @@ int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err)
 static char *stat_rows_sql(size_t rows)
 {
     strbuf b = { 0 };
-    strbuf_str(&b, "INSERT INTO stat_diff_row (stat_diff_id, position, plugin, section_a,"
-                   " section_b, point, column_name, unit, n_a, mean_a, sd_a, n_b, mean_b, sd_b,"
-                   " ratio, ratio_low, ratio_high, p_value, verdict) VALUES ");
+    strbuf_str(&b,
+               "INSERT INTO stat_diff_row (stat_diff_id, position, plugin, section_a,"
+               " section_b, point, column_name, unit, n_a, mean_a, sd_a, n_b, mean_b, sd_b,"
+               " ratio, ratio_low, ratio_high, p_value, verdict, test, mild_a, severe_a, mild_b,"
+               " severe_b) VALUES ");
     for (size_t r = 0; r < rows; r++) {
         strbuf_str(&b, r ? ", (?" : "(?");
         for (int c = 1; c < STAT_ROW_COLUMNS; c++)
@@ -186,6 +188,13 @@ static void bind_stat_row(sqlite3_stmt *d, size_t k, int64_t id, size_t i,
     bind_real(d, c + 17, x->ratio_high);
     bind_real(d, c + 18, x->p_value);
     storei_bind_text(d, c + 19, x->verdict);
+    storei_bind_text(d, c + 20, x->test ? x->test : "welch");
+    for (int side = 0; side < 2; side++)
+        for (int kind = 0; kind < 2; kind++) {
+            int at = c + 21 + 2 * side + kind;
+            x->outliers[side][kind] >= 0 ? sqlite3_bind_int64(d, at, x->outliers[side][kind])
+                                         : sqlite3_bind_null(d, at);
+        }
 }
 
 int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char **err)

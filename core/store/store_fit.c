@@ -98,6 +98,7 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
         bind_real(param_st, 7, p->ci_low);
         bind_real(param_st, 8, p->ci_high);
         storei_bind_text(param_st, 9, p->unit ? p->unit : "");
+        storei_bind_text(param_st, 11, p->interval ? p->interval : "wald");
         storei_bind_text(param_st, 10, p->doc ? p->doc : "");
         if (storei_step_done(s, param_st, what, err) != 0)
             return -1;
@@ -130,7 +131,93 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
     return 0;
 }
 
-int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err)
+/* The request a fit answers, as SQL over fit's columns (?1 .. ?8: sweep,
+ * section, model, formula, x, y, by column, weight column); the groups of
+ * a --by request differ in by_value only. */
+#define SAME_REQUEST                                                                               \
+    "sweep_id = ?1 AND section_id = ?2 AND model = ?3 AND formula = ?4 AND x_column = ?5"          \
+    " AND y_column = ?6 AND by_column IS ?7 AND weight_column IS ?8"
+
+static void bind_request(sqlite3_stmt *st, const store_fit *f)
+{
+    sqlite3_bind_int64(st, 1, f->sweep_id);
+    sqlite3_bind_int64(st, 2, f->section_id);
+    storei_bind_text(st, 3, f->model);
+    storei_bind_text(st, 4, f->formula);
+    storei_bind_text(st, 5, f->x_column);
+    storei_bind_text(st, 6, f->y_column);
+    storei_bind_text(st, 7, f->by_column);
+    storei_bind_text(st, 8, f->weight_column);
+}
+
+/* 1 when the fits stored for this request are these (one per group, the
+ * same rows fitted: n, excluded and the residual sum of squares bit for
+ * bit, stored together), their ids into ids; 0 when not; -1 on an error. */
+static int find_kept(store *s, const store_fit *fits, size_t count, int64_t *ids, char **err)
+{
+    const char *what = "cannot read the stored fits";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id, n, excluded, rss, created_at, by_value IS ?9,"
+                           " (SELECT count(*) FROM fit WHERE " SAME_REQUEST ")"
+                           " FROM fit WHERE " SAME_REQUEST " AND by_value IS ?9",
+                           -1, &st, NULL) != SQLITE_OK)
+        return storei_fail_sql(s, err, "%s", what);
+    char created[64] = "";
+    int same = 1;
+    for (size_t i = 0; same && i < count; i++) {
+        const store_fit *f = &fits[i];
+        sqlite3_reset(st);
+        bind_request(st, f);
+        bind_typed(st, 9, f->by_column ? f->by_value : NULL);
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+            same = 0;
+            if (rc != SQLITE_DONE) {
+                sqlite3_finalize(st);
+                return storei_fail_sql(s, err, "%s", what);
+            }
+            break;
+        }
+        /* read before the next step, which ends the row's values */
+        const char *at = (const char *)sqlite3_column_text(st, 4);
+        ids[i] = sqlite3_column_int64(st, 0);
+        same = sqlite3_column_int64(st, 1) == f->n && sqlite3_column_int64(st, 2) == f->excluded &&
+               sqlite3_column_double(st, 3) == f->rss &&
+               sqlite3_column_int64(st, 6) == (int64_t)count && at &&
+               (i == 0 || strcmp(created, at) == 0);
+        if (i == 0 && at)
+            snprintf(created, sizeof created, "%s", at);
+        same = same && sqlite3_step(st) == SQLITE_DONE; /* one stored fit per group */
+    }
+    sqlite3_finalize(st);
+    return same;
+}
+
+/* Deletes the fits stored for the request of f, with their rows. */
+static int drop_request(store *s, const store_fit *f, char **err)
+{
+    static const char *const sql[] = {
+        "DELETE FROM fit_curve WHERE fit_id IN (SELECT id FROM fit WHERE " SAME_REQUEST ")",
+        "DELETE FROM fit_residual WHERE fit_id IN (SELECT id FROM fit WHERE " SAME_REQUEST ")",
+        "DELETE FROM fit_param WHERE fit_id IN (SELECT id FROM fit WHERE " SAME_REQUEST ")",
+        "DELETE FROM fit WHERE " SAME_REQUEST,
+    };
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK)
+            return storei_fail_sql(s, err, "cannot replace the stored fit");
+        bind_request(st, f);
+        int rc = storei_step_done(s, st, "cannot replace the stored fit", err);
+        sqlite3_finalize(st);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int store_fits_write(store *s, const store_fit *fits, size_t count, int again, int64_t *ids,
+                     int *kept, char **err)
 {
     const char *what = "cannot store the fit";
     sqlite3_stmt *fit_st = NULL, *param_st = NULL, *residual_st = NULL, *residuals_st = NULL,
@@ -149,6 +236,21 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
         return -1;
     }
     int rc = -1;
+    *kept = 0;
+    if (count > 0 && again == STORE_FIT_KEEP) {
+        int found = find_kept(s, fits, count, ids, err);
+        if (found < 0)
+            goto done;
+        if (found) {
+            *kept = 1;
+            rc = 0;
+            goto done;
+        }
+    }
+    /* Asked again (--again) or the rows changed: the new answer replaces
+     * the stored one, never piles up beside it. */
+    if (count > 0 && again != STORE_FIT_ADD && drop_request(s, &fits[0], err) != 0)
+        goto done;
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO fit (sweep_id, section_id, model, formula, x_column,"
                            " y_column, x_unit, y_unit, by_column, by_value, weight_column, n,"
@@ -158,8 +260,8 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int64_t *ids
                            -1, &fit_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db,
                            "INSERT INTO fit_param (fit_id, position, name, kind, value, stderr,"
-                           " ci_low, ci_high, unit, doc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-                           " ?9, ?10)",
+                           " ci_low, ci_high, unit, doc, interval) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+                           " ?7, ?8, ?9, ?10, ?11)",
                            -1, &param_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db, one, -1, &residual_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db, many, -1, &residuals_st, NULL) != SQLITE_OK ||

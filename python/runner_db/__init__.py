@@ -13,10 +13,16 @@ json`), so the words and their refusals are exactly the command line's.
     frame = sweep.section(1).frame()        # pandas DataFrame, units in .attrs
     runs = sweep.section(1).runs_frame()    # a command's every run (repeats)
     fits = sweep.fits()                     # runner fit's stored answers
+
+    # One call: one section of one or several sweeps as one DataFrame
+    frame = runner_db.frame("walk.db", "baseline")            # by name
+    frame = runner_db.frame("walk.db", [3, 4], section=2)     # stacked
+    frame = runner_db.frame("walk.db", {"tag": "nightly"})    # filters
 """
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -27,8 +33,12 @@ try:  # the rows API works without it
 except ImportError:  # pragma: no cover - depends on the machine
     pandas = None
 
-__all__ = ["open", "Database", "Sweep", "Section", "Fit", "RunnerError",
+__all__ = ["open", "frame", "Database", "Sweep", "Section", "Fit", "RunnerError",
            "RunnerNotFound", "find_runner"]
+
+# A sweep name as `runner sweep --name` accepts it (docs/cli.md, "Selecting
+# sweeps"): read here without the runner program, like an id.
+_NAME = re.compile(r"^(?:name:)?([A-Za-z][A-Za-z0-9_.-]{0,63})$")
 
 # Columns every result table has that are keys, not results.
 _KEY_COLUMNS = ("row_id", "point_id")
@@ -87,6 +97,29 @@ def open(path, runner=None):  # noqa: A001 - the module's verb, as sqlite3.conne
     """Opens the database at path read-only (a file that must exist).
     runner: the runner program for selectors (see find_runner)."""
     return Database(path, runner)
+
+
+def frame(db, selector_or_filters="last", section=None, runner=None):
+    """One DataFrame of one section of one or several sweeps, in one call.
+
+    db: a database path or an open Database. selector_or_filters: a
+    selector (an id, a name, or any word `runner show` takes), a list of
+    them (their rows stacked in that order), or a dict of `runner sweeps`
+    filters (name, script, tag, status, plugin, since, until: every sweep
+    they list). Ids and plain names are read from the file itself; the
+    other forms ask the runner program (RunnerNotFound says so without it).
+    section: the section's ordinal in each sweep; None: each sweep's only
+    section (RunnerError when a sweep has several).
+
+    The frame leads with sweep_id and sweep_name, then row_id, point_id
+    and the section's columns (a column some sweeps lack is NaN there).
+    .attrs: units ({column: unit}), sweeps (their ids), section, plugins
+    and titles. Raises RunnerError without pandas, or when two sweeps give
+    one column different units."""
+    if isinstance(db, Database):
+        return db.frame(selector_or_filters, section)
+    with Database(db, runner) as opened:
+        return opened.frame(selector_or_filters, section)
 
 
 def _frame(rows, columns, attrs):
@@ -152,6 +185,74 @@ class Database:
         RunnerError with runner's own line when none or several match."""
         found = self._runner_sweeps(["--select", str(selector)])
         return Sweep(self, found[0])
+
+    def _sweep_here(self, selector):
+        """The sweep an id or a plain name picks, read from the file (None
+        for the forms only the runner program resolves)."""
+        if isinstance(selector, bool):
+            return None
+        if isinstance(selector, int) or (isinstance(selector, str) and selector.isdigit()):
+            rows = self._query("SELECT * FROM sweep WHERE id = ?", (int(selector),))
+            if not rows:
+                raise RunnerError("runner: %s: no sweep %s; 'runner sweeps' lists them"
+                                  % (self.path, selector))
+            return Sweep(self, rows[0])
+        match = _NAME.match(selector) if isinstance(selector, str) else None
+        if not match or match.group(1) == "last" or selector.endswith(".lua"):
+            return None
+        rows = self._query("SELECT * FROM sweep WHERE name = ? ORDER BY id DESC LIMIT 1",
+                           (match.group(1),))
+        if not rows:
+            raise RunnerError("runner: %s: no sweep matches '%s'; 'runner sweeps' lists them"
+                              % (self.path, selector))
+        return Sweep(self, rows[0])
+
+    def _pick(self, selector_or_filters):
+        if isinstance(selector_or_filters, dict):
+            return [Sweep(self, info) for info in self.sweeps(**selector_or_filters)]
+        if isinstance(selector_or_filters, (list, tuple)):
+            return [s for one in selector_or_filters for s in self._pick(one)]
+        here = self._sweep_here(selector_or_filters)
+        if here:
+            return [here]
+        try:
+            return [self.sweep(selector_or_filters)]
+        except RunnerNotFound as e:
+            raise RunnerNotFound("runner_db: '%s' is resolved by the runner program (an id or "
+                                 "a name is not): %s" % (selector_or_filters,
+                                                         str(e)[len("runner_db: "):]))
+
+    def frame(self, selector_or_filters="last", section=None):
+        """runner_db.frame on this database (see there)."""
+        sweeps = self._pick(selector_or_filters)
+        if not sweeps:
+            raise RunnerError("runner_db: %s: no sweep matches %r" % (self.path,
+                                                                     selector_or_filters))
+        names, rows, units = ["sweep_id", "sweep_name"], [], {}
+        plugins, titles = [], []
+        for sweep in sweeps:
+            if section is None:
+                sections = sweep.sections()
+                if len(sections) != 1:
+                    raise RunnerError("runner_db: sweep %d has %d sections; pass section=N "
+                                      "(1 to %d)" % (sweep.id, len(sections), len(sections)))
+                chosen = sections[0]
+            else:
+                chosen = sweep.section(section)
+            for column, unit in chosen.units().items():
+                if units.setdefault(column, unit) != unit:
+                    raise RunnerError("runner_db: column %s is in %s in one sweep and in %s in "
+                                      "sweep %d; frame them apart" % (column, units[column] or
+                                                                      "no unit", unit or
+                                                                      "no unit", sweep.id))
+            own, own_rows = chosen._select()
+            names += [n for n in own if n not in names]
+            name = sweep.info.get("name")
+            rows += [dict(zip(own, r), sweep_id=sweep.id, sweep_name=name) for r in own_rows]
+            plugins.append(chosen.plugin)
+            titles.append(chosen.title)
+        return _frame(rows, names, {"units": units, "sweeps": [s.id for s in sweeps],
+                                    "section": section, "plugins": plugins, "titles": titles})
 
     def fit(self, fit_id):
         """The stored fit with this id (runner fit's `fit = N`)."""

@@ -116,7 +116,7 @@ SlurmctldPort=6817
 SlurmdPort=6818
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$cl_dir/munge/munge.socket
+AuthInfo=socket=$cl_dir/munge/munge.socket,cred_expire=10
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$cl_dir/state
@@ -131,6 +131,9 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
+# A task that becomes eligible (a requeued one, after cred_expire) starts
+# within 2 s, not at the next 30-60 s scheduling pass.
+SchedulerParameters=sched_interval=2,bf_interval=2
 MpiDefault=none
 ReturnToService=2
 SlurmdTimeout=30

@@ -25,21 +25,30 @@ LUA
 run "$RUNNER" sweep "$same" --db "$DB" --quiet
 expect_status 0
 cp "$TMP/out" "$TMP/lua.txt"
+# The CLI asked the same question on the same rows: Lua's fit 1 answers it
+# (the same rows fitted, the same residual sum of squares to the bit).
 run "$RUNNER" fit 1 --x workers --y round_s --model walkthrough --db "$DB"
 expect_status 0
+expect_stdout_contains "as stored in fit 1, which fitted the same rows"
+# stored FIT: every stored figure of a fit, reals to 17 digits.
+stored() {
+    sql "SELECT n, printf('%.17g|%.17g', r2, rss), model, formula FROM fit WHERE id = $1"
+    sql "SELECT position, name, printf('%.17g|%.17g|%.17g|%.17g', value, stderr, ci_low, ci_high),
+        unit FROM fit_param WHERE fit_id = $1 ORDER BY position"
+    sql "SELECT row_id, printf('%.17g|%.17g', fitted, residual) FROM fit_residual
+        WHERE fit_id = $1 ORDER BY row_id"
+}
+stored 1 >"$TMP/lua_fit.txt"
+# Fitted anew (--again): the CLI's fit 2 replaces it, every stored figure
+# equal to Lua's, and equal to what Lua printed.
+run "$RUNNER" fit 1 --x workers --y round_s --model walkthrough --db "$DB" --again
+expect_status 0
+expect_stdout_contains "stored as fit 2: "
+expect_equal "the CLI's fit 2 against Lua's fit 1" "$(stored 2)" "$(cat "$TMP/lua_fit.txt")"
+expect_equal "residual rows" "$(sql "SELECT count(*) FROM fit_residual WHERE fit_id = 2")" 10
+expect_sql "SELECT count(*) FROM fit WHERE id = 1" "0"
 run "$RUNNER" pareto 1 --min round_s --max workers --db "$DB" --format json
 expect_status 0
-# Lua's fit 1 and the CLI's fit 2: every stored figure equal, and equal to
-# what Lua printed.
-expect_sql "SELECT count(*) FROM fit_param a JOIN fit_param b ON b.fit_id = 2
-    AND b.position = a.position AND b.name = a.name AND b.value = a.value
-    AND b.stderr IS a.stderr AND b.ci_low IS a.ci_low AND b.ci_high IS a.ci_high
-    AND b.unit = a.unit WHERE a.fit_id = 1" "4"
-expect_sql "SELECT a.n = b.n AND a.r2 = b.r2 AND a.rss = b.rss AND a.model = b.model
-    AND a.formula = b.formula FROM fit a, fit b WHERE a.id = 1 AND b.id = 2" "1"
-expect_sql "SELECT count(*) FROM fit_residual a JOIN fit_residual b ON b.fit_id = 2
-    AND b.row_id = a.row_id AND b.fitted = a.fitted AND b.residual = a.residual
-    WHERE a.fit_id = 1" "10"
 # (Python reads SQLite's doubles exactly; %.17g gives Lua's back exactly.)
 python3 - "$TMP/lua.txt" "$DB" <<'PY' || fail "Lua's printed fit differs from the stored one"
 import sqlite3, sys
@@ -106,7 +115,7 @@ fit { rows = rows, x = "x", y = "y", model = function(x, p) error("no model here
       params = { a = 1 } }
 LUA
 )
-before=$(sql "SELECT count(*) FROM fit")
+before=$(sql "SELECT max(id) FROM fit")
 run "$RUNNER" sweep "$decay" --db "$DB" --quiet
 expect_status 2
 expect_stdout_contains "decay fits 10 covered "
@@ -142,7 +151,7 @@ LUA
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = 42 }' \
     "fit{model = ...}: expected a model's name or a function(x, p), got a number"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = "cubic" }' \
-    "fit{model = 'cubic'}: expected amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear, or a function(x, p)"
+    "fit{model = 'cubic'}: expected amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear, or a function(x, p)"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = function(x, p) return x end }' \
     "fit{params = ...}: a model function needs params"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = "linear", params = { a = 1 } }' \

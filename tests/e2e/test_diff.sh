@@ -20,10 +20,10 @@ sweeps 1 and 1 are equal"
 run "$RUNNER" diff 1 2 --db "$DB" --columns speedup,efficiency
 expect_status 1
 expect_equal "jitters 2,1,0.5 vs 2,0.25" "$(cat "$TMP/out")" "sweep 1 vs sweep 2
-  plugin = speedup, points_in_both = 8, only_in_a = 16, only_in_b = 8, status_changed = 0, rows_unmatched = 0
-column      rows  changed  max_abs_change  max_rel_change
-speedup        8        0               0               0
-efficiency     8        0               0               0
+  plugin = speedup · points_in_both = 8 · only_in_a = 16 · only_in_b = 8 · status_changed = 0 · rows_unmatched = 0 · rows = 8 · changed = 0 · max_abs_change = 0 · max_rel_change = 0
+column    
+speedup   
+efficiency
 only in sweep 1: speedup {\"base\":30.0,\"jitter\":0.5,\"workers\":1,\"trials\":0,\"model\":\"walkthrough\",\"scaling\":\"strong\",\"model_params\":44500000,\"bytes_per_param\":4,\"latency_s\":5.0000000000000004e-6,\"bandwidth_bytes_per_s\":3125000000.0,\"reduce_bytes_per_s\":100000000000.0} and more
 only in sweep 2: speedup {\"base\":30.0,\"jitter\":0.25,\"workers\":1,\"trials\":0,\"model\":\"walkthrough\",\"scaling\":\"strong\",\"model_params\":44500000,\"bytes_per_param\":4,\"latency_s\":5.0000000000000004e-6,\"bandwidth_bytes_per_s\":3125000000.0,\"reduce_bytes_per_s\":100000000000.0} and more
 sweeps 1 and 2 differ"

@@ -62,7 +62,8 @@ expect_sql "SELECT count(*) FROM sweep WHERE status = 'ok'" $((3 * trials))
 # The verdict per point and the lines under the table.
 run "$RUNNER" diff 1 3 --stat --tolerance 0.1 --db "$DB"
 expect_status 1
-expect_equal "slower, three points" "$(grep -c ' slower *$' "$TMP/out")" 3
+# the same verdict on every row is folded above the table (table_view.h)
+expect_stdout_contains "verdict = slower"
 expect_equal "the end" "$(tail -n 3 "$TMP/out")" "3 points compared
 sweeps 1 and 3: a significant change past the tolerance
 stored as stat_diff $((2 * trials + 1)): stat_diff_row holds these rows (docs/analysis.md)"
@@ -88,9 +89,12 @@ for i, (r, s) in enumerate(zip(doc["rows"], stored)):
     r = dict(zip(names, r))
     assert s["position"] == i + 1 and s["unit"] == "s" and s["ord_a"] == s["ord_b"] == 1, s
     assert s["column_name"] == r["column"], (s, r)
-    for k in ("plugin", "point", "n_a", "n_b", "verdict"):
+    for k in ("plugin", "point", "n_a", "n_b", "verdict", "test"):
         assert s[k] == r[k], (k, s[k], r[k])
-    for k in ("mean_a", "sd_a", "mean_b", "sd_b", "ratio", "ratio_low", "ratio_high", "p_value"):
+    assert s["test"] == "mwu" and s["ratio_low"] is None and s["ratio_high"] is None, s
+    assert s["mild_a"] + s["severe_a"] == r["outliers_a"], (s, r)
+    assert s["mild_b"] + s["severe_b"] == r["outliers_b"], (s, r)
+    for k in ("mean_a", "sd_a", "mean_b", "sd_b", "ratio", "p_value"):
         assert abs(s[k] - r[k]) <= 1e-12 * max(1, abs(r[k])), (k, s[k], r[k])
 PY
 # B against A: the same figures seen from the other side.
@@ -98,12 +102,53 @@ run "$RUNNER" diff 3 1 --stat --tolerance 0.1 --db "$DB" --format json
 expect_status 1
 expect_equal "faster" "$(fields verdict)" "faster"
 
-# Welch's test and the intervals against SciPy on the stored rows.
+# Welch's test and the intervals, Mann-Whitney's p-value and the ratio of
+# medians, the bootstrap's interval around it and Tukey's fences, against
+# SciPy and numpy on the stored rows.
 if /usr/bin/python3 -c "import scipy.stats" 2>/dev/null; then
-    run "$RUNNER" diff 1 2 --stat --db "$DB" --format json
-    expect_status 0 # or 1: p < 0.05 may happen once in twenty; the figures matter here
     sqlite3 -batch -separator ' ' "$DB" "SELECT p.sweep_id, json_extract(p.params_json, '$.size'), n.time_s
-        FROM noisy n JOIN point p ON p.id = n.point_id WHERE p.sweep_id IN (1, 2)" >"$TMP/rows"
+        FROM noisy n JOIN point p ON p.id = n.point_id WHERE p.sweep_id IN (1, 2, 3)" >"$TMP/rows"
+    for pair in "1 2" "1 3"; do
+        for test in mwu bootstrap; do
+            run "$RUNNER" diff $pair --stat --test $test --db "$DB" --format json
+            [ "$status" -le 1 ] || fail "diff --stat --test $test exit $status"
+            /usr/bin/python3 - "$TMP/out" "$TMP/rows" $pair $test <<'PY' || fail "diff --stat --test $test: the figures differ from SciPy's"
+import json, sys
+from scipy import stats
+import numpy as np
+doc = json.load(open(sys.argv[1]))
+names = [c["name"] for c in doc["columns"]]
+rows = {}
+for line in open(sys.argv[2]):
+    sweep, size, x = line.split()
+    rows.setdefault((int(sweep), int(size)), []).append(float(x))
+sa, sb, test = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+assert len(doc["rows"]) == 3, doc
+def outliers(x):
+    q1, q3 = np.percentile(x, [25, 75])
+    iqr = q3 - q1
+    return int(((x < q1 - 1.5 * iqr) | (x > q3 + 1.5 * iqr)).sum())
+for r in doc["rows"]:
+    r = dict(zip(names, r))
+    size = json.loads(r["point"])["size"]
+    a, b = np.array(rows[(sa, size)]), np.array(rows[(sb, size)])
+    assert r["test"] == test, r
+    assert abs(r["ratio"] - np.median(b) / np.median(a)) <= 1e-12, (r, np.median(b) / np.median(a))
+    assert r["outliers_a"] == outliers(a) and r["outliers_b"] == outliers(b), r
+    if test == "mwu":
+        want = stats.mannwhitneyu(a, b).pvalue
+        assert abs(r["p_value"] - want) <= 1e-9, (size, r["p_value"], want)
+        assert r["ratio_low"] == r["ratio_high"] == "NaN", r  # no interval: the bootstrap gives one
+    else:
+        assert r["ratio_low"] <= r["ratio"] <= r["ratio_high"], r
+        # a 20 % slower program: the interval leaves out 1 and holds 1.2
+        if sb == 3:
+            assert 1 < r["ratio_low"] < 1.2 < r["ratio_high"], r
+PY
+        done
+    done
+    run "$RUNNER" diff 1 2 --stat --test welch --db "$DB" --format json
+    expect_status 0 # or 1: p < 0.05 may happen once in twenty; the figures matter here
     /usr/bin/python3 - "$TMP/out" "$TMP/rows" <<'PY' || fail "diff --stat's figures differ from SciPy's"
 import json, sys
 from scipy import stats

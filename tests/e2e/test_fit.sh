@@ -34,6 +34,12 @@ expect_sql "SELECT f.by_value, p.name, p.kind, printf('%.9f', p.value), p.unit
 0.5|J|param|0.500000000|s
 0.5|t1|derived|30.250000000|s
 0.5|ceiling|derived|60.500000000|"
+# Each interval says how it was made: the positive derived quantities on
+# log, so they never cross 0 (docs/analysis.md, "Honest intervals").
+expect_sql "SELECT name, interval FROM fit_param WHERE fit_id = 1 ORDER BY position" "base|wald
+J|wald
+t1|log
+ceiling|log"
 # Every row fitted, once, with its own key: the residual is y - fitted and
 # its x and y are the stored row's.
 expect_sql "SELECT count(*), count(DISTINCT r.row_id), max(abs(r.residual)) < 1e-9,
@@ -54,12 +60,12 @@ run "$RUNNER" sweep "$noisy" --db "$DB" --quiet
 expect_status 0
 run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough
 expect_status 0
-expect_stdout_contains "fit = 4, n = 10 rows, excluded = 0 rows, r2 = "
+expect_stdout_contains "fit = 4 · n = 10 rows · excluded = 0 rows · r2 = "
 run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough \
     --weights max_delay_sample_stderr_s --format csv
 expect_status 0
 expect_equal "the CSV header" "$(head -n 1 "$TMP/out")" \
-    "fit,n,excluded,r2,quantity,value,stderr,ci95_low,ci95_high,unit"
+    "fit,n,excluded,r2,quantity,value,stderr,ci95_low,ci95_high,unit,interval"
 expect_sql "SELECT f.id, f.weight_column, p.ci_low < 2 AND 2 < p.ci_high, p.stderr > 0
     FROM fit f JOIN fit_param p ON p.fit_id = f.id AND p.name = 'J' WHERE f.id >= 4" \
 "4||1|1
@@ -92,7 +98,7 @@ expect_status 2
 expect_stderr "runner: fit: sweep 1, section 1: --x model: not a numeric column (it holds text)"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup --model cubic
 expect_status 2
-expect_stderr "runner: --model cubic: expected amdahl, gustafson, usl, walkthrough, alpha-beta, power or linear; see 'runner --help'"
+expect_stderr "runner: --model cubic: expected amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear; see 'runner --help'"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup
 expect_status 2
 expect_stderr "runner: fit needs --x COLUMN, --y COLUMN and --model MODEL; see 'runner --help'"
@@ -139,7 +145,44 @@ highest=$(sql "SELECT max(id) FROM fit")
 run "$RUNNER" rm few --db "$DB"
 expect_status 0
 expect_sql "SELECT count(*) FROM fit WHERE id = $highest" "0"
-run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough
+run "$RUNNER" fit last --db "$DB" --x workers --y round_s --model walkthrough --again
 expect_status 0
 expect_sql "SELECT max(id) FROM fit" "$((highest + 1))"
+
+# Answers are kept, not piled up: the same fit asked again on the same rows
+# is the stored one (nothing written), --again replaces it with new ids,
+# and the fit tables never hold two answers to one request.
+run "$RUNNER" sweep scripts/jitter.lua --db "$TMP/kept.db" --quiet
+expect_status 0
+fit_again() {
+    run "$RUNNER" fit 1 --db "$TMP/kept.db" --x workers --y round_s --model walkthrough --by jitter "$@"
+}
+fit_again
+expect_status 0
+expect_stdout_contains "stored as fits 1 to 3: "
+before=$(sqlite3 "$TMP/kept.db" "SELECT group_concat(id || ':' || created_at) FROM fit")
+fit_again
+expect_status 0
+expect_stdout_contains "as stored in fits 1 to 3, which fitted the same rows (--again fits anew and replaces them)"
+expect_stdout_contains "ceiling"
+expect_equal "the stored fits after asking again" \
+    "$(sqlite3 "$TMP/kept.db" "SELECT group_concat(id || ':' || created_at) FROM fit")" "$before"
+fit_again --again
+expect_status 0
+expect_stdout_contains "stored as fits 4 to 6: "
+expect_equal "fits, params, residuals after --again" "$(sqlite3 "$TMP/kept.db" \
+    "SELECT (SELECT group_concat(id) FROM fit), (SELECT count(DISTINCT fit_id) || '/' || count(*) FROM fit_param),
+            (SELECT count(DISTINCT fit_id) || '/' || count(*) FROM fit_residual)")" "4,5,6|3/12|3/24"
+# Another request (another model) is another answer, kept beside it.
+run "$RUNNER" fit 1 --db "$TMP/kept.db" --x workers --y speedup --model usl
+expect_status 0
+expect_stdout_contains "stored as fit 7: "
+run "$RUNNER" fit 1 --db "$TMP/kept.db" --x workers --y speedup --model usl
+expect_stdout_contains "as stored in fit 7, which"
+expect_equal "fits" "$(sqlite3 "$TMP/kept.db" "SELECT count(*) FROM fit")" 4
+# --again is a switch: a value is refused, one line, nothing stored.
+fit_again --again=yes
+expect_status 2
+expect_stderr "runner: fit: option '--again' takes no value; see 'runner --help'"
+expect_equal "fits after a refusal" "$(sqlite3 "$TMP/kept.db" "SELECT count(*) FROM fit")" 4
 finish

@@ -49,18 +49,18 @@ expect_equal "stored front = printed front (min round_s)" "$(stored 2)" "$(front
 run "$RUNNER" pareto 1 --max efficiency --max speedup --db "$DB"
 expect_status 0
 expect_equal "the table" "$(cat "$TMP/out")" "pareto front of sweep 1, section 1 (speedup)
-  base = 30 s, trials = 0 rounds, model = walkthrough, scaling = strong, model_params = 44500000 params, bytes_per_param = 4 bytes, latency_s = 5e-06 s, bandwidth_bytes_per_s = 3.125e+09 bytes/s, reduce_bytes_per_s = 1e+11 bytes/s
+  base = 30 s · trials = 0 rounds · model = walkthrough · scaling = strong · model_params = 44500000 params · bytes_per_param = 4 bytes · latency_s = 5e-06 s · bandwidth_bytes_per_s = 3.125e+09 bytes/s · reduce_bytes_per_s = 1e+11 bytes/s
 jitter [s]  workers  efficiency [fraction]  speedup
          2        1                      1        1
          1        1                      1        1
        0.5        1                      1        1
-       0.5        2               0.986413  1.97283
-       0.5        4               0.957278  3.82911
-       0.5        8                0.90149  7.21192
-       0.5       16               0.806034  12.8966
-       0.5       64               0.491808  31.4757
-       0.5      256               0.192061  49.1676
-       0.5      512               0.105954  54.2485
+       0.5        2                 0.9864    1.973
+       0.5        4                 0.9573    3.829
+       0.5        8                 0.9015    7.212
+       0.5       16                  0.806     12.9
+       0.5       64                 0.4918    31.48
+       0.5      256                 0.1921    49.17
+       0.5      512                  0.106    54.25
 front: 10 of 24 rows
 stored as pareto 3: pareto_member holds its rows (docs/analysis.md)"
 # NaN (karp_flatt of one worker) excluded and counted; a parameter as an

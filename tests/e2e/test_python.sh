@@ -136,4 +136,56 @@ try:
 except runner_db.RunnerError as e:
     print(e)' "$TMP/missing.db"
 expect_equal "a missing file" "$(cat "$TMP/out")" "runner_db: $TMP/missing.db: no such database file"
+
+# runner_db.frame: one call, one or several sweeps stacked, sweep_id and
+# sweep_name first, units in attrs; ids and names without the runner
+# program (PATH without it, no RUNNER_BIN), the other selectors with it.
+run "$RUNNER" sweep scripts/jitter.lua --db "$DB" --quiet --set jitters=2,0.25 --name quarter
+expect_status 0
+cat >"$TMP/frame.py" <<'PY'
+import sqlite3, sys
+import runner_db
+db = sys.argv[1]
+f = runner_db.frame(db, ["jit", 2])
+con = sqlite3.connect(db)
+want = con.execute("SELECT count(*) FROM speedup WHERE sweep_id IN (1, 2)").fetchone()[0]
+assert len(f) == want == 40, (len(f), want)
+assert list(f.columns[:4]) == ["sweep_id", "sweep_name", "row_id", "point_id"], list(f.columns)
+assert list(f.groupby("sweep_id").size()) == [24, 16]
+assert sorted(f["sweep_name"].unique()) == ["jit", "quarter"]
+assert f.attrs["units"]["round_s"] == "s" and f.attrs["sweeps"] == [1, 2], f.attrs
+assert f.loc[f.sweep_id == 2, "jitter"].nunique() == 2
+assert len(runner_db.frame(db, "2", section=1)) == 16
+with runner_db.open(db) as opened:
+    assert len(opened.frame("quarter")) == 16
+for bad, line in [("nope", "runner: %s: no sweep matches 'nope'; 'runner sweeps' lists them" % db),
+                  (9, "runner: %s: no sweep 9; 'runner sweeps' lists them" % db)]:
+    try:
+        runner_db.frame(db, bad)
+        raise AssertionError("frame(%r) did not raise" % bad)
+    except runner_db.RunnerError as e:
+        assert str(e) == line, str(e)
+try:
+    runner_db.frame(db, 1, section=2)
+    raise AssertionError("section 2 did not raise")
+except runner_db.RunnerError as e:
+    assert str(e) == "runner_db: sweep 1 has no section 2 (it has 1)", str(e)
+if sys.argv[2] == "without":
+    try:
+        runner_db.frame(db, "last")
+        raise AssertionError("last without runner did not raise")
+    except runner_db.RunnerNotFound as e:
+        assert str(e).startswith("runner_db: 'last' is resolved by the runner program (an id "
+                                 "or a name is not): cannot find the runner program"), str(e)
+else:
+    assert list(runner_db.frame(db, "last").sweep_id.unique()) == [2]
+    assert len(runner_db.frame(db, {"script": "scripts/jitter.lua"})) == 40
+print("ok")
+PY
+run env -u RUNNER_BIN PATH=/usr/bin:/bin PYTHONPATH=python "$PY" "$TMP/frame.py" "$DB" without
+expect_status 0
+expect_equal "frame without the runner program" "$(cat "$TMP/out")" "ok"
+run env RUNNER_BIN="$RUNNER" PYTHONPATH=python "$PY" "$TMP/frame.py" "$DB" with
+expect_status 0
+expect_equal "frame with the runner program" "$(cat "$TMP/out")" "ok"
 finish

@@ -1,0 +1,202 @@
+/* test_fit_time: the models of measured time (amdahl-time, usl-time) and
+ * --noise relative. Times drawn with noise that is 3 % of the value
+ * (GSL's generator, seeded), 100 seeds: weighted by 1/y^2 (what --noise
+ * relative does: sd = |y|), the 95 % intervals of every parameter cover
+ * the truth at least 90 times; and the residual check (fit_noise_grows)
+ * flags the unweighted fit of such data in most seeds and data with
+ * constant noise in few. */
+#include "check.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+
+#define SEEDS 100
+#define REPS 3
+static const double workers[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+#define NX (sizeof workers / sizeof *workers)
+#define N (NX * REPS)
+
+static double amdahl_time(double x, const double *p) { return p[0] * (p[1] + (1 - p[1]) / x); }
+static double usl_time(double x, const double *p)
+{
+    return p[0] * (1 + p[1] * (x - 1) + p[2] * x * (x - 1)) / x;
+}
+
+typedef struct time_case {
+    const char *model;
+    double params[3];
+    size_t param_count;
+    double (*f)(double x, const double *p);
+} time_case;
+
+/* Fits c to seeded data of relative noise `share`; counts per parameter
+ * how often the interval covers the truth (weighted: sd = |y|), and how
+ * often the unweighted fit's residual check fires. */
+static void run_case(const time_case *c, double share, int constant_noise, size_t covered[3],
+                     size_t *flagged)
+{
+    const fit_model *m = fit_model_find(c->model);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    double x[N], y[N], sd[N];
+    memset(covered, 0, 3 * sizeof *covered);
+    *flagged = 0;
+    for (unsigned long seed = 1; seed <= SEEDS; seed++) {
+        gsl_rng_set(rng, seed);
+        for (size_t i = 0; i < N; i++) {
+            x[i] = workers[i % NX];
+            double truth = c->f(x[i], c->params);
+            double noise_sd =
+                constant_noise ? share * c->f(workers[NX - 1], c->params) : share * truth;
+            y[i] = truth + gsl_ran_gaussian(rng, noise_sd);
+            sd[i] = fabs(y[i]);
+        }
+        fit_data weighted = { .n = N, .x = x, .y = y, .sd = sd },
+                 plain = { .n = N, .x = x, .y = y };
+        fit_result r = { 0 };
+        char *err = NULL;
+        if (fit_run(m, constant_noise ? &plain : &weighted, NULL, &r, &err) != 0) {
+            fprintf(stderr, "%s seed %lu: %s\n", c->model, seed, err);
+            free(err);
+            check_failures++;
+            continue;
+        }
+        for (size_t j = 0; j < c->param_count; j++)
+            covered[j] +=
+                r.estimates[j].ci_low <= c->params[j] && c->params[j] <= r.estimates[j].ci_high;
+        fit_result_clear(&r);
+        if (fit_run(m, &plain, NULL, &r, &err) != 0) {
+            free(err);
+            check_failures++;
+            continue;
+        }
+        double rho, p;
+        *flagged += fit_noise_grows(&r, &rho, &p) == 1;
+        fit_result_clear(&r);
+    }
+    gsl_rng_free(rng);
+}
+
+static void test_coverage(void)
+{
+    const time_case cases[] = {
+        { "amdahl-time", { 10, 0.05, 0 }, 2, amdahl_time },
+        { "usl-time",
+          {
+              10,
+              0.03,
+              0.0005,
+          },
+          3,
+          usl_time },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t covered[3], flagged;
+        run_case(&cases[k], 0.03, 0, covered, &flagged);
+        printf("%s, 3 %% relative noise, --noise relative: covered", cases[k].model);
+        for (size_t j = 0; j < cases[k].param_count; j++) {
+            printf(" %zu", covered[j]);
+            CHECK(covered[j] >= 90);
+        }
+        printf(" of %d; the unweighted fit's residual check fired in %zu\n", SEEDS, flagged);
+        CHECK(flagged >= 90);
+        run_case(&cases[k], 0.03, 1, covered, &flagged);
+        printf("%s, constant noise, unweighted: covered", cases[k].model);
+        for (size_t j = 0; j < cases[k].param_count; j++) {
+            printf(" %zu", covered[j]);
+            CHECK(covered[j] >= 90);
+        }
+        printf(" of %d; the residual check fired in %zu\n", SEEDS, flagged);
+        CHECK(flagged <= 5);
+    }
+}
+
+/* Exact times: the parameters come back, and the derived quantities. */
+static void test_exact(void)
+{
+    double x[NX], y[NX];
+    const double p[3] = { 12, 0.1, 0.001 };
+    for (size_t i = 0; i < NX; i++) {
+        x[i] = workers[i];
+        y[i] = usl_time(x[i], p);
+    }
+    fit_data d = { .n = NX, .x = x, .y = y };
+    fit_result r = { 0 };
+    char *err = NULL;
+    CHECK_INT_EQ(fit_run(fit_model_find("usl-time"), &d, NULL, &r, &err), 0);
+    CHECK_NEAR(r.estimates[0].value, 12, 1e-6);
+    CHECK_NEAR(r.estimates[1].value, 0.1, 1e-8);
+    CHECK_NEAR(r.estimates[2].value, 0.001, 1e-9);
+    CHECK_NEAR(r.estimates[3].value, sqrt(0.9 / 0.001), 1e-4); /* peak_x */
+    fit_result_clear(&r);
+    for (size_t i = 0; i < NX; i++)
+        y[i] = amdahl_time(x[i], p);
+    CHECK_INT_EQ(fit_run(fit_model_find("amdahl-time"), &d, NULL, &r, &err), 0);
+    CHECK_NEAR(r.estimates[0].value, 12, 1e-8);
+    CHECK_NEAR(r.estimates[1].value, 0.1, 1e-10);
+    CHECK_NEAR(r.estimates[2].value, 10, 1e-8); /* ceiling 1/s */
+    fit_result_clear(&r);
+}
+
+static double amdahl_speedup(double x, const double *p) { return 1 / (p[0] + (1 - p[0]) / x); }
+
+/* Few, noisy speedups (the Wald interval of such a ceiling once read
+ * "1.6x [-27.4, 30.6]"): over 100 seeds the serial fraction's interval
+ * stays inside (0, 1) and the ceiling's above 0, each says how it was
+ * made, and each covers the truth at least 90 times. */
+static void test_bounds(void)
+{
+    const fit_model *m = fit_model_find("amdahl");
+    const double truth[1] = { 0.6 }, xs[] = { 1, 2, 3, 4 };
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    size_t cover_s = 0, cover_ceiling = 0, inside = 0, fits = 0;
+    for (unsigned long seed = 1; seed <= SEEDS; seed++) {
+        gsl_rng_set(rng, seed);
+        double x[4], y[4];
+        for (size_t i = 0; i < 4; i++) {
+            x[i] = xs[i];
+            y[i] = amdahl_speedup(x[i], truth) * (1 + gsl_ran_gaussian(rng, 0.1));
+        }
+        fit_data d = { .n = 4, .x = x, .y = y };
+        fit_result r = { 0 };
+        char *err = NULL;
+        if (fit_run(m, &d, NULL, &r, &err) != 0) {
+            free(err);
+            continue;
+        }
+        fits++;
+        const fit_estimate *s = &r.estimates[0], *ceiling = &r.estimates[1];
+        int s_inside = s->value > 0 && s->value < 1;
+        if (s_inside) {
+            inside += s->ci_low > 0 && s->ci_high < 1 && ceiling->ci_low > 0;
+            CHECK_STR_EQ(s->interval, "logit");
+            CHECK_STR_EQ(ceiling->interval, "log");
+        } else {
+            inside++; /* a fit outside the bounds keeps Wald: nothing to map back */
+        }
+        cover_s += s->ci_low <= truth[0] && truth[0] <= s->ci_high;
+        cover_ceiling += ceiling->ci_low <= 1 / truth[0] && 1 / truth[0] <= ceiling->ci_high;
+        fit_result_clear(&r);
+    }
+    gsl_rng_free(rng);
+    printf("amdahl, 4 rows, 10 %% noise: %zu fits, intervals inside their bounds in %zu, "
+           "covering s %zu and the ceiling %zu\n",
+           fits, inside, cover_s, cover_ceiling);
+    CHECK_INT_EQ(inside, fits);
+    CHECK(cover_s >= 90 && cover_ceiling >= 90);
+}
+
+int main(void)
+{
+    test_bounds();
+    test_exact();
+    test_coverage();
+    return check_done("test_fit_time");
+}
