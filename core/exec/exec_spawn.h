@@ -36,7 +36,7 @@ typedef struct exec_spawn_result {
     double wall_s, user_s, sys_s;
     long max_rss_kib;
     long voluntary_switches, involuntary_switches; /* context switches (ru_nvcsw, ru_nivcsw) */
-    long long read_bytes, written_bytes; /* storage I/O of the run and what it reaped */
+    long long read_bytes, written_bytes;           /* storage I/O of the run and what it reaped */
 } exec_spawn_result;
 
 /* Runs the request to its end. Returns 0 when the program ran (whatever its
