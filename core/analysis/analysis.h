@@ -7,6 +7,7 @@
 
 #include "analysis/changepoint.h"
 #include "analysis/fit.h"
+#include "analysis/numeric.h"
 #include "analysis/pareto.h"
 #include "analysis/robust.h"
 #include "analysis/sensitivity.h"

@@ -3,6 +3,7 @@
  * residual variance, Student-t intervals (gsl_cdf_tdist_Pinv), and derived
  * quantities by the delta method. */
 #include "fit_int.h"
+#include "numeric.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_cdf.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/budget.h"
 #include "base/util.h"
 
 #define DEFAULT_MAX_ITERATIONS 200
@@ -32,6 +34,9 @@ typedef struct solver_ctx {
 static int residual_fn(const gsl_vector *p, void *arg, gsl_vector *f)
 {
     solver_ctx *c = arg;
+    /* every evaluation: a script's fit{} counts toward its limits */
+    if (!c->eval_err && budget_check(&c->eval_err) != BUDGET_OK)
+        return GSL_EBADFUNC;
     if (c->model->eval) {
         /* f may be a column of the finite-difference Jacobian (strided) */
         if (c->eval_err || c->model->eval(c->model->eval_ctx, c->data->x, c->data->n, p->data,
@@ -201,7 +206,7 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
                          model->name, p, p == 1 ? "" : "s", p + 1, n);
     if (check_domain(model, data, err) != 0)
         return -1;
-    gsl_set_error_handler_off(); /* GSL's default aborts the process */
+    numeric_init(); /* GSL's default handler aborts; cli_main turned it off already */
 
     int rc = -1;
     solver_ctx ctx = { model, data, NULL, NULL };

@@ -4,6 +4,7 @@
  * Jacobian at the stored parameters through the same
  * gsl_multifit_nlinear_covar, scaled by rss/dof. */
 #include "fit_int.h"
+#include "numeric.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -26,7 +27,7 @@ int fit_band(const fit_band_input *in, const double *at, size_t count, double *v
         return util_fail(err, "%s: a model given as a function has no band to draw", m->name);
     if (in->dof == 0 || n < p + 1)
         return util_fail(err, "%s: %zu rows leave no degrees of freedom for a band", m->name, n);
-    gsl_set_error_handler_off(); /* GSL's default aborts the process */
+    numeric_init(); /* GSL's default handler aborts; cli_main turned it off already */
     gsl_matrix *jac = gsl_matrix_alloc(n, p), *cov = gsl_matrix_alloc(p, p);
     if (!jac || !cov) {
         gsl_matrix_free(jac);

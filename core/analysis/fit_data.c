@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/budget.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -73,6 +74,9 @@ static int group_append(fit_group *g, double x, double y, double sd, int weighte
 {
     if (g->n == g->capacity) {
         size_t cap = g->capacity ? 2 * g->capacity : 256;
+        if (budget_spend((cap - g->capacity) * (3 * sizeof(double) + sizeof(store_row_key)),
+                         NULL) != BUDGET_OK)
+            return -1;
         double *nx = realloc(g->x, cap * sizeof *nx);
         if (nx)
             g->x = nx;
@@ -143,6 +147,8 @@ int fit_groups_load(store *s, int64_t section_id, const fit_columns *columns, fi
     store_row_key key;
     int step;
     while ((step = store_cursor_next(cursor, row, &key, err)) == 1) {
+        if (budget_check(err) != BUDGET_OK)
+            goto done;
         value none = VALUE_NULL;
         fit_group *g = find_group(out, slot[2] >= 0 ? &row[slot[2]] : &none, &last);
         if (!g)

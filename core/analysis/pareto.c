@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/budget.h"
+
 /* A row to sort; qsort has no context argument, so each key carries k. */
 typedef struct pareto_key {
     const double *row;
@@ -80,6 +82,11 @@ long pareto_front(const double *values, size_t n, size_t k, unsigned char *on_fr
     } else {
         size_t f = 0;
         for (size_t i = 0; i < m; i++) {
+            if ((i & 255) == 0 && budget_check(NULL) != BUDGET_OK) {
+                free(keys);
+                free(front);
+                return -1; /* the caller reads the budget's state */
+            }
             int dominated = 0;
             for (size_t p = 0; p < f && !dominated; p++)
                 dominated = dominates(values + front[p] * k, keys[i].row, k);

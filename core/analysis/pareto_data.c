@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/budget.h"
 #include "base/util.h"
 
 void pareto_answer_clear(pareto_answer *a)
@@ -79,8 +80,14 @@ static int read_objectives(store *s, const pareto_question *q, const char *plugi
         goto done;
     store_row_key key;
     while ((step = store_cursor_next(cursor, row, &key, err)) == 1) {
+        if (budget_check(err) != BUDGET_OK)
+            goto done;
         if (*n == capacity) {
-            capacity = capacity ? 2 * capacity : 4096;
+            size_t more_rows = capacity ? capacity : 4096;
+            if (budget_spend(more_rows * (k * sizeof(double) + sizeof(store_row_key)), err) !=
+                BUDGET_OK)
+                goto done;
+            capacity += more_rows;
             double *grown = realloc(*values, capacity * k * sizeof *grown);
             if (grown)
                 *values = grown;
@@ -238,7 +245,8 @@ int pareto_answer_section(store *s, const pareto_question *q, const char *title,
     out->rows = n;
     long size = (on_front = malloc(n + 1)) ? pareto_front(values, n, k, on_front) : -1;
     if (size < 0 || !(out->members = malloc(((size_t)size + 1) * sizeof *out->members))) {
-        util_fail(err, "out of memory");
+        if (budget_check(err) == BUDGET_OK) /* else the budget ran out inside */
+            util_fail(err, "out of memory");
         goto done;
     }
     size_t f = 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/budget.h"
 #include "base/util.h"
 
 #define DEFAULT_BOOTSTRAP 1000
@@ -144,6 +145,8 @@ int sensitivity_estimate(const double *y, size_t n_base, size_t d,
         goto done;
     }
     for (size_t b = 0; b < bootstrap; b++) {
+        if (budget_check(err) != BUDGET_OK) /* a script's sensitivity{}: its limits */
+            goto done;
         for (size_t j = 0; j < n_base; j++)
             pick[j] = gsl_rng_uniform_int(r, n_base);
         indices_of(y, d, pick, n_base, scratch, rep_first + b * d, rep_total + b * d);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/budget.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -44,6 +45,9 @@ static int rows_append(rows_read *r, value *row, double y)
 {
     if (r->n == r->capacity) {
         size_t cap = r->capacity ? 2 * r->capacity : 256;
+        if (budget_spend((cap - r->capacity) * ((r->p ? r->p : 1) * sizeof(value) + sizeof(double)),
+                         NULL) != BUDGET_OK)
+            return -1;
         value *np = realloc(r->params, cap * (r->p ? r->p : 1) * sizeof *np);
         if (np)
             r->params = np;
@@ -165,6 +169,8 @@ int sensitivity_load(store *s, int64_t section_id, const char *y_column, sensiti
         goto done;
     int step;
     while ((step = store_cursor_next(cursor, row, NULL, err)) == 1) {
+        if (budget_check(err) != BUDGET_OK)
+            goto done;
         double y = value_number(&row[rows.p]);
         value_clear(&row[rows.p]);
         if (rows_append(&rows, row, y) != 0)

@@ -2,6 +2,7 @@
 #include "quote.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,8 +73,23 @@ int quote_sbatch_value(strbuf *out, const char *text, int filename)
 char *quote_terminal(const char *text)
 {
     const char *s = text ? text : "";
+    size_t len = strlen(s), kept = len;
+    if (len > QUOTE_TERMINAL_MAX_BYTES) {
+        kept = QUOTE_TERMINAL_MAX_BYTES;
+        while (kept > 0 && ((unsigned char)s[kept] & 0xC0) == 0x80)
+            kept--; /* not inside a UTF-8 character */
+    }
+    char *head = kept < len ? strndup(s, kept) : NULL;
+    if (kept < len && !head)
+        return NULL;
     /* each byte becomes at most 4 (\xNN); util_printable keeps 5 spare */
-    size_t size = 4 * strlen(s) + 6;
+    size_t size = 4 * kept + 6 + 48;
     char *buf = malloc(size);
-    return buf ? (char *)util_printable(s, buf, size) : NULL;
+    if (buf) {
+        util_printable(head ? head : s, buf, size - 48);
+        if (kept < len)
+            snprintf(buf + strlen(buf), 48, "... (%zu more bytes)", len - kept);
+    }
+    free(head);
+    return buf;
 }

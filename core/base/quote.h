@@ -31,8 +31,12 @@ int quote_sbatch_value(strbuf *out, const char *text, int filename);
 int quote_has_control(const char *text);
 
 /* text for a terminal, malloc'd (NULL: no memory): util_printable's rules
- * (control characters and bytes that are not UTF-8 as \n, \t, \xNN) over
- * the whole text, never cut. */
+ * (control characters and bytes that are not UTF-8 as \n, \t, \xNN).
+ * The one gate for user text shown on a terminal (docs/guarantees.md,
+ * "Text in and out"). A text longer than QUOTE_TERMINAL_MAX_BYTES is cut
+ * there (at a character's start) and ends with "... (N more bytes)", so a
+ * 1 MB name makes one readable line. */
+#define QUOTE_TERMINAL_MAX_BYTES 4096
 char *quote_terminal(const char *text);
 
 #endif

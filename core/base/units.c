@@ -450,8 +450,12 @@ int units_read_setting(const char *text, int as_integer, const char *unit, units
     double approx;
     int exact = units_convert_integer(text, form == UNITS_WITH_UNIT && unit ? unit : "",
                                       &out->integer, &approx, msg, msg_size);
-    if (exact == -2)
-        return units_integer(approx, &out->integer, msg, msg_size);
+    if (exact == -2) { /* not whole: refused, even when the double rounds to one */
+        if (units_integer(approx, &out->integer, msg, msg_size) != 0)
+            return -1;
+        snprintf(msg, msg_size, "expected an integer, got %s", text);
+        return -1;
+    }
     return exact;
 }
 

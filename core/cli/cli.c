@@ -4,13 +4,16 @@
 #include "base/exit_status.h"
 #include "cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "base/quote.h"
+#include "base/stop_signals.h"
 #include "base/table.h"
 #include "mpi/mpi_pool.h"
 #include "selector.h"
@@ -143,15 +146,31 @@ void cli_install_signal_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    /* Each blocks the other while it runs: a SIGINT arriving inside the
+    /* Each blocks the others while it runs: a SIGINT arriving inside the
      * SIGTERM handler, before it set the flag, would find it unset too, and
      * neither would leave at once (a hung isolated point then kept runner
-     * waiting after TERM and INT: test_isolate hung in CI). */
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+     * waiting after TERM and INT: test_isolate hung in CI). SIGHUP, Slurm's
+     * SIGUSR1 and SIGXCPU are the same request (base/stop_signals.h). */
+    stop_signals_fill(&sa.sa_mask);
+    for (int i = 0; i < STOP_SIGNALS_COUNT; i++)
+        sigaction(stop_signals_list[i], &sa, NULL);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *message = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (message)
+        vsnprintf(message, (size_t)len + 1, fmt, again);
+    va_end(again);
+    va_end(ap);
+    char *shown = message ? quote_terminal(message) : NULL;
+    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
+    free(shown);
+    free(message);
 }
 
 int cli_fail(char *err)
@@ -169,8 +188,7 @@ int cli_open_existing(const char *path, store **s, int for_writing)
     struct stat st;
     char *err = NULL;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "runner: %s: no such database (run 'runner sweep' first, or pass --db)\n",
-                path);
+        cli_error("%s: no such database (run 'runner sweep' first, or pass --db)", path);
         return EXIT_USAGE;
     }
     if ((for_writing ? store_open(path, s, &err) : store_open_read(path, s, &err)) != 0)
@@ -212,8 +230,8 @@ int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, in
         goto fail;
     if (*count > 0)
         return EXIT_OK;
-    fprintf(stderr, "runner: %s: no sweep %s with stored sections; 'runner sweeps' lists them\n",
-            args->db_path, args->positional);
+    cli_error("%s: no sweep %s with stored sections; 'runner sweeps' lists them", args->db_path,
+              args->positional);
     status = EXIT_USAGE;
     goto done;
 fail:
@@ -239,8 +257,8 @@ static int command_help(int argc, char **argv)
 {
     if (argc > 3) {
         char *shown = quote_terminal(argv[3]);
-        fprintf(stderr, "runner: %s: unexpected argument '%s'; see 'runner --help'\n", argv[1],
-                shown ? shown : "?");
+        cli_error("%s: unexpected argument '%s'; see 'runner --help'", argv[1],
+                  shown ? shown : "?");
         free(shown);
         return EXIT_USAGE;
     }
@@ -259,8 +277,7 @@ static int command_version(int argc, char **argv)
 {
     if (argc > 2) {
         char *shown = quote_terminal(argv[2]);
-        fprintf(stderr, "runner: --version: unexpected argument '%s'; see 'runner --help'\n",
-                shown ? shown : "?");
+        cli_error("--version: unexpected argument '%s'; see 'runner --help'", shown ? shown : "?");
         free(shown);
         return EXIT_USAGE;
     }
@@ -271,6 +288,7 @@ static int command_version(int argc, char **argv)
 
 int cli_main(int argc, char **argv)
 {
+    numeric_init(); /* before any analysis: GSL's default handler aborts */
     if (argc < 2) {
         print_usage(stderr);
         return EXIT_USAGE;

@@ -18,10 +18,17 @@
  * status (exit_status.h, docs/cli.md). */
 int cli_main(int argc, char **argv);
 
-/* Set by the first SIGINT or SIGTERM once cli_install_signal_handlers ran:
+/* Set by the first stop signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU:
+ * base/stop_signals.h) once cli_install_signal_handlers ran:
  * the running point finishes, then the sweep stops (exit 130). */
 extern volatile sig_atomic_t cli_stop_requested;
 void cli_install_signal_handlers(void);
+
+/* Prints "runner: <message>" and a newline on stderr, the whole message
+ * through the terminal gate (quote_terminal: escape codes, newlines and
+ * bytes that are not UTF-8 escaped, a long text cut with a count). Every
+ * one-line message of a command that may echo user text is printed so. */
+void cli_error(const char *fmt, ...) RUNNER_PRINTF(1, 2);
 
 /* Prints "runner: <err>" and frees err. Returns EXIT_USAGE. */
 int cli_fail(char *err);

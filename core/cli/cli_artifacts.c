@@ -102,8 +102,8 @@ int cli_artifacts(const options_parsed *a)
         if (extract(s, t, dir, &err) != 0)
             status = cli_fail(err);
         else
-            fprintf(stderr, "runner: %zu artifacts of sweep %lld written to %s\n", t->row_count,
-                    (long long)sweep_id, dir);
+            cli_error("%zu artifacts of sweep %lld written to %s", t->row_count,
+                      (long long)sweep_id, dir);
     } else {
         output_format format = OUTPUT_TABLE;
         output_parse_format(a->values[OPTION_FORMAT].text, &format);

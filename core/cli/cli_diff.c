@@ -115,10 +115,9 @@ static int check_columns(const diff_job *job, const char *wanted)
                 found = strlen(job->columns[i]->columns[c].name) == n &&
                         strncmp(job->columns[i]->columns[c].name, p, n) == 0;
         if (!found) {
-            fprintf(stderr,
-                    "runner: diff: no output column '%.*s' in sweep %lld or %lld "
-                    "('runner show' names them)\n",
-                    (int)n, p, (long long)job->a, (long long)job->b);
+            cli_error("diff: no output column '%.*s' in sweep %lld or %lld "
+                      "('runner show' names them)",
+                      (int)n, p, (long long)job->a, (long long)job->b);
             return EXIT_USAGE;
         }
         p += n + (p[n] == ',');
@@ -722,8 +721,7 @@ static int stat_columns(store *s, const diff_job *job, size_t p, const char *wan
         if (why) {
             if (!wanted || !listed(wanted, col->name))
                 continue;
-            fprintf(stderr, "runner: diff --stat: column '%s' of %s %s\n", col->name,
-                    job->plugins[p], why);
+            cli_error("diff --stat: column '%s' of %s %s", col->name, job->plugins[p], why);
             return EXIT_USAGE;
         }
         if (is_command && strcmp(col->name, "wall_s") == 0)
@@ -844,8 +842,7 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
         if (status == EXIT_OK && (diff_plugin_scan(s, job->a, job->b, job->plugins[p], st.read,
                                                    &exact, &scope, &job->results[p], &err) != 0 ||
                                   stat_flush(&st, &err) != 0))
-            status = st.refused ? (fprintf(stderr, "runner: %s\n", err), free(err), EXIT_USAGE)
-                                : cli_fail(err);
+            status = st.refused ? (cli_error("%s", err), free(err), EXIT_USAGE) : cli_fail(err);
         compared += st.compared;
         without_rows += st.without_rows;
         past += st.past_tolerance;
@@ -855,10 +852,9 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
         stat_scan_clear(&st);
     }
     if (status == EXIT_OK && compared == 0) {
-        fprintf(stderr,
-                "runner: diff --stat: sweeps %lld and %lld have no point with rows on both sides "
-                "to compare\n",
-                (long long)job->a, (long long)job->b);
+        cli_error("diff --stat: sweeps %lld and %lld have no point with rows on both sides "
+                  "to compare",
+                  (long long)job->a, (long long)job->b);
         status = EXIT_USAGE;
     }
     table *head = status == EXIT_OK ? stat_table(job) : NULL;
@@ -918,7 +914,7 @@ static void print_machine_note(const options_parsed *a, store *s, const diff_job
     output_parse_format(a->values[OPTION_DIFF_FORMAT].text, &format);
     char *line = NULL, *err = NULL;
     if (machine_note_line(s, job->a, job->b, &line, &err) != 0) {
-        fprintf(stderr, "runner: warning: %s\n", err);
+        cli_error("warning: %s", err);
         free(err);
         return;
     }

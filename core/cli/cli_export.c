@@ -177,11 +177,10 @@ int cli_export_sweep(const options_parsed *a)
     size_t first = 0, last = count;
     if (v[OPTION_SHOW_SECTION].given) {
         if (v[OPTION_SHOW_SECTION].integer > count) {
-            fprintf(stderr,
-                    "runner: export: sweep %lld has %zu section%s; --section %llu is "
-                    "out of range\n",
-                    (long long)sweep_id, count, count == 1 ? "" : "s",
-                    (unsigned long long)v[OPTION_SHOW_SECTION].integer);
+            cli_error("export: sweep %lld has %zu section%s; --section %llu is "
+                      "out of range",
+                      (long long)sweep_id, count, count == 1 ? "" : "s",
+                      (unsigned long long)v[OPTION_SHOW_SECTION].integer);
             status = EXIT_USAGE;
             goto done;
         }

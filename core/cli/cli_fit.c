@@ -37,10 +37,9 @@ static int pick_section(fit_job *job, const int64_t *ids, size_t count, const op
 {
     const option_value *section = &a->values[OPTION_FIT_SECTION];
     if (section->given && section->integer > count) {
-        fprintf(stderr,
-                "runner: fit: sweep %lld has %zu section%s; --section %llu is out of range\n",
-                (long long)job->sweep_id, count, count == 1 ? "" : "s",
-                (unsigned long long)section->integer);
+        cli_error("fit: sweep %lld has %zu section%s; --section %llu is out of range",
+                  (long long)job->sweep_id, count, count == 1 ? "" : "s",
+                  (unsigned long long)section->integer);
         return EXIT_USAGE;
     }
     size_t chosen = section->given ? (size_t)section->integer - 1 : 0;
@@ -147,8 +146,8 @@ int cli_fit(const options_parsed *a)
         return options_usage_error("%s", "fit needs --x COLUMN, --y COLUMN and --model MODEL");
     const fit_model *model = fit_model_find(v[OPTION_FIT_MODEL].text);
     if (!model) {
-        fprintf(stderr, "runner: --model %s: expected %s; see 'runner --help'\n",
-                v[OPTION_FIT_MODEL].text, fit_model_names());
+        cli_error("--model %s: expected %s; see 'runner --help'", v[OPTION_FIT_MODEL].text,
+                  fit_model_names());
         return EXIT_USAGE;
     }
     output_format format = OUTPUT_TABLE;
@@ -167,8 +166,8 @@ int cli_fit(const options_parsed *a)
         goto done;
     int relative = strcmp(v[OPTION_FIT_NOISE].text, "relative") == 0;
     if (relative && v[OPTION_FIT_WEIGHTS].text) {
-        fprintf(stderr, "runner: fit: --noise relative and --weights both give each row's "
-                        "weight; give one\n");
+        cli_error("fit: --noise relative and --weights both give each row's "
+                  "weight; give one");
         status = EXIT_USAGE;
         goto done;
     }
@@ -181,28 +180,27 @@ int cli_fit(const options_parsed *a)
                        .relative_noise = relative,
                        .again = v[OPTION_FIT_AGAIN].given ? STORE_FIT_AGAIN : STORE_FIT_KEEP };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
-        fprintf(stderr, "runner: fit: %s\n", err ? err : "failed");
+        cli_error("fit: %s", err ? err : "failed");
         free(err);
         status = EXIT_USAGE;
         goto done;
     }
     size_t excluded = job.answer.excluded;
     if (excluded)
-        fprintf(stderr, "runner: fit: %zu row%s excluded (NaN, inf or empty in %s or %s%s%s)\n",
-                excluded, excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
-                v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
-                v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
+        cli_error("fit: %zu row%s excluded (NaN, inf or empty in %s or %s%s%s)", excluded,
+                  excluded == 1 ? "" : "s", v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
+                  v[OPTION_FIT_WEIGHTS].text ? ", or a weight not > 0 in " : "",
+                  v[OPTION_FIT_WEIGHTS].text ? v[OPTION_FIT_WEIGHTS].text : "");
     /* The residual check: unweighted fits whose residuals grow with the
      * fitted value (one line, the first such group). */
     for (size_t g = 0; !relative && !v[OPTION_FIT_WEIGHTS].text && g < job.answer.groups.count;
          g++) {
         double ratio, p;
         if (fit_noise_grows(&job.answer.results[g], &ratio, &p) == 1) {
-            fprintf(stderr,
-                    "runner: fit: warning: the residuals grow with the fitted value (Goldfeld-"
-                    "Quandt: %.3g times the variance, p = %.2g): the noise looks relative; try "
-                    "--noise relative\n",
-                    ratio, p);
+            cli_error("fit: warning: the residuals grow with the fitted value (Goldfeld-"
+                      "Quandt: %.3g times the variance, p = %.2g): the noise looks relative; try "
+                      "--noise relative",
+                      ratio, p);
             break;
         }
     }

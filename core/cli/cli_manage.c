@@ -14,6 +14,7 @@
 #include "base/process_identity.h"
 #include "base/scheduler.h"
 #include "base/table.h"
+#include "base/name_check.h"
 #include "base/util.h"
 #include "selector.h"
 
@@ -99,12 +100,9 @@ int cli_sweep_filter(const options_parsed *a, store_sweep_filter *f, char since[
             continue;
         int parsed = parse_time(times[i], outs[i]);
         if (parsed != 0) {
-            char shown[128];
-            fprintf(stderr,
-                    "runner: %s %s: %sexpected a UTC date (2026-12-01), date and time "
-                    "(2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'\n",
-                    names[i], util_printable(times[i], shown, sizeof shown),
-                    parsed == -2 ? "no such date or time; " : "");
+            cli_error("%s %s: %sexpected a UTC date (2026-12-01), date and time "
+                      "(2026-12-01T14:30) or an age (90m, 2h, 7d); see 'runner --help'",
+                      names[i], times[i], parsed == -2 ? "no such date or time; " : "");
             return EXIT_USAGE;
         }
     }
@@ -142,7 +140,7 @@ static int open_sweep_for_writing(const options_parsed *a, const char *arg, stor
     }
     if ((*row)->row_count == 1)
         return EXIT_OK;
-    fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path, arg);
+    cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, arg);
     status = EXIT_USAGE;
 fail:
     table_free(*row);
@@ -211,6 +209,8 @@ int cli_manage_note(const options_parsed *a)
     int64_t id = 0;
     char *err = NULL;
     const char *note = a->positionals[1];
+    if (name_check("note", note, strlen(note), NAME_CHECK_TEXT_MAX, &err) != 0)
+        return cli_fail(err);
     int status = open_sweep_for_writing(a, a->positional, &s, &id, &row);
     if (status == EXIT_OK && store_sweep_set_note(s, id, *note ? note : NULL, &err) != 0)
         status = cli_fail(err);
@@ -315,8 +315,7 @@ static int rm_targets(const options_parsed *a, store *s, table **list)
             return cli_fail(err);
         if (row->row_count == 0) {
             table_free(row);
-            fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path,
-                    arg);
+            cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, arg);
             return EXIT_USAGE;
         }
         int fresh = 1; /* the same sweep named twice is removed once */
@@ -349,7 +348,7 @@ int cli_manage_rm(const options_parsed *a)
         goto done;
     size_t count = list->row_count;
     if (count == 0) {
-        fprintf(stderr, "runner: %s: no sweep matches the filters; nothing removed\n", a->db_path);
+        cli_error("%s: no sweep matches the filters; nothing removed", a->db_path);
         status = EXIT_USAGE;
         goto done;
     }

@@ -32,13 +32,13 @@ static int check_shards(const char *out, const char *const *shards, size_t count
         if (stat(shards[i], &st) != 0)
             continue;
         if (same_file(out, shards[i])) {
-            fprintf(stderr, "runner: merge: %s is a shard: write the merge to another file\n", out);
+            cli_error("merge: %s is a shard: write the merge to another file", out);
             return EXIT_USAGE;
         }
         store *s = NULL;
         char *err = NULL;
         if (store_open_read(shards[i], &s, &err) != 0) {
-            fprintf(stderr, "runner: merge: %s\n", err ? err : "out of memory");
+            cli_error("merge: %s", err ? err : "out of memory");
             free(err);
             return EXIT_USAGE;
         }
@@ -83,16 +83,14 @@ int cli_merge(const options_parsed *a)
     if (rc != 0)
         return cli_fail(err);
     if (result.already)
-        fprintf(stderr,
-                "runner: merge: sweep %lld in %s already holds these %zu shards; "
-                "nothing to do\n",
-                (long long)result.sweep_id, out, count);
+        cli_error("merge: sweep %lld in %s already holds these %zu shards; "
+                  "nothing to do",
+                  (long long)result.sweep_id, out, count);
     else
-        fprintf(stderr,
-                "runner: merged %zu %s into sweep %lld in %s: %lld points, %lld "
-                "rows%s\n",
-                count, a->values[OPTION_PARTIAL].given ? "inputs (a partial merge)" : "shards",
-                (long long)result.sweep_id, out, (long long)result.points, (long long)result.rows,
-                result.parts ? " (in parts: more shards than open files allow)" : "");
+        cli_error("merged %zu %s into sweep %lld in %s: %lld points, %lld "
+                  "rows%s",
+                  count, a->values[OPTION_PARTIAL].given ? "inputs (a partial merge)" : "shards",
+                  (long long)result.sweep_id, out, (long long)result.points, (long long)result.rows,
+                  result.parts ? " (in parts: more shards than open files allow)" : "");
     return result.failed ? EXIT_POINTS_FAILED : EXIT_OK;
 }

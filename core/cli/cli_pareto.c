@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "render/render.h"
 
@@ -67,17 +68,17 @@ static int pick_section(const options_parsed *a, store *s, const int64_t *ids, s
         free(plugin);
     }
     if (given->given && !j->all) {
-        fprintf(stderr, "runner: pareto: sweep %lld has %zu section%s, not %llu\n",
-                (long long)j->sweep, count, count == 1 ? "" : "s",
-                (unsigned long long)given->integer);
+        cli_error("pareto: sweep %lld has %zu section%s, not %llu", (long long)j->sweep, count,
+                  count == 1 ? "" : "s", (unsigned long long)given->integer);
         return EXIT_USAGE;
     }
     if (!j->all) {
-        fprintf(stderr, "runner: pareto: no section of sweep %lld has the columns",
-                (long long)j->sweep);
+        strbuf names = { 0 };
         for (size_t i = 0; i < j->objectives; i++)
-            fprintf(stderr, "%s %s", i ? "," : "", j->names[i]);
-        fprintf(stderr, " ('runner show' names them)\n");
+            strbuf_printf(&names, "%s %s", i ? "," : "", j->names[i]);
+        cli_error("pareto: no section of sweep %lld has the columns%s ('runner show' names them)",
+                  (long long)j->sweep, names.data ? names.data : "");
+        strbuf_free(&names);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -91,8 +92,8 @@ int cli_pareto(const options_parsed *a)
         return options_usage_error("%s needs a sweep: runner pareto SWEEP --min COL --max COL",
                                    "pareto");
     if (mins->count + maxs->count < 2) {
-        fprintf(stderr, "runner: pareto: two or more objectives are needed (--min COL, --max "
-                        "COL; each repeatable)\n");
+        cli_error("pareto: two or more objectives are needed (--min COL, --max "
+                  "COL; each repeatable)");
         return EXIT_USAGE;
     }
     pareto_job j = { .objectives = mins->count + maxs->count };
@@ -131,7 +132,7 @@ int cli_pareto(const options_parsed *a)
         goto done;
     }
     if (pareto_answer_section(s, &q, title, &ans, &err) != 0) {
-        fprintf(stderr, "runner: pareto: %s\n", err ? err : "failed");
+        cli_error("pareto: %s", err ? err : "failed");
         free(err);
         status = EXIT_USAGE;
         goto done;

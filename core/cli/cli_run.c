@@ -196,7 +196,7 @@ int cli_run_sweep(const options_parsed *a)
     if (a->values[OPTION_SHARD].given) {
         char *err = NULL;
         if (shard_parse(a->values[OPTION_SHARD].text, &config.sweep.shard, &err) != 0) {
-            fprintf(stderr, "runner: %s; see 'runner --help'\n", err);
+            cli_error("%s; see 'runner --help'", err);
             free(err);
             return EXIT_USAGE;
         }
@@ -250,8 +250,7 @@ static int find_sweep(const options_parsed *a, store_sweep_record *record)
     }
     store_close(s);
     if (record->id == 0) {
-        fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path,
-                a->positional);
+        cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, a->positional);
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -332,13 +331,12 @@ static int deliver_outbox(store *s, const char *db_path, const webhook_target *w
         }
     }
     if (count == 0)
-        fprintf(stderr, "runner: %s: no webhook summary waits for delivery\n", db_path);
+        cli_error("%s: no webhook summary waits for delivery", db_path);
     else if (delivered < count)
-        fprintf(stderr,
-                "runner: %s: %zu of %zu webhook summaries delivered; %zu still in the "
-                "outbox%s\n",
-                db_path, delivered, count, count - delivered,
-                i < count ? " (the receiver did not answer, so the rest was not tried)" : "");
+        cli_error("%s: %zu of %zu webhook summaries delivered; %zu still in the "
+                  "outbox%s",
+                  db_path, delivered, count, count - delivered,
+                  i < count ? " (the receiver did not answer, so the rest was not tried)" : "");
     free(ids);
     return delivered == count ? EXIT_OK : EXIT_NOT_DELIVERED;
 }

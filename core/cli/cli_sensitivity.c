@@ -22,11 +22,10 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
 {
     const option_value *given = &a->values[OPTION_SENS_SECTION];
     if (given->given && given->integer > count) {
-        fprintf(stderr,
-                "runner: sensitivity: sweep %lld has %zu section%s; --section %llu is out of "
-                "range\n",
-                (long long)sweep_id, count, count == 1 ? "" : "s",
-                (unsigned long long)given->integer);
+        cli_error("sensitivity: sweep %lld has %zu section%s; --section %llu is out of "
+                  "range",
+                  (long long)sweep_id, count, count == 1 ? "" : "s",
+                  (unsigned long long)given->integer);
         return EXIT_USAGE;
     }
     size_t chosen = given->given ? (size_t)given->integer - 1 : 0;
@@ -130,15 +129,15 @@ int cli_sensitivity(const options_parsed *a)
                                     .seed = v[OPTION_SENS_SEED].integer };
     if (sensitivity_answer_section(s, sweep_id, section_id, v[OPTION_SENS_Y].text, &options, &ans,
                                    &err) != 0) {
-        fprintf(stderr, "runner: sensitivity: sweep %lld, section %zu: %s\n", (long long)sweep_id,
-                ordinal, err ? err : "failed");
+        cli_error("sensitivity: sweep %lld, section %zu: %s", (long long)sweep_id, ordinal,
+                  err ? err : "failed");
         free(err);
         status = EXIT_USAGE;
         goto done;
     }
     if (ans.data.excluded)
-        fprintf(stderr, "runner: sensitivity: %zu block%s excluded (NaN, inf or empty %s)\n",
-                ans.data.excluded, ans.data.excluded == 1 ? "" : "s", v[OPTION_SENS_Y].text);
+        cli_error("sensitivity: %zu block%s excluded (NaN, inf or empty %s)", ans.data.excluded,
+                  ans.data.excluded == 1 ? "" : "s", v[OPTION_SENS_Y].text);
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_SENS_FORMAT].text, &format);
     if (!(t = result_table(&ans, v[OPTION_SENS_Y].text, sweep_id, ordinal))) {

@@ -35,13 +35,12 @@ int cli_series_table(store *s, int64_t sweep_id, const char *name, table **out, 
     if (values->row_count == 0) {
         char *known = names_text(names);
         if (names->row_count == 0)
-            fprintf(stderr,
-                    "runner: sweep %lld has no series (a command prints RUNNER_SERIES lines, a "
-                    "plugin calls host->series; see docs/command-experiments.md)\n",
-                    (long long)sweep_id);
+            cli_error("sweep %lld has no series (a command prints RUNNER_SERIES lines, a "
+                      "plugin calls host->series; see docs/command-experiments.md)",
+                      (long long)sweep_id);
         else
-            fprintf(stderr, "runner: sweep %lld has no series '%s' (it has: %s)\n",
-                    (long long)sweep_id, name, known ? known : "");
+            cli_error("sweep %lld has no series '%s' (it has: %s)", (long long)sweep_id, name,
+                      known ? known : "");
         free(known);
         goto done;
     }

@@ -83,12 +83,11 @@ int cli_show_plugins(const options_parsed *a)
                    lp->desc->summary, "", lp->path);
         }
         for (size_t i = 0; i < plugin_registry_error_count(reg); i++)
-            fprintf(stderr, "runner: %s\n", plugin_registry_error(reg, i));
+            cli_error("%s", plugin_registry_error(reg, i));
         if (plugin_registry_error_count(reg) > 0)
             status = EXIT_USAGE;
         else if (plugin_registry_count(reg) == 0) {
-            fprintf(stderr, "runner: no plugins found; searched %s\n",
-                    plugin_registry_search_path(reg));
+            cli_error("no plugins found; searched %s", plugin_registry_search_path(reg));
             status = EXIT_USAGE;
         }
     }
@@ -127,8 +126,7 @@ int cli_show_sweeps(const options_parsed *a)
     if (store_list_sweeps_matching(s, &filter, &t, &err) != 0)
         status = cli_fail(err);
     else if (select && t->row_count == 0) {
-        fprintf(stderr, "runner: %s: no sweep %s; 'runner sweeps' lists them\n", a->db_path,
-                select);
+        cli_error("%s: no sweep %s; 'runner sweeps' lists them", a->db_path, select);
         status = EXIT_USAGE;
     } else if (table_view_print(stdout, t, format_option(a),
                                 output_terminal_width(stdout, a->values[OPTION_SHOW_WIDE].given)) !=
@@ -303,21 +301,19 @@ int cli_show_rows(const options_parsed *a)
         return status;
     }
     if (section->given && section->integer > count) {
-        fprintf(stderr,
-                "runner: show: sweep %lld has %zu section%s; --section %llu is out of "
-                "range\n",
-                (long long)sweep_id, count, count == 1 ? "" : "s",
-                (unsigned long long)section->integer);
+        cli_error("show: sweep %lld has %zu section%s; --section %llu is out of "
+                  "range",
+                  (long long)sweep_id, count, count == 1 ? "" : "s",
+                  (unsigned long long)section->integer);
         status = EXIT_USAGE;
     } else if (section->given) {
         first = (size_t)section->integer - 1;
         count = first + 1;
     } else if (format == OUTPUT_CSV && count > 1) {
-        fprintf(stderr,
-                "runner: show %s --format csv: sweep %lld has %zu sections and one CSV "
-                "holds one table; choose one with --section N, or write a file per section "
-                "with 'runner export %lld'\n",
-                a->positional, (long long)sweep_id, count, (long long)sweep_id);
+        cli_error("show %s --format csv: sweep %lld has %zu sections and one CSV "
+                  "holds one table; choose one with --section N, or write a file per section "
+                  "with 'runner export %lld'",
+                  a->positional, (long long)sweep_id, count, (long long)sweep_id);
         status = EXIT_USAGE;
     }
     /* To a pipe or a file, write in 64 kB pieces (stdio's default there is
@@ -374,8 +370,7 @@ static void explain_no_section(table *const *tables, size_t first, size_t last, 
         plot_spec missing = { .x = names[n], .y = names[n] };
         if (all)
             plot_check_spec(all, &missing, &err);
-        fprintf(stderr, "runner: sweep %lld has %s\n", (long long)sweep_id,
-                err ? err : "missing columns");
+        cli_error("sweep %lld has %s", (long long)sweep_id, err ? err : "missing columns");
         table_free(all);
         free(err);
         return;
@@ -385,17 +380,16 @@ static void explain_no_section(table *const *tables, size_t first, size_t last, 
             table_find_column(tables[i], spec->y) >= 0 &&
             (!spec->by || table_find_column(tables[i], spec->by) >= 0)) {
             plot_check_spec(tables[i], spec, &err);
-            fprintf(stderr, "runner: sweep %lld, section %zu (%s): %s\n", (long long)sweep_id,
-                    i + 1, tables[i]->title ? tables[i]->title : "", err ? err : "");
+            cli_error("sweep %lld, section %zu (%s): %s", (long long)sweep_id, i + 1,
+                      tables[i]->title ? tables[i]->title : "", err ? err : "");
             free(err);
             return;
         }
     }
-    fprintf(stderr,
-            "runner: no section of sweep %lld has all of %s, %s%s%s; 'runner show %lld' "
-            "prints each section's columns\n",
-            (long long)sweep_id, spec->x, spec->y, spec->by ? ", " : "", spec->by ? spec->by : "",
-            (long long)sweep_id);
+    cli_error("no section of sweep %lld has all of %s, %s%s%s; 'runner show %lld' "
+              "prints each section's columns",
+              (long long)sweep_id, spec->x, spec->y, spec->by ? ", " : "", spec->by ? spec->by : "",
+              (long long)sweep_id);
 }
 
 /* *out: the columns x, y and by of every row of the section. */
@@ -440,10 +434,10 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
     size_t first = 0, last = count;
     if (section > 0) {
         if (section > count) {
-            fprintf(stderr,
-                    "runner: plot: sweep %lld has %zu section%s; --section %llu is out of "
-                    "range\n",
-                    (long long)sweep_id, count, count == 1 ? "" : "s", (unsigned long long)section);
+            cli_error("plot: sweep %lld has %zu section%s; --section %llu is out of "
+                      "range",
+                      (long long)sweep_id, count, count == 1 ? "" : "s",
+                      (unsigned long long)section);
             goto done;
         }
         first = (size_t)section - 1;
@@ -456,7 +450,7 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
         int rc = store_section_columns(s, ids[i], &tables[i], &plugin, &err);
         free(plugin);
         if (rc != 0) {
-            fprintf(stderr, "runner: %s\n", err);
+            cli_error("%s", err);
             goto done;
         }
     }
@@ -470,9 +464,9 @@ static int pick_section(store *s, int64_t sweep_id, const int64_t *ids, size_t c
     }
     if (section > 0) {
         plot_check_spec(tables[first], spec, &err);
-        fprintf(stderr, "runner: sweep %lld, section %llu (%s): %s\n", (long long)sweep_id,
-                (unsigned long long)section, tables[first]->title ? tables[first]->title : "",
-                err ? err : "");
+        cli_error("sweep %lld, section %llu (%s): %s", (long long)sweep_id,
+                  (unsigned long long)section, tables[first]->title ? tables[first]->title : "",
+                  err ? err : "");
         goto done;
     }
     explain_no_section(tables, first, last, sweep_id, spec);
@@ -503,11 +497,11 @@ static int draw(const table *t, const plot_spec *spec, plot_format format, const
     }
     char *note = plot_skip_note(spec, &image);
     if (note)
-        fprintf(stderr, "runner: plot: %s\n", note);
+        cli_error("plot: %s", note);
     free(note);
     note = plot_reduce_note(&image.reduced, spec->by);
     if (note)
-        fprintf(stderr, "runner: plot: %s\n", note);
+        cli_error("plot: %s", note);
     free(note);
     int status = write_file(output, image.data, image.size);
     plot_image_free(&image);
@@ -550,7 +544,7 @@ static int section_default_plot(store *s, int64_t section_id, plot_spec *out, ch
         snprintf(why, why_size, "%s", view.why);
         *title = util_strdup(cols->title ? cols->title : "");
     } else {
-        fprintf(stderr, "runner: %s\n", err ? err : "out of memory");
+        cli_error("%s", err ? err : "out of memory");
     }
     section_view_clear(&view);
     table_facts_clear(&facts);
@@ -609,15 +603,13 @@ static int default_axes(const options_parsed *a, store *s, int64_t sweep_id, con
         }
     }
     if (last - first == 1)
-        fprintf(stderr,
-                "runner: plot: sweep %lld, %s; nothing to draw by default: choose --x and "
-                "--y\n",
-                (long long)sweep_id, why);
+        cli_error("plot: sweep %lld, %s; nothing to draw by default: choose --x and "
+                  "--y",
+                  (long long)sweep_id, why);
     else
-        fprintf(stderr,
-                "runner: plot: no section of sweep %lld has a default plot (%s); choose "
-                "--section N with --x and --y\n",
-                (long long)sweep_id, why);
+        cli_error("plot: no section of sweep %lld has a default plot (%s); choose "
+                  "--section N with --x and --y",
+                  (long long)sweep_id, why);
     free(title);
     return EXIT_USAGE;
 }
@@ -647,10 +639,9 @@ static int fit_defaults(const plot_fit_set *fits, int64_t sweep_id, const int64_
             ordinal = i + 1;
     const char *x = spec->x ? spec->x : fits->x, *y = spec->y ? spec->y : fits->y;
     if ((*section && *section != ordinal) || strcmp(x, fits->x) != 0 || strcmp(y, fits->y) != 0) {
-        fprintf(stderr,
-                "runner: plot: fit %lld is of sweep %lld, section %zu, %s against %s; leave out "
-                "--section, --x and --y or give those\n",
-                (long long)fits->first_id, (long long)sweep_id, ordinal, fits->y, fits->x);
+        cli_error("plot: fit %lld is of sweep %lld, section %zu, %s against %s; leave out "
+                  "--section, --x and --y or give those",
+                  (long long)fits->first_id, (long long)sweep_id, ordinal, fits->y, fits->x);
         return EXIT_USAGE;
     }
     *section = ordinal;
@@ -670,7 +661,7 @@ static int mark_front(const table *t, const char *const *names, const int *maxim
     size_t front = 0, excluded = 0;
     char *err = NULL;
     if (plot_pareto_mark(t, names, maximize, k, marked, &front, &excluded, &err) != 0) {
-        fprintf(stderr, "runner: plot: %s\n", err ? err : "out of memory");
+        cli_error("plot: %s", err ? err : "out of memory");
         free(err);
         return EXIT_USAGE;
     }
@@ -682,7 +673,7 @@ static int mark_front(const table *t, const char *const *names, const int *maxim
     if (b.oom)
         return cli_fail(NULL);
     if (excluded)
-        fprintf(stderr, "runner: plot: --pareto: %zu rows with NaN excluded\n", excluded);
+        cli_error("plot: --pareto: %zu rows with NaN excluded", excluded);
     spec->marked = *marked;
     spec->marked_title = *title = b.data;
     return EXIT_OK;
@@ -746,7 +737,7 @@ int cli_show_plot(const options_parsed *a)
     char *owned[3] = { NULL, NULL, NULL };
     if (fit_id >= 0) {
         if (plot_fit_load(s, sweep_id, fit_id, spec.logx, &fits, &err) != 0) {
-            fprintf(stderr, "runner: plot: %s\n", err ? err : "out of memory");
+            cli_error("plot: %s", err ? err : "out of memory");
             status = EXIT_USAGE;
         } else {
             status = fit_defaults(&fits, sweep_id, ids, count, &section, &spec, v[OPTION_BY].given);
@@ -804,7 +795,7 @@ int cli_show_report(const options_parsed *a)
     else
         status = write_file(output, html, html_size);
     if (status == EXIT_OK && gnuplot_missing)
-        fprintf(stderr, "runner: %s; %s has no plots\n", PLOT_NO_GNUPLOT_MESSAGE, output);
+        cli_error("%s; %s has no plots", PLOT_NO_GNUPLOT_MESSAGE, output);
     free(html);
     free(ids);
     store_close(s);

@@ -50,12 +50,14 @@ static const loaded_plugin *find_plugin(store *s, plugin_registry *reg, int64_t 
         char *so_path = NULL, *path_err = NULL;
         store_sweep_plugin_path(s, sweep_id, name, &so_path, &path_err);
         const char *slash = so_path ? strrchr(so_path, '/') : NULL;
-        fprintf(stderr, "runner: verify: sweep %lld used plugin \"%s\": %s", (long long)sweep_id,
-                name, find_err ? find_err : "not found");
         if (slash)
-            fprintf(stderr, "; the sweep loaded it from %s: add --plugin-dir %.*s", so_path,
-                    slash == so_path ? 1 : (int)(slash - so_path), so_path);
-        fputc('\n', stderr);
+            cli_error("verify: sweep %lld used plugin \"%s\": %s; the sweep loaded it from %s: add "
+                      "--plugin-dir %.*s",
+                      (long long)sweep_id, name, find_err ? find_err : "not found", so_path,
+                      slash == so_path ? 1 : (int)(slash - so_path), so_path);
+        else
+            cli_error("verify: sweep %lld used plugin \"%s\": %s", (long long)sweep_id, name,
+                      find_err ? find_err : "not found");
         free(so_path);
         free(path_err);
         free(find_err);
@@ -83,13 +85,12 @@ static const loaded_plugin *find_plugin(store *s, plugin_registry *reg, int64_t 
 static int refuse_command(int64_t sweep_id, const char *name, const char *program)
 {
     char shown[200], shown_program[600];
-    fprintf(stderr,
-            "runner: verify: sweep %lld ran command \"%s\" (%s), not a plugin; verify re-runs "
-            "plugins only (a command's declaration lives in its script, and its output is not "
-            "a function of the stored parameters): run the script again and compare the two "
-            "sweeps with 'runner diff'\n",
-            (long long)sweep_id, util_printable(name, shown, sizeof shown),
-            util_printable(program, shown_program, sizeof shown_program));
+    cli_error("verify: sweep %lld ran command \"%s\" (%s), not a plugin; verify re-runs "
+              "plugins only (a command's declaration lives in its script, and its output is not "
+              "a function of the stored parameters): run the script again and compare the two "
+              "sweeps with 'runner diff'",
+              (long long)sweep_id, util_printable(name, shown, sizeof shown),
+              util_printable(program, shown_program, sizeof shown_program));
     return EXIT_USAGE;
 }
 

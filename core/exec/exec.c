@@ -19,6 +19,7 @@
 #include "base/install_layout.h"
 #include "base/util.h"
 #include "exec_int.h"
+#include "exec_shell.h"
 #include "plugin/plugin.h"
 
 #define MEASURED_COLUMNS 5 /* wall_s .. exit_status */
@@ -208,100 +209,11 @@ const char *exec_value_text(const value *v, char *buf, size_t size)
     return buf;
 }
 
-/* Where a {name} stands in a shell = true template, as /bin/sh will read
- * it: outside quotes, inside '...', or inside "...". Command substitutions
- * ($(...) and backquotes) open a new unquoted level. The template's value
- * never becomes script text: {name} is a reference to the environment
- * variable that holds it, quoted for where it stands, so whatever the
- * tracking gets wrong can misplace a value but never run one. */
-enum {
-    SH_PLAIN,
-    SH_SINGLE,
-    SH_DOUBLE
-};
-#define SH_DEPTH_MAX 32
-
-typedef struct shell_scan {
-    int quote[SH_DEPTH_MAX];  /* per level */
-    int parens[SH_DEPTH_MAX]; /* open ( inside a $( ) level */
-    int backquote[SH_DEPTH_MAX];
-    int depth;
-    int word_start; /* a # here begins a comment */
-    int comment;    /* inside one, up to the newline */
-} shell_scan;
-
-/* Moves the scan past the template text at p (one character, or two for
- * an escape or "$("); returns how many were consumed. */
-static size_t shell_step(shell_scan *sc, const char *p)
-{
-    int *q = &sc->quote[sc->depth];
-    int start = sc->word_start;
-    sc->word_start = strchr(" \t\n;&|()", *p) != NULL;
-    if (sc->comment) {
-        sc->comment = *p != '\n';
-        return 1;
-    }
-    if (*q == SH_SINGLE) {
-        if (*p == '\'')
-            *q = SH_PLAIN;
-        return 1;
-    }
-    if (*p == '\\' && p[1] && p[1] != '{' && p[1] != '}')
-        return 2; /* an escaped character; braces stay the template's */
-    if (*p == '$' && p[1] == '(' && sc->depth + 1 < SH_DEPTH_MAX) {
-        sc->depth++;
-        sc->quote[sc->depth] = SH_PLAIN;
-        sc->parens[sc->depth] = sc->backquote[sc->depth] = 0;
-        sc->word_start = 1;
-        return 2;
-    }
-    if (*p == '`') {
-        if (sc->depth > 0 && sc->backquote[sc->depth] && *q == SH_PLAIN) {
-            sc->depth--;
-        } else if (sc->depth + 1 < SH_DEPTH_MAX) {
-            sc->depth++;
-            sc->quote[sc->depth] = SH_PLAIN;
-            sc->parens[sc->depth] = 0;
-            sc->backquote[sc->depth] = 1;
-            sc->word_start = 1;
-        }
-        return 1;
-    }
-    if (*q == SH_DOUBLE) {
-        if (*p == '"')
-            *q = SH_PLAIN;
-        return 1;
-    }
-    if (*p == '\'')
-        *q = SH_SINGLE;
-    else if (*p == '"')
-        *q = SH_DOUBLE;
-    else if (*p == '#' && start)
-        sc->comment = 1; /* nothing in it is quoting */
-    else if (*p == '(' && sc->depth > 0 && !sc->backquote[sc->depth])
-        sc->parens[sc->depth]++;
-    else if (*p == ')' && sc->depth > 0 && !sc->backquote[sc->depth] &&
-             sc->parens[sc->depth]-- == 0)
-        sc->depth--;
-    return 1;
-}
-
-/* The reference to variable, quoted for where the scan stands: one word
- * holding its value, whatever the value holds. */
-static void shell_reference(strbuf *out, const shell_scan *sc, const char *variable)
-{
-    switch (sc->quote[sc->depth]) {
-    case SH_SINGLE: strbuf_printf(out, "'\"${%s}\"'", variable); break;
-    case SH_DOUBLE: strbuf_printf(out, "${%s}", variable); break;
-    default: strbuf_printf(out, "\"${%s}\"", variable);
-    }
-}
-
 /* Resolves one {name}: appends its text (shell: a reference to its
  * environment variable), or with params NULL only checks that it names
  * something. */
 static int substitute_name(strbuf *out, const char *name, size_t len, const runner_plugin *plugin,
-                           const value *params, uint64_t seed, const shell_scan *shell, char **err)
+                           const value *params, uint64_t seed, exec_shell_scan *shell, char **err)
 {
     char text[4096];
     char wanted[64];
@@ -316,10 +228,16 @@ static int substitute_name(strbuf *out, const char *name, size_t len, const runn
                          wanted);
     }
     if (shell) {
-        char variable[80];
+        char variable[80], where[64];
         exec_param_variable(index < 0 ? NULL : plugin->params[index].name, variable,
                             sizeof variable);
-        shell_reference(out, shell, variable);
+        if (exec_shell_refusal(shell, where, sizeof where))
+            return util_fail(err,
+                             "{%s} %s would put its value into code another reading runs; "
+                             "write \"$%s\" there instead (with shell = true every value is "
+                             "also in the environment)",
+                             wanted, where, variable);
+        exec_shell_reference(out, shell, variable);
         return 0;
     }
     if (!params)
@@ -348,13 +266,16 @@ char *exec_substitute(const char *template_text, const runner_plugin *plugin, co
                       uint64_t seed, int shell, char **err)
 {
     strbuf out = { 0 };
-    shell_scan scan = { .word_start = 1 };
+    exec_shell_scan scan;
+    exec_shell_init(&scan);
     strbuf_str(&out, "");
     for (const char *p = template_text; *p;) {
         if (p[0] == '{' && p[1] == '{') {
             strbuf_add(&out, "{", 1), p += 2;
+            exec_shell_literal(&scan);
         } else if (p[0] == '}' && p[1] == '}') {
             strbuf_add(&out, "}", 1), p += 2;
+            exec_shell_literal(&scan);
         } else if (p[0] == '{') {
             const char *close = strchr(p, '}');
             if (!close) {
@@ -367,10 +288,9 @@ char *exec_substitute(const char *template_text, const runner_plugin *plugin, co
                 strbuf_free(&out);
                 return NULL;
             }
-            scan.word_start = 0;
             p = close + 1;
         } else if (shell) {
-            size_t n = shell_step(&scan, p);
+            size_t n = exec_shell_step(&scan, p);
             strbuf_add(&out, p, n), p += n;
         } else {
             size_t n = strcspn(p, "{}");
@@ -551,7 +471,7 @@ int exec_command_finish(exec_command *c, char **err)
         return util_fail(err, "%s", msg);
     for (size_t i = 0; i < c->argc; i++) {
         char *why = NULL;
-        char *checked = exec_substitute(c->argv[i], d, NULL, 0, 0, &why);
+        char *checked = exec_substitute(c->argv[i], d, NULL, 0, c->settings.shell, &why);
         if (!checked) {
             int rc = util_fail(err, "argv[%zu] \"%s\": %s", i + 1, c->argv[i],
                                why ? why : "out of memory");

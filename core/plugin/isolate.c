@@ -36,8 +36,10 @@ static int write_all(int fd, const void *data, size_t len)
 /* The child's side: run, then send the outcome. Never returns. */
 static void child_main(runner_point *point, int fd)
 {
-    /* The parent handles Ctrl-C; the child just finishes or is killed. */
+    /* The parent handles Ctrl-C and a closed terminal's SIGHUP (both sent
+     * to the whole foreground group); the child just finishes or is killed. */
     signal(SIGINT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
     int failed = host_run_point(point) != 0;
     wire_writer w = { 0 };
     wire_put_outcome(&w, failed, failed ? point->error : NULL, point->rows, point->row_count,

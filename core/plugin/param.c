@@ -124,6 +124,26 @@ static int convert_unit(const runner_param *spec, value *v, char *msg, size_t ms
     return 0;
 }
 
+/* Whether the integer v lies in [min, max], exactly: v is never turned into
+ * a double (2^53 + 1 would become 2^53 and pass max = 2^53); the bounds,
+ * doubles, are rounded inwards to whole numbers and compared as integers. */
+static int integer_within(int64_t v, double min, double max)
+{
+    const double two_63 = 9223372036854775808.0;
+    if (isnan(min) || isnan(max))
+        return 0;
+    if (max < -two_63 || min >= two_63)
+        return 0;
+    if (max < two_63 && v > (int64_t)floor(max))
+        return 0;
+    if (min > -two_63 && v < (int64_t)ceil(min))
+        return 0;
+    return 1;
+}
+
+/* The largest integer a double holds exactly with all below it: 2^53. */
+#define EXACT_REAL_INTEGER 9007199254740992LL
+
 int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
 {
     char shown[64];
@@ -148,13 +168,21 @@ int param_check(const runner_param *spec, value *v, char *msg, size_t msg_size)
                      with_article(v->type));
             return -1;
         }
-        if (x < spec->min || x > spec->max) {
+        if (!integer_within(v->as.integer, spec->min, spec->max)) {
             snprintf(shown, sizeof shown, "%" PRId64, v->as.integer);
             return out_of_range(spec, x, shown, msg, msg_size);
         }
         return 0;
     }
     case RUNNER_REAL: {
+        if (v->type == RUNNER_INTEGER &&
+            (v->as.integer > EXACT_REAL_INTEGER || v->as.integer < -EXACT_REAL_INTEGER)) {
+            /* a real holds it only rounded: refused, not changed */
+            snprintf(msg, msg_size,
+                     "%s: %" PRId64 " is out of the exact integer range [-2^53, 2^53] of a real",
+                     spec->name, v->as.integer);
+            return -1;
+        }
         if (v->type == RUNNER_INTEGER)
             *v = value_real((double)v->as.integer);
         else if (v->type != RUNNER_REAL) {

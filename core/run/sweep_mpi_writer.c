@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "base/progress.h"
+#include "base/stop_signals.h"
 #include "base/util.h"
 
 struct mpi_writer {
@@ -120,9 +121,7 @@ int sweepi_writer_start(section_job *job, int64_t section_id, table *result, pro
      * they go to another thread, such as the MPI thread, whose naps they
      * cut short so it sees the stop at once. */
     sigset_t stop_signals, old_mask;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
+    stop_signals_fill(&stop_signals);
     pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
     int created = pthread_create(&w->thread, NULL, writer_main, w);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

@@ -6,11 +6,14 @@
 #include "analysis_lua.h"
 
 #include <lauxlib.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/budget.h"
+#include "base/name_check.h"
 #include "base/util.h"
 #include "rowview.h"
 #include "script_int.h"
@@ -108,6 +111,50 @@ static void check_known(lua_State *L, const char *function, const char *const *k
     }
 }
 
+/* An analysis is the script's work: it runs on the script's clock and
+ * within its heap's limit. Lua's hook and allocator see nothing of its C
+ * loops, so they check a budget (base/budget.h) that ends where the
+ * script's limits end. */
+static void limits_enter(script_state *ss, budget *b)
+{
+    const script_config *c = ss->config;
+    *b = (budget){ .memory_left_bytes = SIZE_MAX, .stop = c->sweep.stop };
+    if (c->time_limit_s > 0) {
+        double left = c->time_limit_s - scripti_own_time_s(ss);
+        b->deadline_s = util_monotonic() + (left > 0 ? left : 0) + 1e-9;
+    }
+    if (c->memory_limit_bytes > 0)
+        b->memory_left_bytes =
+            c->memory_limit_bytes > ss->heap_used ? c->memory_limit_bytes - ss->heap_used : 0;
+    budget_enter(b);
+}
+
+/* Ends the budget; when it ran out, raises the limit's error at the
+ * script's line (after the caller freed what it holds). */
+static budget_state limits_leave(void)
+{
+    budget_state state = budget_current_state();
+    budget_leave();
+    return state;
+}
+
+static int limits_raise(lua_State *L, budget_state state, const char *function)
+{
+    script_state *ss = scripti_state(L);
+    if (state == BUDGET_STOPPED)
+        return scripti_raise(L, FAIL_INTERRUPTED, "interrupted");
+    ss->fatal = 1; /* a limit: pcall must not swallow it */
+    if (state == BUDGET_TIME)
+        return scripti_raise(L, FAIL_INPUT,
+                             "the script ran for more than %g s of its own time "
+                             "(--script-timeout) inside %s{}",
+                             ss->config->time_limit_s, function);
+    return scripti_raise(L, FAIL_INPUT,
+                         "%s{} needed more memory than the script has left (--script-memory %zu "
+                         "MiB)",
+                         function, ss->config->memory_limit_bytes >> 20);
+}
+
 /* Opens the rows' database for writing (an answer is stored) and finds
  * the section. Returns the store, or NULL with *err. */
 static store *open_section(rows_section *r, char **err)
@@ -141,15 +188,20 @@ static int l_sensitivity(lua_State *L)
         .bootstrap = (size_t)integer_field(L, "sensitivity", "bootstrap", 1000, 10, 1000000),
         .seed = (uint64_t)integer_field(L, "sensitivity", "seed", 0, 0, LUA_MAXINTEGER),
     };
-    script_state *ss = scripti_state(L);
-    double paused = scripti_clock_pause(ss);
+    budget limits;
+    limits_enter(scripti_state(L), &limits);
     char *err = NULL;
     sensitivity_answer ans = { 0 };
     store *s = open_section(&r, &err);
     int rc =
         s ? sensitivity_answer_section(s, r.sweep_id, r.section_id, y, &options, &ans, &err) : -1;
     store_close(s);
-    scripti_clock_resume(ss, paused);
+    budget_state over = limits_leave();
+    if (over != BUDGET_OK) {
+        free(err);
+        sensitivity_answer_clear(&ans);
+        return limits_raise(L, over, "sensitivity");
+    }
     if (rc != 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "sensitivity: sweep %I, section %d: %s", (lua_Integer)r.sweep_id,
@@ -372,9 +424,19 @@ static int l_fit(lua_State *L)
     int function = lua_gettop(L); /* stays on the stack during the fit */
     if (lua_isfunction(L, function)) {
         lua_getfield(L, 1, "name");
-        const char *name = lua_isnil(L, -1) ? "lua" : lua_tostring(L, -1);
+        size_t name_len = 3;
+        const char *name = lua_isnil(L, -1) ? "lua" : lua_tolstring(L, -1, &name_len);
         if (!name || lua_type(L, -1) == LUA_TNUMBER)
             luaL_error(L, "fit{name = ...}: the model's name must be a string");
+        char *bad_name = NULL; /* stored, shown, served: checked whole, NULs too */
+        if (name_check("fit{name = ...}:", name, name_len, NAME_CHECK_NAME_MAX, &bad_name) != 0) {
+            lua_pushstring(L, bad_name ? bad_name : "out of memory");
+            free(bad_name);
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+            return lua_error(L);
+        }
         /* plot and report draw a stored fit by its model's name */
         if (fit_model_find(name))
             luaL_error(L,
@@ -396,9 +458,8 @@ static int l_fit(lua_State *L)
         luaL_error(L, "fit{model = ...}: expected a model's name or a function(x, p), got a %s",
                    luaL_typename(L, function));
     }
-    script_state *ss = scripti_state(L);
-    /* a built-in model's time is runner's; a Lua model's is the script's */
-    double paused = owned ? 0 : scripti_clock_pause(ss);
+    budget limits;
+    limits_enter(scripti_state(L), &limits);
     char *err = NULL;
     fit_answer ans = { 0 };
     store *s = open_section(&r, &err);
@@ -407,8 +468,14 @@ static int l_fit(lua_State *L)
     };
     int rc = s ? fit_answer_section(s, &q, &ans, &err) : -1;
     store_close(s);
-    if (!owned)
-        scripti_clock_resume(ss, paused);
+    budget_state over = limits_leave();
+    if (over != BUDGET_OK) {
+        free(err);
+        free(user.message);
+        fit_answer_clear(&ans);
+        fit_model_user_free(owned);
+        return limits_raise(L, over, "fit");
+    }
     if (rc != 0)
         fit_model_user_free(owned); /* the answer's names point into it */
     if (rc != 0 && user.raised) {
@@ -490,15 +557,20 @@ static int l_pareto(lua_State *L)
     objective_list(L, "max", 1, names, maximize, &k, PARETO_MAX_OBJECTIVES);
     if (k < 2)
         luaL_error(L, "pareto{...}: two or more objectives are needed (min = {...}, max = {...})");
-    script_state *ss = scripti_state(L);
-    double paused = scripti_clock_pause(ss);
+    budget limits;
+    limits_enter(scripti_state(L), &limits);
     char *err = NULL;
     pareto_answer ans = { 0 };
     store *s = open_section(&r, &err);
     pareto_question q = { r.sweep_id, r.section_id, r.ordinal, k, names, maximize };
     int rc = s ? pareto_answer_section(s, &q, NULL, &ans, &err) : -1;
     store_close(s);
-    scripti_clock_resume(ss, paused);
+    budget_state over = limits_leave();
+    if (over != BUDGET_OK) {
+        free(err);
+        pareto_answer_clear(&ans);
+        return limits_raise(L, over, "pareto");
+    }
     if (rc != 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "pareto: sweep %I, section %d: %s", (lua_Integer)r.sweep_id, r.ordinal,

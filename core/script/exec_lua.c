@@ -62,13 +62,25 @@ static int string_field(lua_State *L, int idx, const char *key, const char *fall
     return type == LUA_TNIL || type == LUA_TSTRING ? 0 : -1;
 }
 
+/* Whether the number at idx is exactly a double: bounds and defaults are
+ * doubles in the plugin ABI, and a Lua integer past 2^53 would be rounded
+ * (max = 2^53 + 1 would become 2^53). */
+static int exact_double(lua_State *L, int idx)
+{
+    if (!lua_isinteger(L, idx))
+        return 1;
+    lua_Integer i = lua_tointeger(L, idx);
+    return i >= -((lua_Integer)1 << 53) && i <= ((lua_Integer)1 << 53);
+}
+
 static int number_field(lua_State *L, int idx, const char *key, double fallback, double *out)
 {
     lua_getfield(L, idx, key);
     int type = lua_type(L, -1);
+    int exact = type != LUA_TNUMBER || exact_double(L, -1);
     *out = type == LUA_TNUMBER ? lua_tonumber(L, -1) : fallback;
     lua_pop(L, 1);
-    return type == LUA_TNIL || type == LUA_TNUMBER ? 0 : -1;
+    return (type == LUA_TNIL || type == LUA_TNUMBER) && exact ? 0 : -1;
 }
 
 /* One parameter declaration, the table on top of the stack. */
@@ -89,7 +101,9 @@ static int read_param(lua_State *L, exec_command *c, const char *name, char *msg
     if (string_field(L, t, "unit", "", &p.unit) || string_field(L, t, "doc", "", &p.doc) ||
         number_field(L, t, "min", -HUGE_VAL, &p.min) ||
         number_field(L, t, "max", HUGE_VAL, &p.max)) {
-        snprintf(msg, size, "parameter '%s': unit and doc must be strings, min and max numbers",
+        snprintf(msg, size,
+                 "parameter '%s': unit and doc must be strings, min and max numbers within "
+                 "[-2^53, 2^53] when whole",
                  name);
         return -1;
     }
@@ -97,7 +111,8 @@ static int read_param(lua_State *L, exec_command *c, const char *name, char *msg
     int dtype = lua_type(L, -1);
     int ok = dtype == LUA_TNIL || (p.type == RUNNER_TEXT && dtype == LUA_TSTRING) ||
              (p.type == RUNNER_BOOLEAN && dtype == LUA_TBOOLEAN) ||
-             ((p.type == RUNNER_INTEGER || p.type == RUNNER_REAL) && dtype == LUA_TNUMBER);
+             ((p.type == RUNNER_INTEGER || p.type == RUNNER_REAL) && dtype == LUA_TNUMBER &&
+              exact_double(L, -1));
     if (p.type == RUNNER_TEXT)
         p.default_text = dtype == LUA_TSTRING ? lua_tostring(L, -1) : "";
     else if (p.type == RUNNER_BOOLEAN)
@@ -111,7 +126,7 @@ static int read_param(lua_State *L, exec_command *c, const char *name, char *msg
         snprintf(msg, size, "parameter '%s': default must be %s", name,
                  p.type == RUNNER_TEXT      ? "a string"
                  : p.type == RUNNER_BOOLEAN ? "true or false"
-                                            : "a number");
+                                            : "a number (within [-2^53, 2^53] when whole)");
         return -1;
     }
     const char *choices[65] = { 0 };
@@ -322,7 +337,10 @@ static int read_settings(lua_State *L, exec_command *c, int idx, char *msg, size
                  "repeats, warmup, timeout, jobs and the *_max_bytes fields must be numbers");
         return -1;
     }
-    if (jobs != 0 && (jobs != floor(jobs) || jobs < 1 || jobs > 1024)) {
+    lua_getfield(L, idx, "jobs");
+    int jobs_given = !lua_isnil(L, -1); /* jobs = 0 is refused, not "no cap" */
+    lua_pop(L, 1);
+    if (jobs_given && !(jobs == floor(jobs) && jobs >= 1 && jobs <= 1024)) {
         snprintf(msg, size,
                  "jobs must be a whole number from 1 to 1024 (how many of its points may run "
                  "at once)");

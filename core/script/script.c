@@ -681,8 +681,10 @@ int script_run(const script_config *config)
         s.script_text = util_strdup(config->script_text);
         len = s.script_text ? strlen(s.script_text) : 0;
     } else if (util_read_file(config->script_path, &s.script_text, &len) != 0) {
-        fprintf(stderr, "runner: %s: cannot read the script: %s\n", config->script_path,
-                strerror(errno));
+        char *shown = quote_terminal(config->script_path); /* the path as typed */
+        fprintf(stderr, "runner: %s: cannot read the script: %s\n",
+                shown ? shown : config->script_path, strerror(errno));
+        free(shown);
         goto done;
     }
     s.life = new_lifecycle(config, s.script_text, len);

@@ -62,6 +62,8 @@ script_state *scripti_state(lua_State *L);
 void scripti_push_line(lua_State *L, int level);
 /* Raises a script error of the given kind at the caller's file:line. */
 int scripti_raise(lua_State *L, failure_kind kind, const char *fmt, ...) RUNNER_PRINTF(3, 4);
+/* The script's own run time so far (what --script-timeout limits). */
+double scripti_own_time_s(const script_state *s);
 
 /* sweep() and options{} act on the sweep (store points, record what it ran
  * with): once it ended they refuse (script.c), in a __gc finalizer that

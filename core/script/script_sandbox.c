@@ -93,6 +93,8 @@ double scripti_clock_pause(script_state *s)
     return util_monotonic();
 }
 
+double scripti_own_time_s(const script_state *s) { return script_own_time_s(s, util_monotonic()); }
+
 void scripti_clock_resume(script_state *s, double paused_at)
 {
     s->paused_time_us += (long long)((util_monotonic() - paused_at) * 1e6);

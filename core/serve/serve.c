@@ -2,8 +2,8 @@
  * (loopback unless the user allows another, and then with an access token),
  * runs libmicrohttpd's thread pool with its connection, memory and time
  * limits, closes connections that keep a request's head waiting (the main
- * thread sweeps them each second) and stops cleanly on SIGINT or SIGTERM
- * (docs/serve.md). */
+ * thread sweeps them each second) and stops cleanly on a stop signal
+ * (SIGINT, SIGTERM, SIGHUP...: base/stop_signals.h; docs/serve.md). */
 #include "serve_int.h"
 
 #include <arpa/inet.h>
@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "base/stop_signals.h"
 #include "base/util.h"
 #include "store/store.h"
 
@@ -164,9 +165,7 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     /* Signals go to sigwait below, never to a server thread (they inherit
      * this mask). */
     sigset_t stop_signals, old_mask;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
+    stop_signals_fill(&stop_signals);
     pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
     struct MHD_Daemon *daemon = start_daemon(config, server, &addr);
     if (!daemon) {
@@ -201,7 +200,7 @@ int serve_run(const serve_config *config, FILE *announce, char **err)
     servei_db_stopping = 1; /* a long query gives up instead of holding the stop */
     MHD_stop_daemon(daemon);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-    fprintf(announce, "runner: stopped serving (%s)\n", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    fprintf(announce, "runner: stopped serving (%s)\n", stop_signals_name(signo));
     fflush(announce);
     servei_watch_free(&server->watch);
     pthread_mutex_destroy(&server->rate_lock);

@@ -237,11 +237,14 @@ LUA
         expect_sql "SELECT count(*), sum(seen) >= 1 FROM alone" "2|1"
     fi
 done
-script=$(write_script bad_jobs.lua <<'LUA'
-command "bad" { argv = { "true" }, jobs = 0.5 }
+# jobs = 0 is refused like 0.5 (issue 37: it was taken as "no cap")
+for jobs in 0.5 0 -1 1025; do
+    script=$(write_script bad_jobs.lua <<LUA
+command "bad" { argv = { "true" }, jobs = $jobs }
 LUA
 )
-run "$RUNNER" sweep "$script" --db "$TMP/bad_jobs.db"
-expect_status 2
-expect_stderr "runner: $script:1: command 'bad': jobs must be a whole number from 1 to 1024 (how many of its points may run at once)"
+    run "$RUNNER" sweep "$script" --db "$TMP/bad_jobs.db"
+    expect_status 2
+    expect_stderr "runner: $script:1: command 'bad': jobs must be a whole number from 1 to 1024 (how many of its points may run at once)"
+done
 finish

@@ -2,6 +2,7 @@
  * references quoted for where they stand, what exec_command_finish
  * refuses, and a declaration sent to an MPI worker (exec_wire.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "exec/exec.h"
@@ -37,6 +38,19 @@ static void expect_substitute(const char *tmpl, int shell, const char *expected)
     value_clear(&v[2]);
 }
 
+/* tmpl with shell = true is refused with a message starting with start. */
+static void expect_shell_refused(const char *tmpl, const char *start)
+{
+    char *err = NULL;
+    char *got = exec_substitute(tmpl, &plugin, NULL, 0, 1, &err);
+    CHECK(got == NULL);
+    CHECK(err && strncmp(err, start, strlen(start)) == 0);
+    if (err && strncmp(err, start, strlen(start)) != 0)
+        fprintf(stderr, "%s: got %s\n", tmpl, err);
+    free(got);
+    free(err);
+}
+
 static void test_substitute(void)
 {
     expect_substitute("-np={workers}", 0, "-np=4");
@@ -46,10 +60,23 @@ static void test_substitute(void)
      * stands; the value itself never enters the script */
     expect_substitute("echo {label} {seed}", 1,
                       "echo \"${RUNNER_PARAM_LABEL}\" \"${RUNNER_SEED}\"");
-    expect_substitute("printf '%s' '{label}'", 1, "printf '%s' ''\"${RUNNER_PARAM_LABEL}\"''");
     expect_substitute("echo \"n={workers}\"", 1, "echo \"n=${RUNNER_PARAM_WORKERS}\"");
-    expect_substitute("echo \"$(printf %s '{base}')\"", 1,
-                      "echo \"$(printf %s ''\"${RUNNER_PARAM_BASE}\"'')\"");
+    expect_substitute("echo \"$(printf %s {base})\"", 1,
+                      "echo \"$(printf %s \"${RUNNER_PARAM_BASE}\")\"");
+    expect_substitute("sh -c 'echo \"$1\"' _ {label}", 1,
+                      "sh -c 'echo \"$1\"' _ \"${RUNNER_PARAM_LABEL}\"");
+    expect_substitute("cat <<EOF\nx\nEOF\necho {base}", 1,
+                      "cat <<EOF\nx\nEOF\necho \"${RUNNER_PARAM_BASE}\"");
+    /* where the text would be read again as code: refused */
+    expect_shell_refused("printf '%s' '{label}'", "{label} inside single quotes");
+    expect_shell_refused("sh -c 'echo {label}'", "{label} inside single quotes");
+    expect_shell_refused("bash -c \"echo {label}\"", "{label} in the script of bash");
+    expect_shell_refused("env X=1 sh -xc \"echo {label}\"", "{label} in the script of sh");
+    expect_shell_refused("echo $(sh -c {label})", "{label} in the script of sh");
+    expect_shell_refused("eval echo {label}", "{label} in an argument of eval");
+    expect_shell_refused("ssh host echo {label}", "{label} in an argument of ssh");
+    expect_shell_refused("echo $(( {workers} + 1 ))", "{workers} inside $(( ))");
+    expect_shell_refused("cat <<-EOF\n\t{label}\n\tEOF", "{label} in a here-document");
     expect_substitute("echo `echo {base}` \\'{base}", 1,
                       "echo `echo \"${RUNNER_PARAM_BASE}\"` \\'\"${RUNNER_PARAM_BASE}\"");
     expect_substitute("true # it's {base}\necho {base}", 1,

@@ -1,0 +1,34 @@
+/* name_check: UTF-8, no NUL, no control characters, a length cap. */
+#include "name_check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "quote.h"
+#include "util.h"
+
+int name_check(const char *what, const char *text, size_t len, size_t max_bytes, char **err)
+{
+    const char *why = NULL;
+    size_t nul = strnlen(text, len);
+    if (nul < len)
+        why = "holds a NUL byte";
+    else if (len > max_bytes)
+        why = "is too long";
+    else if (!util_utf8_valid(text))
+        why = "is not valid UTF-8";
+    else
+        for (size_t i = 0; i < len && !why; i++)
+            if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+                why = "holds a control character";
+    if (!why)
+        return 0;
+    char *head = strndup(text, nul);
+    char *shown = head ? quote_terminal(head) : NULL;
+    util_fail(err,
+              "%s '%s' %s (names are UTF-8 text without control characters, %zu bytes at most)",
+              what, shown ? shown : "", why, max_bytes);
+    free(shown);
+    free(head);
+    return -1;
+}
