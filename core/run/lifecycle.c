@@ -15,6 +15,7 @@
 #include "base/digest.h"
 #include "base/exit_status.h"
 #include "base/lease.h"
+#include "base/netfs.h"
 #include "base/provenance.h"
 #include "base/scheduler.h"
 #include "base/strbuf.h"
@@ -346,6 +347,15 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
             *err = util_strdup("cannot open the database");
         return -1;
     }
+    /* Said, not refused: one process alone on such a file is fine. */
+    const char *netfs = netfs_name(c->db_path);
+    if (netfs)
+        fprintf(stderr,
+                "runner: warning: %s is on %s, where SQLite's locks do not hold between hosts: "
+                "if processes on several nodes write it, give each node its own database on "
+                "local disk and merge them, as 'runner slurm' does (docs/guarantees.md, "
+                "\"Where databases live\")\n",
+                c->db_path, netfs);
     process_identity self;
     process_identity_self(&self);
     sweep_lease mine = { .renewed_at_s = util_now(),
