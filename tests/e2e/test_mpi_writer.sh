@@ -40,10 +40,13 @@ compare_rows "SELECT * FROM faulty ORDER BY row_id" "$TMP/one.db" "$TMP/three.db
 unset RUNNER_PLUGIN_PATH
 
 # 2. Each point (a command, run by the one worker) appends its x to a file.
+# Points after the 20th wait for the gate, which the lock holder opens once
+# it holds the lock: the sweep cannot end before the lock is taken, however
+# fast or loaded the machine.
 if command -v python3 >/dev/null 2>&1; then
     script=$(write_script overlap.lua <<LUA
 command "tick" {
-  argv = { [[echo {x} >> '$TMP/ran'; printf '{{"y": %s}}\n' {x}]] },
+  argv = { [[[ {x} -le 20 ] || while [ ! -e '$TMP/gate' ]; do sleep 0.01; done; echo {x} >> '$TMP/ran'; printf '{{"y": %s}}\n' {x}]] },
   shell = true,
   params = { x = { type = "integer" } },
   columns = { { name = "y", type = "integer" } },
@@ -51,9 +54,10 @@ command "tick" {
 sweep("tick", { x = range(1, 1000) }, { print = false })
 LUA
 )
+    touch "$TMP/gate"
     run "$RUNNER" sweep "$script" --db "$TMP/tick1.db" --jobs 1 --quiet
     expect_status 0
-    rm -f "$TMP/ran"
+    rm -f "$TMP/ran" "$TMP/gate"
     DB="$TMP/tick.db"
     mpirun --oversubscribe -np 2 "$RUNNER" sweep "$script" --db "$DB" --quiet >"$TMP/out" 2>"$TMP/err" &
     launcher=$!
@@ -62,7 +66,7 @@ LUA
     # The helper takes the write lock between two of rank 0's commits
     # (polling: SQLite's own busy wait sleeps past the gap) and holds it
     # until told to let go (at most 60 s).
-    python3 - "$DB" "$TMP/holding" "$TMP/release" <<'PY' &
+    python3 - "$DB" "$TMP/gate" "$TMP/release" <<'PY' &
 import os, sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
 while True:
@@ -79,7 +83,7 @@ while not os.path.exists(sys.argv[3]) and polls < 3000:  # bound: 60 s
 db.execute("COMMIT")
 PY
     holder=$!
-    wait_until "the helper holding the write lock" '[ -e "$TMP/holding" ] || ! alive $holder'
+    wait_until "the helper holding the write lock" '[ -e "$TMP/gate" ] || ! alive $holder'
     stored=$(db_count "$DB" "SELECT count(*) FROM point")
     ran=$(wc -l <"$TMP/ran")
     # Without a writer thread of its own rank 0 stops handing out points

@@ -20,7 +20,9 @@ printf("found %d\n", report.find(rows, {workers = 500, jitter = 2.0}).workers)
 LUA
 }
 
-# peak_kb JITTERS: runs the natural script; prints its peak RSS in kB.
+# peak_kb JITTERS: runs the natural script and checks what it printed; sets
+# peak to its peak RSS in kB. Not called inside $(...): its checks' failures
+# would be counted in a subshell and lost.
 peak_kb() {
     script=$(natural "$1")
     rm -f "$DB" "$DB-wal" "$DB-shm"
@@ -31,11 +33,13 @@ peak_kb() {
     expect_stdout_contains "found 500"
     # The printed table stays bounded too.
     expect_stdout_contains "... $(($1 * 1000 - 200)) more rows (all are stored: runner show prints them)"
-    tail -n 1 "$TMP/rss_$1"
+    peak=$(tail -n 1 "$TMP/rss_$1")
 }
 
-small=$(peak_kb 20)
-large=$(peak_kb 200)
+peak_kb 20
+small=$peak
+peak_kb 200
+large=$peak
 echo "peak RSS: $small kB at 2e4 points, $large kB at 2e5 points"
 # AddressSanitizer keeps freed memory in quarantine (256 MB by default) and
 # adds shadow memory, so a sanitized build's RSS says nothing about runner's:

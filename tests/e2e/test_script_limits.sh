@@ -24,13 +24,18 @@ rm -f "$DB" "$DB-wal" "$DB-shm"
 # --foreground: without it timeout(1) passes a SIGTERM on to runner and then
 # again to its process group, and runner takes the second as a second Ctrl-C
 # (leave at once, silently) whenever it handled the first in between.
-timeout --foreground -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
+# Its own files, new: $TMP/err still holds the case above's "stored in"
+# until the background shell truncates it, and a signal that came before
+# runner started would end the shell (143), not runner's finalizer (130).
+timeout --foreground -s KILL 120 "$RUNNER" sweep "$script" --db "$DB" >"$TMP/gc_int.out" 2>"$TMP/gc_int.err" &
 pid=$!
 wait_until "the summary line before the finalizer runs" \
-    'grep -q "stored in" "$TMP/err" || ! alive $pid'
+    'grep -q "stored in" "$TMP/gc_int.err" || ! alive $pid'
 kill -TERM $pid 2>/dev/null
 wait_exit $pid
 status=$?
+cp "$TMP/gc_int.out" "$TMP/out"
+cp "$TMP/gc_int.err" "$TMP/err"
 expect_status 130
 expect_stderr "runner: sweep 1 stored in $DB: 1 points ok, 0 failed
 runner: interrupted in a __gc finalizer at exit; the sweep was already stored"
