@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS sweep (
     slurm_array_job_id TEXT,
     slurm_array_task_id TEXT,
     slurm_step_id   TEXT,
-    -- Schema version 16: fencing (docs/guarantees.md: Fencing). Each claim
+    -- Schema version 19: fencing (docs/guarantees.md: Fencing). Each claim
     -- of the sweep (its start and each resume or requeue) adds one to
     -- owner_epoch and a batch of points commits only while the epoch its
     -- writer claimed is still this one. owner_claimed_at: Unix s of the
@@ -480,4 +480,76 @@ CREATE TABLE IF NOT EXISTS fit_curve (
     ci_low          REAL,                          -- the curve's pointwise confidence band
     ci_high         REAL,                          --   (fit.confidence); NULL where undefined
     PRIMARY KEY (fit_id, position)
+) WITHOUT ROWID;
+
+-- Schema version 16: every run of a command point (repeats, warmup), one
+-- row each, written in the batch that stores the point. The point's result
+-- row keeps the summary (wall_s the mean of the measured runs, wall_sd,
+-- wall_min, wall_median, wall_max, wall_runs); these are the runs behind
+-- it, for `runner show --runs`, `export --runs` and `diff --stat`. A point
+-- with one run and no warm-up has none. An older file keeps its summaries.
+CREATE TABLE IF NOT EXISTS command_run (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    point_id        INTEGER NOT NULL,              -- point.id
+    run             INTEGER NOT NULL,              -- 1, 2, ...: in the order they ran, warm-ups first
+    warmup          INTEGER NOT NULL,              -- 1: a warm-up run, not in the summary
+    wall_s          REAL NOT NULL,
+    user_s          REAL NOT NULL,                 -- CPU time of the run and its children
+    sys_s           REAL NOT NULL,
+    max_rss_kib     INTEGER NOT NULL,              -- peak resident set (getrusage)
+    voluntary_switches   INTEGER NOT NULL,         -- context switches: waits (I/O, sleep)
+    involuntary_switches INTEGER NOT NULL,         --   and preemptions (the scheduler)
+    exit_status     INTEGER NOT NULL,              -- -1: ended by a signal
+    run_values      TEXT,                          -- JSON object of the declared columns of
+                                                   --   the one row this run printed; NULL:
+                                                   --   none or several
+    PRIMARY KEY (sweep_id, point_id, run)
+) WITHOUT ROWID;
+-- Schema version 17: the machine a sweep ran on (docs/schema.md,
+-- "sweep_machine"): one row per fact, read from /proc and /sys when the
+-- sweep began (base/machine.c), load_end when it ended. A key and a value,
+-- so a later runner records more facts without a schema step; rowid keeps
+-- the order they were recorded in, which is the order they are shown in.
+CREATE TABLE IF NOT EXISTS sweep_machine (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    field           TEXT NOT NULL,                 -- cpu_model, governor, turbo, ...
+    value           TEXT NOT NULL,                 -- as read; 'unknown' when it could not be
+    UNIQUE (sweep_id, field)
+);
+
+-- Schema version 18: what happened during a point (docs/command-experiments.md,
+-- "Series during a point"). A series value is one (name, step, value) a
+-- command printed as a progress line, a plugin reported with host->series,
+-- or runner sampled from the point's process tree (names sys.*, gpuN.*).
+-- Rows name their point by (section_id, ordinal), as the point table does,
+-- because they are written while the point runs, before it has an id.
+CREATE TABLE IF NOT EXISTS series (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL,              -- section.id
+    ordinal         INTEGER NOT NULL,              -- point.ordinal in that section
+    name            TEXT NOT NULL,                 -- loss, sys.cpu_cores, gpu0.util_pct, ...
+    step            REAL NOT NULL,                 -- the program's step; sys.*: the sample number
+    value           REAL,                          -- NULL: not finite
+    t_s             REAL NOT NULL                  -- seconds since the point began
+);
+CREATE INDEX IF NOT EXISTS series_by_sweep ON series(sweep_id, name, section_id, ordinal);
+
+-- One row per point that ran with --sample-interval above 0: its resources,
+-- apart from the point row, whose columns stay those of the plugin.
+-- A command point: its whole process tree over all its runs; a plugin
+-- point (10 ms or longer): the thread that ran it.
+CREATE TABLE IF NOT EXISTS point_system (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    section_id      INTEGER NOT NULL,
+    ordinal         INTEGER NOT NULL,
+    wall_s          REAL NOT NULL,                 -- the runs' (the plugin's) wall time
+    cpu_s           REAL NOT NULL,                 -- user + system CPU time
+    cpu_cores_mean  REAL,                          -- cpu_s / wall_s
+    cpu_cores_peak  REAL,                          -- the largest sampled interval; NULL: none
+    rss_peak_bytes  INTEGER,                       -- the tree's largest sampled RSS or the
+                                                   --   largest process's, whichever is more
+    read_bytes      INTEGER,                       -- storage I/O of the tree (NULL: plugin)
+    written_bytes   INTEGER,
+    samples         INTEGER NOT NULL,              -- sampled intervals
+    PRIMARY KEY (sweep_id, section_id, ordinal)
 ) WITHOUT ROWID;

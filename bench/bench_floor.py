@@ -17,7 +17,9 @@ run, with the ratio and the target. The floors:
      `runner show --format csv|json|table` to a pipe;
   6. memory: the sqlite3 shell's peak RSS reading the same rows against
      `runner report` and `runner plot --by` at 10^6 rows;
-  7. MPI: bench/bench_mpi.sh, -np 2 against --jobs 1 on tiny points.
+  7. MPI: bench/bench_mpi.sh, -np 2 against --jobs 1 on tiny points;
+  8. every run a row (bench_runs.py): storing a command_run row against a
+     run's posix_spawn floor, and export --runs of 10^6 runs.
 
 usage: bench_floor.py [--build-dir DIR] [--quick] [--repeat N] [--json FILE]
 Also a section of bench/run_all.py (`make bench`; `--only floor`).
@@ -32,6 +34,7 @@ import sys
 import tempfile
 
 import bench_exec_overhead
+import bench_runs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -363,6 +366,8 @@ def section(runner, benches, tmp, quick, repeat):
     figures["memory"], more = memory_lines(runner, db, rows, tmp, quick)
     lines += more
     figures["mpi"], more = mpi_lines(runner, quick, repeat)
+    lines += more
+    figures["runs"], more = bench_runs.section(runner, benches, tmp, quick, repeat)
     lines += more
     return figures, lines
 

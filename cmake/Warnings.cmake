@@ -10,6 +10,8 @@
 # checks without a line of its own.
 add_library(runner_warnings INTERFACE)
 target_compile_options(runner_warnings INTERFACE -Wall -Wextra
+  -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 -Wvla
+  $<$<C_COMPILER_ID:GNU>:-Wshadow=local>
   $<$<BOOL:${RUNNER_WERROR}>:-Werror>)
 
 function(runner_link_warnings dir)

@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_version.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -95,3 +96,5 @@ int stats_compare(const stats_summary *a, const stats_summary *b, double level,
     *out = c;
     return 0;
 }
+
+const char *stats_gsl_version(void) { return gsl_version; }

@@ -18,6 +18,10 @@ typedef struct stats_summary {
  * NaN mean. */
 stats_summary stats_summarize(const double *x, size_t n);
 
+/* The version of the GSL runner is linked with (statically: the build's),
+ * for the machine facts. */
+const char *stats_gsl_version(void);
+
 /* The two-sided confidence interval of the mean at `level` (0.95):
  * mean -/+ t(level, n - 1) sd / sqrt(n). NaN bounds when n < 2. */
 void stats_mean_interval(const stats_summary *s, double level, double *low, double *high);

@@ -6,6 +6,7 @@
 #define EXIT_OK 0
 #define EXIT_POINTS_FAILED 1 /* the sweep ran; some of its points failed */
 #define EXIT_DIFFERENT 1     /* diff, verify: the rows differ, or were not reproduced */
+#define EXIT_NOT_FIT 1       /* machine: something here makes timings noisy */
 #define EXIT_USAGE 2         /* bad input or usage; nothing stored was changed */
 #define EXIT_NOT_DELIVERED 3 /* --webhook-strict: the summary stays in the outbox */
 #define EXIT_PLUGIN_EXITED 4 /* a plugin called exit() in runner's process (exit_guard.h) */

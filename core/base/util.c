@@ -15,7 +15,7 @@
 
 #include "outfile.h"
 
-static char *vformat(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
     va_list copy;
     va_copy(copy, ap);

@@ -82,6 +82,10 @@ static const options_command cli_commands[] = {
       "which parameters drive an output: Sobol indices with 95% intervals of a section made "
       "by design.saltelli (docs/analysis.md)",
       cli_sensitivity },
+    { "machine", CMD_MACHINE, NULL,
+      "what would make timings noisy on this machine (governor, turbo, load, --jobs), each "
+      "with what to do; exit 1 when it is not fit to measure on",
+      cli_machine },
 };
 #define CLI_COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0])
 

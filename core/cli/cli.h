@@ -38,6 +38,12 @@ int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id);
 /* The command's SWEEP argument (any selector) in the database, read-only:
  * on success *s (store_close it), *sweep_id and its *ids (free them), at
  * least one. Otherwise prints the error and returns EXIT_USAGE. */
+/* runner plot --series NAME (cli_series.c): the series' values of the
+ * sweep as a table (point, step, NAME) into *out (caller frees) and spec's
+ * axes, one line per point. EXIT_OK, or EXIT_USAGE after printing why (an
+ * unknown name: the names it has). */
+int cli_series_table(store *s, int64_t sweep_id, const char *name, table **out, plot_spec *spec);
+
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count);
 /* The same, opened for writing when for_writing (the commands that store
@@ -59,6 +65,15 @@ int cli_sweep_filter_given(const store_sweep_filter *f);
 int cli_show_section(store *s, int64_t section_id, output_format format, size_t max_width,
                      FILE *out, char **err);
 
+/* show --runs, export --runs (cli_runs.c): the columns of a section's runs
+ * (its parameters, the run's own, its declared columns; *plugin malloc'd),
+ * then the runs streamed to out in format: an output_format, or
+ * CLI_RUNS_NDJSON (export's one object a line). */
+#define CLI_RUNS_NDJSON 100
+int cli_runs_columns(store *s, int64_t section_id, table **out, char **plugin, char **err);
+int cli_show_runs_section(store *s, int64_t section_id, const table *cols, int format,
+                          size_t max_width, FILE *out, char **err);
+
 /* The commands (options_command.run). */
 int cli_run_sweep(const options_parsed *args);
 int cli_run_resume(const options_parsed *args);
@@ -69,7 +84,14 @@ int cli_show_sweeps(const options_parsed *args);
 int cli_show_rows(const options_parsed *args);
 int cli_show_plot(const options_parsed *args);
 int cli_show_report(const options_parsed *args);
-int cli_merge(const options_parsed *args); /* cli_merge.c */
+int cli_merge(const options_parsed *args);   /* cli_merge.c */
+int cli_machine(const options_parsed *args); /* cli_machine.c */
+/* runner show SWEEP --provenance (cli_provenance.c): the sweep's record,
+ * its plugins and its machine, in format, text wrapped at width. */
+int cli_show_provenance(store *s, int64_t sweep_id, output_format format, size_t width);
+/* m as a table of two text columns, field and value, titled title (for
+ * record_print and the other formats); NULL when out of memory. */
+table *cli_machine_table(const machine_facts *m, const char *title);
 int cli_slurm(const options_parsed *args); /* cli_slurm.c */
 int cli_manage_tag(const options_parsed *args);
 int cli_manage_note(const options_parsed *args);

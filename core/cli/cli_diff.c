@@ -20,7 +20,9 @@ typedef struct diff_job {
     int64_t a, b;
     size_t plugin_count;
     char **plugins;
-    table **columns; /* per plugin: the outputs to compare (names, types) */
+    table **columns; /* per plugin: the outputs to compare (names, types): --columns' */
+    table **outputs; /* per plugin: every output, whatever --columns says (--stat looks
+                      * up a command's wall_sd_s and wall_runs here) */
     diff_plugin *results;
 } diff_job;
 
@@ -29,11 +31,13 @@ static void diff_job_clear(diff_job *job)
     for (size_t i = 0; i < job->plugin_count; i++) {
         free(job->plugins[i]);
         table_free(job->columns[i]);
+        table_free(job->outputs[i]);
         if (job->results)
             diff_plugin_clear(&job->results[i]);
     }
     free(job->plugins);
     free(job->columns);
+    free(job->outputs);
     free(job->results);
 }
 
@@ -66,7 +70,7 @@ static int add_section(store *s, diff_job *job, int64_t section_id, const char *
             free(plugin);
             return 0;
         }
-    table *outputs = table_new(plugin);
+    table *outputs = table_new(plugin), *every = table_new(plugin);
     char **plugins = realloc(job->plugins, (job->plugin_count + 1) * sizeof *plugins);
     if (plugins)
         job->plugins = plugins;
@@ -74,19 +78,28 @@ static int add_section(store *s, diff_job *job, int64_t section_id, const char *
         plugins ? realloc(job->columns, (job->plugin_count + 1) * sizeof *columns) : NULL;
     if (columns)
         job->columns = columns;
-    int bad = !outputs || !columns;
+    table **all_outputs =
+        columns ? realloc(job->outputs, (job->plugin_count + 1) * sizeof *all_outputs) : NULL;
+    if (all_outputs)
+        job->outputs = all_outputs;
+    int bad = !outputs || !every || !all_outputs;
     for (size_t c = 0; !bad && c < all->column_count; c++) {
         const table_column *col = &all->columns[c];
-        if (!col->is_param && listed(wanted, col->name))
+        if (col->is_param)
+            continue;
+        bad = table_add_column(every, col->name, col->unit, col->type, 0) != 0;
+        if (!bad && listed(wanted, col->name))
             bad = table_add_column(outputs, col->name, col->unit, col->type, 0) != 0;
     }
     table_free(all);
     if (bad) {
         table_free(outputs);
+        table_free(every);
         free(plugin);
         return util_fail(err, "out of memory");
     }
     job->plugins[job->plugin_count] = plugin;
+    job->outputs[job->plugin_count] = every;
     job->columns[job->plugin_count++] = outputs;
     return 0;
 }
@@ -302,6 +315,15 @@ typedef struct stat_scan {
     size_t rows[2], capacity[2];
     double *scratch;           /* one column of one side */
     double wall_summary[2][3]; /* mean, sd, n of wall_s from the first row */
+    /* a command's stored runs (command_run): each side's point and its
+     * measured runs' values of the compared columns, row-major */
+    int is_command;
+    store_run_samples *run_reader; /* NULL: not a command */
+    int64_t point_id[2];
+    double *run_values[2];
+    size_t runs[2], run_capacity[2];
+    double *sample[2]; /* stat_sample's values, one side each */
+    size_t sample_capacity[2];
     /* what came out */
     uint64_t compared, without_rows, past_tolerance;
     int refused; /* err is a usage error (n < 2): exit 2 */
@@ -313,26 +335,107 @@ static void stat_scan_clear(stat_scan *st)
     free(st->cells[0]);
     free(st->cells[1]);
     free(st->scratch);
+    store_run_samples_close(st->run_reader);
+    for (int side = 0; side < 2; side++) {
+        free(st->run_values[side]);
+        free(st->sample[side]);
+    }
 }
 
-/* The summary of compared column c on one side. */
-static stats_summary side_summary(stat_scan *st, int side, size_t c)
+/* One side's sample of compared column c at the gathered point: the
+ * values Welch's test reads (and any other test on the same samples). From
+ * the point's stored runs when it has them (a command with repeats: wall_s
+ * and each declared column the runs printed), else from its rows (a
+ * plugin's several rows a point). A file from before runs were stored
+ * keeps only a command's wall_s summary: summary_only, no values. */
+typedef struct stat_sample {
+    const double *values; /* n finite values; valid until the next point */
+    size_t n;
+    int summary_only;
+    stats_summary summary; /* with summary_only */
+} stat_sample;
+
+static int stat_sample_of(stat_scan *st, int side, size_t c, stat_sample *out, char **err)
 {
     size_t width = st->read->column_count - st->carried;
+    size_t most = st->runs[side] > st->rows[side] ? st->runs[side] : st->rows[side];
+    *out = (stat_sample){ 0 };
+    if (most > st->sample_capacity[side]) {
+        double *grown = realloc(st->sample[side], most * sizeof *grown);
+        if (!grown)
+            return util_fail(err, "out of memory");
+        st->sample[side] = grown;
+        st->sample_capacity[side] = most;
+    }
+    double *x = st->sample[side];
+    size_t n = 0;
+    for (size_t r = 0; r < st->runs[side]; r++) {
+        double v = st->run_values[side][r * width + c];
+        if (isfinite(v))
+            x[n++] = v;
+    }
+    if (n > 0 || ((long)c == st->wall && st->runs[side] > 0)) {
+        *out = (stat_sample){ .values = x, .n = n };
+        return 0;
+    }
     if ((long)c == st->wall) {
         const double *w = st->wall_summary[side];
         stats_summary s = { w[0], w[1], st->rows[side] ? (size_t)w[2] : 0 };
         if (s.n < 2)
             s.sd = 0;
-        return s;
+        *out = (stat_sample){ .n = s.n, .summary_only = 1, .summary = s };
+        return 0;
     }
-    size_t n = 0;
     for (size_t r = 0; r < st->rows[side]; r++) {
-        double x = st->cells[side][r * width + c];
-        if (isfinite(x))
-            st->scratch[n++] = x;
+        double v = st->cells[side][r * width + c];
+        if (isfinite(v))
+            x[n++] = v;
     }
-    return stats_summarize(st->scratch, n);
+    *out = (stat_sample){ .values = x, .n = n };
+    return 0;
+}
+
+/* Reads each side's stored runs of the gathered point (a command's). */
+static int stat_read_runs(stat_scan *st, char **err)
+{
+    size_t width = st->read->column_count - st->carried;
+    for (int side = 0; side < 2; side++) {
+        st->runs[side] = 0;
+        const double *values = NULL;
+        size_t runs = 0;
+        if (!st->run_reader || !st->point_id[side])
+            continue;
+        if (store_run_samples_read(st->run_reader, side ? st->job->b : st->job->a,
+                                   st->point_id[side], &values, &runs, err) != 0)
+            return -1;
+        if (runs * width > st->run_capacity[side]) {
+            double *grown = realloc(st->run_values[side], runs * width * sizeof *grown);
+            if (!grown)
+                return util_fail(err, "out of memory");
+            st->run_values[side] = grown;
+            st->run_capacity[side] = runs * width;
+        }
+        if (runs > 0 && width > 0)
+            memcpy(st->run_values[side], values, runs * width * sizeof *values);
+        st->runs[side] = runs;
+    }
+    return 0;
+}
+
+/* The columns a command's runs are read for: the compared ones. */
+static int stat_open_runs(store *s, stat_scan *st, char **err)
+{
+    if (!st->is_command)
+        return 0;
+    size_t width = st->read->column_count - st->carried;
+    const char **names = calloc(width ? width : 1, sizeof *names);
+    if (!names)
+        return util_fail(err, "out of memory");
+    for (size_t c = 0; c < width; c++)
+        names[c] = st->read->columns[st->carried + c].name;
+    int rc = store_run_samples_open(s, names, width, &st->run_reader, err);
+    free(names);
+    return rc;
 }
 
 static const char *verdict_of(const stats_summary *a, const stats_summary *b,
@@ -383,19 +486,33 @@ static int stat_flush(stat_scan *st, char **err)
     }
     const char *params = x->points.data + st->params_at;
     size_t width = st->read->column_count - st->carried;
+    if (stat_read_runs(st, err) != 0)
+        return -1;
     for (size_t c = 0; c < width; c++) {
         const table_column *col = &st->read->columns[st->carried + c];
-        stats_summary s[2] = { side_summary(st, 0, c), side_summary(st, 1, c) };
+        stat_sample sample[2];
+        if (stat_sample_of(st, 0, c, &sample[0], err) != 0 ||
+            stat_sample_of(st, 1, c, &sample[1], err) != 0)
+            return -1;
+        stats_summary s[2];
+        for (int side = 0; side < 2; side++)
+            s[side] = sample[side].summary_only
+                          ? sample[side].summary
+                          : stats_summarize(sample[side].values, sample[side].n);
         stats_comparison cmp;
         if (stats_compare(&s[0], &s[1], STAT_LEVEL, &cmp) != 0) {
             int side = s[0].n < 2 ? 0 : 1;
             st->refused = 1;
             return util_fail(err,
                              "diff --stat: column '%s' has %zu value%s at %s %s in sweep %lld; "
-                             "a comparison needs at least 2 on each side (repeats = N in a "
-                             "command, or several rows per point)",
+                             "a comparison needs at least 2 on each side: %s",
                              col->name, s[side].n, s[side].n == 1 ? "" : "s", st->plugin, params,
-                             (long long)(side ? st->job->b : st->job->a));
+                             (long long)(side ? st->job->b : st->job->a),
+                             st->is_command
+                                 ? "give the command repeats = N (N >= 2: each run is stored "
+                                   "and compared; docs/command-experiments.md)"
+                                 : "have the plugin emit several rows per point, or sweep a "
+                                   "command with repeats = N");
         }
         int past = 0;
         const char *verdict =
@@ -475,11 +592,14 @@ static int stat_visit(void *ctx, const diff_row *row, char **err)
         if (st->out->points.oom)
             return util_fail(err, "out of memory");
         st->section[0] = st->section[1] = 0;
+        st->point_id[0] = st->point_id[1] = 0;
         st->open = 1;
     }
     for (int i = 0; i < 2; i++)
         if (side[i]) {
             st->section[i] = side[i]->section_id;
+            if (!st->point_id[i])
+                st->point_id[i] = side[i]->point_id;
             if (stat_keep(st, i, side[i], err) != 0)
                 return -1;
         }
@@ -502,8 +622,11 @@ static int stat_columns(store *s, const diff_job *job, size_t p, const char *wan
         free(sha);
         version = sha = NULL;
     }
-    long sd = table_find_column(outputs, "wall_sd_s"),
-         runs = table_find_column(outputs, "wall_runs");
+    /* The helpers are looked up among every output: --columns wall_s
+     * names the column compared, not the ones that say its spread. */
+    long sd = table_find_column(job->outputs[p], "wall_sd_s"),
+         runs = table_find_column(job->outputs[p], "wall_runs");
+    st->is_command = is_command;
     if (!(st->read = table_new(job->plugins[p])))
         return cli_fail(NULL);
     st->wall = st->wall_sd = st->wall_runs = -1;
@@ -615,6 +738,8 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
             continue; /* nothing numeric to compare in this plugin */
         }
         diff_scope scope = { .carried = st.carried, .visit = stat_visit, .ctx = &st };
+        if (status == EXIT_OK && stat_open_runs(s, &st, &err) != 0)
+            status = cli_fail(err);
         if (status == EXIT_OK && (diff_plugin_scan(s, job->a, job->b, job->plugins[p], st.read,
                                                    &exact, &scope, &job->results[p], &err) != 0 ||
                                   stat_flush(&st, &err) != 0))
@@ -680,6 +805,24 @@ static int run_stat(const options_parsed *a, diff_job *job, store *s, store *wri
     return past ? EXIT_DIFFERENT : EXIT_OK;
 }
 
+/* One line when the two sweeps ran on different machines or settings
+ * (render/machine_note.c): after the verdict in the table format, on
+ * stderr beside CSV and JSON, which stdout keeps clean. */
+static void print_machine_note(const options_parsed *a, store *s, const diff_job *job)
+{
+    output_format format = OUTPUT_TABLE;
+    output_parse_format(a->values[OPTION_DIFF_FORMAT].text, &format);
+    char *line = NULL, *err = NULL;
+    if (machine_note_line(s, job->a, job->b, &line, &err) != 0) {
+        fprintf(stderr, "runner: warning: %s\n", err);
+        free(err);
+        return;
+    }
+    if (line)
+        fprintf(format == OUTPUT_TABLE ? stdout : stderr, "%s\n", line);
+    free(line);
+}
+
 int cli_diff(const options_parsed *a)
 {
     if (!a->positional || !a->positional2)
@@ -718,6 +861,8 @@ int cli_diff(const options_parsed *a)
     int rc = run_diff(a, &job, s, &err);
     status = rc < 0 ? cli_fail(err) : rc ? EXIT_DIFFERENT : EXIT_OK;
 done:
+    if (status == EXIT_OK || status == EXIT_DIFFERENT)
+        print_machine_note(a, s, &job);
     diff_job_clear(&job);
     free(ids_a);
     free(ids_b);

@@ -112,10 +112,10 @@ static int write_ndjson(store *s, int64_t section_id, const export_head *h, FILE
 /* Writes one section's file into the directory dirfd (shown as dir) as a
  * new file renamed over its name; prints its path. */
 static int export_section(store *s, int64_t section_id, const export_head *h, int dirfd,
-                          const char *dir, const char *format, char **err)
+                          const char *dir, const char *format, int runs, char **err)
 {
-    char *name = util_format("sweep-%lld-section-%zu-%s.%s", (long long)h->sweep_id, h->ordinal,
-                             h->plugin, format);
+    char *name = util_format("sweep-%lld-section-%zu-%s%s.%s", (long long)h->sweep_id, h->ordinal,
+                             h->plugin, runs ? "-runs" : "", format);
     char *path = name ? util_format("%s/%s", dir, name) : NULL;
     outfile *file = path ? outfile_begin(dirfd, name, path, 0666, err) : NULL;
     free(name);
@@ -128,7 +128,8 @@ static int export_section(store *s, int64_t section_id, const export_head *h, in
     int rc = 0;
     if (strcmp(format, "csv") == 0) {
         csv_head(out, h);
-        rc = cli_show_section(s, section_id, OUTPUT_CSV, 0, out, err);
+        rc = runs ? cli_show_runs_section(s, section_id, h->cols, OUTPUT_CSV, 0, out, err)
+                  : cli_show_section(s, section_id, OUTPUT_CSV, 0, out, err);
     } else if (strcmp(format, "json") == 0) {
         json_t *head = json_head(h, 0);
         char *text = head ? json_dumps(head, JSON_COMPACT) : NULL;
@@ -136,10 +137,15 @@ static int export_section(store *s, int64_t section_id, const export_head *h, in
         /* the head's members, then the table as `runner show` prints it */
         if (text && strlen(text) > 2)
             fprintf(out, "%.*s,\"table\":", (int)strlen(text) - 1, text);
-        rc = text ? cli_show_section(s, section_id, OUTPUT_JSON, 0, out, err)
-                  : util_fail(err, "out of memory");
+        rc = !text  ? util_fail(err, "out of memory")
+             : runs ? cli_show_runs_section(s, section_id, h->cols, OUTPUT_JSON, 0, out, err)
+                    : cli_show_section(s, section_id, OUTPUT_JSON, 0, out, err);
         free(text);
         fprintf(out, "}\n");
+    } else if (runs) {
+        rc = put_json(out, json_head(h, 1), "\n") != 0
+                 ? util_fail(err, "out of memory")
+                 : cli_show_runs_section(s, section_id, h->cols, CLI_RUNS_NDJSON, 0, out, err);
     } else {
         rc = write_ndjson(s, section_id, h, out, err);
     }
@@ -195,11 +201,13 @@ int cli_export_sweep(const options_parsed *a)
     for (size_t i = first; i < last && status == EXIT_OK; i++) {
         table *cols = NULL;
         char *plugin = NULL;
-        if (store_section_columns(s, ids[i], &cols, &plugin, &err) == 0) {
+        int runs = v[OPTION_SHOW_RUNS].given;
+        if ((runs ? cli_runs_columns(s, ids[i], &cols, &plugin, &err)
+                  : store_section_columns(s, ids[i], &cols, &plugin, &err)) == 0) {
             export_head h = { sweep_id, name && name->type == RUNNER_TEXT ? name->as.text : NULL,
                               i + 1,    count,
                               plugin,   cols };
-            if (export_section(s, ids[i], &h, dirfd, dir, format, &err) != 0)
+            if (export_section(s, ids[i], &h, dirfd, dir, format, runs, &err) != 0)
                 status = cli_fail(err);
         } else {
             status = cli_fail(err);

@@ -259,6 +259,20 @@ int cli_show_section(store *s, int64_t section_id, output_format format, size_t 
     return rc;
 }
 
+/* show --runs: one section's runs. */
+static int show_runs(store *s, int64_t section_id, output_format format, size_t max_width,
+                     char **err)
+{
+    table *cols = NULL;
+    char *plugin = NULL;
+    int rc = cli_runs_columns(s, section_id, &cols, &plugin, err);
+    if (rc == 0)
+        rc = cli_show_runs_section(s, section_id, cols, (int)format, max_width, stdout, err);
+    table_free(cols);
+    free(plugin);
+    return rc;
+}
+
 /* runner show SWEEP [--section N]: each section's table, one after another.
  * One CSV holds one table: several sections as CSV are refused with where
  * to go instead (--section, runner export). */
@@ -273,6 +287,15 @@ int cli_show_rows(const options_parsed *a)
     output_format format = format_option(a);
     size_t max_width = output_terminal_width(stdout, a->values[OPTION_SHOW_WIDE].given);
     const option_value *section = &a->values[OPTION_SHOW_SECTION];
+    if (a->values[OPTION_SHOW_PROVENANCE].given) {
+        status = section->given ? options_usage_error("show: --provenance prints the sweep's "
+                                                      "record, not a section's rows; drop %s",
+                                                      "--section")
+                                : cli_show_provenance(s, sweep_id, format, max_width);
+        free(ids);
+        store_close(s);
+        return status;
+    }
     if (section->given && section->integer > count) {
         fprintf(stderr,
                 "runner: show: sweep %lld has %zu section%s; --section %llu is out of "
@@ -304,7 +327,9 @@ int cli_show_rows(const options_parsed *a)
         char *err = NULL;
         if (format == OUTPUT_JSON && i > first)
             printf(",\n");
-        if (cli_show_section(s, ids[i], format, max_width, stdout, &err) != 0) {
+        if ((a->values[OPTION_SHOW_RUNS].given
+                 ? show_runs(s, ids[i], format, max_width, &err)
+                 : cli_show_section(s, ids[i], format, max_width, stdout, &err)) != 0) {
             fflush(stdout);
             status = cli_fail(err);
             break;
@@ -697,6 +722,17 @@ int cli_show_plot(const options_parsed *a)
     table *t = NULL;
     plot_fit_set fits = { 0 };
     if ((status = cli_open_sweep(a, &s, &sweep_id, &ids, &count)) != EXIT_OK) {
+        free(pareto_copy);
+        return status;
+    }
+    if (v[OPTION_PLOT_SERIES].text) { /* cli_series.c */
+        table *series = NULL;
+        status = cli_series_table(s, sweep_id, v[OPTION_PLOT_SERIES].text, &series, &spec);
+        if (status == EXIT_OK)
+            status = draw(series, &spec, format, output);
+        table_free(series);
+        free(ids);
+        store_close(s);
         free(pareto_copy);
         return status;
     }

@@ -34,9 +34,12 @@ const option_spec *options_spec(option_id id) { return &option_table[id]; }
 int options_usage_error(const char *fmt, const char *arg)
 {
     char *shown = quote_terminal(arg); /* what the user typed, for a terminal */
-    fprintf(stderr, "runner: ");
-    fprintf(stderr, fmt, shown ? shown : "?");
-    fprintf(stderr, "; see 'runner --help'\n");
+    /* fmt's one %s is replaced here rather than by printf, so no format
+     * reaches printf that the compiler cannot check (-Wformat=2). */
+    const char *slot = strstr(fmt, "%s");
+    size_t before = slot ? (size_t)(slot - fmt) : strlen(fmt);
+    fprintf(stderr, "runner: %.*s%s%s; see 'runner --help'\n", (int)before, fmt,
+            slot ? (shown ? shown : "?") : "", slot ? slot + 2 : "");
     free(shown);
     return EXIT_USAGE;
 }
@@ -122,7 +125,7 @@ static int check_value(const option_spec *spec, const char *text, option_value *
     case OPTION_SECONDS: {
         double s;
         /* max 0: any finite number (1e999 reads as inf) */
-        if (parse_decimal(text, &s) != 0 || !(s > 0) || !isfinite(s) ||
+        if (parse_decimal(text, &s) != 0 || !(s > 0 || (spec->zero && s == 0)) || !isfinite(s) ||
             (spec->max && s > (double)spec->max))
             return -1;
         v->seconds = s;

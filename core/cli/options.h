@@ -37,6 +37,7 @@ enum {
     CMD_FIT = 1u << 21,
     CMD_PARETO = 1u << 22,
     CMD_SENSITIVITY = 1u << 23,
+    CMD_MACHINE = 1u << 24,
 };
 
 typedef enum option_kind {
@@ -85,6 +86,7 @@ typedef struct option_spec {
     const char *arg;   /* placeholder ("FILE"); NULL for OPTION_FLAG */
     option_kind kind;
     uint64_t min, max;    /* OPTION_INTEGER bounds; OPTION_SECONDS: max only */
+    int zero;             /* OPTION_SECONDS: 0 is a value too (it turns a thing off) */
     const char *expected; /* "a positive integer": the end of a bad value's error */
     int names_command;    /* that error starts "COMMAND: " (plot --section) */
     const char *value;    /* the default, parsed as if typed; NULL: none */
@@ -175,7 +177,9 @@ int options_resolve_sweep(const char *command, const char *arg, int allow_last, 
                           int *last);
 
 /* Prints a usage error the way every command does:
- * "runner: <fmt with arg>; see 'runner --help'". Returns EXIT_USAGE. */
+ * "runner: <fmt with arg>; see 'runner --help'". fmt holds one %s, where
+ * arg goes, escaped for a terminal, and no other conversion. Returns
+ * EXIT_USAGE. */
 int options_usage_error(const char *fmt, const char *arg);
 
 /* The command's synopsis, wrapped to 79 columns, each line after prefix:

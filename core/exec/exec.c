@@ -443,21 +443,31 @@ static int resolve_program(exec_command *c, char **err)
     return 0;
 }
 
+/* What runner measures of every point, after the declared columns. */
+static const runner_column measured[] = {
+    { "wall_s", RUNNER_REAL, "s", "wall-clock time of a run (the mean with repeats)" },
+    { "user_s", RUNNER_REAL, "s", "user CPU time of a run, children included (mean)" },
+    { "sys_s", RUNNER_REAL, "s", "system CPU time of a run, children included (mean)" },
+    { "max_rss_kib", RUNNER_INTEGER, "KiB", "peak resident set size (max over runs)" },
+    { "exit_status", RUNNER_INTEGER, "", "exit status of the last run" },
+    { "wall_sd_s", RUNNER_REAL, "s", "standard deviation of the wall times" },
+    { "wall_min_s", RUNNER_REAL, "s", "shortest wall time" },
+    { "wall_median_s", RUNNER_REAL, "s", "median wall time" },
+    { "wall_max_s", RUNNER_REAL, "s", "longest wall time" },
+    /* n of the mean and sd above: what diff --stat needs (docs/analysis.md) */
+    { "wall_runs", RUNNER_INTEGER, "", "measured runs (repeats)" },
+};
+
+int exec_is_measured_column(const char *name)
+{
+    for (size_t i = 0; i < sizeof measured / sizeof *measured; i++)
+        if (strcmp(name, measured[i].name) == 0)
+            return 1;
+    return 0;
+}
+
 static int add_measured_columns(exec_command *c)
 {
-    static const runner_column measured[] = {
-        { "wall_s", RUNNER_REAL, "s", "wall-clock time of a run (the mean with repeats)" },
-        { "user_s", RUNNER_REAL, "s", "user CPU time of a run, children included (mean)" },
-        { "sys_s", RUNNER_REAL, "s", "system CPU time of a run, children included (mean)" },
-        { "max_rss_kib", RUNNER_INTEGER, "KiB", "peak resident set size (max over runs)" },
-        { "exit_status", RUNNER_INTEGER, "", "exit status of the last run" },
-        { "wall_sd_s", RUNNER_REAL, "s", "standard deviation of the wall times" },
-        { "wall_min_s", RUNNER_REAL, "s", "shortest wall time" },
-        { "wall_median_s", RUNNER_REAL, "s", "median wall time" },
-        { "wall_max_s", RUNNER_REAL, "s", "longest wall time" },
-        /* n of the mean and sd above: what diff --stat needs (docs/analysis.md) */
-        { "wall_runs", RUNNER_INTEGER, "", "measured runs (repeats)" },
-    };
     size_t n = MEASURED_COLUMNS + (c->settings.repeats > 1 ? SPREAD_COLUMNS : 0);
     runner_column *all = realloc(c->columns, (c->declared_columns + n) * sizeof *all);
     if (!all)
@@ -587,6 +597,11 @@ char *exec_argv_json(const runner_plugin *plugin)
 int exec_uses_shell(const runner_plugin *plugin)
 {
     return ((const exec_command *)plugin)->settings.shell;
+}
+
+int exec_repeats(const runner_plugin *plugin)
+{
+    return ((const exec_command *)plugin)->settings.repeats;
 }
 
 int exec_max_jobs(const runner_plugin *plugin)

@@ -43,6 +43,9 @@ void exec_command_free(exec_command *c); /* accepts NULL; removes its work direc
 exec_settings *exec_command_settings(exec_command *c);
 /* Each copies what it is given. Return 0, or -1 (no memory). */
 int exec_command_add_param(exec_command *c, const runner_param *param);
+/* 1 when name is one of the columns runner measures of a command's points
+ * (wall_s, user_s, ..., wall_runs), 0 for a declared one. */
+int exec_is_measured_column(const char *name);
 int exec_command_add_column(exec_command *c, const runner_column *column);
 int exec_command_add_argv(exec_command *c, const char *element);
 int exec_command_add_artifact(exec_command *c, const char *file_name);
@@ -84,6 +87,9 @@ int exec_is_command(const runner_plugin *plugin);
  * command's. */
 char *exec_argv_json(const runner_plugin *plugin);
 int exec_uses_shell(const runner_plugin *plugin);
+/* The declaration's repeats: the measured runs of each point (1: one).
+ * plugin must be a command's. */
+int exec_repeats(const runner_plugin *plugin);
 /* The declaration's jobs: at most this many of the command's points run at
  * once under --jobs (a program that times itself, or starts mpirun, runs
  * alone); 0 when it set none. plugin must be a command's. */

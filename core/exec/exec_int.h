@@ -11,6 +11,8 @@
 #include "base/artifact.h"
 #include "base/strbuf.h"
 #include "exec.h"
+#include "exec_progress.h"
+#include "exec_sample.h"
 #include "exec_spawn.h"
 #include "plugin/plugin.h"
 
@@ -45,6 +47,19 @@ struct exec_command {
     pid_t owner_pid; /* spares only here: not in a --isolate child (its own
                         copy of the list, maybe of a lock held at fork) */
 };
+
+/* What watches a point's runs while they run (exec_watch.c): its
+ * progress lines and, with --sample-interval, its process tree. */
+typedef struct exec_watchers {
+    exec_progress progress;
+    exec_sampler sampler;
+} exec_watchers;
+
+/* Sets up w for point and points req at it; w must outlive the runs. */
+void exec_watchers_begin(exec_watchers *w, exec_spawn_request *req, runner_point *point);
+/* After each run (warm-up runs too: their resources are the point's):
+ * point->system then holds the runs so far. */
+void exec_watchers_run_end(exec_watchers *w, const exec_spawn_result *run);
 
 /* The descriptor's run(): one point, all its runs (exec_point.c). */
 int execi_run(const runner_host *host, runner_point *point);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/util.h"
+#include "base/value.h"
 
 extern char **environ;
 
@@ -171,6 +172,7 @@ typedef struct run_stats {
     double wall_mean, wall_sd, wall_min, wall_median, wall_max, user_mean, sys_mean;
     long max_rss_kib;
     int outliers;
+    char outlier_runs[160]; /* "run 4 (0.31 s), run 9 (0.29 s)": which ones, as stored */
 } run_stats;
 
 static double median_of_sorted(const double *x, size_t n)
@@ -179,9 +181,10 @@ static double median_of_sorted(const double *x, size_t n)
 }
 
 /* Mean, sample standard deviation, min, median, max of the wall times, and
- * how many runs lie far from the median (modified z-score over the median
- * absolute deviation). */
-static void summarize(double *wall, size_t n, run_stats *s)
+ * which runs lie far from the median (modified z-score over the median
+ * absolute deviation), named by their number in command_run (first_run is
+ * the number of wall[0]). wall is left unchanged. */
+static void summarize(const double *wall, size_t n, int first_run, run_stats *s)
 {
     double sum = 0;
     for (size_t i = 0; i < n; i++)
@@ -191,24 +194,90 @@ static void summarize(double *wall, size_t n, run_stats *s)
     for (size_t i = 0; i < n; i++)
         squares += (wall[i] - s->wall_mean) * (wall[i] - s->wall_mean);
     s->wall_sd = n > 1 ? sqrt(squares / (double)(n - 1)) : 0;
-    qsort(wall, n, sizeof *wall, compare_doubles);
-    s->wall_min = wall[0];
-    s->wall_max = wall[n - 1];
-    s->wall_median = median_of_sorted(wall, n);
-    double *dev = malloc(n * sizeof *dev);
+    double *sorted = malloc(2 * n * sizeof *sorted);
     s->outliers = 0;
-    if (!dev)
+    s->outlier_runs[0] = '\0';
+    if (!sorted) { /* no memory for the order statistics: the mean's neighbours */
+        s->wall_min = s->wall_max = s->wall_median = s->wall_mean;
         return;
+    }
+    double *dev = sorted + n;
+    memcpy(sorted, wall, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    s->wall_min = sorted[0];
+    s->wall_max = sorted[n - 1];
+    s->wall_median = median_of_sorted(sorted, n);
     for (size_t i = 0; i < n; i++)
         dev[i] = fabs(wall[i] - s->wall_median);
     qsort(dev, n, sizeof *dev, compare_doubles);
     double mad = median_of_sorted(dev, n);
-    for (size_t i = 0; mad > 0 && n >= OUTLIER_MIN_RUNS && i < n; i++)
-        s->outliers += 0.6745 * fabs(wall[i] - s->wall_median) / mad > OUTLIER_Z;
-    free(dev);
+    size_t used = 0;
+    for (size_t i = 0; mad > 0 && n >= OUTLIER_MIN_RUNS && i < n; i++) {
+        if (!(0.6745 * fabs(wall[i] - s->wall_median) / mad > OUTLIER_Z))
+            continue;
+        s->outliers++;
+        size_t room = sizeof s->outlier_runs - used;
+        int len = snprintf(s->outlier_runs + used, room, "%srun %d (%.3g s)", used ? ", " : "",
+                           first_run + (int)i, wall[i]);
+        if (len > 0 && (size_t)len < room)
+            used += (size_t)len;
+        else if (room > 4) /* the list is cut: say so */
+            memcpy(s->outlier_runs + sizeof s->outlier_runs - 5, "...", 4);
+    }
+    free(sorted);
 }
 
-/* Warmup and measured runs; *last keeps the last run's output. */
+/* The declared columns of the one row this run printed, as a JSON object;
+ * NULL when it printed none or several, or cannot be parsed (the last
+ * run's parse says why, in emit_rows). */
+static char *run_values_json(point_job *j, const exec_spawn_result *r)
+{
+    const exec_command *c = j->c;
+    if (c->declared_columns == 0 || r->out_cut)
+        return NULL;
+    double limit_s = c->settings.timeout_s > 0 ? c->settings.timeout_s : EXEC_PARSE_DEFAULT_MAX_S;
+    exec_parse_bounds bounds = { util_monotonic() + limit_s, limit_s, j->point->stop };
+    value *rows = NULL;
+    size_t count = 0;
+    char *err = NULL, *text = NULL;
+    if (exec_parse_within(c->parser, r->out, &bounds, &rows, &count, &err) != 0) {
+        free(err);
+        return NULL;
+    }
+    json_t *object = count == 1 ? json_object() : NULL;
+    int ok = object != NULL;
+    for (size_t i = 0; object && i < c->declared_columns; i++)
+        value_json_put(object, c->columns[i].name, value_to_json(&rows[i]), &ok);
+    if (ok)
+        text = json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(object);
+    for (size_t i = 0; i < count * c->declared_columns; i++)
+        value_clear(&rows[i]);
+    free(rows);
+    return text;
+}
+
+/* Keeps run r (numbered from 1 among all the point's runs) as a row of
+ * command_run. -1 when memory runs out. */
+static int keep_run(point_job *j, const exec_spawn_result *r, int warmup)
+{
+    point_runs *list = j->point->runs;
+    point_run run = {
+        .warmup = warmup,
+        .exit_status = r->exited ? r->exit_status : -1,
+        .wall_s = r->wall_s,
+        .user_s = r->user_s,
+        .sys_s = r->sys_s,
+        .max_rss_kib = r->max_rss_kib,
+        .voluntary_switches = r->voluntary_switches,
+        .involuntary_switches = r->involuntary_switches,
+        .values_json = r->exited && r->exit_status == 0 ? run_values_json(j, r) : NULL,
+    };
+    return point_runs_append(list, &run);
+}
+
+/* Warmup and measured runs, each kept in point->runs (with repeats or
+ * warmup); *last keeps the last run's output. */
 static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
 {
     const exec_settings *s = &j->c->settings;
@@ -222,10 +291,17 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
         .stop = j->point->stop,
         .marker = j->envp[j->envc - 1], /* RUNNER_POINT_DIR=..., unique to the point */
     };
+    exec_watchers watchers;
+    exec_watchers_begin(&watchers, &req, j->point);
     int total = s->warmup + s->repeats;
     double *wall = calloc((size_t)s->repeats, sizeof *wall);
-    if (!wall)
+    int keep = total > 1;
+    if (keep && !j->point->runs)
+        j->point->runs = calloc(1, sizeof *j->point->runs);
+    if (!wall || (keep && !j->point->runs)) {
+        free(wall);
         return j->host->fail(j->point, "out of memory");
+    }
     double user = 0, sys = 0;
     stats->max_rss_kib = 0;
     for (int run = 0; run < total; run++) {
@@ -237,6 +313,12 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
             free(wall);
             return RUNNER_ERROR;
         }
+        /* A run that was stopped or timed out is no measurement. */
+        if (keep && !last->timed_out && !last->stopped && keep_run(j, last, run < s->warmup)) {
+            free(wall);
+            return j->host->fail(j->point, "out of memory");
+        }
+        exec_watchers_run_end(&watchers, last);
         if (judge_run(j, last) != 0) {
             free(wall);
             return RUNNER_ERROR;
@@ -249,7 +331,7 @@ static int run_all(point_job *j, run_stats *stats, exec_spawn_result *last)
         if (last->max_rss_kib > stats->max_rss_kib)
             stats->max_rss_kib = last->max_rss_kib;
     }
-    summarize(wall, (size_t)s->repeats, stats);
+    summarize(wall, (size_t)s->repeats, s->warmup + 1, stats);
     stats->user_mean = user / s->repeats;
     stats->sys_mean = sys / s->repeats;
     free(wall);
@@ -353,10 +435,11 @@ int execi_run(const runner_host *host, runner_point *point)
     if (stats.outliers > 0)
         host->log(point, RUNNER_LOG_WARNING,
                   "point %llu: %d of %d wall times lie far from "
-                  "the median (%.3g s; min %.3g s, max %.3g s): something else ran on the "
-                  "machine, or the first runs warmed caches (try warmup)",
+                  "the median (%.3g s; min %.3g s, max %.3g s): %s (runner show --runs); "
+                  "something else ran on the machine, or the first runs warmed caches "
+                  "(try warmup)",
                   (unsigned long long)point->index, stats.outliers, c->settings.repeats,
-                  stats.wall_median, stats.wall_min, stats.wall_max);
+                  stats.wall_median, stats.wall_min, stats.wall_max, stats.outlier_runs);
     rc = emit_rows(&j, &stats, &last);
 done:
     if (j.dir && (last.out || last.err))

@@ -17,6 +17,8 @@
 
 #include "base/util.h"
 #include "exec_orphans.h"
+#include "exec_progress.h"
+#include "exec_sample.h"
 
 #define POLL_SLICE_MS 100 /* how often a stop request is noticed */
 
@@ -26,21 +28,32 @@ typedef struct stream {
     size_t *len;
     size_t cap;
     int *cut;
+    exec_progress *progress; /* stdout's progress lines; NULL: none */
 } stream;
+
+static int keep_bytes(stream *s, const char *chunk, size_t n);
 
 /* Reads what is there; closes the fd at end of file. Returns 0 or -1. */
 static int drain(stream *s)
 {
-    char chunk[65536];
+    char chunk[65536], kept[sizeof chunk + EXEC_PROGRESS_PREFIX_LEN];
     ssize_t n = read(s->fd, chunk, sizeof chunk);
     if (n < 0)
         return errno == EINTR || errno == EAGAIN ? 0 : -1;
     if (n == 0) {
         close(s->fd);
         s->fd = -1;
-        return 0;
+        return s->progress ? keep_bytes(s, kept, exec_progress_finish(s->progress, kept)) : 0;
     }
-    size_t keep = (size_t)n;
+    if (s->progress)
+        return keep_bytes(s, kept, exec_progress_filter(s->progress, chunk, (size_t)n, kept));
+    return keep_bytes(s, chunk, (size_t)n);
+}
+
+/* Appends to the captured stream, within its cap. */
+static int keep_bytes(stream *s, const char *chunk, size_t n)
+{
+    size_t keep = n;
     if (*s->len + keep > s->cap) {
         keep = s->cap - *s->len;
         *s->cut = 1;
@@ -95,6 +108,10 @@ static void record_exit(exec_spawn_result *r, int status, const struct rusage *r
     r->user_s = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
     r->sys_s = (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
     r->max_rss_kib = ru->ru_maxrss;
+    r->voluntary_switches = ru->ru_nvcsw;
+    r->involuntary_switches = ru->ru_nivcsw;
+    r->read_bytes = (long long)ru->ru_inblock * 512; /* the kernel counts 512-byte blocks */
+    r->written_bytes = (long long)ru->ru_oublock * 512;
 }
 
 /* Watches the child until it is reaped and both pipes are closed. Once it
@@ -105,8 +122,14 @@ static int watch(const exec_spawn_request *req, pid_t pid, stream s[2], exec_spa
 {
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     int reaped = 0, killed = 0;
+    double next_sample = req->sampler ? started + req->sampler->interval_s : 0;
     while (!reaped || s[0].fd >= 0 || s[1].fd >= 0) {
         double now = util_monotonic();
+        if (req->sampler && !reaped && now >= next_sample) {
+            exec_sample_tick(req->sampler, pid, now);
+            while (next_sample <= now)
+                next_sample += req->sampler->interval_s;
+        }
         int want_kill = (req->stop && *req->stop)                                 ? 2
                         : (req->timeout_s > 0 && now - started >= req->timeout_s) ? 1
                                                                                   : 0;
@@ -133,6 +156,11 @@ static int watch(const exec_spawn_request *req, pid_t pid, stream s[2], exec_spa
             double left_ms = (req->timeout_s - (now - started)) * 1e3 + 1;
             if (left_ms < wait_ms)
                 wait_ms = left_ms < 1 ? 1 : (int)left_ms;
+        }
+        if (req->sampler && !reaped) {
+            double to_sample_ms = (next_sample - now) * 1e3 + 1;
+            if (to_sample_ms < wait_ms)
+                wait_ms = to_sample_ms < 1 ? 1 : (int)to_sample_ms;
         }
         if (!reaped && pidfd < 0 && s[0].fd < 0 && s[1].fd < 0)
             wait_ms = 5; /* no pidfd: poll the child's state */
@@ -200,9 +228,11 @@ int exec_spawn_run(const exec_spawn_request *req, exec_spawn_result *r, char **e
         return util_fail(err, "cannot run %s: %s", req->path, strerror(rc));
     }
     stream s[2] = {
-        { out_pipe[0], &r->out, &r->out_len, req->output_cap_bytes, &r->out_cut },
-        { err_pipe[0], &r->err, &r->err_len, req->output_cap_bytes, &r->err_cut },
+        { out_pipe[0], &r->out, &r->out_len, req->output_cap_bytes, &r->out_cut, req->progress },
+        { err_pipe[0], &r->err, &r->err_len, req->output_cap_bytes, &r->err_cut, NULL },
     };
+    if (req->sampler)
+        exec_sample_run_begin(req->sampler, started);
     rc = watch(req, pid, s, r, started, err);
     for (int i = 0; i < 2; i++)
         if (s[i].fd >= 0)

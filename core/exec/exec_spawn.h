@@ -21,6 +21,8 @@ typedef struct exec_spawn_request {
     const volatile sig_atomic_t *stop; /* non-zero: kill the group and return */
     const char *marker;                /* an envp entry: processes holding it that left the
                          * group (setsid) are killed with it; NULL: none */
+    struct exec_progress *progress;    /* takes progress lines out of stdout; NULL: none */
+    struct exec_sampler *sampler;      /* samples the tree every interval; NULL: none */
 } exec_spawn_request;
 
 typedef struct exec_spawn_result {
@@ -33,6 +35,8 @@ typedef struct exec_spawn_result {
     int timed_out, stopped; /* killed by the time limit / a stop request */
     double wall_s, user_s, sys_s;
     long max_rss_kib;
+    long voluntary_switches, involuntary_switches; /* context switches (ru_nvcsw, ru_nivcsw) */
+    long long read_bytes, written_bytes; /* storage I/O of the run and what it reaped */
 } exec_spawn_result;
 
 /* Runs the request to its end. Returns 0 when the program ran (whatever its

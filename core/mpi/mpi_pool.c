@@ -536,13 +536,13 @@ int mpi_pool_send(int to, int tag, const void *data, size_t len, char **err)
         MPI_Request *requests = realloc(pool.send_requests, cap * sizeof *requests);
         if (requests)
             pool.send_requests = requests;
-        char **data = realloc(pool.send_data, cap * sizeof *data);
-        if (data)
-            pool.send_data = data;
+        char **buffers = realloc(pool.send_data, cap * sizeof *buffers);
+        if (buffers)
+            pool.send_data = buffers;
         int *done = realloc(pool.send_done, cap * sizeof *done);
         if (done)
             pool.send_done = done;
-        if (!requests || !data || !done)
+        if (!requests || !buffers || !done)
             return util_fail(err, "out of memory sending to rank %d", to);
         pool.send_capacity = cap;
     }

@@ -462,3 +462,5 @@ webhook_outcome webhook_send_summary(store *s, int64_t id, int64_t sweep_id, con
     free(message);
     return outcome;
 }
+
+const char *webhook_libcurl_headers_version(void) { return LIBCURL_VERSION; }

@@ -34,6 +34,10 @@ typedef struct webhook_target {
     const volatile sig_atomic_t *stop; /* Ctrl-C: stop retrying; may be NULL */
 } webhook_target;
 
+/* The libcurl version webhooks are compiled against (its headers: libcurl
+ * itself is opened only when a webhook is sent), for the machine facts. */
+const char *webhook_libcurl_headers_version(void);
+
 /* Fills t with url, secret (NULL or "" for none) and the defaults above,
  * then applies RUNNER_WEBHOOK_TIMEOUT_S (seconds per attempt; the connect
  * timeout is the smaller of it and 5 s) and RUNNER_WEBHOOK_BACKOFF_S (the

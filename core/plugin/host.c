@@ -1,4 +1,5 @@
 /* host: the function table plugins call, and the life of one point. */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "host.h"
 
 #include <stdarg.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "base/util.h"
 #include "mpi/mpi_pool.h"
@@ -25,14 +27,14 @@ static _Atomic(const char *) host_last_plugin;
 enum {
     CALL_NONE, CALL_PARAM_INTEGER, CALL_PARAM_REAL, CALL_PARAM_TEXT, CALL_PARAM_BOOLEAN,
     CALL_SET_INTEGER, CALL_SET_REAL, CALL_SET_TEXT, CALL_SET_BOOLEAN, CALL_EMIT_ROW,
-    CALL_FAIL, CALL_RANDOM_U64, CALL_RANDOM_UNIFORM, CALL_ALLREDUCE_SUM, CALL_COUNT
+    CALL_FAIL, CALL_RANDOM_U64, CALL_RANDOM_UNIFORM, CALL_ALLREDUCE_SUM, CALL_SERIES, CALL_COUNT
 };
 /* clang-format on */
 /* clang-format off */
 static const char *const call_names[CALL_COUNT] = {
     "", "param_integer", "param_real", "param_text", "param_boolean", "set_integer",
     "set_real", "set_text", "set_boolean", "emit_row", "fail", "random_u64",
-    "random_uniform", "allreduce_sum",
+    "random_uniform", "allreduce_sum", "series",
 };
 /* clang-format on */
 #define MISUSE_AFTER_RETURN 0x100 /* or'ed in: the point was not in run() */
@@ -188,7 +190,7 @@ static int emit_row(runner_point *p)
 /* The plugin's own message, prefixed with its name ("comm: ..."): plugins
  * never name themselves, so every plugin's failures read alike and a
  * message in the point table says who wrote it (docs/plugin-abi.md). */
-static int fail(runner_point *p, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(runner_point *p, const char *fmt, ...)
 {
     if (refused(p, CALL_FAIL))
         return RUNNER_ERROR;
@@ -201,7 +203,9 @@ static int fail(runner_point *p, const char *fmt, ...)
     return RUNNER_ERROR;
 }
 
-static void log_message(runner_point *p, runner_log_level level, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void log_message(runner_point *p,
+                                                              runner_log_level level,
+                                                              const char *fmt, ...)
 {
     static const char *const level_names[] = { "debug", "info", "warning" };
     if (level == RUNNER_LOG_DEBUG && !getenv("RUNNER_DEBUG"))
@@ -250,6 +254,11 @@ static int allreduce_sum(runner_point *p, double *values, size_t count)
     return RUNNER_OK;
 }
 
+static int series(runner_point *p, const char *name, double step, double value)
+{
+    return refused(p, CALL_SERIES) ? RUNNER_ERROR : host_series(p, name, step, value);
+}
+
 static const runner_host the_host = {
     .abi_version = RUNNER_PLUGIN_ABI,
     .struct_size = sizeof(runner_host),
@@ -271,6 +280,7 @@ static const runner_host the_host = {
     .rank = rank_of,
     .size = size_of,
     .allreduce_sum = allreduce_sum,
+    .series = series,
 };
 
 const runner_host *host_table(void) { return &the_host; }
@@ -304,10 +314,15 @@ void host_point_reset(runner_point *p, const value *params, uint64_t seed)
     p->error = NULL;
     artifact_list_free(p->artifacts);
     p->artifacts = NULL;
+    point_runs_free(p->runs);
+    p->runs = NULL;
     p->timed_out = 0;
     p->params = params;
     p->seed = seed;
     runner_rng_seed(&p->rng, seed);
+    p->series_kept = p->samples_kept = p->series_dropped = p->series_bad = 0;
+    p->system = (store_point_system){ 0 };
+    p->system_measured = 0;
 }
 
 void host_point_free(runner_point *p)
@@ -319,6 +334,7 @@ void host_point_free(runner_point *p)
     free(p->current);
     free(p->error);
     artifact_list_free(p->artifacts);
+    point_runs_free(p->runs);
     memset(p, 0, sizeof *p);
 }
 
@@ -338,6 +354,16 @@ static char *misuse_message(const runner_point *p, int code)
                        p->plugin->name, call);
 }
 
+/* This thread's CPU time (user + system), s. */
+static double thread_cpu_s(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int host_run_point(runner_point *p)
 {
     runner_point *outer = host_running;
@@ -345,7 +371,10 @@ int host_run_point(runner_point *p)
     atomic_store(&host_last_plugin, p->plugin->name);
     atomic_fetch_add(&host_running_count, 1);
     atomic_store(&p->in_run, 1);
+    double cpu0 = thread_cpu_s();
+    p->began = util_monotonic();
     int rc = p->plugin->run(&the_host, p);
+    host_series_point_end(p, util_monotonic() - p->began, thread_cpu_s() - cpu0);
     atomic_store(&p->in_run, 0);
     atomic_fetch_sub(&host_running_count, 1);
     host_running = outer;

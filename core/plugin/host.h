@@ -8,8 +8,10 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include "base/artifact.h"
+#include "base/point_run.h"
 #include "base/value.h"
 #include "runner/plugin.h"
+#include "store/store.h"
 
 struct runner_point {
     const runner_plugin *plugin;
@@ -31,9 +33,40 @@ struct runner_point {
     /* Command experiments (exec.c): set by the command's run(). */
     int timed_out;       /* the failure was its time limit: status 'timeout' */
     artifact *artifacts; /* files to store with the point, owned */
+    point_runs *runs;    /* its runs (repeats, warmup), stored with the point; owned */
+    /* Series during the point (host_series.c): set by the point loop
+     * before run(); series NULL: none are kept. */
+    store_series *series; /* borrowed */
+    store_series_key series_key;
+    double sample_interval_s; /* --sample-interval; 0: no sampling */
+    double began;             /* monotonic s when run() began */
+    uint64_t series_kept, samples_kept, series_dropped, series_bad;
+    char series_bad_first[160]; /* why the first value was refused */
+    /* Resources for point_system: host_run_point fills them for a plugin
+     * (its thread), a command fills them for its process tree. */
+    store_point_system system;
+    int system_measured; /* a command filled system */
 };
 
 const runner_host *host_table(void);
+
+/* --- host_series.c --- */
+
+/* Series values from a plugin's point: no more than this many a point;
+ * the samples runner takes (sys.*, gpu.*) have a cap of their own. */
+#define HOST_SERIES_MAX_PER_POINT 100000
+
+/* host->series, from the thread running p. */
+int host_series(runner_point *p, const char *name, double step, double value);
+/* A value runner records itself (a command's progress line, a sample):
+ * reserved names allowed when sample is 1. Counts refusals like
+ * host_series. Any thread that owns p for the moment. */
+int host_series_add(runner_point *p, const char *name, double step, double value, int sample);
+/* Notes a malformed progress line of a command (counted, said at the end). */
+void host_series_refuse(runner_point *p, const char *why);
+/* At the end of p: its warnings (cap reached, values refused) on stderr,
+ * its point_system row when sampling is on. */
+void host_series_point_end(runner_point *p, double wall_s, double thread_cpu_s);
 
 /* Prepares p for running plugin on params with the given seed, as rank 0 of
  * 1. Returns 0 or -1 (no memory). Reuse with host_point_reset; release with

@@ -15,11 +15,14 @@
 #include "base/digest.h"
 #include "base/exit_status.h"
 #include "base/lease.h"
+#include "base/machine.h"
 #include "base/netfs.h"
 #include "base/provenance.h"
 #include "base/scheduler.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "exec/exec.h"
+#include "machine_facts.h"
 #include "notify/notify.h"
 #include "render/render.h"
 #include "store/store.h"
@@ -35,6 +38,8 @@ struct lifecycle {
     lifecycle_ending ending;
     double resumed_ended_at; /* resume: the end the sweep had recorded; 0: none */
     store_lease *lease;      /* renews the sweep's lease from begin to end (owned) */
+    machine_facts machine;   /* recorded when this run began the sweep; empty on resume */
+    int machine_judged;      /* the first measured section judged the machine */
 };
 
 lifecycle *lifecycle_new(const lifecycle_config *config)
@@ -52,11 +57,15 @@ lifecycle *lifecycle_new(const lifecycle_config *config)
     return lc;
 }
 
+static void close_series(lifecycle *lc);
+
 void lifecycle_free(lifecycle *lc)
 {
     if (!lc)
         return;
     store_lease_stop(lc->lease);
+    machine_facts_clear(&lc->machine);
+    close_series(lc);
     sweep_run_free(&lc->run);
     store_close(lc->store);
     free(lc);
@@ -83,6 +92,23 @@ static void start_run(lifecycle *lc, uint64_t seed)
     lc->run.store = lc->store;
     lc->run.seed = seed;
     lc->begun = 1;
+    /* Series are an addition: a writer that cannot open costs them only. */
+    char *err = NULL;
+    if (store_series_open(lc->config.options->db_path, &lc->run.series, &err) != 0) {
+        fprintf(stderr, "runner: warning: no series will be kept: %s\n",
+                err ? err : "out of memory");
+        free(err);
+    }
+}
+
+/* Writes the series still queued; says what a failed write lost. */
+static void close_series(lifecycle *lc)
+{
+    char *err = NULL;
+    if (store_series_close(lc->run.series, &err) != 0)
+        fprintf(stderr, "runner: warning: %s\n", err ? err : "cannot store series");
+    free(err);
+    lc->run.series = NULL;
 }
 
 /* Asks Slurm about the recorded job, except when it is this process's own
@@ -386,6 +412,10 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
         .tag_count = c->sweep_tag_count,
     };
     int rc = store_sweep_begin(lc->store, &info, &lc->run.sweep_id, err);
+    if (rc == 0 && machine_facts_read(&lc->machine, lc->config.lua_version) != 0)
+        rc = util_fail(err, "out of memory");
+    if (rc == 0)
+        rc = store_sweep_machine_write(lc->store, lc->run.sweep_id, &lc->machine, err);
     if (rc == 0)
         rc = store_sweep_claim(lc->store, lc->run.sweep_id, &self, &mine, err);
     if (rc == 0 && c->shard.count)
@@ -592,6 +622,30 @@ done:
     return rc;
 }
 
+/* A measured section times its points to compare them: a command with
+ * repeats (docs/command-experiments.md). The first one of a sweep judges
+ * the machine once and warns, on one line, when it is not fit to measure
+ * on; the sweep goes on. */
+static void judge_machine(lifecycle *lc, const runner_plugin *plugin)
+{
+    if (lc->machine_judged || !exec_is_command(plugin) || exec_repeats(plugin) < 2)
+        return;
+    lc->machine_judged = 1;
+    machine_facts here = { 0 };
+    const machine_facts *m = &lc->machine;
+    if (m->count == 0) { /* resumed: this run recorded nothing */
+        if (machine_facts_read(&here, lc->config.lua_version) != 0)
+            return;
+        m = &here;
+    }
+    int jobs = lc->config.options->jobs, cap = exec_max_jobs(plugin);
+    char *warning = machine_facts_warning(m, cap > 0 && cap < jobs ? cap : jobs);
+    if (warning)
+        fprintf(stderr, "%s\n", warning);
+    free(warning);
+    machine_facts_clear(&here);
+}
+
 int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
                           lifecycle_section_result *result, char **err)
 {
@@ -602,6 +656,7 @@ int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table
         return -1;
     if (!lc->begun)
         return util_fail(err, "the sweep was not begun");
+    judge_machine(lc, section->plugin->desc);
     sweep_section_options options = {
         .title = section->title,
         .script_line = section->script_line,
@@ -717,6 +772,8 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     fflush(stdout); /* the script's own lines come before the summary on a terminal */
     if (!lc->begun)
         return status;
+    /* Every series value is in the file before the sweep says it ended. */
+    close_series(lc);
     /* No renewal contends with the end, and none follows it. */
     store_lease_stop(lc->lease);
     lc->lease = lc->run.lease = NULL;
@@ -737,6 +794,16 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
                               lc->run.points_failed == 0
                           ? lc->resumed_ended_at
                           : util_now();
+    if (lc->machine.count > 0) {
+        /* the load over the sweep's last minute, beside the one before it */
+        char load[64];
+        machine_load_average(load, sizeof load);
+        if (store_sweep_machine_set(lc->store, lc->run.sweep_id, "load_end", load, &err) != 0) {
+            fprintf(stderr, "runner: warning: %s\n", err);
+            free(err);
+            err = NULL;
+        }
+    }
     if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status), ended_at,
                                     c->webhook ? &outbox : NULL, &err) != 0) {
         fprintf(stderr, "runner: %s\n", err);

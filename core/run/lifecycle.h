@@ -24,6 +24,7 @@ typedef struct lifecycle_config {
     const char *script_text;      /* stored with the sweep */
     size_t script_text_len;       /* its sha256 tells --resume the text is the same */
     const sweep_options *options; /* never NULL */
+    const char *lua_version;      /* for the machine facts (script_lua_version); may be NULL */
 } lifecycle_config;
 
 /* How the driver (the script) came to an end; lifecycle_end turns it into

@@ -4,6 +4,7 @@
 #define RUNNER_RUN_FACE_H
 
 #include "lifecycle.h"
+#include "machine_facts.h"
 #include "shard.h"
 #include "sweep.h"
 #include "sweep_options.h"

@@ -110,6 +110,7 @@ void sweepi_release_finished(finished_point *f, const runner_plugin *plugin)
         value_clear(&f->rows[i]);
     free(f->rows);
     artifact_list_free(f->artifacts);
+    point_runs_free(f->runs);
     size_t kept = offsetof(finished_point, canonical);
     memset((char *)f + kept, 0, sizeof *f - kept);
 }
@@ -182,6 +183,8 @@ void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, d
     /* A command's files are kept for failed points too: stderr says why. */
     f->artifacts = point->artifacts;
     point->artifacts = NULL;
+    f->runs = point->runs;
+    point->runs = NULL;
     f->duration_s = util_monotonic() - clock0;
     if (f->failed && stop && *stop) {
         f->interrupted = 1;
@@ -204,6 +207,13 @@ void sweepi_compute_point(section_job *job, runner_point *point, finished_point 
     sweepi_prepare_point(job, f);
     if (f->fatal || f->skipped)
         return;
+    /* Series go through this process's writer thread, which an --isolate
+     * child does not have. */
+    const sweep_options *o = job->run->options;
+    point->series = o->isolate || o->point_timeout_s > 0 ? NULL : job->run->series;
+    point->series_key =
+        (store_series_key){ job->run->sweep_id, job->section_id, (int64_t)f->index };
+    point->sample_interval_s = o->sample_interval_s;
     sweepi_execute_point(point, f, job->run->options->isolate, job->run->options->point_timeout_s,
                          job->run->options->stop);
 }
@@ -277,6 +287,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f, 
     if (f->artifacts && exec_is_command(plugin))
         exec_keep_within_sweep_cap(plugin, f->index, &f->artifacts);
     record.artifacts = f->artifacts;
+    record.runs = f->runs;
     if (f->failed)
         run->points_failed++;
     else
@@ -525,6 +536,7 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     }
     if (open_section(&job, lp, options, &section_id, err) != 0)
         goto done;
+    job.section_id = section_id;
     /* Armed while this process may run plugin code; disarmed once its
      * threads are joined. */
     exit_guard_watch(mark_exited, &job, jobs);

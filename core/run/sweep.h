@@ -16,6 +16,7 @@ typedef struct sweep_run {
     const sweep_options *options; /* borrowed; never NULL */
     store *store;                 /* borrowed */
     store_lease *lease;           /* borrowed; NULL: no lease renewed */
+    store_series *series;         /* series during points; owned by the lifecycle; NULL: none */
     int64_t sweep_id;
     uint64_t seed; /* the sweep seed (a resumed sweep's own, not options->seed) */
     int section_count;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/artifact.h"
+#include "base/point_run.h"
 #include "base/progress.h"
 #include "base/wire.h"
 #include "plugin/plugin.h"
@@ -40,6 +41,7 @@ typedef struct finished_point {
     value *rows; /* row_count * column_count, owned */
     size_t row_count;
     artifact *artifacts; /* a command's files, stored with the point, owned */
+    point_runs *runs;    /* a command's runs (repeats, warmup), stored with it, owned */
     char *fatal;         /* out of memory and such: stops the sweep */
 } finished_point;
 
@@ -59,6 +61,7 @@ typedef struct section_job {
     const runner_plugin *plugin;
     const grid *grid;
     uint64_t count;
+    int64_t section_id; /* once begun: the key of its series */
     finished_point *window;
     size_t window_size;
     /* Points in flight at most (<= window_size): small for points whose
@@ -198,6 +201,9 @@ int sweepi_writer_finish(mpi_writer *w, int *interrupted, char **err);
  * (NULL when none; the caller frees it), or -1 with nothing allocated. */
 void sweepi_put_artifacts(wire_writer *w, const artifact *list);
 int sweepi_get_artifacts(wire_reader *r, artifact **list);
+/* ... then its runs: a u32 count (0: none) and each run's fields. */
+void sweepi_put_runs(wire_writer *w, const point_runs *runs);
+int sweepi_get_runs(wire_reader *r, point_runs **runs);
 
 /* 1 once a stop request (SIGINT, SIGTERM) came: start no more points. */
 int sweepi_stopping(const sweep_run *run);

@@ -231,7 +231,7 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
         d->handed[i] = index;
         int failed;
         if (wire_get_outcome(&r, columns, &failed, &f->error, &f->rows, &f->row_count) != 0 ||
-            sweepi_get_artifacts(&r, &f->artifacts) != 0)
+            sweepi_get_artifacts(&r, &f->artifacts) != 0 || sweepi_get_runs(&r, &f->runs) != 0)
             break;
         f->status = sweepi_status_names[status];
         f->failed = status != 0;

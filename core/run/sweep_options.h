@@ -34,14 +34,15 @@ typedef struct sweep_options {
                                         * checked by the CLI); 0: LEASE_PERIOD_DEFAULT_S */
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM; may be NULL */
     /* which points, and how they run */
-    shard_spec shard;       /* --shard I/N: this shard's points only; count 0: all */
-    int reuse;              /* copy points stored ok before (--reuse) */
-    int jobs;               /* threads running points (1: inline) */
-    int isolate;            /* each point in a child process (--isolate) */
-    double point_timeout_s; /* with isolate: kill a point after this; 0: never */
-    int fail_fast;          /* the first failed point stops the sweep (--fail-fast) */
-    uint64_t max_failures;  /* this many failed points stop it (--max-failures); 0: none */
-    int quiet;              /* no progress line */
+    shard_spec shard;         /* --shard I/N: this shard's points only; count 0: all */
+    int reuse;                /* copy points stored ok before (--reuse) */
+    int jobs;                 /* threads running points (1: inline) */
+    int isolate;              /* each point in a child process (--isolate) */
+    double point_timeout_s;   /* with isolate: kill a point after this; 0: never */
+    int fail_fast;            /* the first failed point stops the sweep (--fail-fast) */
+    uint64_t max_failures;    /* this many failed points stop it (--max-failures); 0: none */
+    int quiet;                /* no progress line */
+    double sample_interval_s; /* --sample-interval: a command's process tree every S; 0: off */
     /* the summary when it ends (docs/webhooks.md) */
     const struct webhook_target *webhook; /* NULL: no webhook summary */
     int webhook_format;                   /* summary_format: SUMMARY_GENERIC or SUMMARY_SLACK */

@@ -89,6 +89,58 @@ int sweepi_get_artifacts(wire_reader *r, artifact **list)
     return -1;
 }
 
+void sweepi_put_runs(wire_writer *w, const point_runs *runs)
+{
+    uint32_t n = runs ? (uint32_t)runs->count : 0;
+    wire_put_u32(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const point_run *run = &runs->runs[i];
+        wire_put_u8(w, (uint8_t)run->warmup);
+        wire_put_u64(w, (uint64_t)(int64_t)run->exit_status);
+        wire_put_f64(w, run->wall_s);
+        wire_put_f64(w, run->user_s);
+        wire_put_f64(w, run->sys_s);
+        wire_put_u64(w, (uint64_t)run->max_rss_kib);
+        wire_put_u64(w, (uint64_t)run->voluntary_switches);
+        wire_put_u64(w, (uint64_t)run->involuntary_switches);
+        wire_put_u8(w, run->values_json != NULL);
+        if (run->values_json)
+            wire_put_text(w, run->values_json);
+    }
+}
+
+int sweepi_get_runs(wire_reader *r, point_runs **runs)
+{
+    *runs = NULL;
+    uint32_t n = wire_get_u32(r);
+    if (r->failed || n == 0)
+        return r->failed ? -1 : 0;
+    point_runs *list = calloc(1, sizeof *list);
+    if (!list)
+        r->failed = 1;
+    for (uint32_t i = 0; i < n && !r->failed; i++) {
+        point_run run = { .warmup = wire_get_u8(r) };
+        run.exit_status = (int)(int64_t)wire_get_u64(r);
+        run.wall_s = wire_get_f64(r);
+        run.user_s = wire_get_f64(r);
+        run.sys_s = wire_get_f64(r);
+        run.max_rss_kib = (int64_t)wire_get_u64(r);
+        run.voluntary_switches = (int64_t)wire_get_u64(r);
+        run.involuntary_switches = (int64_t)wire_get_u64(r);
+        if (wire_get_u8(r) && !r->failed && !(run.values_json = wire_get_text(r)))
+            r->failed = 1;
+        if (!r->failed && point_runs_append(list, &run) != 0)
+            r->failed = 1;
+        free(run.values_json);
+    }
+    if (!r->failed) {
+        *runs = list;
+        return 0;
+    }
+    point_runs_free(list);
+    return -1;
+}
+
 /* Results go back in batches: at the end of each POINTS message, and
  * whenever the first unsent one is this old, so rank 0 writes slow points
  * as they finish while quick ones cost it one message per batch. */
@@ -129,6 +181,7 @@ static int serve_points(const runner_plugin *plugin, runner_point *point, finish
         wire_put_outcome(&w, f->failed, f->error, f->rows, f->interrupted ? 0 : f->row_count,
                          plugin->column_count);
         sweepi_put_artifacts(&w, f->interrupted ? NULL : f->artifacts);
+        sweepi_put_runs(&w, f->interrupted ? NULL : f->runs);
         sweepi_clear_finished(f, plugin);
         clear_params(f->params, plugin);
         batched++;

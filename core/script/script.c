@@ -620,6 +620,7 @@ static lifecycle *new_lifecycle(const script_config *c, const char *text, size_t
         .script_text = text,
         .script_text_len = len,
         .options = &c->sweep,
+        .lua_version = script_lua_version(),
     };
     return lifecycle_new(&life);
 }
@@ -720,3 +721,5 @@ done:
     json_decref(s.overrides);
     return status;
 }
+
+const char *script_lua_version(void) { return LUA_RELEASE; }

@@ -34,6 +34,10 @@ typedef struct script_config {
     sweep_options sweep;
 } script_config;
 
+/* The Lua release runner is compiled against ("Lua 5.4.6"), for the
+ * machine facts: Lua has no version text at run time. */
+const char *script_lua_version(void);
+
 /* Runs the script. Returns the process exit status (exit_status.h): 0, 1 when some
  * points failed, 2 on bad input or a failure that stopped the run, 130 when
  * interrupted; 3 (webhook_strict) when it would be 0 but the webhook summary

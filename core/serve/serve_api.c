@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/machine.h"
 #include "base/util.h"
 #include "store/store.h"
 
@@ -221,11 +222,41 @@ static json_t *sections_json(store *s, const table *list, char **err)
     return sections;
 }
 
+/* The machine the sweep ran on (sweep_machine), in its order, with what in
+ * it made timings noisy (machine_judge, without --jobs): {facts: [{field,
+ * value}], findings: [{problem, advice, noisy}]}. NULL with *err. */
+static json_t *machine_json(store *s, int64_t sweep_id, char **err)
+{
+    machine_facts m = { 0 };
+    machine_finding *found = NULL;
+    size_t count = 0;
+    if (store_sweep_machine(s, sweep_id, &m, err) != 0)
+        return NULL;
+    if (machine_judge(&m, 0, &found, &count) != 0) {
+        machine_facts_clear(&m);
+        *err = util_strdup("out of memory");
+        return NULL;
+    }
+    json_t *facts = json_array(), *findings = json_array();
+    for (size_t i = 0; i < m.count; i++)
+        json_array_append_new(facts,
+                              json_pack("{s:o,s:o}", "field", value_json_text(m.fields[i].name),
+                                        "value", value_json_text(m.fields[i].value)));
+    for (size_t i = 0; i < count; i++)
+        json_array_append_new(findings,
+                              json_pack("{s:o,s:o,s:b}", "problem",
+                                        value_json_text(found[i].problem), "advice",
+                                        value_json_text(found[i].advice), "noisy", found[i].noisy));
+    machine_findings_free(found, count);
+    machine_facts_clear(&m);
+    return json_pack("{s:o,s:o}", "facts", facts, "findings", findings);
+}
+
 static void api_sweep(store *s, int64_t sweep_id, servei_reply *reply)
 {
     char *err = NULL;
     table *record = NULL, *plugins = NULL, *sections = NULL, *tags = NULL;
-    json_t *sweep = NULL, *plugin_list = NULL, *section_list = NULL;
+    json_t *sweep = NULL, *plugin_list = NULL, *section_list = NULL, *machine = NULL;
     if (store_sweep_row(s, sweep_id, &record, &err) != 0)
         goto fail;
     if (record->row_count == 0) {
@@ -241,14 +272,15 @@ static void api_sweep(store *s, int64_t sweep_id, servei_reply *reply)
     sweep = json_incref(json_array_get(records, 0));
     json_decref(records);
     plugin_list = plugins_by_name(servei_table_objects(plugins));
-    if (!sweep || !plugin_list || !(section_list = sections_json(s, sections, &err)))
+    if (!sweep || !plugin_list || !(section_list = sections_json(s, sections, &err)) ||
+        !(machine = machine_json(s, sweep_id, &err)))
         goto fail;
     json_t *tag_names = json_array();
     for (size_t r = 0; r < tags->row_count; r++)
         json_array_append_new(tag_names, servei_cell(table_cell(tags, r, 0)));
     json_object_set_new(sweep, "tags", tag_names);
-    servei_reply_json(reply, json_pack("{s:o,s:o,s:o}", "sweep", sweep, "plugins", plugin_list,
-                                       "sections", section_list));
+    servei_reply_json(reply, json_pack("{s:o,s:o,s:o,s:o}", "sweep", sweep, "plugins", plugin_list,
+                                       "sections", section_list, "machine", machine));
     table_free(record);
     table_free(plugins);
     table_free(sections);
@@ -257,6 +289,7 @@ static void api_sweep(store *s, int64_t sweep_id, servei_reply *reply)
 fail:
     json_decref(sweep);
     json_decref(plugin_list);
+    json_decref(section_list);
     table_free(record);
     table_free(plugins);
     table_free(sections);
@@ -344,6 +377,8 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection, 
         api_sweep(db, id, reply);
     else if (id && strcmp(tail, "/progress") == 0)
         api_progress(db, id, reply);
+    else if (id && strcmp(tail, "/series") == 0)
+        servei_series(db, connection, id, reply);
     else if ((id = path_id(path, "section/", &tail)) && strcmp(tail, "/rows") == 0)
         servei_rows(db, connection, id, reply);
     else if (id && strcmp(tail, "/plot") == 0)

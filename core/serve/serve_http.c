@@ -22,6 +22,8 @@
 extern const char serve_asset_index_html[];
 extern const char serve_asset_app_js[];
 extern const char serve_asset_app_css[];
+extern const char serve_asset_series_html[];
+extern const char serve_asset_series_js[];
 
 /* Longer URLs are refused (414): no query the pages make comes near it. */
 #define SERVE_HTTP_MAX_URL 2048
@@ -325,6 +327,10 @@ static enum MHD_Result route(servei_server *server, struct MHD_Connection *conne
         return send_asset(connection, serve_asset_app_js, "text/javascript; charset=utf-8");
     if (strcmp(url, "/app.css") == 0)
         return send_asset(connection, serve_asset_app_css, "text/css; charset=utf-8");
+    if (strcmp(url, "/series.html") == 0) /* a sweep's series, live (serve_series.c) */
+        return send_asset(connection, serve_asset_series_html, "text/html; charset=utf-8");
+    if (strcmp(url, "/series.js") == 0)
+        return send_asset(connection, serve_asset_series_js, "text/javascript; charset=utf-8");
     if (strcmp(url, "/favicon.ico") == 0) /* browsers ask; there is none */
         return send_text(connection, MHD_HTTP_NO_CONTENT, "");
     if (strcmp(url, "/dygraph.min.js") == 0)

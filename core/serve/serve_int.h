@@ -122,6 +122,10 @@ void servei_reply_error(servei_reply *reply, unsigned status, const char *messag
 /* Sets reply to a 500 naming err (freed here). */
 void servei_reply_fail(servei_reply *reply, char *err);
 
+/* The series recorded during a sweep's points (serve_series.c). */
+void servei_series(store *s, struct MHD_Connection *connection, int64_t sweep_id,
+                   servei_reply *reply);
+
 /* A section's rows (serve_table.c), a plot of its columns (serve_plot.c),
  * two sweeps' sections compared (serve_compare.c); each fills reply (s:
  * the request's store). */

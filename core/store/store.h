@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/lease.h"
+#include "base/machine.h"
 #include "base/process_identity.h"
 #include "base/table.h"
 #include "base/value.h"
@@ -63,6 +64,8 @@ typedef struct store_point {
      * then what was copied. */
     int64_t reused_from, reused_sweep_id, reused_section_id;
     const struct artifact *artifacts; /* stored with the point (store_artifact.c); may be NULL */
+    const struct point_runs *runs;    /* a command's runs, stored in command_run (store_run.c);
+                                       * may be NULL */
 } store_point;
 
 /* Opens (creating if needed) the database at path: WAL, busy timeout,
@@ -94,6 +97,18 @@ int store_sweep_begin(store *s, const store_sweep_info *info, int64_t *sweep_id,
 /* Records one plugin used by the sweep (once per plugin per sweep). */
 int store_sweep_plugin(store *s, int64_t sweep_id, const char *name, const char *version,
                        const char *so_path, const char *so_sha256, char **err);
+/* The machine the sweep runs on (store_machine.c; sweep_machine): each
+ * fact of m as a row, in m's order (an earlier row of a field is replaced).
+ * store_sweep_machine_set records one more, or replaces it (load_end). */
+int store_sweep_machine_write(store *s, int64_t sweep_id, const machine_facts *m, char **err);
+int store_sweep_machine_set(store *s, int64_t sweep_id, const char *field, const char *value,
+                            char **err);
+/* The machine facts recorded with the sweep, in their order, into *out
+ * (zeroed or cleared; machine_facts_clear it). None for a sweep of an
+ * older runner, or of a file older than schema 18 (read as it is). */
+int store_sweep_machine(store *s, int64_t sweep_id, machine_facts *out, char **err);
+/* The SQLite library's own version, for the machine facts. */
+const char *store_sqlite_version(void);
 /* Commits pending points and closes the sweep: status 'ok', 'failed'
  * (some points failed), 'interrupted' or 'error'. */
 int store_sweep_end(store *s, int64_t sweep_id, const char *status, double ended_at, char **err);
@@ -289,6 +304,36 @@ int store_sweep_plugin_file(store *s, int64_t sweep_id, const char *plugin, char
  * *so_path; NULL there when the sweep has no such plugin. */
 int store_sweep_plugin_path(store *s, int64_t sweep_id, const char *plugin, char **so_path,
                             char **err);
+
+/* --- a command point's runs (command_run, store_run.c) ----------------- */
+
+/* Reads the measured runs (warm-ups left out) of one point at a time, each
+ * run's value of the named columns: wall_s, user_s, sys_s, max_rss_kib are
+ * the run's own, any other name a declared column of its run_values. A
+ * value that is not a number (text, NULL, "NaN") reads as NaN. */
+typedef struct store_run_samples store_run_samples;
+int store_run_samples_open(store *s, const char *const *columns, size_t count,
+                           store_run_samples **out, char **err);
+/* The point's runs, row-major (*runs rows of count values), valid until the
+ * next read; *runs 0 when it has none (one run, or an older file). 0, or
+ * -1 with *err. */
+int store_run_samples_read(store_run_samples *r, int64_t sweep_id, int64_t point_id,
+                           const double **values, size_t *runs, char **err);
+void store_run_samples_close(store_run_samples *r); /* accepts NULL */
+
+/* The runs of a section's points, in point then run order, one row at a
+ * time in columns' order (borrowed: it outlives the cursor): a column with
+ * is_param is the point's parameter of that name; point_id, run, warmup,
+ * wall_s, user_s, sys_s, max_rss_kib, voluntary_switches,
+ * involuntary_switches and exit_status the run's own; any other name the
+ * declared column of that name in run_values (NULL when the run printed
+ * none). Memory stays one row whatever the count. */
+typedef struct store_run_cursor store_run_cursor;
+int store_run_cursor_open(store *s, int64_t section_id, const table *columns,
+                          store_run_cursor **out, char **err);
+/* 1 with row filled (the caller clears it), 0 at the end, -1 with *err. */
+int store_run_cursor_next(store_run_cursor *c, value *row, char **err);
+void store_run_cursor_close(store_run_cursor *c); /* accepts NULL */
 
 /* --- closing a sweep with a webhook summary (docs/webhooks.md) ---------- */
 
@@ -646,5 +691,51 @@ typedef struct store_stat_diff {
 int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char **err);
 
 #include "store_query.h"
+
+/* --- store_series.c: what happens during a point ------------------------ */
+
+/* Series names: 1 to STORE_SERIES_NAME_MAX bytes (docs/schema.md). */
+#define STORE_SERIES_NAME_MAX 63
+/* The most values store_series_values returns (a plot or a page). */
+#define STORE_SERIES_READ_MAX 1000000
+#define STORE_SERIES_READ_MAX_TEXT "1000000"
+
+/* The writer of series and point_system rows (see store_series.c): its own
+ * connection and thread, so that points add values while they run. */
+typedef struct store_series store_series;
+
+/* Which point a value belongs to. */
+typedef struct store_series_key {
+    int64_t sweep_id, section_id, ordinal;
+} store_series_key;
+
+/* A point's resources (a point_system row). Negative bytes: unknown. */
+typedef struct store_point_system {
+    double wall_s, cpu_s;
+    double cpu_cores_peak; /* read when samples > 0 */
+    int64_t rss_peak_bytes, read_bytes, written_bytes;
+    int64_t samples;
+} store_point_system;
+
+/* Opens a writer on the database at path (already opened and migrated by
+ * store_open). Its thread starts with the first value. */
+int store_series_open(const char *path, store_series **out, char **err);
+/* Queues one value (value may be NaN or infinite: stored NULL); waits for
+ * room when the queue is full. Any thread. Returns 0, or -1 for a name
+ * that is empty or too long. */
+int store_series_add(store_series *ss, const store_series_key *key, const char *name, double step,
+                     double value, double t_s);
+/* Queues a point's point_system row (replacing one stored before). */
+int store_series_system(store_series *ss, const store_series_key *key,
+                        const store_point_system *summary);
+/* Writes what is queued and closes; accepts NULL. Returns 0, or -1 with
+ * *err (when err is not NULL) when a write failed: how many values it lost. */
+int store_series_close(store_series *ss, char **err);
+
+/* The sweep's series: name, n_values, n_points (by name). */
+int store_series_names(store *s, int64_t sweep_id, table **out, char **err);
+/* One series' values: section_id, ordinal, step, value, t_s, in that
+ * order; at most STORE_SERIES_READ_MAX. An older file: no rows. */
+int store_series_values(store *s, int64_t sweep_id, const char *name, table **out, char **err);
 
 #endif

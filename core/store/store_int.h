@@ -58,6 +58,7 @@ enum storei_stmt_id {
     STMT_SECTION,
     STMT_SECTION_COLUMNS,
     STMT_SWEEP_SECTIONS,
+    STMT_INSERT_RUN,
     STMT_FENCE,
     STMT_COUNT
 };
@@ -314,5 +315,17 @@ int storei_copy_artifacts(store *s, const store_point *point, int64_t point_id, 
 struct artifact;
 int storei_write_artifacts(store *s, int64_t sweep_id, int64_t point_id,
                            const struct artifact *list, char **err);
+
+/* --- store_run.c ------------------------------------------------------------ */
+
+/* Inserts a command point's runs inside the open batch, before the point
+ * joins its block; on failure removes those it inserted. 0, or -1 with *err. */
+struct point_runs;
+int storei_write_runs(store *s, int64_t sweep_id, int64_t point_id, const struct point_runs *runs,
+                      char **err);
+/* Removes the runs stored for point_id (a point whose storing failed). */
+void storei_undo_runs(store *s, int64_t sweep_id, int64_t point_id);
+/* --reuse: the reused point's runs recorded for point_id of this sweep. */
+int storei_copy_runs(store *s, const store_point *point, int64_t point_id, char **err);
 
 #endif

@@ -15,8 +15,8 @@
  * that refers to sweep(id), such as a sweep's artifacts, is added here and
  * `runner rm` removes its rows too; docs/schema.md lists the same. */
 static const char *const sweep_tables[] = {
-    "artifact", "sweep_command", "point_block",  "section", "sweep_plugin",
-    "outbox",   "sweep_tag",     "merge_source", "sweep",
+    "command_run", "artifact", "sweep_command", "point_block", "series", "point_system", "section",
+    "sweep_plugin", "outbox", "sweep_tag", "merge_source", "sweep_machine", "sweep",
 };
 
 /* --- which sweeps --------------------------------------------------------- */

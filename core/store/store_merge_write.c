@@ -150,6 +150,8 @@ typedef struct shard_cursor {
     int scan_row;         /* scan holds a row not yet copied */
     sqlite3_stmt *seek;   /* one point's result columns, in row order */
     sqlite3_stmt *insert; /* result columns into OUT's table */
+    sqlite3_stmt *runs;   /* one point's runs (command_run), when the shard has any */
+    int runs_state;       /* 0: not looked yet, 1: the shard has runs, -1: none */
     /* The keys whose values differ between the merged block's base and
      * diff_base (this shard's block base), for merged block diff_block. */
     int64_t diff_block;
@@ -380,6 +382,61 @@ static int copy_rows(merge_writer *w, shard_cursor *c, int64_t old_id, int64_t i
     return 0;
 }
 
+/* Copies the runs of the shard's point old_id (command_run) as point id's:
+ * a command's points with repeats. A shard from before runs were stored,
+ * or without any, costs one query. */
+static int copy_runs(merge_writer *w, shard_cursor *c, int64_t old_id, int64_t id, char **err)
+{
+    store *s = w->m->s;
+    int64_t shard_sweep = w->m->sweep_of[c - w->cursors];
+    if (c->runs_state == 0) {
+        c->runs_state = -1;
+        sqlite3_stmt *any = NULL;
+        if (sqlite3_prepare_v2(c->db,
+                               "SELECT EXISTS (SELECT 1 FROM command_run WHERE sweep_id = ?1)", -1,
+                               &any, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(any, 1, shard_sweep);
+            if (sqlite3_step(any) == SQLITE_ROW && sqlite3_column_int(any, 0))
+                c->runs_state = 1;
+        } /* else a file without command_run: no runs */
+        sqlite3_finalize(any);
+        if (c->runs_state == 1 &&
+            sqlite3_prepare_v2(c->db,
+                               "SELECT warmup, wall_s, user_s, sys_s, max_rss_kib,"
+                               " voluntary_switches, involuntary_switches, exit_status,"
+                               " run_values, run FROM command_run"
+                               " WHERE sweep_id = ?1 AND point_id = ?2 ORDER BY run",
+                               -1, &c->runs, NULL) != SQLITE_OK)
+            return util_fail(err, "cannot read a point's runs: %s", sqlite3_errmsg(c->db));
+    }
+    if (c->runs_state < 0)
+        return 0;
+    sqlite3_stmt *ins = storei_stmt(s, STMT_INSERT_RUN, "cannot store merged runs", err);
+    if (!ins)
+        return -1;
+    sqlite3_bind_int64(c->runs, 1, shard_sweep);
+    sqlite3_bind_int64(c->runs, 2, old_id);
+    int rc;
+    while ((rc = sqlite3_step(c->runs)) == SQLITE_ROW) {
+        sqlite3_bind_int64(ins, 1, w->sweep_id);
+        sqlite3_bind_int64(ins, 2, id);
+        sqlite3_bind_value(ins, 3, sqlite3_column_value(c->runs, 9));
+        for (int i = 0; i < 9; i++)
+            sqlite3_bind_value(ins, 4 + i, sqlite3_column_value(c->runs, i));
+        int done = sqlite3_step(ins);
+        sqlite3_reset(ins);
+        sqlite3_clear_bindings(ins);
+        if (done != SQLITE_DONE) {
+            sqlite3_reset(c->runs);
+            return storei_fail_sql(s, err, "cannot store the runs of merged point %" PRId64, id);
+        }
+    }
+    sqlite3_reset(c->runs);
+    if (rc != SQLITE_DONE)
+        return util_fail(err, "cannot read a point's runs: %s", sqlite3_errmsg(c->db));
+    return 0;
+}
+
 /* The keys whose values differ between objects a and b (same keys in the
  * same order): c->diff_count of them, DIFF_UNKNOWN when not comparable. */
 static void diff_keys(shard_cursor *c, const char *a, const char *b)
@@ -482,6 +539,8 @@ static int write_point(merge_writer *w, shard_cursor *c, char **err)
     int64_t old_id = strtoll(field[0], NULL, 10);
     int64_t id = w->next_id++, row_count = strtoll(field[9], NULL, 10);
     if (row_count > 0 && copy_rows(w, c, old_id, id, err) != 0)
+        return -1;
+    if (copy_runs(w, c, old_id, id, err) != 0)
         return -1;
     if (!w->block_count) {
         free(w->base);
@@ -785,6 +844,7 @@ done:
     sqlite3_finalize(sections);
     sqlite3_finalize(next_id);
     for (size_t k = 0; w.cursors && k < m->count; k++) {
+        sqlite3_finalize(w.cursors[k].runs);
         sqlite3_close(w.cursors[k].db);
         free(w.cursors[k].diff_base);
     }

@@ -163,7 +163,14 @@ int store_section_resume(store *s, int64_t sweep_id, int ordinal, const char *pl
         return -1;
     /* Emptied blocks stay: their last_point_id keeps the ids of removed
      * points from being given out again. */
+    /* Their runs go with them (command_run, keyed by point id). */
     if (exec_with_id(s,
+                     "DELETE FROM command_run WHERE sweep_id = (SELECT sweep_id FROM section"
+                     " WHERE id = ?1) AND point_id IN (SELECT json_extract(p.value, '$[0]')"
+                     " FROM point_block AS b, json_each(b.points) AS p WHERE b.section_id = ?1"
+                     " AND b.ok_count < b.point_count AND json_extract(p.value, '$[5]') <> 'ok')",
+                     found, what, err) != 0 ||
+        exec_with_id(s,
                      "UPDATE point_block SET points = (SELECT json_group_array(json(p.value))"
                      " FROM json_each(point_block.points) AS p"
                      " WHERE json_extract(p.value, '$[5]') = 'ok'), point_count = ok_count"

@@ -56,6 +56,10 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_INSERT_SWEEP_PLUGIN] =
         "INSERT INTO sweep_plugin (sweep_id, plugin, plugin_version, so_path, so_sha256)"
         " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (sweep_id, plugin) DO NOTHING",
+    [STMT_INSERT_RUN] =
+        "INSERT INTO command_run (sweep_id, point_id, run, warmup, wall_s, user_s, sys_s,"
+        " max_rss_kib, voluntary_switches, involuntary_switches, exit_status, run_values)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [STMT_INSERT_SECTION] =
         "INSERT INTO section (sweep_id, ordinal, plugin, title, script_line, point_count, id)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, max((SELECT coalesce(max(id), 0) FROM section),"

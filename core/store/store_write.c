@@ -3,6 +3,7 @@
  * transactions: each batch's points of one section go in as one point_block
  * row (a JSON array) beside their result rows, so a point and its rows are
  * stored whole or not at all. */
+#include "base/point_run.h"
 #include "store_int.h"
 
 #include <inttypes.h>
@@ -805,12 +806,13 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
      * deletes the rows this point inserted; nothing is committed in
      * between, so no reader ever sees part of a point. */
     int64_t point_id = s->next_point_id;
-    int inserted = 0;
+    int inserted = 0, runs_in = 0;
     store_point copied = { 0 };
     if (point->reused_from) {
         copied = *point;
         if (storei_copy_rows(s, e, point, point_id, &copied.row_count, err) != 0 ||
-            storei_copy_artifacts(s, point, point_id, err) != 0) {
+            storei_copy_artifacts(s, point, point_id, err) != 0 ||
+            storei_copy_runs(s, point, point_id, err) != 0) {
             inserted = 1; /* some rows may be in */
             goto fail;
         }
@@ -849,6 +851,11 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
         /* Drop pointers into the caller's rows before they are freed. */
         sqlite3_clear_bindings(ins);
     }
+    if (point->runs && point->runs->count > 0) {
+        if (storei_write_runs(s, point->sweep_id, point_id, point->runs, err) != 0)
+            goto fail; /* its own runs undone */
+        runs_in = 1;
+    }
     if (point->artifacts &&
         storei_write_artifacts(s, point->sweep_id, point_id, point->artifacts, err) != 0)
         goto fail;
@@ -865,6 +872,8 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
     return 0;
 
 fail:
+    if (runs_in && !sqlite3_get_autocommit(s->db))
+        storei_undo_runs(s, point->sweep_id, point_id);
     if (inserted && !sqlite3_get_autocommit(s->db) && undo_point(s, e, point, point_id) != 0) {
         /* Could not take the partial point out: drop the whole batch. */
         storei_run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);

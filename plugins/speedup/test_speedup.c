@@ -4,6 +4,7 @@
  * 0.02, and the exact values to the digit. The combined round is checked
  * against the ring all-reduce worked by hand, and its limits against rows
  * at very many workers. */
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -18,9 +19,14 @@ static speedup_row exact_row(double base, double jitter, int64_t workers)
     return row;
 }
 
-static void format(char *out, size_t size, const char *fmt, double value)
+/* snprintf, checked by the compiler at each call (-Wformat=2). */
+__attribute__((format(printf, 3, 4))) static void format(char *out, size_t size, const char *fmt,
+                                                         ...)
 {
-    snprintf(out, size, fmt, value);
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out, size, fmt, args);
+    va_end(args);
 }
 
 static void test_walk_through_speedups(void)

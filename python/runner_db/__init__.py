@@ -11,6 +11,7 @@ json`), so the words and their refusals are exactly the command line's.
     sweep = db.sweep("last")
     rows = sweep.section(1).rows()          # list of dicts
     frame = sweep.section(1).frame()        # pandas DataFrame, units in .attrs
+    runs = sweep.section(1).runs_frame()    # a command's every run (repeats)
     fits = sweep.fits()                     # runner fit's stored answers
 """
 
@@ -33,6 +34,14 @@ __all__ = ["open", "Database", "Sweep", "Section", "Fit", "RunnerError",
 _KEY_COLUMNS = ("row_id", "point_id")
 _HIDDEN_COLUMNS = ("sweep_id", "section_id")
 _NAN = float("nan")
+# What runner measures of a command's points (core/exec/exec.c): the other
+# outputs are the declared columns, which each run's run_values holds.
+_MEASURED_COLUMNS = ("wall_s", "user_s", "sys_s", "max_rss_kib", "exit_status", "wall_sd_s",
+                     "wall_min_s", "wall_median_s", "wall_max_s", "wall_runs")
+# command_run's own columns, as `runner show --runs` prints them.
+_RUN_COLUMNS = (("point_id", ""), ("run", ""), ("warmup", ""), ("wall_s", "s"), ("user_s", "s"),
+                ("sys_s", "s"), ("max_rss_kib", "KiB"), ("voluntary_switches", ""),
+                ("involuntary_switches", ""), ("exit_status", ""))
 
 
 class RunnerError(Exception):
@@ -207,6 +216,65 @@ class Sweep:
             args.append(section)
         return [Fit(self.db, r) for r in self.db._query(sql + " ORDER BY f.id", args)]
 
+    def _has_table(self, name):
+        return bool(self.db._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                   (name,)))
+
+    _SERIES_COLUMNS = ["section", "point", "name", "step", "value", "t_s"]
+
+    def series(self, name=None):
+        """The values recorded during its points (docs/command-experiments.md,
+        "Series during a point"), one dict each: section (1, 2, ...), point
+        (its ordinal in the section), name, step, value (None: not finite),
+        t_s (seconds since the point began); one series' when name is given.
+        Raises RunnerError for a name the sweep has not (listing those it has)."""
+        if not self._has_table("series"):
+            rows = []
+        else:
+            sql = ("SELECT s.ordinal AS section, v.ordinal AS point, v.name, v.step, v.value, v.t_s"
+                   " FROM series v JOIN section s ON s.id = v.section_id WHERE v.sweep_id = ?")
+            args = [self.id]
+            if name is not None:
+                sql += " AND v.name = ?"
+                args.append(name)
+            rows = self.db._query(sql + " ORDER BY v.section_id, v.ordinal, v.name, v.step, v.t_s",
+                                  args)
+        if name is not None and not rows:
+            known = self.series_names()
+            raise RunnerError("runner_db: sweep %d has no series '%s' (it has: %s)"
+                              % (self.id, name, ", ".join(known) or "none"))
+        return rows
+
+    def series_names(self):
+        """The names of its series, sorted."""
+        if not self._has_table("series"):
+            return []
+        return [r["name"] for r in self.db._query(
+            "SELECT DISTINCT name FROM series WHERE sweep_id = ? ORDER BY name", (self.id,))]
+
+    def series_frame(self, name=None):
+        """series() as a pandas DataFrame (long form: one row a value)."""
+        return _frame(self.series(name), self._SERIES_COLUMNS,
+                      {"sweep": self.id, "series": name})
+
+    _SYSTEM_COLUMNS = ["section", "point", "wall_s", "cpu_s", "cpu_cores_mean", "cpu_cores_peak",
+                       "rss_peak_bytes", "read_bytes", "written_bytes", "samples"]
+
+    def system(self):
+        """Each point's resources (the point_system table: a command's
+        process tree, a plugin's thread), one dict a point."""
+        if not self._has_table("point_system"):
+            return []
+        return self.db._query(
+            "SELECT s.ordinal AS section, p.ordinal AS point, p.wall_s, p.cpu_s, p.cpu_cores_mean,"
+            " p.cpu_cores_peak, p.rss_peak_bytes, p.read_bytes, p.written_bytes, p.samples"
+            " FROM point_system p JOIN section s ON s.id = p.section_id WHERE p.sweep_id = ?"
+            " ORDER BY p.section_id, p.ordinal", (self.id,))
+
+    def system_frame(self):
+        """system() as a pandas DataFrame."""
+        return _frame(self.system(), self._SYSTEM_COLUMNS, {"sweep": self.id})
+
 
 class Section:
     """One `sweep "plugin" {...}` call of a sweep and its result rows."""
@@ -276,6 +344,58 @@ class Section:
                       {"units": self.units(), "sweep": self.sweep.id,
                        "section": self.ordinal, "plugin": self.plugin,
                        "title": self.title})
+
+
+    def _runs(self):
+        """(names, units, row tuples) of the section's runs, as `runner show
+        --runs` prints them: parameters, the run's own columns, then each
+        declared column as that run printed it (None: it printed none)."""
+        db = self.sweep.db
+        columns = self.columns()
+        params = [c["name"] for c in columns if c["role"] == "param"]
+        declared = [c["name"] for c in columns
+                    if c["role"] != "param" and c["name"] not in _MEASURED_COLUMNS]
+        names = params + [n for n, _ in _RUN_COLUMNS] + declared
+        units = {c["name"]: c["unit"] for c in columns}
+        units.update(dict(_RUN_COLUMNS))
+        has = db._query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'"
+                        " AND name = 'command_run'")[0]["n"]
+        if not has:  # a file from before schema 16: summaries only
+            return names, units, []
+        points = {r["id"]: json.loads(r["params_json"]) for r in db._query(
+            "SELECT id, params_json FROM point WHERE section_id = ?", (self.id,))}
+        cursor = db.connection.execute(
+            "SELECT point_id, run, warmup, wall_s, user_s, sys_s, max_rss_kib,"
+            " voluntary_switches, involuntary_switches, exit_status, run_values"
+            " FROM command_run WHERE sweep_id = ? ORDER BY point_id, run", (self.sweep.id,))
+        rows = []
+        for r in cursor:
+            r = tuple(r)
+            point = points.get(r[0])
+            if point is None:  # another section's point
+                continue
+            values = json.loads(r[10]) if r[10] else {}
+            printed = [values.get(n) for n in declared]
+            printed = [_NAN if v == "NaN" else v for v in printed]
+            rows.append(tuple(point.get(n) for n in params) + r[:2] + (bool(r[2]),) + r[3:10]
+                        + tuple(printed))
+        return names, units, rows
+
+    def runs(self):
+        """Every run of a command with repeats or warmup, one dict a run
+        (docs/python.md): the point's parameters, point_id, run, warmup,
+        wall_s, user_s, sys_s, max_rss_kib, voluntary_switches,
+        involuntary_switches, exit_status, and the declared columns that run
+        printed. Empty for a plugin, a command run once, or an older file."""
+        names, _, rows = self._runs()
+        return [dict(zip(names, r)) for r in rows]
+
+    def runs_frame(self):
+        """runs() as a pandas DataFrame, .attrs as frame()'s."""
+        names, units, rows = self._runs()
+        return _frame(rows, names,
+                      {"units": {n: units.get(n, "") for n in names}, "sweep": self.sweep.id,
+                       "section": self.ordinal, "plugin": self.plugin, "title": self.title})
 
 
 class Fit:

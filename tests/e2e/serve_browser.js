@@ -307,6 +307,19 @@ async function narrow(b) {
   check(`the chart fits too (right edge ${Math.round(chart)} px)`, chart <= 800);
 }
 
+async function machine(b) {
+  // The machine the sweep ran on: a summary line, what made timings noisy,
+  // every fact (sweep_machine).
+  await b.go(base + '#/sweep/' + sweepA);
+  const line = await b.wait('the machine line', () => document.querySelector('#machine summary') &&
+    document.querySelector('#machine summary').textContent);
+  check(`the machine line names the CPU, governor and turbo: ${line}`, /cores, governor .*, turbo /.test(line));
+  await b.page.click('#machine summary');
+  const fields = await b.js(() => [...document.querySelectorAll('#machine-facts th')].map(t => t.textContent));
+  check(`the machine's facts are shown: ${fields}`, ['cpu_model', 'governor', 'turbo', 'kernel', 'sqlite', 'load_start', 'load_end'].every(f => fields.includes(f)));
+  await b.screenshot(shots, 'serve-machine.png');
+}
+
 async function main() {
   const b = await Dashboard.open();
   try {
@@ -319,6 +332,7 @@ async function main() {
       await b.page.waitForSelector('table.rows tbody tr');
       await b.screenshot(shots, 'serve-sweep.png');
     }
+    await machine(b);
     await defaultPlot(b);
     if (env.SERVE_MARKUP_SECTION) await markupUnits(b, env.SERVE_MARKUP_SECTION);
     if (env.SERVE_LOG_SWEEP) await logAxes(b, env.SERVE_LOG_SWEEP);

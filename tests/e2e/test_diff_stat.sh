@@ -141,7 +141,7 @@ counts="SELECT (SELECT count(*) FROM stat_diff), (SELECT count(*) FROM stat_diff
 before=$(sql "$counts")
 run "$RUNNER" diff 1 2 --stat --columns wall_s --db "$DB"
 expect_status 2
-expect_stderr "runner: diff --stat: column 'wall_s' has 1 value at noisy {\"size\":1} in sweep 1; a comparison needs at least 2 on each side (repeats = N in a command, or several rows per point)"
+expect_stderr "runner: diff --stat: column 'wall_s' has 1 value at noisy {\"size\":1} in sweep 1; a comparison needs at least 2 on each side: give the command repeats = N (N >= 2: each run is stored and compared; docs/command-experiments.md)"
 run "$RUNNER" diff 1 2 --stat --columns user_s --db "$DB"
 expect_status 2
 expect_stderr "runner: diff --stat: column 'user_s' of noisy is one value per point of a command (--stat compares wall_s and the declared columns)"

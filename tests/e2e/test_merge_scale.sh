@@ -111,7 +111,7 @@ expect_stderr "runner: $TMP/single-o.db: sweep 1 was made with --set n=40; this 
 run "$RUNNER" sweep "$opts" --db "$TMP/o1.db" --shard 1/2 --set n=40 --resume --quiet
 expect_status 0
 # A shard mixed by an older runner: the merge names the section, not "(null)".
-# (Since schema 16 point_once refuses such a file's second points: the
+# (Since schema 19 point_once refuses such a file's second points: the
 # older runner is played by dropping its trigger first.)
 "$RUNNER" sweep "$opts" --db "$TMP/o2.db" --shard 2/2 --set n=40 --quiet 2>/dev/null
 "$RUNNER" sweep "$opts" --db "$TMP/mixed.db" --shard 2/2 --set n=60 --quiet 2>/dev/null

@@ -344,8 +344,35 @@ expect_sql "SELECT model, x_column, y_column, n, excluded FROM fit" "linear|x|y|
     FROM testkit WHERE section_id = (SELECT id FROM section WHERE sweep_id = 1 AND ordinal = 1)")|0"
 expect_equal "points after the upgrade to 11" "$(sql "$POINTS")" "$points_before"
 
-# Version 16 fences a sweep's writers and stores each point once (issue
-# 36): a version 15 file that holds a point twice (a writer paused past its
+# Version 16 adds command_run (every run of a command point with repeats).
+# A version 15 file lacks only that table: readers read it as it is (no
+# runs), and a write adds it, the points' rows kept.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE command_run;
+PRAGMA user_version = 15; PRAGMA journal_mode = DELETE;" >/dev/null
+points_before=$(sql "$POINTS")
+sha=$(sha256sum <"$DB")
+run "$RUNNER" show indexed --runs --db "$DB" --format csv
+expect_status 0
+expect_equal "show --runs: the version 15 file's bytes" "$(sha256sum <"$DB")" "$sha"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'command_run'" "1"
+expect_equal "points after the upgrade to 16" "$(sql "$POINTS")" "$points_before"
+# Version 17 adds sweep_machine (the machine a sweep ran on): a version 16
+# file is read as it is (its sweeps recorded no machine), and upgraded by a
+# writing command.
+sqlite3 -batch "$DB" "DROP TABLE sweep_machine; PRAGMA user_version = 16;" >/dev/null
+run "$RUNNER" show 1 --provenance --db "$DB"
+expect_status 0
+expect_stdout_contains "  (none)  not recorded: a runner before schema 17 ran it"
+expect_sql "PRAGMA user_version" "16"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'sweep_machine'" "1"
+# Version 19 fences a sweep's writers and stores each point once (issue
+# 36): a version 18 file that holds a point twice (a writer paused past its
 # lease under an older runner) keeps every row; point_once names the first
 # copy of each point, and the later copy stays for a person to look at.
 sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TRIGGER IF EXISTS point_once_insert;
@@ -358,7 +385,7 @@ SELECT sweep_id, section_id, 90001, 90001, 1, 1, params_base,
     json_array(json_set(json_extract(points, '\$[0]'), '\$[0]', 90001))
 FROM point_block ORDER BY id LIMIT 1;
 INSERT INTO point_index (id, block_id, status) VALUES (90001, last_insert_rowid(), 'ok');
-PRAGMA user_version = 15; PRAGMA journal_mode = DELETE;" >/dev/null
+PRAGMA user_version = 18; PRAGMA journal_mode = DELETE;" >/dev/null
 blocks_before=$(sql "SELECT count(*) FROM point_block")
 run "$RUNNER" migrate --db "$DB"
 expect_status 0

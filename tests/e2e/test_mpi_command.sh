@@ -127,4 +127,20 @@ expect_status 0
 expect_stderr_contains "already stored"
 compare_rows "SELECT ordinal, params_json, identity, seed, status, row_count FROM point ORDER BY ordinal" "$TMP/nap_one.db" "$DB" "the resumed command sweep's points"
 compare_rows "SELECT x, y, exit_status FROM nap ORDER BY x" "$TMP/nap_one.db" "$DB" "the resumed command sweep's rows"
+# Every run comes back to rank 0 with its point (command_run): the same
+# runs, warm-ups and printed values as one process stores.
+runs=$(write_script runs.lua <<'LUA'
+command "twice" { argv = { "sh", "-c", "echo v={x}" },
+  params = { x = { type = "integer", min = 0, max = 100 } },
+  columns = { { name = "v", type = "integer" } }, output = "keyvalue", repeats = 3, warmup = 1 }
+sweep("twice", { x = range(1, 4) }, { print = false })
+LUA
+)
+run "$RUNNER" sweep "$runs" --db "$TMP/runs_one.db" --jobs 1 --quiet
+expect_status 0
+run mpirun --oversubscribe -np 3 "$RUNNER" sweep "$runs" --db "$TMP/runs_mpi.db" --quiet
+expect_status 0
+compare_rows "SELECT point_id, run, warmup, exit_status, run_values FROM command_run ORDER BY point_id, run" "$TMP/runs_one.db" "$TMP/runs_mpi.db" "the runs"
+DB="$TMP/runs_mpi.db"
+expect_sql "SELECT count(*), sum(warmup), count(run_values) FROM command_run" "16|4|16"
 finish

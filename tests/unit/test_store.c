@@ -1294,33 +1294,33 @@ static void test_sweep_status_sql(void)
     CHECK_INT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
     CHECK_INT_EQ(store_process_register_sql(db), 0);
     char sql[512];
-    const char *form = "SELECT runner_sweep_status('%s', %lld, '%s', %lld, '%s')";
-    snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
+#define STATUS_SQL "SELECT runner_sweep_status('%s', %lld, '%s', %lld, '%s')"
+    snprintf(sql, sizeof sql, STATUS_SQL, "running", (long long)self.pid, self.host,
              (long long)self.start_ticks, self.boot_id);
     check_status_sql(db, sql, "running");
-    snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
+    snprintf(sql, sizeof sql, STATUS_SQL, "running", (long long)self.pid, self.host,
              (long long)self.start_ticks + 1, self.boot_id); /* the pid was reused */
     check_status_sql(db, sql, "interrupted");
-    snprintf(sql, sizeof sql, form, "running", (long long)self.pid, self.host,
+    snprintf(sql, sizeof sql, STATUS_SQL, "running", (long long)self.pid, self.host,
              (long long)self.start_ticks, "another-boot");
     check_status_sql(db, sql, "interrupted");
-    snprintf(sql, sizeof sql, form, "running", (long long)self.pid + 1000000, "elsewhere",
+    snprintf(sql, sizeof sql, STATUS_SQL, "running", (long long)self.pid + 1000000, "elsewhere",
              (long long)self.start_ticks, self.boot_id); /* cannot be checked here */
     check_status_sql(db, sql, "running");
-    snprintf(sql, sizeof sql, form, "ok", (long long)self.pid + 1, self.host, 1LL, "b");
+    snprintf(sql, sizeof sql, STATUS_SQL, "ok", (long long)self.pid + 1, self.host, 1LL, "b");
     check_status_sql(db, sql, "ok");
     check_status_sql(db, "SELECT runner_sweep_status('running', NULL, NULL, NULL, NULL)",
                      "running"); /* no pid recorded: nothing to judge */
     /* With a lease (schema 12): another host's process is running while its
      * lease is fresh, interrupted once 3 periods passed without renewal. */
-    const char *leased = "SELECT runner_sweep_status('running', 4242, 'elsewhere', 5, 'b',"
-                         " %.3f, %.3f, NULL)";
+#define LEASED_SQL                                                                                 \
+    "SELECT runner_sweep_status('running', 4242, 'elsewhere', 5, 'b', %.3f, %.3f, NULL)"
     double now = util_now();
-    snprintf(sql, sizeof sql, leased, now - 1, 1.0);
+    snprintf(sql, sizeof sql, LEASED_SQL, now - 1, 1.0);
     check_status_sql(db, sql, "running");
-    snprintf(sql, sizeof sql, leased, now - 3.5, 1.0);
+    snprintf(sql, sizeof sql, LEASED_SQL, now - 3.5, 1.0);
     check_status_sql(db, sql, "interrupted");
-    snprintf(sql, sizeof sql, leased, now - 14.0, 5.0);
+    snprintf(sql, sizeof sql, LEASED_SQL, now - 14.0, 5.0);
     check_status_sql(db, sql, "running");
     /* This host's proof outranks the lease both ways. */
     snprintf(sql, sizeof sql,

@@ -151,7 +151,28 @@ typedef struct runner_host {
      * ranks wait for each other forever. Returns RUNNER_OK, or RUNNER_ERROR
      * after failing the point (a communication error). */
     int (*allreduce_sum)(runner_point *point, double *values, size_t count);
+
+    /* --- Appended later in ABI 1 (series during a point): present only
+     * when RUNNER_HOST_HAS(host, series). --- */
+
+    /* Records one value of a series while the point runs: a training
+     * loop's loss per step, a solver's residual per iteration. name is 1 to
+     * 63 bytes of letters, digits, '_', '.' and '-' (names beginning "sys."
+     * or "gpu." are runner's own samples); step is the plugin's own count;
+     * value may be any double (NaN and +-inf are stored as NULL). runner
+     * stores it with the seconds since the point began, while the point
+     * runs (runner serve draws it live). Returns RUNNER_OK, or RUNNER_ERROR
+     * when the value was not kept: a bad name, the cap of 100000 values a
+     * point (both counted and said once when the point ends), or a sweep
+     * that keeps no series (--isolate, an MPI worker rank). The point does
+     * not fail. Only from the thread running run(). */
+    int (*series)(runner_point *point, const char *name, double step, double value);
 } runner_host;
+
+/* 1 when the running host's table has field: a runner built before the
+ * field was appended hands a shorter table (struct_size says how long). */
+#define RUNNER_HOST_HAS(host, field) \
+    (offsetof(runner_host, field) + sizeof((host)->field) <= (host)->struct_size)
 
 /* runner_plugin.flags. runner refuses a plugin that sets a bit it does not
  * know, since each bit is a requirement on the host. */

@@ -153,10 +153,26 @@ async function sweepPage(id) {
     el('input', { id: 'compare-other', type: 'number', min: 1, size: 6 }), el('button', { type: 'submit' }, 'compare'));
   compare.addEventListener('submit', ev => { ev.preventDefault(); location.hash = `#/compare?a=${s.id}&b=${compare.querySelector('input').value}`; });
   main.replaceChildren(title, progress, el('details', {}, el('summary', {}, 'provenance'), provenance, plugins,
-    el('h2', {}, 'script'), el('pre', { class: 'mono' }, s.script_text)), compare);
+    el('h2', {}, 'script'), el('pre', { class: 'mono' }, s.script_text)), machineBlock(data.machine), compare);
   for (const section of data.sections) main.append(sectionBlock(section));
   await showProgress(s.id, progress, mine);
   setState('loaded');
+}
+
+// The machine the sweep ran on (sweep_machine, docs/serve.md): one line of
+// what matters for timings, then what made them noisy, then every fact.
+function machineBlock(machine) {
+  if (!machine || !machine.facts.length)
+    return el('p', { id: 'machine', class: 'machine-none' }, 'machine: not recorded (a runner before schema 17 ran this sweep)');
+  const fact = name => (machine.facts.find(f => f.field === name) || {}).value;
+  const noisy = machine.findings.filter(f => f.noisy).length;
+  const summary = el('summary', {}, 'machine: ', el('span', { class: 'mono' },
+    `${fact('cpu_model')}, ${fact('cpus_online')} cores, governor ${fact('governor')}, turbo ${fact('turbo')}`),
+    noisy ? el('span', { class: 'noisy' }, ` · ${noisy} thing${noisy > 1 ? 's' : ''} made timings noisy`) : null);
+  const findings = el('ul', { id: 'machine-findings' }, machine.findings.map(f =>
+    el('li', { class: f.noisy ? 'noisy' : 'note' }, (f.noisy ? 'noisy: ' : 'note: ') + f.problem, el('br'), el('span', { class: 'mono' }, 'do: ' + f.advice))));
+  const facts = el('table', { id: 'machine-facts' }, machine.facts.map(f => el('tr', {}, el('th', {}, f.field), el('td', { class: 'mono' }, f.value))));
+  return el('details', { id: 'machine' }, summary, machine.findings.length ? findings : null, facts);
 }
 
 async function showProgress(id, where, mine) {
