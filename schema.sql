@@ -49,7 +49,14 @@ CREATE TABLE IF NOT EXISTS sweep (
     slurm_job_id    TEXT,
     slurm_array_job_id TEXT,
     slurm_array_task_id TEXT,
-    slurm_step_id   TEXT
+    slurm_step_id   TEXT,
+    -- Schema version 20: fencing (docs/guarantees.md: Fencing). Each claim
+    -- of the sweep (its start and each resume or requeue) adds one to
+    -- owner_epoch and a batch of points commits only while the epoch its
+    -- writer claimed is still this one. owner_claimed_at: Unix s of the
+    -- last claim
+    owner_epoch     INTEGER NOT NULL DEFAULT 0,
+    owner_claimed_at REAL
 );
 
 -- Each plugin a sweep used, with the exact shared object.

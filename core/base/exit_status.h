@@ -10,6 +10,9 @@
 #define EXIT_USAGE 2         /* bad input or usage; nothing stored was changed */
 #define EXIT_NOT_DELIVERED 3 /* --webhook-strict: the summary stays in the outbox */
 #define EXIT_PLUGIN_EXITED 4 /* a plugin called exit() in runner's process (exit_guard.h) */
+#define EXIT_TAKEN_OVER                                                                            \
+    5                        /* another process took the sweep over (fencing): this one
+                              * stopped storing; docs/guarantees.md */
 #define EXIT_INTERRUPTED 130 /* Ctrl-C or SIGTERM; finished points are stored */
 
 #endif

@@ -64,6 +64,14 @@ double lease_expires_at(const sweep_lease *lease)
     return lease->renewed_at_s + LEASE_EXPIRY_PERIODS * lease->period_s;
 }
 
+void lease_scheduler_id(const sweep_lease *lease, char *out, size_t size)
+{
+    if (lease->slurm_array_job_id[0] && lease->slurm_array_task_id[0])
+        snprintf(out, size, "%s_%s", lease->slurm_array_job_id, lease->slurm_array_task_id);
+    else
+        snprintf(out, size, "%s", lease->slurm_job_id);
+}
+
 void lease_job_text(const sweep_lease *lease, char *out, size_t size)
 {
     if (!lease->slurm_job_id[0])
@@ -85,13 +93,20 @@ sweep_liveness lease_judge(const process_identity *recorded, const sweep_lease *
     if (here == PROCESS_ALIVE)
         return SWEEP_ALIVE_HERE; /* a live process here outranks its lease */
     double expires_at = lease_expires_at(lease);
-    if (expires_at > 0 && now_s >= expires_at)
-        return SWEEP_GONE;
-    /* Only an ended job settles anything: a running one may be a requeued
-     * incarnation on another node, with the recorded process long dead. */
-    if (lease->slurm_job_id[0] && ask && ask(lease->slurm_job_id, ask_ctx) == SCHEDULER_ENDED)
-        return SWEEP_GONE;
+    if (expires_at > 0 && now_s < expires_at)
+        return SWEEP_LEASED; /* renewed within its period: alive */
+    char job[72];
+    lease_scheduler_id(lease, job, sizeof job);
+    scheduler_answer said = job[0] && ask ? ask(job, ask_ctx) : SCHEDULER_UNKNOWN;
     if (expires_at > 0)
-        return SWEEP_LEASED;
+        /* Stopped by its scheduler, the writer cannot renew; it is not gone.
+         * Anything else (RUNNING too: a stopped or cut-off process) is. */
+        return said == SCHEDULER_SUSPENDED ? SWEEP_SUSPENDED : SWEEP_GONE;
+    /* No lease (a row from before schema 12): only an ended job settles it;
+     * a running one may be a requeued incarnation on another node. */
+    if (said == SCHEDULER_ENDED)
+        return SWEEP_GONE;
+    if (said == SCHEDULER_SUSPENDED)
+        return SWEEP_SUSPENDED;
     return here == PROCESS_OTHER_HOST ? SWEEP_OTHER_HOST : SWEEP_UNSURE;
 }

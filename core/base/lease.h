@@ -3,8 +3,9 @@
  * row every period (RUNNER_LEASE_SECONDS, default 5 s); the lease expires
  * LEASE_EXPIRY_PERIODS periods after its last renewal. The same host's
  * proof (process_identity: pid, boot id, start time) comes first, then the
- * scheduler when one recorded the job (scheduler.h), then the lease
- * (docs/guarantees.md, "Liveness"). */
+ * lease: a fresh one means alive whatever the scheduler says; only once it
+ * has expired (or where none is recorded) is the scheduler asked, and then
+ * only about the task itself (scheduler.h; docs/guarantees.md, "Liveness"). */
 #ifndef RUNNER_LEASE_H
 #define RUNNER_LEASE_H
 
@@ -42,6 +43,12 @@ void lease_scheduler_self(sweep_lease *lease);
 /* When the lease expires (Unix s), or 0 when none is recorded. */
 double lease_expires_at(const sweep_lease *lease);
 
+/* The id to ask the scheduler about: "120_3" for task 3 of array job 120
+ * (its own SLURM_JOB_ID would name the whole array when it is the array's
+ * first task, and squeue would answer with a sibling's state), else the job
+ * id; "" without one. */
+void lease_scheduler_id(const sweep_lease *lease, char *out, size_t size);
+
 /* "Slurm job 123" or "Slurm job 120_3" (array job and task), or "" without
  * one, in out (size bytes). */
 void lease_job_text(const sweep_lease *lease, char *out, size_t size);
@@ -52,22 +59,33 @@ typedef enum sweep_liveness {
     SWEEP_ALIVE_HERE, /* that very process, on this host */
     SWEEP_LEASED,     /* its lease has not expired (another host, or in doubt here) */
     SWEEP_OTHER_HOST, /* another host and no lease recorded (an older runner's row) */
-    SWEEP_UNSURE      /* its pid lives here, no start time and no lease say more */
+    SWEEP_UNSURE,     /* its pid lives here, no start time and no lease say more */
+    SWEEP_SUSPENDED   /* its lease expired, but its scheduler suspended it (scontrol
+                       * suspend, gang scheduling): it runs on once resumed */
 } sweep_liveness;
 
 /* What the scheduler says of a job (scheduler.h). */
 typedef enum scheduler_answer {
-    SCHEDULER_UNKNOWN, /* no scheduler, no job recorded, or it could not answer */
-    SCHEDULER_ACTIVE,  /* the job is running (maybe another incarnation of it) */
-    SCHEDULER_ENDED    /* the job is gone or pending again: nothing of it runs */
+    SCHEDULER_UNKNOWN,   /* no scheduler, no job recorded, or it could not answer */
+    SCHEDULER_ACTIVE,    /* the job is running (maybe another incarnation of it) */
+    SCHEDULER_SUSPENDED, /* the job is suspended: its processes are stopped, not gone */
+    SCHEDULER_ENDED      /* the job is gone or pending again: nothing of it runs */
 } scheduler_answer;
 
-/* Asks the scheduler about job_id; may be NULL (never asked). */
+/* Asks the scheduler about job_id (lease_scheduler_id); may be NULL (never
+ * asked). */
 typedef scheduler_answer (*lease_ask_fn)(const char *job_id, void *ctx);
 
 /* The liveness of the process recorded for a sweep, judged from self at
- * now_s (Unix s): this host's proof first, then ask (only when a job is
- * recorded and the lease has not settled it), then the lease. */
+ * now_s (Unix s), the one judgement every reader's status, resume's refusal
+ * and a requeued job's wait use:
+ *   1. this host's proof: the pid gone (or reused) -> GONE; alive -> ALIVE_HERE;
+ *   2. a lease that has not expired -> LEASED, whatever the scheduler says
+ *      (a node cut off from the controller keeps renewing; Slurm's PENDING,
+ *      NODE_FAIL or "node down" then say nothing of the process);
+ *   3. an expired lease -> GONE, unless ask says the task is SUSPENDED;
+ *   4. no lease (an older row): ask; an ended job -> GONE, else OTHER_HOST
+ *      or UNSURE. */
 sweep_liveness lease_judge(const process_identity *recorded, const sweep_lease *lease,
                            const process_identity *self, double now_s, lease_ask_fn ask,
                            void *ask_ctx);

@@ -24,9 +24,12 @@ scheduler_answer scheduler_state_answer(const char *state)
     /* States in which a step of the job may run; every other one (PENDING
      * and REQUEUED among them: nothing of the job runs until it starts
      * again) means the recorded process has ended. */
-    static const char *const active[] = { "RUNNING",   "COMPLETING", "CONFIGURING",
-                                          "SUSPENDED", "STOPPED",    "RESIZING",
+    static const char *const active[] = { "RUNNING",   "COMPLETING", "CONFIGURING",  "RESIZING",
                                           "SIGNALING", "STAGE_OUT",  "POWER_UP_NODE" };
+    /* Its processes are stopped (scontrol suspend, gang scheduling, a
+     * stopped step): alive, and they go on when the job is resumed. */
+    if (strcmp(state, "SUSPENDED") == 0 || strcmp(state, "STOPPED") == 0)
+        return SCHEDULER_SUSPENDED;
     static const char *const ended[] = { "PENDING",       "REQUEUED",     "REQUEUE_HOLD",
                                          "REQUEUE_FED",   "COMPLETED",    "CANCELLED",
                                          "FAILED",        "TIMEOUT",      "NODE_FAIL",

@@ -272,6 +272,7 @@ static char *alive_refusal(store *s, const char *db, int64_t id, const char *sta
                            "first, or 'runner rm %lld --force'",
                            db, sweep, pid, sweep);
     case SWEEP_LEASED:
+    case SWEEP_SUSPENDED:
     case SWEEP_OTHER_HOST:
         return util_format("%s: sweep %lld may still be running on host %s (pid %lld); if it "
                            "is not, 'runner rm %lld --force'",

@@ -16,6 +16,7 @@
 #include "base/exit_status.h"
 #include "base/lease.h"
 #include "base/machine.h"
+#include "base/netfs.h"
 #include "base/provenance.h"
 #include "base/scheduler.h"
 #include "base/strbuf.h"
@@ -115,7 +116,9 @@ static void close_series(lifecycle *lc)
 static scheduler_answer ask_scheduler(const char *job_id, void *arg)
 {
     const sweep_lease *mine = arg;
-    if (strcmp(job_id, mine->slurm_job_id) == 0)
+    char own[72];
+    lease_scheduler_id(mine, own, sizeof own);
+    if (strcmp(job_id, own) == 0)
         return SCHEDULER_UNKNOWN;
     return scheduler_job_state(job_id, SCHEDULER_TIMEOUT_S);
 }
@@ -157,6 +160,15 @@ static char *liveness_refusal(const lifecycle *lc, int64_t id, const process_ide
         return util_format("%s: sweep %lld is still running on host %s (pid %lld%s); its lease "
                            "expires in %lld s: resume it then, or stop it first",
                            db, sweep, recorded->host[0] ? recorded->host : "?", pid, job, left);
+    }
+    if (liveness == SWEEP_SUSPENDED) {
+        char job[72];
+        lease_job_text(lease, job, sizeof job);
+        return util_format("%s: sweep %lld is suspended by its scheduler (%s on host %s, pid "
+                           "%lld); it goes on when resumed: cancel it first, or take it over "
+                           "with 'runner resume %lld --force' (the suspended process then stops "
+                           "at its next batch)",
+                           db, sweep, job, recorded->host[0] ? recorded->host : "?", pid, sweep);
     }
     if (liveness == SWEEP_OTHER_HOST)
         return util_format("%s: sweep %lld is still running on host %s (pid %lld) or was left "
@@ -361,6 +373,15 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
             *err = util_strdup("cannot open the database");
         return -1;
     }
+    /* Said, not refused: one process alone on such a file is fine. */
+    const char *netfs = netfs_name(c->db_path);
+    if (netfs)
+        fprintf(stderr,
+                "runner: warning: %s is on %s, where SQLite's locks do not hold between hosts: "
+                "if processes on several nodes write it, give each node its own database on "
+                "local disk and merge them, as 'runner slurm' does (docs/guarantees.md, "
+                "\"Where databases live\")\n",
+                c->db_path, netfs);
     process_identity self;
     process_identity_self(&self);
     sweep_lease mine = { .renewed_at_s = util_now(),
@@ -756,6 +777,10 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     /* No renewal contends with the end, and none follows it. */
     store_lease_stop(lc->lease);
     lc->lease = lc->run.lease = NULL;
+    /* Taken over (fencing): the line is printed; the sweep is its new
+     * owner's, so nothing is closed, counted or sent from here. */
+    if (store_taken_over(lc->store))
+        return EXIT_TAKEN_OVER;
     /* A webhook's summary is queued in the transaction that closes the
      * sweep, and sent once it is committed. */
     summary_options summary = { .format = (summary_format)c->webhook_format,

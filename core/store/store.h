@@ -424,8 +424,14 @@ void store_section_digest_clear(store_section_digest *d); /* accepts NULL */
  * 4; lease may be NULL). */
 int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who,
                       const sweep_lease *lease, char **err);
+/* 1 once another process took over the sweep this store claimed
+ * (store_sweep_claim raises the sweep's owner epoch; store_fence.c): every
+ * write of this store then fails with the line "sweep N was taken over by
+ * HOST:PID at TIME; this process stops; ..." (docs/guarantees.md). */
+int store_taken_over(const store *s);
 /* Registers SQL runner_sweep_status(status, pid, pid_host, pid_start_ticks,
- * pid_boot_id, lease_renewed_at, lease_period_s, slurm_job_id) on db: the
+ * pid_boot_id, lease_renewed_at, lease_period_s, the scheduler's id: ARRAYID_TASK
+ * for an array task, else slurm_job_id) on db: the
  * status a reader shows, 'interrupted' for a sweep left 'running' by a
  * process that is gone as lease_judge tells it (this host's proof, the
  * scheduler, an expired lease; STORE_SWEEP_STATUS_SQL spells the call for a
@@ -435,7 +441,8 @@ struct sqlite3;
 int store_process_register_sql(struct sqlite3 *db);
 #define STORE_SWEEP_STATUS_SQL                                                                     \
     "runner_sweep_status(s.status, s.pid, coalesce(s.pid_host, s.host), s.pid_start_ticks,"        \
-    " s.pid_boot_id, s.lease_renewed_at, s.lease_period_s, s.slurm_job_id)"
+    " s.pid_boot_id, s.lease_renewed_at, s.lease_period_s,"                                        \
+    " coalesce(s.slurm_array_job_id || '_' || s.slurm_array_task_id, s.slurm_job_id))"
 
 /* The lease of a running sweep, renewed by a thread of its own with its own
  * connection (store_lease.c): the writer may be inside a point for minutes

@@ -21,7 +21,7 @@ static const char *const catalog_names[] = {
     "id_high_water", "sqlite_stat1", "fit", "fit_param", "fit_residual", "sqlite_sequence",
     "sensitivity", "sensitivity_index", "pareto", "pareto_objective", "pareto_member",
     "stat_diff", "stat_diff_row", "merge_source", "fit_curve",
-    "command_run", "sweep_machine", "series", "point_system",
+    "command_run", "sweep_machine", "series", "point_system", "point_once",
     /* indexes */
     "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
     "point_block_by_last_id", "point_block_by_sweep", "point_index_not_ok",
@@ -30,7 +30,8 @@ static const char *const catalog_names[] = {
     "fit_by_section", "sensitivity_by_section", "pareto_by_section", "stat_diff_by_sweeps",
     "series_by_sweep",
     /* triggers */
-    "sweep_high_water", "section_high_water", "point_high_water",
+    "sweep_high_water", "section_high_water", "point_high_water", "point_once_insert",
+    "point_once_delete", "point_once_update",
 };
 /* clang-format on */
 

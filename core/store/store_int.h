@@ -59,6 +59,7 @@ enum storei_stmt_id {
     STMT_SECTION_COLUMNS,
     STMT_SWEEP_SECTIONS,
     STMT_INSERT_RUN,
+    STMT_FENCE,
     STMT_COUNT
 };
 
@@ -120,7 +121,24 @@ struct store {
     int64_t block_first_id, block_points, block_ok;
     storei_checkpointer checkpoints;
     store_read_limits limits; /* store_read_limit's (store_query.c); unset: 0 */
+    /* Fencing (store_fence.c): the sweep this store writes as its owner and
+     * the owner epoch its claim got; 0: none (a store that claimed nothing
+     * writes unfenced). Once another process took the sweep over, every
+     * write fails with taken_over_line (owned). */
+    int64_t fence_sweep_id, fence_epoch;
+    char *taken_over_line;
 };
+
+/* --- store_fence.c ------------------------------------------------------ */
+
+/* Inside an open write transaction: 0 while this store's claim on its sweep
+ * still holds (or it claimed none); otherwise -1 with the taken-over line
+ * in *err, remembered for every later write. unstored: the points this
+ * transaction holds, which the caller rolls back. */
+int storei_fence_check(store *s, int64_t unstored, char **err);
+/* -1 with the taken-over line in *err once the sweep was taken over; 0
+ * before. For a write about to begin. */
+int storei_fence_refuse(store *s, char **err);
 
 /* --- store_sql.c: errors ------------------------------------------------ */
 

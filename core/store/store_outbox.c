@@ -90,6 +90,9 @@ int store_sweep_end_with_outbox(store *s, int64_t sweep_id, const char *status, 
     sqlite3_stmt *st = storei_stmt(s, STMT_END_SWEEP, what, err);
     if (!st || storei_run_stmt(s, STMT_BEGIN, what, err) != 0)
         return -1;
+    /* A process taken over must not close the sweep its new owner runs. */
+    if (storei_fence_check(s, 0, err) != 0)
+        goto fail;
     char ended[32];
     storei_format_utc(ended_at, ended);
     sqlite3_bind_int64(st, 1, sweep_id);

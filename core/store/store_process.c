@@ -24,7 +24,9 @@ int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who,
                            "UPDATE sweep SET pid = ?2, pid_host = ?3,"
                            " pid_start_ticks = ?4, pid_boot_id = ?5, lease_renewed_at = ?6,"
                            " lease_period_s = ?7, slurm_job_id = ?8, slurm_array_job_id = ?9,"
-                           " slurm_array_task_id = ?10, slurm_step_id = ?11 WHERE id = ?1",
+                           " slurm_array_task_id = ?10, slurm_step_id = ?11,"
+                           " owner_epoch = owner_epoch + 1, owner_claimed_at = ?12"
+                           " WHERE id = ?1 RETURNING owner_epoch",
                            -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -46,7 +48,20 @@ int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who,
     }
     for (int i = 0; i < 4; i++)
         storei_bind_text(st, 8 + i, ids[i] && ids[i][0] ? ids[i] : NULL);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : storei_fail_sql(s, err, "%s", what);
+    sqlite3_bind_double(st, 12, util_now());
+    /* The new epoch fences every earlier owner (store_fence.c): from here
+     * on their batches roll back. */
+    int step = sqlite3_step(st);
+    int rc = 0;
+    if (step == SQLITE_ROW) {
+        s->fence_sweep_id = sweep_id;
+        s->fence_epoch = sqlite3_column_int64(st, 0);
+        free(s->taken_over_line);
+        s->taken_over_line = NULL;
+        step = sqlite3_step(st);
+    }
+    if (step != SQLITE_DONE)
+        rc = storei_fail_sql(s, err, "%s", what);
     sqlite3_finalize(st);
     return rc;
 }

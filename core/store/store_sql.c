@@ -50,6 +50,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
         " pid, status, name, note, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
         " 'running', ?13, ?14, max((SELECT coalesce(max(id), 0) FROM sweep),"
         " (SELECT coalesce(max(last_id), 0) FROM id_high_water WHERE kind = 'sweep')) + 1)",
+    [STMT_FENCE] = "SELECT owner_epoch, coalesce(pid_host, host), pid, owner_claimed_at"
+                   " FROM sweep WHERE id = ?1",
     [STMT_END_SWEEP] = "UPDATE sweep SET status = ?2, ended_at = ?3 WHERE id = ?1",
     [STMT_INSERT_SWEEP_PLUGIN] =
         "INSERT INTO sweep_plugin (sweep_id, plugin, plugin_version, so_path, so_sha256)"

@@ -51,6 +51,8 @@ static int batch_begin(store *s, char **err)
 {
     if (s->in_batch)
         return 0;
+    if (storei_fence_refuse(s, err) != 0)
+        return -1;
     if (storei_run_stmt(s, STMT_BEGIN, "cannot begin a transaction", err) != 0)
         return -1;
     /* Point ids come from the blocks, read under the write lock: another
@@ -147,12 +149,17 @@ int storei_batch_commit(store *s, char **err)
     if (!s->in_batch)
         return 0;
     s->in_batch = 0;
-    if (block_write(s, err) == 0 &&
+    int64_t unstored = s->batch_points;
+    /* The fence is read inside the transaction, under its write lock: a
+     * takeover either committed before (and this batch rolls back) or waits
+     * for this commit (and then reruns none of these points). */
+    if (storei_fence_check(s, unstored, err) == 0 && block_write(s, err) == 0 &&
         storei_run_stmt(s, STMT_COMMIT, "cannot commit stored points", err) == 0)
         return 0;
     block_discard(s);
     storei_rollback(s);
-    storei_append_note(err, " (the points since the last commit were not stored)");
+    if (!s->taken_over_line)
+        storei_append_note(err, " (the points since the last commit were not stored)");
     return -1;
 }
 

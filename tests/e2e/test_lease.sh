@@ -128,30 +128,37 @@ expect_status 0
 grep -q "<th>Slurm job</th><td class=\"mono\">4711 (array 4700_11), step 0</td>" "$TMP/report.html" ||
     fail "the report does not show the Slurm job: $(grep -o '<th>host.\{0,200\}' "$TMP/report.html")"
 
-# ---- the scheduler is asked first, in bounded time --------------------------
-# squeue says job 4711 is gone: not running, lease or not.
-printf '#!/bin/sh\necho "$*" >>"%s/asked"\n' "$TMP" >"$FAKES/squeue"
+# ---- a fresh lease is believed, whatever the scheduler says (issue 36) ------
+# The lease (100 s) is fresh: squeue is not even asked, and its "gone" does
+# not make the sweep interrupted nor let resume go ahead (a node cut off
+# from the controller goes on renewing while Slurm calls its job ended).
+printf '#!/bin/sh\necho "$*" >>"%s/asked"\necho "slurm_load_jobs error: Invalid job id specified" >&2\nexit 1\n' \
+    "$TMP" >"$FAKES/squeue"
 chmod +x "$FAKES/squeue"
-PATH="$FAKES:$PATH" run "$RUNNER" sweeps --db "$DB" --format csv --status interrupted
-expect_stdout_contains "2,,$ends,,interrupted,"
-expect_equal "squeue's question" "$(cat "$TMP/asked")" "-h -j 4711 -o %T"
-# squeue says it runs: the lease decides (fresh: running).
-printf '#!/bin/sh\necho RUNNING\n' >"$FAKES/squeue"
 PATH="$FAKES:$PATH" run "$RUNNER" sweeps --db "$DB" --format csv --status running
 expect_stdout_contains "2,,$ends,,running,"
-# A scheduler that hangs or fails: the lease decides, in bounded time.
+PATH="$FAKES:$PATH" run "$RUNNER" resume 2 --db "$DB"
+expect_status 2
+expect_stderr_contains "its lease expires in"
+[ ! -e "$TMP/asked" ] || fail "squeue was asked about a fresh lease: $(cat "$TMP/asked")"
+# Expired: squeue is asked, about the task (ARRAYID_TASK), in bounded time.
+# SUSPENDED (scontrol suspend, gang scheduling) is alive; anything else,
+# RUNNING too (a stopped or cut-off process), is interrupted.
+leave_on_node7 100 "($NOW_SQL - 400)"
+PATH="$FAKES:$PATH" run "$RUNNER" sweeps --db "$DB" --format csv --status interrupted
+expect_stdout_contains "2,,$ends,,interrupted,"
+expect_equal "squeue's question" "$(cat "$TMP/asked")" "-h -j 4700_11 -o %T"
+printf '#!/bin/sh\necho SUSPENDED\n' >"$FAKES/squeue"
+PATH="$FAKES:$PATH" run "$RUNNER" sweeps --db "$DB" --format csv --status running
+expect_stdout_contains "2,,$ends,,running,"
+PATH="$FAKES:$PATH" run "$RUNNER" resume 2 --db "$DB"
+expect_status 2
+expect_stderr "runner: $DB: sweep 2 is suspended by its scheduler (Slurm job 4700_11 on host node7.example, pid 4242); it goes on when resumed: cancel it first, or take it over with 'runner resume 2 --force' (the suspended process then stops at its next batch)"
+printf '#!/bin/sh\necho RUNNING\n' >"$FAKES/squeue"
+PATH="$FAKES:$PATH" run "$RUNNER" sweeps --db "$DB" --format csv --status interrupted
+expect_stdout_contains "2,,$ends,,interrupted,"
+# A scheduler that hangs: no answer in bounded time, the expired lease decides.
 printf '#!/bin/sh\nexec sleep 300\n' >"$FAKES/squeue"
-PATH="$FAKES:$PATH" run "$RUNNER" resume 2 --db "$DB"
-expect_status 2
-expect_stderr_contains "its lease expires in"
-printf '#!/bin/sh\necho "slurm_load_jobs error: Unable to contact slurm controller" >&2\nexit 1\n' \
-    >"$FAKES/squeue"
-PATH="$FAKES:$PATH" run "$RUNNER" resume 2 --db "$DB"
-expect_status 2
-expect_stderr_contains "its lease expires in"
-# Gone by squeue's word: resume goes ahead before the lease expires.
-printf '#!/bin/sh\necho "slurm_load_jobs error: Invalid job id specified" >&2\nexit 1\n' \
-    >"$FAKES/squeue"
 PATH="$FAKES:$PATH" run "$RUNNER" resume 2 --db "$DB"
 expect_status 0
 expect_stderr_contains "sweep 2 resumed in $DB"

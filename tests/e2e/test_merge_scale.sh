@@ -111,9 +111,11 @@ expect_stderr "runner: $TMP/single-o.db: sweep 1 was made with --set n=40; this 
 run "$RUNNER" sweep "$opts" --db "$TMP/o1.db" --shard 1/2 --set n=40 --resume --quiet
 expect_status 0
 # A shard mixed by an older runner: the merge names the section, not "(null)".
+# (Since schema 19 point_once refuses such a file's second points: the
+# older runner is played by dropping its trigger first.)
 "$RUNNER" sweep "$opts" --db "$TMP/o2.db" --shard 2/2 --set n=40 --quiet 2>/dev/null
 "$RUNNER" sweep "$opts" --db "$TMP/mixed.db" --shard 2/2 --set n=60 --quiet 2>/dev/null
-sqlite3 "$TMP/o2.db" "ATTACH '$TMP/mixed.db' AS m; INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id, point_count, ok_count, params_base, points) SELECT 1, 1, first_point_id + 1000, last_point_id + 1000, point_count, ok_count, params_base, points FROM m.point_block"
+sqlite3 "$TMP/o2.db" "DROP TRIGGER point_once_insert; ATTACH '$TMP/mixed.db' AS m; INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id, point_count, ok_count, params_base, points) SELECT 1, 1, first_point_id + 1000, last_point_id + 1000, point_count, ok_count, params_base, points FROM m.point_block"
 run "$RUNNER" merge "$TMP/o.db" "$TMP/o1.db" "$TMP/o2.db"
 expect_status 2
 expect_stderr_contains "  section 1: the shards hold "

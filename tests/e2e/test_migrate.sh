@@ -371,6 +371,31 @@ run "$RUNNER" migrate --db "$DB"
 expect_status 0
 expect_sql "PRAGMA user_version" "$V"
 expect_sql "SELECT count(*) FROM sqlite_master WHERE name = 'sweep_machine'" "1"
+# Version 20 fences a sweep's writers and stores each point once (issue
+# 36): a version 19 file that holds a point twice (a writer paused past its
+# lease under an older runner) keeps every row; point_once names the first
+# copy of each point, and the later copy stays for a person to look at.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TRIGGER IF EXISTS point_once_insert;
+DROP TRIGGER IF EXISTS point_once_delete; DROP TRIGGER IF EXISTS point_once_update;
+DROP TABLE IF EXISTS point_once;
+ALTER TABLE sweep DROP COLUMN owner_claimed_at; ALTER TABLE sweep DROP COLUMN owner_epoch;
+INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id, point_count,
+    ok_count, params_base, points)
+SELECT sweep_id, section_id, 90001, 90001, 1, 1, params_base,
+    json_array(json_set(json_extract(points, '\$[0]'), '\$[0]', 90001))
+FROM point_block ORDER BY id LIMIT 1;
+INSERT INTO point_index (id, block_id, status) VALUES (90001, last_insert_rowid(), 'ok');
+PRAGMA user_version = 19; PRAGMA journal_mode = DELETE;" >/dev/null
+blocks_before=$(sql "SELECT count(*) FROM point_block")
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT count(*) FROM point_block" "$blocks_before"
+expect_sql "SELECT count(*) = (SELECT count(*) FROM point) - 1 FROM point_once" "1"
+# The query docs/schema.md gives for the later copies finds the one made.
+expect_sql "SELECT p.id FROM point AS p JOIN point_once AS o ON o.section_id = p.section_id
+    AND o.ordinal = p.ordinal WHERE o.point_id <> p.id" "90001"
+expect_sql "SELECT owner_epoch FROM sweep ORDER BY id LIMIT 1" "0"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM

@@ -73,10 +73,11 @@ static void test_scheduler_self(void)
 
 static int asked;
 static scheduler_answer answer_given;
+static const char *expected_job = "77";
 static scheduler_answer fake_ask(const char *job_id, void *ctx)
 {
     (void)ctx;
-    CHECK_STR_EQ(job_id, "77");
+    CHECK_STR_EQ(job_id, expected_job);
     asked++;
     return answer_given;
 }
@@ -94,22 +95,56 @@ static void test_judge(void)
     /* With one: fresh until 3 periods after its renewal, then gone. */
     CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1014.9, NULL, NULL), SWEEP_LEASED);
     CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1015, NULL, NULL), SWEEP_GONE);
-    /* The scheduler is asked only with a job recorded and a fresh lease, and
-     * only an ended job counts. */
-    asked = 0;
-    answer_given = SCHEDULER_ENDED;
-    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1010, fake_ask, NULL), SWEEP_LEASED);
-    CHECK_INT_EQ(asked, 0);
+    /* A fresh lease is alive whatever the scheduler would say: it is not
+     * even asked (PENDING, NODE_FAIL: a node cut off from the controller
+     * goes on renewing). */
     snprintf(lease.slurm_job_id, sizeof lease.slurm_job_id, "77");
-    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1010, fake_ask, NULL), SWEEP_GONE);
-    CHECK_INT_EQ(asked, 1);
-    answer_given = SCHEDULER_ACTIVE;
-    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1010, fake_ask, NULL), SWEEP_LEASED);
-    answer_given = SCHEDULER_UNKNOWN;
-    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1010, fake_ask, NULL), SWEEP_LEASED);
+    const scheduler_answer answers[] = { SCHEDULER_UNKNOWN, SCHEDULER_ACTIVE, SCHEDULER_SUSPENDED,
+                                         SCHEDULER_ENDED };
+    for (size_t i = 0; i < sizeof answers / sizeof *answers; i++) {
+        asked = 0;
+        answer_given = answers[i];
+        CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1014.9, fake_ask, NULL), SWEEP_LEASED);
+        CHECK_INT_EQ(asked, 0);
+    }
+    /* Expired: gone, unless the scheduler suspended it (its process is
+     * stopped, and goes on when resumed). A running job with an expired
+     * lease is a stopped or cut-off process: gone. */
+    const sweep_liveness expired_verdict[] = { SWEEP_GONE, SWEEP_GONE, SWEEP_SUSPENDED,
+                                               SWEEP_GONE };
+    for (size_t i = 0; i < sizeof answers / sizeof *answers; i++) {
+        asked = 0;
+        answer_given = answers[i];
+        CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1015, fake_ask, NULL), expired_verdict[i]);
+        CHECK_INT_EQ(asked, 1);
+    }
+    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1015, NULL, NULL), SWEEP_GONE);
+    /* No lease (an older row): only an ended job settles it. */
+    sweep_lease job_only = { 0 };
+    snprintf(job_only.slurm_job_id, sizeof job_only.slurm_job_id, "77");
+    const sweep_liveness unleased_verdict[] = { SWEEP_OTHER_HOST, SWEEP_OTHER_HOST, SWEEP_SUSPENDED,
+                                                SWEEP_GONE };
+    for (size_t i = 0; i < sizeof answers / sizeof *answers; i++) {
+        answer_given = answers[i];
+        CHECK_INT_EQ(lease_judge(&other, &job_only, &self, 1e9, fake_ask, NULL),
+                     unleased_verdict[i]);
+    }
+    /* An array task is asked about as ARRAYID_TASK, never by the array's
+     * id (which squeue answers with a sibling's state). */
+    snprintf(lease.slurm_job_id, sizeof lease.slurm_job_id, "120");
+    snprintf(lease.slurm_array_job_id, sizeof lease.slurm_array_job_id, "120");
+    snprintf(lease.slurm_array_task_id, sizeof lease.slurm_array_task_id, "3");
+    char id[72];
+    lease_scheduler_id(&lease, id, sizeof id);
+    CHECK_STR_EQ(id, "120_3");
+    expected_job = "120_3";
     asked = 0;
-    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1020, fake_ask, NULL), SWEEP_GONE);
-    CHECK_INT_EQ(asked, 0); /* expired: no need to ask */
+    answer_given = SCHEDULER_SUSPENDED;
+    CHECK_INT_EQ(lease_judge(&other, &lease, &self, 1020, fake_ask, NULL), SWEEP_SUSPENDED);
+    CHECK_INT_EQ(asked, 1);
+    expected_job = "77";
+    lease.slurm_array_job_id[0] = lease.slurm_array_task_id[0] = '\0';
+    snprintf(lease.slurm_job_id, sizeof lease.slurm_job_id, "77");
     if (!self.start_ticks || !self.boot_id[0]) {
         printf("test_judge: skipped the same-host part (no /proc)\n");
         return;
@@ -132,6 +167,8 @@ static void test_state_words(void)
 {
     CHECK_INT_EQ(scheduler_state_answer("RUNNING"), SCHEDULER_ACTIVE);
     CHECK_INT_EQ(scheduler_state_answer("COMPLETING"), SCHEDULER_ACTIVE);
+    CHECK_INT_EQ(scheduler_state_answer("SUSPENDED"), SCHEDULER_SUSPENDED);
+    CHECK_INT_EQ(scheduler_state_answer("STOPPED"), SCHEDULER_SUSPENDED);
     CHECK_INT_EQ(scheduler_state_answer("PENDING"), SCHEDULER_ENDED);
     CHECK_INT_EQ(scheduler_state_answer("NODE_FAIL"), SCHEDULER_ENDED);
     CHECK_INT_EQ(scheduler_state_answer("CANCELLED"), SCHEDULER_ENDED);
