@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/bug.h"
 #include "base/progress.h"
 #include "base/util.h"
 
@@ -84,6 +85,10 @@ static void *worker_main(void *arg)
         if (job->cancel || job->next_index >= job->count)
             break;
         uint64_t index = job->next_index++;
+        /* The window is a ring: a claim past written + window_size would
+         * reuse the slot of a point the writer has not stored yet. */
+        RUNNER_BUG_IF(index >= job->written + job->window_size,
+                      "a worker claimed a slot of the reorder window still holding a point");
         finished_point *f = &job->window[index % job->window_size];
         f->state = SLOT_RUNNING;
         f->index = index;
@@ -272,6 +277,8 @@ static void run_here(section_job *job, runner_point *point, uint64_t most)
     if (n > most)
         n = most;
     job->next_index += n;
+    RUNNER_BUG_IF(first + n > job->written + job->window_size,
+                  "the writer claimed more of the reorder window than is free");
     for (uint64_t i = 0; i < n; i++) {
         finished_point *f = &job->window[(first + i) % job->window_size];
         f->state = SLOT_RUNNING;
