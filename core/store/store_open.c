@@ -272,9 +272,9 @@ static const char *const new_file_steps[] = {
  * (lease_shim_sql). A file that lacks nothing else is read as it is (only
  * slower) by the reading commands, which never write. */
 static const char *const index_only_steps[] = {
-    sweep_list_index_sql, fit_tables_sql,  sweep_lease_sql,   answer_tables_sql, merge_source_sql,
-    fit_curve_sql,        command_run_sql, sweep_machine_sql, series_sql,        stat_diff_test_sql,
-    fence_sql, /* owner_epoch and point_once: writers read them, readers do not */
+    sweep_list_index_sql, fit_tables_sql,     sweep_lease_sql, answer_tables_sql,
+    merge_source_sql,     fit_curve_sql,      command_run_sql, sweep_machine_sql,
+    series_sql,           stat_diff_test_sql, fence_sql, /* owner_epoch and point_once: writers read them, readers do not */
 };
 
 /* A file from before version 12 lacks the lease columns the status readers
