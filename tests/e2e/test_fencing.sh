@@ -51,7 +51,24 @@ started=$(sql "SELECT lease_renewed_at FROM sweep WHERE id = 1")
 wait_until "a renewal during point 10" \
     '[ "$(sql "SELECT lease_renewed_at > $started FROM sweep WHERE id = 1")" = 1 ] || ! alive $a'
 runner_pid=$(pgrep -P $a runner || echo $a)
-kill -STOP $runner_pid
+# Stopped while one of its threads (the lease renewal, the series writer)
+# is inside a write transaction, nodea would hold SQLite's WAL write lock,
+# and a resume would wait for it (docs/guarantees.md, "Fencing"): stop it
+# at a moment it holds no lock on the -shm file (/proc/locks), trying again
+# after letting it run on otherwise.
+shm_inode=$(stat -c %i "$DB-shm")
+holds_write_lock() {
+    grep -Eq "POSIX +ADVISORY +WRITE +$runner_pid +[0-9a-f]+:[0-9a-f]+:$shm_inode " /proc/locks
+}
+tries=0
+while :; do
+    kill -STOP $runner_pid
+    holds_write_lock || break
+    kill -CONT $runner_pid
+    tries=$((tries + 1))
+    [ $tries -lt 500 ] || { fail "nodea held the write lock at every one of 500 stops"; break; }
+    sleep 0.01
+done
 stored_by_a=$(sql "SELECT count(*) FROM point WHERE sweep_id = 1")
 wait_until "the stopped writer's lease to expire" \
     '"$RUNNER" sweeps --db "$DB" --format csv | grep -q "^1,.*,interrupted,"'
