@@ -185,7 +185,10 @@ static int sort_front(table *out, store_row_key *members, const double *values,
                       const store_row_key *keys, size_t n, size_t k, char **err)
 {
     size_t f = out->row_count, width = out->column_count;
-    front_order *order = malloc((f ? f : 1) * sizeof *order);
+    if (f == 0) /* an empty front (no rows): nothing to sort, and qsort and
+                 * memcpy may not be given its NULL cells */
+        return 0;
+    front_order *order = malloc(f * sizeof *order);
     value *cells = malloc((f * width + 1) * sizeof *cells);
     if (!order || !cells) {
         free(order);
