@@ -127,14 +127,16 @@ static int by_position(const void *pa, const void *pb)
 }
 
 /* Orders the sweeps by git's order of their commits when every commit is
- * in the repository the first sweep's script lives in; else by start
- * time. Returns 1 for git's order, 0 for time. */
+ * in the repository of the first sweep's script (its recorded path read
+ * from here), else of the current directory; else by start time. Returns 1 for git's order, 0 for time. */
 static int order_sweeps(history_sweep *w, size_t count)
 {
     char *order = NULL;
     for (size_t i = 0; i < count && !order; i++)
         if (w[i].script && w[i].commit)
             order = provenance_git_order(w[i].script);
+    if (!order) /* a script path recorded relative to another directory */
+        order = provenance_git_order("./");
     int git = order != NULL;
     for (size_t i = 0; i < count; i++) {
         w[i].position = -1;
