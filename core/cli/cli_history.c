@@ -76,7 +76,7 @@ static int push_value(history_sweep *w, size_t *cap, double x)
 static int read_values(store *s, int64_t section_id, const char *y, history_sweep *w,
                        int *time_unit, int *found, char **err)
 {
-    table *cols = NULL, *want = NULL;
+    table *cols = NULL, *want = NULL, *run_want = NULL;
     char *plugin = NULL;
     size_t cap = 0;
     *found = 0;
@@ -88,16 +88,23 @@ static int read_values(store *s, int64_t section_id, const char *y, history_swee
         *time_unit = unit && (!strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
                               !strcmp(unit, "ns") || !strcmp(unit, "min"));
         *found = 1;
-        if (!(want = table_new("history")) || table_add_column(want, y, unit, RUNNER_REAL, 0) != 0)
+        if (!(want = table_new("history")) ||
+            table_add_column(want, y, unit, RUNNER_REAL, 0) != 0 ||
+            !(run_want = table_new("history runs")) ||
+            table_add_column(run_want, y, unit, RUNNER_REAL, 0) != 0 ||
+            table_add_column(run_want, "warmup", NULL, RUNNER_BOOLEAN, 0) != 0)
             rc = util_fail(err, "out of memory");
         store_run_cursor *runs = NULL;
-        value cell = VALUE_NULL;
+        value cell = VALUE_NULL, run[2] = { VALUE_NULL, VALUE_NULL };
         if (rc == 0)
-            rc = store_run_cursor_open(s, section_id, want, &runs, err);
-        while (rc == 0 && (rc = store_run_cursor_next(runs, &cell, err)) == 1) {
-            rc =
-                push_value(w, &cap, value_number(&cell)) != 0 ? util_fail(err, "out of memory") : 0;
-            value_clear(&cell);
+            rc = store_run_cursor_open(s, section_id, run_want, &runs, err);
+        while (rc == 0 && (rc = store_run_cursor_next(runs, run, err)) == 1) {
+            int warmup = value_number(&run[1]) != 0; /* warm-ups are not measured */
+            rc = !warmup && push_value(w, &cap, value_number(&run[0])) != 0
+                     ? util_fail(err, "out of memory")
+                     : 0;
+            value_clear(&run[0]);
+            value_clear(&run[1]);
         }
         store_run_cursor_close(runs);
         if (rc == 0 && w->n == 0 && c >= 0) {
@@ -113,6 +120,7 @@ static int read_values(store *s, int64_t section_id, const char *y, history_swee
     }
     table_free(cols);
     table_free(want);
+    table_free(run_want);
     free(plugin);
     return rc < 0 ? -1 : 0;
 }

@@ -96,6 +96,29 @@ for seed in 2 3 4; do
     expect_stdout_contains "30 sweeps ordered by start time (no git repository at hand); 0 changes"
 done
 
+# A command's stored runs (command_run), not its summary row: 8 measured
+# runs a sweep (a warm-up left out), each printing score=100 or 200.
+printf 'echo score=$1\n' >"$TMP/prog.sh"
+for level in 100 200; do
+    cat >"$TMP/cmd$level.lua" <<LUA
+command { name = "prog", argv = { "sh", "$TMP/prog.sh", "$level" },
+  columns = { { name = "score", type = "real" } },
+  output = "keyvalue", repeats = 8, warmup = 1, jobs = 1 }
+sweep("prog", {}, { print = false })
+LUA
+    run "$RUNNER" sweep "$TMP/cmd$level.lua" --db "$DB" --quiet --tag cmd
+    expect_status 0
+done
+run "$RUNNER" history --y score --tag cmd --db "$DB" --format csv
+expect_status 1
+expect_equal "runs read" "$(cut -d, -f1-4 "$TMP/out" | tail -n +2)" "sweep $(sql "SELECT min(id) FROM sweep WHERE id IN (SELECT sweep_id FROM sweep_tag WHERE tag = 'cmd')"),1,8,100
+sweep $(sql "SELECT max(id) FROM sweep WHERE id IN (SELECT sweep_id FROM sweep_tag WHERE tag = 'cmd')"),1,8,200"
+# (wall_s: real timings, which a loaded machine may shift between the two
+# sweeps: 0 or 1, only the count of runs checked)
+run "$RUNNER" history --y wall_s --tag cmd --db "$DB" --format csv
+[ "$status" = 0 ] || [ "$status" = 1 ] || fail "history --y wall_s: exit $status"
+expect_equal "wall_s runs" "$(cut -d, -f3 "$TMP/out" | tail -n +2 | tr '\n' ' ')" "8 8 "
+
 # Bad input: one line, exit 2, nothing stored.
 before=$(sql "SELECT count(*) FROM sweep")
 run "$RUNNER" history --tag step --db "$DB"
