@@ -328,7 +328,8 @@ int cli_history(const options_parsed *a)
     }
     /* The table: one line a group, the change written where it starts. */
     if (!(t = table_new("history")) ||
-        table_add_column(t, by_commit ? "commit" : "sweep", NULL, RUNNER_TEXT, 0) != 0 ||
+        table_add_column(t, by_commit && w[0].commit ? "commit" : "sweep", NULL, RUNNER_TEXT, 0) !=
+            0 ||
         table_add_column(t, "sweeps", NULL, RUNNER_INTEGER, 0) != 0 ||
         table_add_column(t, "n", NULL, RUNNER_INTEGER, 0) != 0 ||
         table_add_column(t, "median", NULL, RUNNER_REAL, 0) != 0 ||

@@ -111,7 +111,8 @@ LUA
 done
 run "$RUNNER" history --y score --tag cmd --db "$DB" --format csv
 expect_status 1
-expect_equal "runs read" "$(cut -d, -f1-4 "$TMP/out" | tail -n +2)" "sweep $(sql "SELECT min(id) FROM sweep WHERE id IN (SELECT sweep_id FROM sweep_tag WHERE tag = 'cmd')"),1,8,100
+expect_equal "runs read" "$(cut -d, -f1-4 "$TMP/out")" "sweep,sweeps,n,median
+sweep $(sql "SELECT min(id) FROM sweep WHERE id IN (SELECT sweep_id FROM sweep_tag WHERE tag = 'cmd')"),1,8,100
 sweep $(sql "SELECT max(id) FROM sweep WHERE id IN (SELECT sweep_id FROM sweep_tag WHERE tag = 'cmd')"),1,8,200"
 # (wall_s: real timings, which a loaded machine may shift between the two
 # sweeps: 0 or 1, only the count of runs checked)
