@@ -6,6 +6,7 @@
 #define EXIT_OK 0
 #define EXIT_POINTS_FAILED 1 /* the sweep ran; some of its points failed */
 #define EXIT_DIFFERENT 1     /* diff, verify: the rows differ, or were not reproduced */
+#define EXIT_REGRESSION 1    /* history: a change past --tolerance, the worse way */
 #define EXIT_NOT_FIT 1       /* machine: something here makes timings noisy */
 #define EXIT_USAGE 2         /* bad input or usage; nothing stored was changed */
 #define EXIT_NOT_DELIVERED 3 /* --webhook-strict: the summary stays in the outbox */

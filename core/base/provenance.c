@@ -51,6 +51,75 @@ static char *git_line(const char *dir, const char *const *args)
     return util_strdup(buf);
 }
 
+/* The directory part of path ("." without one), malloc'd. */
+static char *dir_of(const char *path)
+{
+    char *dir = util_strdup(path);
+    if (!dir)
+        return NULL;
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        strcpy(dir, ".");
+    return dir;
+}
+
+char *provenance_git_order(const char *script_path)
+{
+    char *dir = dir_of(script_path);
+    if (!dir)
+        return NULL;
+    int fds[2];
+    if (pipe(fds) != 0) {
+        free(dir);
+        return NULL;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        free(dir);
+        return NULL;
+    }
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        const char *argv[] = { "git",          "-C",        dir,     "rev-list",
+                               "--topo-order", "--reverse", "--all", NULL };
+        execvp("git", (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    free(dir);
+    size_t size = 0, cap = 4096;
+    char *text = malloc(cap);
+    ssize_t got = 0;
+    while (text && (got = read(fds[0], text + size, cap - size - 1)) > 0) {
+        size += (size_t)got;
+        if (cap - size < 2) {
+            char *grown = realloc(text, cap * 2);
+            if (!grown)
+                free(text);
+            text = grown;
+            cap *= 2;
+        }
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!text || got < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || size == 0) {
+        free(text);
+        return NULL;
+    }
+    text[size] = '\0';
+    return text;
+}
+
 char *provenance_git_commit(const char *script_path)
 {
     char *dir = util_strdup(script_path);

@@ -9,6 +9,11 @@
  * appended when the script itself has uncommitted changes; NULL when there
  * is no repository or git is missing. malloc'd; caller frees. */
 char *provenance_git_commit(const char *script_path);
+/* Every commit of the git repository holding path, oldest first in git's
+ * topological order (`git rev-list --topo-order --reverse --all`), one
+ * full hex id a line; NULL when there is no repository or git is missing.
+ * malloc'd; caller frees. */
+char *provenance_git_order(const char *script_path);
 /* The host name into buf (never fails: "unknown"). */
 void provenance_host(char *buf, size_t size);
 /* argv joined with spaces, shell-quoted where needed. malloc'd. */

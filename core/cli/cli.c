@@ -85,6 +85,10 @@ static const options_command cli_commands[] = {
       "which parameters drive an output: Sobol indices with 95% intervals of a section made "
       "by design.saltelli (docs/analysis.md)",
       cli_sensitivity },
+    { "history", CMD_HISTORY, NULL,
+      "one column across the matching sweeps in commit order, with the change points and "
+      "their intervals; exit 1 on a regression past --tolerance (docs/analysis.md)",
+      cli_history },
     { "machine", CMD_MACHINE, NULL,
       "what would make timings noisy on this machine (governor, turbo, load, --jobs), each "
       "with what to do; exit 1 when it is not fit to measure on",

@@ -113,5 +113,6 @@ int cli_serve(const options_parsed *args);
 int cli_fit(const options_parsed *args);         /* cli_fit.c */
 int cli_pareto(const options_parsed *args);      /* cli_pareto.c */
 int cli_sensitivity(const options_parsed *args); /* cli_sensitivity.c */
+int cli_history(const options_parsed *args);     /* cli_history.c */
 
 #endif

@@ -38,6 +38,7 @@ enum {
     CMD_PARETO = 1u << 22,
     CMD_SENSITIVITY = 1u << 23,
     CMD_MACHINE = 1u << 24,
+    CMD_HISTORY = 1u << 25,
 };
 
 typedef enum option_kind {
