@@ -314,9 +314,6 @@ typedef struct stat_scan {
     size_t params_at; /* its parameters in out->points */
     double *cells[2];
     size_t rows[2], capacity[2];
-    double *scratch; /* one column of each side: side 0 at 0, side 1 at
-                                * scratch_half */
-    size_t scratch_half;
     double wall_summary[2][3]; /* mean, sd, n of wall_s from the first row */
     /* a command's stored runs (command_run): each side's point and its
      * measured runs' values of the compared columns, row-major */
@@ -337,7 +334,6 @@ static void stat_scan_clear(stat_scan *st)
     table_free(st->read);
     free(st->cells[0]);
     free(st->cells[1]);
-    free(st->scratch);
     store_run_samples_close(st->run_reader);
     for (int side = 0; side < 2; side++) {
         free(st->run_values[side]);
@@ -617,16 +613,9 @@ static int stat_keep(stat_scan *st, int side, const store_stream_row *r, char **
     if (st->rows[side] == st->capacity[side]) {
         size_t capacity = st->capacity[side] ? 2 * st->capacity[side] : 8;
         double *cells = realloc(st->cells[side], capacity * (width ? width : 1) * sizeof *cells);
-        size_t most = capacity > st->capacity[!side] ? capacity : st->capacity[!side];
-        double *scratch = cells ? realloc(st->scratch, 2 * most * sizeof *scratch) : NULL;
-        if (cells)
-            st->cells[side] = cells;
-        if (scratch) {
-            st->scratch = scratch;
-            st->scratch_half = most;
-        }
-        if (!scratch)
+        if (!cells)
             return util_fail(err, "out of memory");
+        st->cells[side] = cells;
         st->capacity[side] = capacity;
     }
     for (size_t c = 0; c < width; c++)
