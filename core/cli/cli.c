@@ -20,7 +20,6 @@
 #include "selector.h"
 
 volatile sig_atomic_t cli_stop_requested = 0;
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop-signal counter must be lock-free");
 
 /* The commands in the order help lists them. */
 static const options_command cli_commands[] = {
@@ -137,6 +136,7 @@ static void print_usage(FILE *out)
  * thread, 0.1 ms apart: test_isolate hung under ASan). One atomic
  * increment decides which is first; lock-free, so async-signal-safe. */
 static atomic_uint stop_signals_seen;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop-signal counter must be lock-free");
 
 /* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
  * at once; SQLite's journal keeps the database consistent. The line says
