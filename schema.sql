@@ -235,7 +235,7 @@ CREATE INDEX IF NOT EXISTS artifact_by_blob ON artifact(sha256);
 -- this script runs on it before that step: nothing here may name them.
 -- So the indexes over them, `sweep_list` (every column `runner sweeps`
 -- reads, in id order) and `sweep_by_name`, are made by a step of their own
--- in core/store/store_open.c (schema 10), which a new file runs too.
+-- in core/store/store_migrate.c (schema 10), which a new file runs too.
 
 -- Tags of a sweep (`runner sweep --tag T`, `runner tag SWEEP +T -T`).
 CREATE TABLE IF NOT EXISTS sweep_tag (

@@ -129,6 +129,31 @@ struct store {
     char *taken_over_line;
 };
 
+/* --- store_migrate.c ---------------------------------------------------- */
+
+/* The schema version this runner writes: one step per version in
+ * store_migrate.c's migrations[]. */
+#define STORE_SCHEMA_VERSION 20
+
+/* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; 0,
+ * or -1 with *err (nothing changed). */
+int storei_migrate(store *s, char **err);
+/* 1 when every step from version on only adds indexes or tables no
+ * reading command reads: a reader reads such a file as it is. */
+int storei_readable_as_is(int version);
+/* A temporary view a reader of a file older than version 12 adds (the
+ * lease columns as NULL), without writing the file. */
+extern const char storei_lease_shim_sql[];
+
+/* --- store_open.c: used by the migration --------------------------------- */
+
+/* PRAGMA user_version into *version; -1 with *err when it is newer than
+ * this runner's. */
+int storei_read_supported_version(store *s, int *version, char **err);
+/* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
+ * <sqlite message>" in *err. */
+int storei_count_query(store *s, const char *sql, const char *what, int64_t *out, char **err);
+
 /* --- store_fence.c ------------------------------------------------------ */
 
 /* Inside an open write transaction: 0 while this store's claim on its sweep
