@@ -66,7 +66,7 @@ int scripti_raise(lua_State *L, failure_kind kind, const char *fmt, ...) RUNNER_
 double scripti_own_time_s(const script_state *s);
 
 /* sweep() and options{} act on the sweep (store points, record what it ran
- * with): once it ended they refuse (script.c), in a __gc finalizer that
+ * with): once it ended they refuse (script_sandbox.c), in a __gc finalizer that
  * lua_close runs, say, and the first refusal is kept for script_run. */
 void scripti_refuse_after_end(lua_State *L, const char *function);
 

@@ -539,3 +539,25 @@ int scripti_close_state(script_state *s, int status)
     fprintf(stderr, "runner: %s\n", s->late_call);
     return status == EXIT_OK ? EXIT_USAGE : status;
 }
+
+void scripti_refuse_after_end(lua_State *L, const char *function)
+{
+    script_state *s = scripti_state(L);
+    char *reason = NULL;
+    if (lifecycle_check_open(s->life, &reason) == 0)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "%s: %s; a __gc finalizer run at exit comes after the sweep "
+             "ended and cannot sweep or declare options",
+             function, reason ? reason : "the sweep is closed");
+    free(reason);
+    scripti_push_line(L, 1);
+    lua_pushstring(L, *lua_tostring(L, -1) ? " " : "");
+    lua_pushstring(L, msg);
+    lua_concat(L, 3);
+    if (!s->late_call)
+        s->late_call = util_strdup(lua_tostring(L, -1));
+    s->fatal = 1; /* a pcall in the finalizer does not hide it */
+    lua_error(L);
+}
