@@ -60,7 +60,10 @@ LUA
 )
 run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 7
 expect_status 0
-SLOW=1.5 run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 8
+SLOW=1.5
+export SLOW
+run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 8
+unset SLOW
 expect_status 0
 a=$(sql "SELECT min(id) FROM sweep WHERE script_path LIKE '%noisy.lua'")
 b=$(sql "SELECT max(id) FROM sweep WHERE script_path LIKE '%noisy.lua'")

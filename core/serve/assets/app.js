@@ -260,7 +260,7 @@ function sectionBlock(section) {
     }, headerCell(c), state.sort === c.name ? (state.order === 'desc' ? ' ▼' : ' ▲') : '')));
     // Numbers to the digits that tell the column's apart (csv and json keep all).
     const digits = order.map(i => distinguishingDigits(rows.map(r => r[i + 1])));
-    const body = rows.map(r => el('tr', {}, order.map((i, k) => el('td', { class: isNumeric(r[i + 1]) ? 'num' : null, 'data-value': cellText(r[i + 1]) }, shortNumber(r[i + 1], digits[k])))));
+    const body = rows.map(r => el('tr', {}, order.map((i, k) => el('td', { class: isNumeric(r[i + 1]) ? 'num' : null, 'data-value': fullText(r[i + 1]) }, shortNumber(r[i + 1], digits[k])))));
     table.replaceChildren(el('div', { class: 'scroll' }, el('table', { class: 'rows' }, el('thead', {}, head), el('tbody', {}, body))));
   }
   function showBrushed(result) {

@@ -71,12 +71,12 @@ async function comparePage(query) {
     const head = el('tr', {}, params.map(({ col }) => el('th', { 'data-column': col.name }, headerCell(col))),
       outputs.map(({ col }) => [el('th', {}, headerCell(col), ` (${data.a})`), el('th', {}, headerCell(col), ` (${data.b})`)]));
     const rows = data.rows.map(r => el('tr', { class: r.in_a && r.in_b ? null : 'only', 'data-differs': r.differs ? 'yes' : 'no' },
-      params.map(({ i }, k) => el('td', { class: isNumeric(r.params[i]) ? 'num' : null, 'data-value': cellText(r.params[i]) }, shortNumber(r.params[i], paramDigits[k]))),
+      params.map(({ i }, k) => el('td', { class: isNumeric(r.params[i]) ? 'num' : null, 'data-value': fullText(r.params[i]) }, shortNumber(r.params[i], paramDigits[k]))),
       outputs.map(({ i }, k) => {
         const [a, b] = r.outputs[i];
         const differs = r.in_a && r.in_b && cellText(a) !== cellText(b);
-        return [el('td', { class: (differs ? 'differs ' : '') + 'num', 'data-value': cellText(a) }, r.in_a ? shortNumber(a, outputDigits[k]) : '—'),
-          el('td', { class: (differs ? 'differs ' : '') + 'num', 'data-value': cellText(b) }, r.in_b ? shortNumber(b, outputDigits[k]) : '—')];
+        return [el('td', { class: (differs ? 'differs ' : '') + 'num', 'data-value': fullText(a) }, r.in_a ? shortNumber(a, outputDigits[k]) : '—'),
+          el('td', { class: (differs ? 'differs ' : '') + 'num', 'data-value': fullText(b) }, r.in_b ? shortNumber(b, outputDigits[k]) : '—')];
       })));
     body.replaceChildren(el('div', { class: 'scroll' }, el('table', { id: 'compare-table' }, el('thead', {}, head), el('tbody', {}, rows))));
   }
@@ -113,8 +113,8 @@ function statTable(rows, id) {
     el('tbody', {}, rows.map(r => el('tr', { class: r.verdict === 'no change' ? null : 'changed', 'data-position': r.position },
       el('td', { class: 'mono' }, r.point), el('td', {}, r.column_name, r.unit ? el('span', { class: 'unit' }, ` [${r.unit}]`) : null),
       el('td', { class: 'num' }, side(r.mean_a, r.sd_a, r.n_a)), el('td', { class: 'num' }, side(r.mean_b, r.sd_b, r.n_b)),
-      el('td', { class: 'num ratio', 'data-value': cellText(r.ratio) }, shortNumber(r.ratio, d.ratio)),
-      el('td', { class: 'num interval', 'data-low': cellText(r.ratio_low), 'data-high': cellText(r.ratio_high) }, interval(r)),
-      el('td', { class: 'num', 'data-value': cellText(r.p_value) }, shortNumber(r.p_value, 2)),
+      el('td', { class: 'num ratio', 'data-value': fullText(r.ratio) }, shortNumber(r.ratio, d.ratio)),
+      el('td', { class: 'num interval', 'data-low': fullText(r.ratio_low), 'data-high': fullText(r.ratio_high) }, interval(r)),
+      el('td', { class: 'num', 'data-value': fullText(r.p_value) }, shortNumber(r.p_value, 2)),
       el('td', {}, r.test), el('td', { class: 'verdict' }, r.verdict))))));
 }

@@ -15,6 +15,9 @@ function distinguishingDigits(values) {
   return 10;
 }
 
+// A cell with every digit (a data- attribute: what tests and tools read).
+function fullText(v) { return typeof v === 'number' ? String(v) : cellText(v); }
+
 // A cell as text with at most `digits` significant digits (numbers only).
 function shortNumber(v, digits) {
   if (typeof v !== 'number' || !isFinite(v) || Number.isInteger(v)) return cellText(v);
@@ -47,6 +50,11 @@ function fitName(f, byValue) {
     (byValue !== undefined && f.by_column ? `, ${f.by_column} = ${cellText(byValue)}` : f.by_column || f.by ? `, by ${f.by_column || f.by}` : '');
 }
 
+// r² to 4 digits, but never rounded up to a perfect 1.
+function r2Text(r2) {
+  return typeof r2 === 'number' && r2 < 1 && +r2.toPrecision(4) === 1 ? '> 0.9999' : shortNumber(r2, 4);
+}
+
 function findingsBlock(sweepId, mine) {
   const block = el('section', { id: 'findings' }, el('p', { class: 'note' }, 'Reading what this sweep found…'));
   api('sweep/' + sweepId + '/findings').then(f => {
@@ -64,11 +72,10 @@ function findingsBlock(sweepId, mine) {
     if (f.sensitivities.length) parts.push(sensitivityBlock(f.sensitivities, ordinalOf));
     if (f.comparisons.length)
       parts.push(el('div', { id: 'comparisons' }, el('h2', {}, 'Comparisons (runner diff --stat)'), f.comparisons.map(c => {
-        const other = c.sweep_a === f.sweep_id ? c.sweep_b : c.sweep_a;
         return el('div', { class: 'comparison', 'data-id': c.id },
           el('p', {}, `Sweep ${c.sweep_a} against sweep ${c.sweep_b}: ${c.compared} points compared, ${c.changed} of ${c.row_count} rows changed` +
             (c.tolerance_s ? `, ${c.past_tolerance} past the tolerance of ${shortNumber(c.tolerance_s, 3)} s` : '') + '. ',
-          el('a', { class: 'stat-link', href: `#/compare?a=${c.sweep_a}&b=${c.sweep_b}&stat=1` }, `every row of diff --stat ${c.sweep_a} ${c.sweep_b}, with sweep ${other}`)),
+          el('a', { class: 'stat-link', href: `#/compare?a=${c.sweep_a}&b=${c.sweep_b}&stat=1` }, `every row: sweep ${c.sweep_a} against sweep ${c.sweep_b}, --stat`)),
           statTable(c.rows, null), c.row_count > c.rows.length ? el('p', { class: 'note' }, `the first ${c.rows.length} rows, changes first`) : null);
       })));
     if (!parts.length)
@@ -109,11 +116,11 @@ function fitsBlock(fits, ordinalOf, mine) {
       const curveLink = el('a', { class: 'fit-curve-link', href: '#' }, name);
       sectionView(c.section_id).then(v => { curveLink.href = `#/plot/${c.section_id}?${plotQuery(v, c.x_column, c.y_column, c.by_column)}`; }).catch(() => {});
       return el('tr', { 'data-fit': c.id }, el('td', {}, curveLink),
-        el('td', { class: 'num' }, c.n), el('td', { class: 'num' }, shortNumber(c.r2, 4)),
+        el('td', { class: 'num' }, c.n), el('td', { class: 'num', 'data-value': fullText(c.r2) }, r2Text(c.r2)),
         names.map(n => {
           const p = c.params.find(q => q.name === n);
           if (!p) return el('td', {});
-          return el('td', { class: 'num', 'data-name': n, 'data-value': cellText(p.value) }, shortNumber(p.value, digits[n]),
+          return el('td', { class: 'num', 'data-name': n, 'data-value': fullText(p.value) }, shortNumber(p.value, digits[n]),
             p.ci_low === null || p.ci_low === undefined ? null
               : el('span', { class: 'interval' }, ` [${shortNumber(p.ci_low, digits[n])}, ${shortNumber(p.ci_high, digits[n])}]`));
         }));
