@@ -1,6 +1,7 @@
 # The dashboard's sweep page leads with what a sweep found (issue 38): the
 # lines its script printed, kept with the sweep (sweep_printed, schema 21),
-# and its stored answers (/api/sweep/ID/findings); the compare page sorts
+# and its stored answers (/api/sweep/ID/findings: fits, fronts, Sobol
+# indices, diff --stat comparisons); the compare page sorts
 # parameters by their typed values and folds what does not vary; its stat
 # mode shows the stored `runner diff --stat` with the CLI's verdicts and
 # intervals. Bad arguments: 400 with one line; a missing sweep: 404.
@@ -71,9 +72,26 @@ run "$RUNNER" diff "$a" "$b" --stat --test welch --db "$DB" --format json
 expect_status 1
 cp "$TMP/out" "$TMP/cli.json"
 
+# 4. Sobol indices over a Saltelli design (the fixture plugin ishigami).
+ishigami=$(write_script ishigami.lua <<'LUA'
+local design = require "design"
+local space = { x1 = design.uniform(-math.pi, math.pi), x2 = design.uniform(-math.pi, math.pi),
+                x3 = design.uniform(-math.pi, math.pi) }
+sweep "ishigami" { design.saltelli(200, space) }
+LUA
+)
+run "$RUNNER" sweep "$ishigami" --db "$DB" --quiet --plugin-dir "$(cd "$RUNNER_FIXTURES/good" && pwd)"
+expect_status 0
+sobol=$(sql "SELECT max(id) FROM sweep")
+RUNNER_PLUGIN_PATH=$RUNNER_FIXTURES/good
+export RUNNER_PLUGIN_PATH
+run "$RUNNER" sensitivity "$sobol" --y y --db "$DB"
+expect_status 0
+unset RUNNER_PLUGIN_PATH
+
 start_serve
 
-# 4. The findings: the printed lines as stored, the fit's three curves
+# The findings: the printed lines as stored, the fit's three curves
 # with their quantities, the front, the comparison with the CLI's verdicts.
 expect_code "api/sweep/1/findings" 200
 expect_equal "the findings' printed lines" "$(python3 -c '
@@ -122,6 +140,13 @@ import json, sys
 print(json.dumps(json.load(open(sys.argv[1]))["comparisons"][0]["rows"]))' "$TMP/body" | verdicts | sort >"$TMP/findings.txt"
 sort "$TMP/cli.txt" | grep -F -x -f "$TMP/findings.txt" | cmp -s - "$TMP/findings.txt" ||
     fail "the findings' comparison rows are not runner diff --stat's: $(cat "$TMP/findings.txt")"
+
+expect_code "api/sweep/$sobol/findings" 200
+expect_equal "the findings' Sobol indices are the stored ones" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s:%.17g:%.17g:%.17g" % (i["parameter"], i["first_order"], i["total"], i["total_high"]) for i in d["sensitivities"]))' "$TMP/body")" \
+    "$(sql "SELECT group_concat(printf('%s:%!.17g:%!.17g:%!.17g', parameter, first_order, total, total_high), ' ') FROM (SELECT * FROM sensitivity_index ORDER BY position)")"
 
 # 5. Compare's stat mode: every row, in the CLI's order, its verdicts.
 expect_code "api/compare?a=$a&b=$b&stat=1&limit=500" 200
