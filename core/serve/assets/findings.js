@@ -78,8 +78,9 @@ function findingsBlock(sweepId, mine) {
           el('a', { class: 'stat-link', href: `#/compare?a=${c.sweep_a}&b=${c.sweep_b}&stat=1` }, `every row: sweep ${c.sweep_a} against sweep ${c.sweep_b}, --stat`)),
           statTable(c.rows, null), c.row_count > c.rows.length ? el('p', { class: 'note' }, `the first ${c.rows.length} rows, changes first`) : null);
       })));
+    block.classList.toggle('empty', !parts.length);
     if (!parts.length)
-      parts.push(el('p', { class: 'note', id: 'no-findings' }, 'Nothing found yet: the script printed no line, and no fit, front or comparison of this sweep is stored (runner fit, pareto, sensitivity, diff --stat store them).'));
+      parts.push(el('p', { class: 'note', id: 'no-findings' }, 'Nothing found yet: the script printed no line, and no fit, front or comparison of this sweep is stored (runner fit, pareto, sensitivity and diff --stat store them).'));
     block.replaceChildren(...parts);
     block.dataset.loaded = 'yes';
   }).catch(e => { showError(block, e); block.dataset.loaded = 'error'; });
