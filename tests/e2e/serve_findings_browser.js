@@ -80,6 +80,8 @@ async function sweepPage(b) {
     new Set(links.map(([t]) => t)).size === links.length);
   const fitHref = links.find(([t]) => t.startsWith('usl fit'))[1];
   check('the fit link opens log x (workers 1 to 512), as the plot view would: ' + fitHref, /[?&]logx=1(&|$)/.test(fitHref));
+  const plotLink = await b.js(() => document.querySelector('section.section a.plot-link').textContent);
+  check('the plot link says what it opens: ' + plotLink, plotLink === 'plot: speedup against workers, by jitter');
   check('the front is listed', await b.js(() => /of 24 rows on the front of min round_s, max speedup/.test(document.getElementById('fronts').textContent)));
   // The section's table: numbers to the digits that tell them apart.
   const cells = await b.js(() => {

@@ -227,7 +227,9 @@ function sectionBlock(section) {
       if (v.plot.by) q.set('by', v.plot.by);
       if (v.plot.logx) q.set('logx', '1');
       if (v.plot.logy) q.set('logy', '1');
-      plotSlot.replaceChildren(el('a', { class: 'plot-link', href: `#/plot/${section.id}?${q}` }, 'plot'));
+      // Named by what it opens: "plot: speedup against workers, by jitter".
+      plotSlot.replaceChildren(el('a', { class: 'plot-link', href: `#/plot/${section.id}?${q}` },
+        `plot: ${v.plot.y} against ${v.plot.x}` + (v.plot.by ? `, by ${v.plot.by}` : '')));
     } else {
       plotSlot.replaceChildren(el('span', { class: 'note no-plot' }, 'no plot: ' + v.no_plot));
     }
