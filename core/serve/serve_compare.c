@@ -37,6 +37,7 @@ typedef struct compare_page {
     int emit; /* 0: the first pass (keys, counts), 1: the second (the page) */
     int64_t offset, limit;
     int64_t listed;                             /* rows listed so far */
+    int64_t first_listed;                       /* by the first pass */
     int64_t matched, differing, only_a, only_b; /* rows */
     /* first pass: each listed row's parameters (params values a row) */
     value *keys;
@@ -163,6 +164,8 @@ static int visit(void *ctx, const diff_row *row, char **err)
         return keep_key(page, row) == 0 && !page->oom
                    ? 0
                    : util_fail(err, "cannot compare the sweeps: out of memory");
+    if (index >= page->first_listed) /* cannot be: both passes read one snapshot */
+        return util_fail(err, "cannot compare the sweeps: the rows changed while read");
     int64_t place = page->place[index];
     if (place < 0)
         return 0;
@@ -329,6 +332,10 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
     diff_plugin result = { 0 };
     char *err = NULL;
     int rc = page.first && page.seen && page.varies ? 0 : util_fail(&err, "out of memory");
+    /* both passes in one read transaction: a sweep writing meanwhile is
+     * seen by neither */
+    if (rc == 0)
+        rc = store_read_hold(s, &err);
     /* the first pass: counts, keys, what varies */
     if (rc == 0)
         rc = diff_plugin_scan(s, c.sweep[0], c.sweep[1], c.columns.plugin, c.columns.columns,
@@ -339,10 +346,12 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
         /* the second: the page's rows, into their places */
         diff_plugin_clear(&result);
         page.emit = 1;
+        page.first_listed = page.listed;
         page.listed = 0;
         rc = diff_plugin_scan(s, c.sweep[0], c.sweep[1], c.columns.plugin, c.columns.columns,
                               &exact, &scope, &result, &err);
     }
+    store_read_release(s);
     if (rc != 0) {
         servei_reply_fail(reply, err);
     } else {
