@@ -563,3 +563,15 @@ CREATE TABLE IF NOT EXISTS point_system (
     samples         INTEGER NOT NULL,              -- sampled intervals
     PRIMARY KEY (sweep_id, section_id, ordinal)
 ) WITHOUT ROWID;
+
+-- Schema version 21 (issue 38): what the script printed with printf (its
+-- findings: "=> ceiling T1/J = 15.5x ..."), one row per non-empty line in
+-- the order printed, so the dashboard's sweep page can lead with them. A
+-- resumed sweep's script prints again: its lines replace the earlier ones.
+-- At most 500 lines of 1000 bytes are kept (docs/schema.md).
+CREATE TABLE IF NOT EXISTS sweep_printed (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: as printed
+    line            TEXT NOT NULL,                 -- without its newline
+    PRIMARY KEY (sweep_id, position)
+) WITHOUT ROWID;

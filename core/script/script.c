@@ -683,6 +683,8 @@ int script_run(const script_config *config)
     scripti_watchdog_start(&s);
     int rc = scripti_run_chunk(&s, len);
     lifecycle_ending ending = rc == LUA_OK ? LIFECYCLE_FINISHED : report_failure(&s);
+    if (s.printed.len > 0 && !s.printed.oom && lifecycle_keep_printed(s.life, s.printed.data) != 0)
+        fprintf(stderr, "runner: warning: out of memory keeping what the script printed\n");
     double paused_at = scripti_clock_pause(&s);
     status = lifecycle_end(s.life, ending);
     scripti_clock_resume(&s, paused_at);
@@ -699,6 +701,7 @@ done:
     free(err);
     json_decref(s.options_used);
     json_decref(s.overrides);
+    strbuf_free(&s.printed);
     return status;
 }
 

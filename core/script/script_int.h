@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "exec_lua.h"
 #include "plugin/plugin.h"
@@ -51,6 +52,7 @@ typedef struct script_state {
     char *script_text;
     json_t *options_used; /* the option values the script ran with */
     json_t *overrides;    /* what --set gave */
+    strbuf printed;       /* what printf wrote, kept with the sweep (bounded) */
     int options_declared;
     int zip_groups;
 } script_state;

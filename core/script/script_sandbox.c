@@ -5,6 +5,7 @@
  * modules), require from lib/ directories only, printf, and error messages
  * that name the script line. */
 #include "script_int.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -244,6 +245,11 @@ static int l_printf(lua_State *L)
     size_t len;
     const char *text = lua_tolstring(L, -1, &len);
     fwrite(text, 1, len, stdout);
+    /* kept for the sweep (lifecycle_keep_printed); beyond what the store
+     * keeps of it, no longer gathered */
+    strbuf *printed = &scripti_state(L)->printed;
+    if (printed->len < (size_t)STORE_PRINTED_MAX_LINES * STORE_PRINTED_MAX_BYTES)
+        strbuf_add(printed, text, len);
     return 0;
 }
 
