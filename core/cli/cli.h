@@ -54,7 +54,8 @@ int cli_series_table(store *s, int64_t sweep_id, const char *name, table **out, 
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count);
 /* The same, opened for writing when for_writing (the commands that store
- * an answer: fit, pareto, sensitivity). */
+ * an answer: fit, pareto, sensitivity), which then also say in one line when
+ * the sweep is still running and how many points it has stored so far. */
 int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, int64_t *sweep_id,
                       int64_t **ids, size_t *count);
 

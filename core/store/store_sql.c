@@ -90,7 +90,10 @@ int storei_fail_sql(store *s, char **err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return util_fail(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    char *bound = storei_bound_reason(s);
+    util_fail(err, "%s: %s: %s", s->path, what, bound ? bound : sqlite3_errmsg(s->db));
+    free(bound);
+    return -1;
 }
 
 void storei_append_note(char **err, const char *note)
