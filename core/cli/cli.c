@@ -186,6 +186,31 @@ void cli_error(const char *fmt, ...)
     free(message);
 }
 
+void cli_error_lines(const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (text)
+        vsnprintf(text, (size_t)len + 1, fmt, again);
+    va_end(again);
+    va_end(ap);
+    for (char *line = text; line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char *shown = quote_terminal(line);
+        fprintf(stderr, "%s\n", shown ? shown : "out of memory");
+        free(shown);
+        line = end ? end + 1 : NULL;
+    }
+    if (!text)
+        fprintf(stderr, "runner: out of memory\n");
+    free(text);
+}
+
 int cli_fail(char *err)
 {
     /* names, selectors and values inside it reach a terminal: escaped */

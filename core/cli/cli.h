@@ -29,6 +29,10 @@ void cli_install_signal_handlers(void);
  * bytes that are not UTF-8 escaped, a long text cut with a count). Every
  * one-line message of a command that may echo user text is printed so. */
 void cli_error(const char *fmt, ...) RUNNER_PRINTF(1, 2);
+/* The lines that follow such a message in a report of several lines (runner
+ * slurm's list of shards, the command to run next): each line of the
+ * formatted text on stderr through the same gate, without the prefix. */
+void cli_error_lines(const char *fmt, ...) RUNNER_PRINTF(1, 2);
 
 /* Prints "runner: <err>" and frees err. Returns EXIT_USAGE. */
 int cli_fail(char *err);

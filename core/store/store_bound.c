@@ -11,6 +11,7 @@
 #include "store_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,8 +79,7 @@ static int on_trace(unsigned event, void *arg, void *statement, void *detail)
 /* SQLite's progress handler: nonzero interrupts the statement. */
 static int past_bound(void *arg)
 {
-    store *s = arg;
-    storei_bound *b = &s->bound;
+    storei_bound *b = arg;
     double now = util_monotonic();
     if (b->fresh) {
         b->fresh = 0;
@@ -87,7 +87,7 @@ static int past_bound(void *arg)
         b->since = now;
         b->steps = 0;
         b->rows = 0;
-        double bytes = connection_bytes(s->db);
+        double bytes = connection_bytes(b->db);
         b->step_budget = (BOUND_BASE_STEPS + BOUND_STEPS_PER_BYTE * bytes) / BOUND_STEPS;
         b->row_budget = BOUND_BASE_ROWS + bytes / BOUND_BYTES_PER_ROW;
     } else if (b->row_seen) {
@@ -132,32 +132,34 @@ int storei_bound_timeout(double *timeout_s, char **err)
     return 0;
 }
 
-void storei_bound_install(store *s, double timeout_s)
+void storei_bound_install(sqlite3 *db, storei_bound *b, double timeout_s)
 {
-    memset(&s->bound, 0, sizeof s->bound);
-    s->bound.timeout_s = timeout_s;
-    s->bound.fresh = 1;
-    sqlite3_trace_v2(s->db, SQLITE_TRACE_STMT | SQLITE_TRACE_ROW, on_trace, &s->bound);
-    sqlite3_progress_handler(s->db, BOUND_STEPS, past_bound, s);
+    memset(b, 0, sizeof *b);
+    b->db = db;
+    b->timeout_s = timeout_s;
+    b->fresh = 1;
+    sqlite3_trace_v2(db, SQLITE_TRACE_STMT | SQLITE_TRACE_ROW, on_trace, b);
+    sqlite3_progress_handler(db, BOUND_STEPS, past_bound, b);
 }
 
-char *storei_bound_reason(store *s)
+const char *storei_bound_errmsg(storei_bound *b)
 {
-    storei_bound *b = &s->bound;
     int stopped = b->stopped;
     b->stopped = BOUND_RUNNING;
     if (stopped == BOUND_STOPPED_TIME)
-        return util_format("a query returned no row for %g s (RUNNER_QUERY_TIMEOUT) and was "
-                           "stopped; a view or trigger in the file may never end",
-                           b->timeout_s);
-    if (stopped == BOUND_STOPPED_STEPS)
-        return util_format("a query ran %.0f million steps, more than a file of this size "
-                           "can need, and was stopped; a view or trigger in the file may "
-                           "never end",
-                           (double)b->steps * BOUND_STEPS / 1e6);
-    if (stopped == BOUND_STOPPED_ROWS)
-        return util_format("a query returned %lld rows, more than a file of this size can "
-                           "hold, and was stopped; a view in the file may never end",
-                           (long long)b->rows);
-    return NULL;
+        snprintf(b->reason, sizeof b->reason,
+                 "a query returned no row for %g s (RUNNER_QUERY_TIMEOUT) and was stopped; a "
+                 "view or trigger in the file may never end",
+                 b->timeout_s);
+    else if (stopped == BOUND_STOPPED_STEPS)
+        snprintf(b->reason, sizeof b->reason,
+                 "a query ran %.0f million steps, more than a file of this size can need, and "
+                 "was stopped; a view or trigger in the file may never end",
+                 (double)b->steps * BOUND_STEPS / 1e6);
+    else if (stopped == BOUND_STOPPED_ROWS)
+        snprintf(b->reason, sizeof b->reason,
+                 "a query returned %lld rows, more than a file of this size can hold, and was "
+                 "stopped; a view in the file may never end",
+                 (long long)b->rows);
+    return stopped != BOUND_RUNNING ? b->reason : sqlite3_errmsg(b->db);
 }

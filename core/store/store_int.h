@@ -92,6 +92,7 @@ typedef struct storei_plugin_entry {
 
 /* The bound on every statement (store_bound.c). */
 typedef struct storei_bound {
+    sqlite3 *db;
     double timeout_s;   /* no row for this long: stopped */
     double since;       /* monotonic s: the statement's start or its last row */
     double step_budget; /* in progress-handler calls */
@@ -102,6 +103,7 @@ typedef struct storei_bound {
     int row_seen;       /* a row was returned since the handler's last call */
     int timed;          /* the statement only reads: the time bound applies */
     int stopped;        /* why the last statement was interrupted; 0: it was not */
+    char reason[256];   /* storei_bound_errmsg's text */
 } storei_bound;
 
 /* One open database, used by one thread at a time. Who owns what:
@@ -149,12 +151,12 @@ struct store {
 /* RUNNER_QUERY_TIMEOUT in seconds (its default when unset); -1 with *err for
  * a value that is not a positive number of seconds up to a day. */
 int storei_bound_timeout(double *timeout_s, char **err);
-/* Bounds every statement of s's connection (a progress handler and a trace
- * callback that see s->bound). */
-void storei_bound_install(store *s, double timeout_s);
-/* Why the last interrupted statement was stopped (malloc'd; the caller
- * frees), or NULL when the bound did not stop it; clears the reason. */
-char *storei_bound_reason(store *s);
+/* Bounds every statement of db (a progress handler and a trace callback
+ * that keep their count in b, which must outlive the connection). */
+void storei_bound_install(sqlite3 *db, storei_bound *b, double timeout_s);
+/* Why the connection's last statement failed: the bound's reason when it
+ * stopped it (then cleared), else sqlite3_errmsg. Valid until the next call. */
+const char *storei_bound_errmsg(storei_bound *b);
 
 /* --- store_migrate.c ---------------------------------------------------- */
 

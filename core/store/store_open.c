@@ -427,7 +427,7 @@ static store *store_connect_as(const char *path, const char *uri, int flags, cha
     }
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-    storei_bound_install(s, timeout_s);
+    storei_bound_install(s->db, &s->bound, timeout_s);
     if (store_process_register_sql(s->db) != 0) {
         util_fail(err, "%s: cannot open database: out of memory", path);
         store_close(s);

@@ -90,10 +90,7 @@ int storei_fail_sql(store *s, char **err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    char *bound = storei_bound_reason(s);
-    util_fail(err, "%s: %s: %s", s->path, what, bound ? bound : sqlite3_errmsg(s->db));
-    free(bound);
-    return -1;
+    return util_fail(err, "%s: %s: %s", s->path, what, storei_bound_errmsg(&s->bound));
 }
 
 void storei_append_note(char **err, const char *note)
