@@ -1,6 +1,7 @@
 /* name_check: UTF-8, no NUL, no control characters, a length cap. */
 #include "name_check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +24,17 @@ int name_check(const char *what, const char *text, size_t len, size_t max_bytes,
                 why = "holds a control character";
     if (!why)
         return 0;
-    char *head = strndup(text, nul);
+    /* a long name is shown by its head: the line stays one readable line */
+    size_t shown_len = nul > NAME_CHECK_SHOWN ? NAME_CHECK_SHOWN : nul;
+    char *head = strndup(text, shown_len);
     char *shown = head ? quote_terminal(head) : NULL;
+    char more[48] = "";
+    if (shown_len < nul)
+        snprintf(more, sizeof more, "... (%zu more bytes)", nul - shown_len);
     util_fail(err,
-              "%s '%s' %s (names are UTF-8 text without control characters, %zu bytes at most)",
-              what, shown ? shown : "", why, max_bytes);
+              "%s '%s%s' %s (names are UTF-8 text without control characters, %zu bytes at "
+              "most)",
+              what, shown ? shown : "", more, why, max_bytes);
     free(shown);
     free(head);
     return -1;

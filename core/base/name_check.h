@@ -11,6 +11,7 @@
 
 #define NAME_CHECK_NAME_MAX 256  /* a name */
 #define NAME_CHECK_TEXT_MAX 4096 /* a note */
+#define NAME_CHECK_SHOWN 128     /* bytes of a refused name its message shows */
 
 /* 0 when text[0..len) is acceptable; else -1 with *err (the caller frees)
  * "WHAT: <reason>", the text shown escaped and cut. */

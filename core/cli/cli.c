@@ -4,6 +4,7 @@
 #include "base/exit_status.h"
 #include "cli.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -185,6 +186,31 @@ void cli_error(const char *fmt, ...)
     free(message);
 }
 
+void cli_error_lines(const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (text)
+        vsnprintf(text, (size_t)len + 1, fmt, again);
+    va_end(again);
+    va_end(ap);
+    for (char *line = text; line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char *shown = quote_terminal(line);
+        fprintf(stderr, "%s\n", shown ? shown : "out of memory");
+        free(shown);
+        line = end ? end + 1 : NULL;
+    }
+    if (!text)
+        fprintf(stderr, "runner: out of memory\n");
+    free(text);
+}
+
 int cli_fail(char *err)
 {
     /* names, selectors and values inside it reach a terminal: escaped */
@@ -225,6 +251,22 @@ int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int
     return cli_open_sweep_as(args, 0, s, sweep_id, ids, count);
 }
 
+/* An answer (fit, pareto, sensitivity) on a sweep still running covers the
+ * points stored so far: one line says so, the sweep's status judged as
+ * every reader judges it (lease_judge, through the store's digest). */
+static int note_running(store *s, const char *command, int64_t sweep_id, char **err)
+{
+    store_sweep_digest d = { 0 };
+    if (store_sweep_digest_read(s, sweep_id, &d, err) != 0)
+        return -1;
+    if (d.status && strcmp(d.status, "running") == 0)
+        cli_error("%s: note: sweep %" PRId64 " is still running; this answer covers the %" PRId64
+                  " point%s stored so far",
+                  command, sweep_id, d.points_ok, d.points_ok == 1 ? "" : "s");
+    store_sweep_digest_clear(&d);
+    return 0;
+}
+
 int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, int64_t *sweep_id,
                       int64_t **ids, size_t *count)
 {
@@ -239,6 +281,8 @@ int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, in
     if ((status = cli_resolve_sweep(*s, args->positional, sweep_id)) != EXIT_OK)
         goto done;
     if (store_sweep_sections(*s, *sweep_id, ids, count, &err) != 0)
+        goto fail;
+    if (*count > 0 && for_writing && note_running(*s, args->command, *sweep_id, &err) != 0)
         goto fail;
     if (*count > 0)
         return EXIT_OK;

@@ -29,6 +29,10 @@ void cli_install_signal_handlers(void);
  * bytes that are not UTF-8 escaped, a long text cut with a count). Every
  * one-line message of a command that may echo user text is printed so. */
 void cli_error(const char *fmt, ...) RUNNER_PRINTF(1, 2);
+/* The lines that follow such a message in a report of several lines (runner
+ * slurm's list of shards, the command to run next): each line of the
+ * formatted text on stderr through the same gate, without the prefix. */
+void cli_error_lines(const char *fmt, ...) RUNNER_PRINTF(1, 2);
 
 /* Prints "runner: <err>" and frees err. Returns EXIT_USAGE. */
 int cli_fail(char *err);
@@ -54,7 +58,8 @@ int cli_series_table(store *s, int64_t sweep_id, const char *name, table **out, 
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count);
 /* The same, opened for writing when for_writing (the commands that store
- * an answer: fit, pareto, sensitivity). */
+ * an answer: fit, pareto, sensitivity), which then also say in one line when
+ * the sweep is still running and how many points it has stored so far. */
 int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, int64_t *sweep_id,
                       int64_t **ids, size_t *count);
 

@@ -307,13 +307,9 @@ static int check_text(const char *what, const char *text, int file_path)
 {
     if (!quote_has_control(text) && !(file_path && strchr(text, '\\')))
         return 0;
-    char *shown = quote_terminal(text);
-    fprintf(stderr,
-            "runner: slurm: %s '%s' holds %s, which an #SBATCH line cannot carry; "
-            "choose another\n",
-            what, shown ? shown : "?",
-            quote_has_control(text) ? "a control character (a newline, a tab)" : "a backslash");
-    free(shown);
+    cli_error("slurm: %s '%s' holds %s, which an #SBATCH line cannot carry; choose another", what,
+              text,
+              quote_has_control(text) ? "a control character (a newline, a tab)" : "a backslash");
     return EXIT_USAGE;
 }
 
@@ -330,7 +326,7 @@ static char *sbatch(const char *const *args)
         close(pipefd[0]);
         close(pipefd[1]);
         execvp("sbatch", (char *const *)args);
-        fprintf(stderr, "runner: slurm: cannot run sbatch: %s\n", strerror(errno));
+        cli_error("slurm: cannot run sbatch: %s", strerror(errno));
         _exit(127);
     }
     close(pipefd[1]);
@@ -349,7 +345,7 @@ static char *sbatch(const char *const *args)
         size_t last = 0;
         while (args[last + 1])
             last++;
-        fprintf(stderr, "runner: slurm: sbatch %s failed\n", args[last]);
+        cli_error("slurm: sbatch %s failed", args[last]);
         return NULL;
     }
     return util_strdup(line);
@@ -446,7 +442,7 @@ static int resubmit(const options_parsed *a, const char *dir, const char *array_
     else
         strbuf_printf(&prefix, "every shard of %s is complete: ", dir);
     if (list.oom || tasks.oom || prefix.oom) {
-        fprintf(stderr, "runner: slurm: out of memory\n");
+        cli_error("slurm: out of memory");
         goto done;
     }
     status = submit(prefix.data, array_path, list.len ? list.data : "",
@@ -520,13 +516,12 @@ static int check_array_sizes(const options_parsed *a)
     if (!max)
         return 0;
     if (shards >= max) {
-        fprintf(stderr,
-                "runner: slurm: --shards %llu is more than this cluster's job arrays take "
-                "(MaxArraySize %llu, scontrol show config: task indexes up to %llu); use "
-                "--shards %llu or fewer (each shard then runs more points), or ask the admins "
-                "to raise MaxArraySize\n",
-                (unsigned long long)shards, (unsigned long long)max, (unsigned long long)(max - 1),
-                (unsigned long long)(max - 1));
+        cli_error("slurm: --shards %llu is more than this cluster's job arrays take "
+                  "(MaxArraySize %llu, scontrol show config: task indexes up to %llu); use "
+                  "--shards %llu or fewer (each shard then runs more points), or ask the admins "
+                  "to raise MaxArraySize",
+                  (unsigned long long)shards, (unsigned long long)max,
+                  (unsigned long long)(max - 1), (unsigned long long)(max - 1));
         return EXIT_USAGE;
     }
     return 0;
@@ -567,7 +562,7 @@ static int check_script(const options_parsed *a, const char *script)
         close(null);
     if (status == EXIT_OK)
         return EXIT_OK;
-    fprintf(stderr, "runner: slurm: %s fails as a shard (above); nothing was written\n", script);
+    cli_error("slurm: %s fails as a shard (above); nothing was written", script);
     return EXIT_USAGE;
 }
 
@@ -577,12 +572,9 @@ static int check_mem(const char *text)
     size_t digits = strspn(text, "0123456789");
     if (digits && (!text[digits] || (strchr("KMGTkmgt", text[digits]) && !text[digits + 1])))
         return 0;
-    char *shown = quote_terminal(text);
-    fprintf(stderr,
-            "runner: slurm: --mem '%s': expected a size as sbatch takes it, a whole number "
-            "with K, M, G or T after it (e.g. 4G; megabytes without)\n",
-            shown ? shown : "?");
-    free(shown);
+    cli_error("slurm: --mem '%s': expected a size as sbatch takes it, a whole number with K, M, "
+              "G or T after it (e.g. 4G; megabytes without)",
+              text);
     return EXIT_USAGE;
 }
 
@@ -601,14 +593,10 @@ static int check_mail_type(const char *text)
         for (size_t i = 0; i < sizeof types / sizeof *types && !known; i++)
             known = len == strlen(types[i]) && strncmp(p, types[i], len) == 0;
         if (!known) {
-            char *shown = quote_terminal(text);
-            fprintf(stderr,
-                    "runner: slurm: --mail-type '%s': expected Slurm's mail types, "
-                    "comma-separated (NONE, BEGIN, END, FAIL, REQUEUE, ALL, INVALID_DEPEND, "
-                    "STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90, TIME_LIMIT_80, TIME_LIMIT_50, "
-                    "ARRAY_TASKS)\n",
-                    shown ? shown : "?");
-            free(shown);
+            cli_error("slurm: --mail-type '%s': expected Slurm's mail types, comma-separated "
+                      "(NONE, BEGIN, END, FAIL, REQUEUE, ALL, INVALID_DEPEND, STAGE_OUT, "
+                      "TIME_LIMIT, TIME_LIMIT_90, TIME_LIMIT_80, TIME_LIMIT_50, ARRAY_TASKS)",
+                      text);
             return EXIT_USAGE;
         }
         if (!p[len])
@@ -625,24 +613,19 @@ static int check_sbatch_arg(const char *arg)
                                        "job-name", "dependency", "signal" };
     size_t name =
         strspn(arg + (strncmp(arg, "--", 2) == 0 ? 2 : 0), "abcdefghijklmnopqrstuvwxyz0123456789-");
-    char *shown = quote_terminal(arg);
     int status = 0;
     if (strncmp(arg, "--", 2) != 0 || !name || (arg[2 + name] && arg[2 + name] != '=')) {
-        fprintf(stderr,
-                "runner: slurm: --sbatch-arg '%s': expected --NAME or --NAME=VALUE, an "
-                "sbatch option (e.g. --sbatch-arg --gres=gpu:1)\n",
-                shown ? shown : "?");
+        cli_error("slurm: --sbatch-arg '%s': expected --NAME or --NAME=VALUE, an sbatch option "
+                  "(e.g. --sbatch-arg --gres=gpu:1)",
+                  arg);
         status = EXIT_USAGE;
     }
     for (size_t i = 0; !status && i < sizeof own / sizeof *own; i++)
         if (name == strlen(own[i]) && strncmp(arg + 2, own[i], name) == 0) {
-            fprintf(stderr,
-                    "runner: slurm: --sbatch-arg '%s': runner slurm writes --%s itself "
-                    "(docs/slurm.md)\n",
-                    shown ? shown : "?", own[i]);
+            cli_error("slurm: --sbatch-arg '%s': runner slurm writes --%s itself (docs/slurm.md)",
+                      arg, own[i]);
             status = EXIT_USAGE;
         }
-    free(shown);
     return status ? status : check_text("--sbatch-arg", arg, 0);
 }
 
@@ -733,9 +716,9 @@ int cli_slurm(const options_parsed *a)
         char *rerun = runner ? rerun_command(a, runner) : NULL;
         int status = EXIT_USAGE;
         if (!dir)
-            fprintf(stderr, "runner: slurm: %s: %s\n", dir_given, strerror(errno));
+            cli_error("slurm: %s: %s", dir_given, strerror(errno));
         else if (!rerun)
-            fprintf(stderr, "runner: slurm: out of memory\n");
+            cli_error("slurm: out of memory");
         else
             status = slurm_merge_complete(dir, shards, rerun); /* it adds --resubmit */
         free(runner);
@@ -748,7 +731,7 @@ int cli_slurm(const options_parsed *a)
     char *err = NULL;
     int dirfd = outfile_open_dir(dir_given, 1, &err);
     if (dirfd < 0) {
-        fprintf(stderr, "runner: slurm: %s\n", err ? err : "out of memory");
+        cli_error("slurm: %s", err ? err : "out of memory");
         free(err);
         return EXIT_USAGE;
     }
@@ -761,7 +744,7 @@ int cli_slurm(const options_parsed *a)
                                           : NULL;
     int status = EXIT_USAGE;
     if (!script)
-        fprintf(stderr, "runner: slurm: %s: %s\n", a->positional, strerror(errno));
+        cli_error("slurm: %s: %s", a->positional, strerror(errno));
     char *rerun = runner ? rerun_command(a, runner) : NULL;
     if (!runner || !script || !dir || !out || !rerun ||
         (status = check_text("--db-dir", dir, 1)) != 0)

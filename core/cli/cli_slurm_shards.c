@@ -129,16 +129,15 @@ int slurm_merge_complete(const char *dir, uint64_t count, const char *rerun)
     }
     int status = EXIT_USAGE;
     if (!complete || lines.oom) {
-        fprintf(stderr, "runner: slurm: out of memory\n");
+        cli_error("slurm: out of memory");
     } else if (!missing) {
         /* a partial merge missing (--merge-fanout), or inputs that do not
          * belong together: --resubmit redoes the partial merges that are
          * not complete, and the merge */
-        fprintf(stderr,
-                "runner: slurm: every shard of %s is complete: the merge refused for the "
-                "reason above; to redo the merges not complete and merge again:\n  %s "
-                "--resubmit\n",
-                dir, rerun);
+        cli_error("slurm: every shard of %s is complete: the merge refused for the reason above; "
+                  "to redo the merges not complete and merge again:",
+                  dir);
+        cli_error_lines("  %s --resubmit", rerun);
     } else {
         char *out = util_format("%s/complete.db", dir), *err = NULL;
         store *s = NULL;
@@ -148,22 +147,19 @@ int slurm_merge_complete(const char *dir, uint64_t count, const char *rerun)
             store_merge(s, complete, done, 1, "runner slurm --merge-complete", &result, &err) == 0;
         store_close(s);
         if (done && !merged) {
-            char *shown = quote_terminal(err ? err : "out of memory");
-            fprintf(stderr, "runner: slurm: merging the complete shards failed: %s\n",
-                    shown ? shown : "?");
-            free(shown);
+            cli_error("slurm: merging the complete shards failed: %s", err ? err : "out of memory");
         }
         free(err);
         if (merged)
-            fprintf(stderr,
-                    "runner: slurm: %llu of %llu shards not complete; the %zu complete ones "
-                    "are merged into %s (%lld points, %lld rows) to look at:%s\n",
-                    (unsigned long long)missing, (unsigned long long)count, done, out,
-                    (long long)result.points, (long long)result.rows, lines.data);
+            cli_error("slurm: %llu of %llu shards not complete; the %zu complete ones are merged "
+                      "into %s (%lld points, %lld rows) to look at:",
+                      (unsigned long long)missing, (unsigned long long)count, done, out,
+                      (long long)result.points, (long long)result.rows);
         else
-            fprintf(stderr, "runner: slurm: %llu of %llu shards not complete:%s\n",
-                    (unsigned long long)missing, (unsigned long long)count, lines.data);
-        fprintf(stderr, "run them and merge again with:\n  %s --resubmit\n", rerun);
+            cli_error("slurm: %llu of %llu shards not complete:", (unsigned long long)missing,
+                      (unsigned long long)count);
+        cli_error_lines("%s\nrun them and merge again with:\n  %s --resubmit", lines.data + 1,
+                        rerun);
         free(out);
     }
     for (size_t i = 0; i < done; i++)

@@ -17,6 +17,7 @@
 #include "base/util.h"
 #include "rowview.h"
 #include "script_int.h"
+#include "script_name.h"
 #include "store/store.h"
 
 /* runner.saltelli_unit(n, d, seed): the unit-cube coordinates of a
@@ -77,7 +78,9 @@ static const char *text_field(lua_State *L, const char *function, const char *na
     if (lua_type(L, -1) != LUA_TSTRING)
         luaL_error(L, "%s{%s = ...}: %s must be a column name, got a %s", function, name, name,
                    luaL_typename(L, -1));
-    const char *text = lua_tostring(L, -1);
+    char what[64];
+    snprintf(what, sizeof what, "%s{%s = ...}:", function, name);
+    const char *text = script_name_check(L, -1, what);
     lua_pop(L, 1); /* the options table keeps it */
     return text;
 }
@@ -316,7 +319,7 @@ static fit_model *lua_model_new(lua_State *L, lua_model *m, int function, const 
             luaL_error(L, "fit{params = ...}: each entry must be name = starting value (a number)");
         if (m->count == FIT_MAX_PARAMS)
             luaL_error(L, "fit{params = ...}: at most %d parameters", FIT_MAX_PARAMS);
-        m->names[m->count++] = lua_tostring(L, -2);
+        m->names[m->count++] = script_name_check(L, -2, "fit{params = ...}:");
         lua_pop(L, 1);
     }
     if (m->count == 0)
@@ -516,7 +519,9 @@ static void objective_list(lua_State *L, const char *field, int maximize, const 
     if (lua_type(L, -1) == LUA_TSTRING) { /* the options table keeps the name alive */
         if (*count == max)
             luaL_error(L, "pareto{...}: at most %d objectives", (int)max);
-        names[*count] = lua_tostring(L, -1);
+        char what[32];
+        snprintf(what, sizeof what, "pareto{%s = ...}:", field);
+        names[*count] = script_name_check(L, -1, what);
         directions[(*count)++] = maximize;
         lua_pop(L, 1);
         return;
@@ -532,7 +537,9 @@ static void objective_list(lua_State *L, const char *field, int maximize, const 
                        luaL_typename(L, -1));
         if (*count == max)
             luaL_error(L, "pareto{...}: at most %d objectives", (int)max);
-        names[*count] = lua_tostring(L, -1);
+        char what[32];
+        snprintf(what, sizeof what, "pareto{%s = ...}:", field);
+        names[*count] = script_name_check(L, -1, what);
         directions[(*count)++] = maximize;
         lua_pop(L, 1);
     }

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/name_check.h"
 #include "base/util.h"
 #include "exec/exec.h"
+#include "script_name.h"
 
 struct exec_list {
     exec_command **items;
@@ -200,7 +202,17 @@ static int read_declarations(lua_State *L, exec_command *c, int idx, const char 
     for (size_t i = 1; i <= n && rc == 0; i++) {
         lua_rawgeti(L, t, (lua_Integer)i);
         const char *name = NULL;
-        if (!lua_istable(L, -1) || string_field(L, lua_gettop(L), "name", NULL, &name) || !name) {
+        char *bad = NULL;
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "name");
+            name = script_name_get(L, -1, what, NAME_CHECK_NAME_MAX, &bad);
+            lua_pop(L, 1); /* still referenced by the table */
+        }
+        if (bad) {
+            snprintf(msg, size, "%s", bad);
+            free(bad);
+            rc = -1;
+        } else if (!name) {
             snprintf(msg, size, "%s[%zu] must be a table with a name", what, i);
             rc = -1;
         } else {
@@ -212,15 +224,20 @@ static int read_declarations(lua_State *L, exec_command *c, int idx, const char 
         const char *names[256];
         size_t count = 0;
         lua_pushnil(L);
+        char *bad = NULL;
         while (lua_next(L, t) && count < 256) {
-            if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1))
-                names[count++] = lua_tostring(L, -2);
-            else
+            const char *name = script_name_get(L, -2, what, NAME_CHECK_NAME_MAX, &bad);
+            if (name && !bad && lua_istable(L, -1))
+                names[count++] = name;
+            else if (rc == 0)
                 rc = -1;
             lua_pop(L, 1);
         }
         if (rc != 0)
+            snprintf(msg, size, "%s", bad ? bad : "");
+        if (rc != 0 && !bad)
             snprintf(msg, size, "%s: each entry must be name = { type = ..., ... }", what);
+        free(bad);
         qsort(names, count, sizeof *names, compare_strings);
         for (size_t i = 0; i < count && rc == 0; i++) {
             lua_getfield(L, t, names[i]);
@@ -264,6 +281,7 @@ static int read_output(lua_State *L, exec_command *c, int idx, char *msg, size_t
     exec_settings *s = exec_command_settings(c);
     lua_getfield(L, idx, "output");
     int rc = 0;
+    char *bad = NULL;
     if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "jsonl") == 0) {
         s->output = EXEC_OUTPUT_JSONL;
     } else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "keyvalue") == 0) {
@@ -272,7 +290,8 @@ static int read_output(lua_State *L, exec_command *c, int idx, char *msg, size_t
         s->output = EXEC_OUTPUT_PATTERN;
         lua_pushnil(L);
         while (rc == 0 && lua_next(L, -2)) {
-            if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+            if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING ||
+                !script_name_get(L, -2, "output", NAME_CHECK_NAME_MAX, &bad))
                 rc = -1;
             else if (exec_command_set_pattern(c, lua_tostring(L, -2), lua_tostring(L, -1)) != 0)
                 rc = -1;
@@ -284,10 +303,13 @@ static int read_output(lua_State *L, exec_command *c, int idx, char *msg, size_t
         rc = -1;
     }
     lua_pop(L, 1);
-    if (rc != 0)
+    if (bad)
+        snprintf(msg, size, "%s", bad);
+    else if (rc != 0)
         snprintf(msg, size,
                  "output must be \"jsonl\", \"keyvalue\" or { column = \"regular "
                  "expression with one ( ) group\", ... }");
+    free(bad);
     return rc;
 }
 
@@ -397,8 +419,14 @@ int exec_lua_declare(lua_State *L, exec_list *list, const plugin_registry *reg, 
     char why[900];
     if (!name) {
         lua_getfield(L, idx, "name");
-        name = lua_tostring(L, -1);
+        char *bad = NULL;
+        name = script_name_get(L, -1, "command", NAME_CHECK_NAME_MAX, &bad);
         lua_pop(L, 1); /* still referenced by the table */
+        if (bad) {
+            snprintf(msg, size, "%s", bad);
+            free(bad);
+            return -1;
+        }
     }
     if (!name) {
         snprintf(msg, size, "command needs a name: command \"name\" { argv = {...}, ... }");

@@ -3,6 +3,7 @@
  * render/ draws them; only the writing of the file below the current
  * directory is its own. */
 #include "plot_lua.h"
+#include "script_name.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -118,7 +119,9 @@ static void read_lua_options(lua_State *L, const char *strings[7], int flags[2])
             if (lua_type(L, -1) != LUA_TSTRING)
                 luaL_error(L, "plot: option '%s' must be a string, got a %s", key,
                            luaL_typename(L, -1));
-            strings[k] = lua_tostring(L, -1);
+            /* x, y and by name columns: checked whole (a NUL would cut
+             * "x\0y" to another column's name) */
+            strings[k] = k < 3 ? script_name_check(L, -1, "plot:") : lua_tostring(L, -1);
         } else {
             if (lua_type(L, -1) != LUA_TBOOLEAN)
                 luaL_error(L, "plot: option '%s' must be true or false, got a %s", key,

@@ -4,6 +4,7 @@
  * directory of each page's first key (16 bytes per page) makes rows[i] one
  * index seek, whatever i. See rowview.h. */
 #include "rowview.h"
+#include "script_name.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -287,8 +288,9 @@ static int read_where(lua_State *L, const rowview *v, rowview_filter *f)
     int possible = 1;
     lua_pushnil(L);
     while (lua_next(L, 2)) {
-        long c = lua_type(L, -2) == LUA_TSTRING ? table_find_column(v->columns, lua_tostring(L, -2))
-                                                : -1;
+        long c = lua_type(L, -2) == LUA_TSTRING
+                     ? table_find_column(v->columns, script_name_check(L, -2, "rows:find/filter:"))
+                     : -1;
         if (f->where_count == WHERE_MAX)
             luaL_error(L, "rows:find/filter: at most %d conditions", WHERE_MAX);
         if (c < 0 || !where_value(L, -1, v->columns->columns[c].type, &f->where[f->where_count]))

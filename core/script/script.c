@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis_lua.h"
+#include "base/name_check.h"
 #include "axis.h"
 #include "base/exit_status.h"
 #include "base/install_layout.h"
@@ -25,6 +26,7 @@
 #include "plot_lua.h"
 #include "plugin/plugin.h"
 #include "rowview.h"
+#include "script_name.h"
 #include "run/run.h"
 
 #define ZIP_METATABLE "runner.zip"
@@ -160,7 +162,13 @@ static int unknown_param(const runner_plugin *plugin, const char *raw_name, char
 static int set_named_param(lua_State *L, grid *g, const runner_plugin *plugin, unsigned char *seen,
                            int group, char *msg, size_t size)
 {
-    const char *name = lua_tostring(L, -2);
+    char *bad = NULL;
+    const char *name = script_name_get(L, -2, "parameter", NAME_CHECK_NAME_MAX, &bad);
+    if (bad || !name) {
+        snprintf(msg, size, "%s", bad ? bad : "a parameter's name must be a string");
+        free(bad);
+        return -1;
+    }
     long param = param_find(plugin, name);
     if (param < 0)
         return unknown_param(plugin, name, msg, size);
@@ -285,9 +293,15 @@ static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx
         int type = lua_type(L, -1);
         const char *wanted = NULL;
         if (strcmp(key, "title") == 0) {
-            if (type == LUA_TSTRING)
-                *title = lua_tostring(L, -1);
-            else
+            char *bad = NULL;
+            if (type == LUA_TSTRING &&
+                !(*title = script_name_get(L, -1, "title", NAME_CHECK_TEXT_MAX, &bad))) {
+                lua_pop(L, 2);
+                snprintf(msg, size, "%s", bad ? bad : "out of memory");
+                free(bad);
+                return -1;
+            }
+            if (type != LUA_TSTRING)
                 wanted = "a string";
         } else if (strcmp(key, "print") == 0 || strcmp(key, "keep_rows") == 0) {
             if (type == LUA_TBOOLEAN)
@@ -298,8 +312,15 @@ static int read_sweep_options(lua_State *L, const runner_plugin *plugin, int idx
             size_t n = lua_rawlen(L, -1);
             for (size_t i = 1; i <= n && *shown_count < 128; i++) {
                 lua_rawgeti(L, -1, (lua_Integer)i);
-                const char *name = lua_tostring(L, -1);
+                char *bad = NULL;
+                const char *name = script_name_get(L, -1, "columns:", NAME_CHECK_NAME_MAX, &bad);
                 lua_pop(L, 1); /* still referenced by the list */
+                if (bad) {
+                    lua_pop(L, 2);
+                    snprintf(msg, size, "%s", bad);
+                    free(bad);
+                    return -1;
+                }
                 int known = name && param_find(plugin, name) >= 0;
                 for (uint32_t c = 0; name && !known && c < plugin->column_count; c++)
                     known = strcmp(plugin->columns[c].name, name) == 0;
@@ -481,6 +502,7 @@ static int l_sweep(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TSTRING)
         return scripti_raise(L, FAIL_INPUT, "sweep needs a plugin name: sweep \"speedup\" { ... }");
+    script_name_check(L, 1, "sweep: plugin");
     if (lua_gettop(L) == 1) {
         lua_pushvalue(L, 1);
         lua_pushcclosure(L, l_sweep_curried, 1);
@@ -523,6 +545,7 @@ static int l_command_curried(lua_State *L)
 static int l_command(lua_State *L)
 {
     if (lua_type(L, 1) == LUA_TSTRING && lua_gettop(L) == 1) {
+        script_name_check(L, 1, "command");
         lua_pushvalue(L, 1);
         lua_pushcclosure(L, l_command_curried, 1);
         return 1;

@@ -2,6 +2,7 @@
  * style: a name, a default, a description, a unit), and the --set NAME=VALUE
  * that override them. The values used are kept for the sweep's provenance. */
 #include "script_int.h"
+#include "script_name.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -166,7 +167,9 @@ int scripti_l_options(lua_State *L)
     size_t k = 0;
     lua_pushnil(L);
     while (lua_next(L, 1) && names) {
-        names[k++] = lua_tostring(L, -2); /* kept alive by the table */
+        /* kept alive by the table; a non-string key is refused below */
+        names[k++] = lua_type(L, -2) == LUA_TSTRING ? script_name_check(L, -2, "options{...}:")
+                                                    : lua_tostring(L, -2);
         lua_pop(L, 1);
     }
     qsort(names, k, sizeof *names, compare_names);

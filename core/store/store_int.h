@@ -90,6 +90,22 @@ typedef struct storei_plugin_entry {
                                    * prepared on first use */
 } storei_plugin_entry;
 
+/* The bound on every statement (store_bound.c). */
+typedef struct storei_bound {
+    sqlite3 *db;
+    double timeout_s;   /* no row for this long: stopped */
+    double since;       /* monotonic s: the statement's start or its last row */
+    double step_budget; /* in progress-handler calls */
+    double row_budget;  /* rows one statement may return */
+    int64_t steps;      /* progress-handler calls of this statement */
+    int64_t rows;       /* rows it returned */
+    int fresh;          /* a statement started: the handler resets the count */
+    int row_seen;       /* a row was returned since the handler's last call */
+    int timed;          /* the statement only reads: the time bound applies */
+    int stopped;        /* why the last statement was interrupted; 0: it was not */
+    char reason[256];   /* storei_bound_errmsg's text */
+} storei_bound;
+
 /* One open database, used by one thread at a time. Who owns what:
  *   db, path, stmts      store_open.c opens and closes them; every file
  *                        uses them (the fixed statements through storei_stmt)
@@ -121,6 +137,7 @@ struct store {
     int64_t block_first_id, block_points, block_ok;
     storei_checkpointer checkpoints;
     store_read_limits limits; /* store_read_limit's (store_query.c); unset: 0 */
+    storei_bound bound;       /* store_bound.c */
     /* Fencing (store_fence.c): the sweep this store writes as its owner and
      * the owner epoch its claim got; 0: none (a store that claimed nothing
      * writes unfenced). Once another process took the sweep over, every
@@ -128,6 +145,18 @@ struct store {
     int64_t fence_sweep_id, fence_epoch;
     char *taken_over_line;
 };
+
+/* --- store_bound.c --------------------------------------------------------- */
+
+/* RUNNER_QUERY_TIMEOUT in seconds (its default when unset); -1 with *err for
+ * a value that is not a positive number of seconds up to a day. */
+int storei_bound_timeout(double *timeout_s, char **err);
+/* Bounds every statement of db (a progress handler and a trace callback
+ * that keep their count in b, which must outlive the connection). */
+void storei_bound_install(sqlite3 *db, storei_bound *b, double timeout_s);
+/* Why the connection's last statement failed: the bound's reason when it
+ * stopped it (then cleared), else sqlite3_errmsg. Valid until the next call. */
+const char *storei_bound_errmsg(storei_bound *b);
 
 /* --- store_migrate.c ---------------------------------------------------- */
 

@@ -138,6 +138,7 @@ static int patch_has_key(const char *patch, size_t patch_len, const char *key, s
  * limit), the current section's points in point order, and their rows. */
 typedef struct shard_cursor {
     sqlite3 *db;
+    storei_bound bound;   /* a shard is a file runner may not have written */
     int in_order;         /* its blocks follow point order: walked in C */
     sqlite3_stmt *points; /* in order: each block's params_base, points;
                                   * else each point's ordinal, params_base, element */
@@ -200,7 +201,7 @@ end:
     if (rc == SQLITE_DONE)
         return 0;
     return util_fail(err, "%s: cannot read its points: %s", sqlite3_db_filename(c->db, "main"),
-                     sqlite3_errmsg(c->db));
+                     storei_bound_errmsg(&c->bound));
 }
 
 /* *in_order: 1 when the section's blocks, by first point id, hold its
@@ -237,7 +238,7 @@ static int section_in_order(shard_cursor *c, int *in_order, char **err)
         return rc == SQLITE_CORRUPT
                    ? cursor_malformed(c->db, err)
                    : util_fail(err, "%s: cannot read its points: %s",
-                               sqlite3_db_filename(c->db, "main"), sqlite3_errmsg(c->db));
+                               sqlite3_db_filename(c->db, "main"), storei_bound_errmsg(&c->bound));
     return 0;
 }
 
@@ -378,7 +379,7 @@ static int copy_rows(merge_writer *w, shard_cursor *c, int64_t old_id, int64_t i
         sqlite3_reset(c->seek);
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return util_fail(err, "cannot read a point's rows: %s", sqlite3_errmsg(c->db));
+        return util_fail(err, "cannot read a point's rows: %s", storei_bound_errmsg(&c->bound));
     return 0;
 }
 
@@ -407,7 +408,7 @@ static int copy_runs(merge_writer *w, shard_cursor *c, int64_t old_id, int64_t i
                                " run_values, run FROM command_run"
                                " WHERE sweep_id = ?1 AND point_id = ?2 ORDER BY run",
                                -1, &c->runs, NULL) != SQLITE_OK)
-            return util_fail(err, "cannot read a point's runs: %s", sqlite3_errmsg(c->db));
+            return util_fail(err, "cannot read a point's runs: %s", storei_bound_errmsg(&c->bound));
     }
     if (c->runs_state < 0)
         return 0;
@@ -433,7 +434,7 @@ static int copy_runs(merge_writer *w, shard_cursor *c, int64_t old_id, int64_t i
     }
     sqlite3_reset(c->runs);
     if (rc != SQLITE_DONE)
-        return util_fail(err, "cannot read a point's runs: %s", sqlite3_errmsg(c->db));
+        return util_fail(err, "cannot read a point's runs: %s", storei_bound_errmsg(&c->bound));
     return 0;
 }
 
@@ -699,7 +700,7 @@ static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const
     sqlite3_finalize(section);
     if (result_columns(c->db, plugin, &cols) != 0 ||
         sqlite3_prepare_v2(c->db, blocks_sql, -1, &c->points, NULL) != SQLITE_OK) {
-        util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
+        util_fail(err, "%s: cannot read its points: %s", path, storei_bound_errmsg(&c->bound));
         goto done;
     }
     sqlite3_bind_int64(c->points, 1, section_id);
@@ -709,14 +710,14 @@ static int cursor_open_section(merge_writer *w, size_t k, int64_t ordinal, const
         sqlite3_finalize(c->points);
         c->points = NULL;
         if (sqlite3_prepare_v2(c->db, points_sorted_sql, -1, &c->points, NULL) != SQLITE_OK) {
-            util_fail(err, "%s: cannot read its points: %s", path, sqlite3_errmsg(c->db));
+            util_fail(err, "%s: cannot read its points: %s", path, storei_bound_errmsg(&c->bound));
             goto done;
         }
         sqlite3_bind_int64(c->points, 1, section_id);
     }
     if (prepare_rows(c, plugin, cols.len ? cols.data : "", sweep_id, section_id) != 0) {
         util_fail(err, "%s: cannot read the rows of \"%s\": %s", path, plugin,
-                  sqlite3_errmsg(c->db));
+                  storei_bound_errmsg(&c->bound));
         goto done;
     }
     if (prepare_insert(w, c, plugin, cols.len ? cols.data : "", err) != 0)
@@ -807,6 +808,7 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
             open_failed(m->paths[k], w.cursors[k].db, err);
             goto done;
         }
+        storei_bound_install(w.cursors[k].db, &w.cursors[k].bound, s->bound.timeout_s);
         sqlite3_exec(w.cursors[k].db, "PRAGMA mmap_size = " MERGE_MMAP_BYTES, NULL, NULL, NULL);
     }
     /* After the points OUT holds: a merge redone after one cut short (its

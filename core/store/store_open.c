@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BUSY_TIMEOUT_MS 10000
 /* The WAL is copied into the database (checkpointed) by a thread of its own
@@ -405,7 +406,8 @@ static void configure_sqlite(void) { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 static store *store_connect_as(const char *path, const char *uri, int flags, char **err)
 {
     pthread_once(&sqlite_config_once, configure_sqlite);
-    if (check_regular_file(path, err) != 0)
+    double timeout_s;
+    if (check_regular_file(path, err) != 0 || storei_bound_timeout(&timeout_s, err) != 0)
         return NULL;
     store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = util_strdup(path))) {
@@ -425,6 +427,7 @@ static store *store_connect_as(const char *path, const char *uri, int flags, cha
     }
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    storei_bound_install(s->db, &s->bound, timeout_s);
     if (store_process_register_sql(s->db) != 0) {
         util_fail(err, "%s: cannot open database: out of memory", path);
         store_close(s);
@@ -438,12 +441,53 @@ static store *store_connect(const char *path, int flags, char **err)
     return store_connect_as(path, NULL, flags, err);
 }
 
+/* Whether this user may create files in the directory that holds path
+ * (write and search permission, as access(2) judges them). */
+static int directory_writable(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return access(".", W_OK | X_OK) == 0;
+    char *dir = slash == path ? util_strdup("/") : strndup(path, (size_t)(slash - path));
+    int writable = dir && access(dir, W_OK | X_OK) == 0;
+    free(dir);
+    return writable;
+}
+
+/* A writer needs the file writable and its -wal and -shm (made beside it
+ * unless both are there and writable): an existing file this user cannot
+ * so change is refused in one line before SQLite opens it (readers still
+ * read it, store_open_read). */
+static int refuse_unwritable(const char *path, char **err)
+{
+    if (access(path, F_OK) != 0)
+        return 0; /* a new file: the open creates it, or says why not */
+    if (access(path, W_OK) != 0)
+        return util_fail(err,
+                         "%s: this user may not write the database (only reading commands "
+                         "read it: sweeps, show, export, diff, report, serve)",
+                         path);
+    char *wal = util_format("%s-wal", path), *shm = util_format("%s-shm", path);
+    int have_files = wal && shm && access(wal, W_OK) == 0 && access(shm, W_OK) == 0;
+    free(wal);
+    free(shm);
+    if (!have_files && !directory_writable(path))
+        return util_fail(err,
+                         "%s: this user may not create files in its directory, where a writer "
+                         "keeps the -wal and -shm files (only reading commands read it: "
+                         "sweeps, show, export, diff, report, serve)",
+                         path);
+    return 0;
+}
+
 /* On success *out is a new store the caller closes with store_close. The
  * file is checked before anything is written to it: a newer schema or a
  * foreign file is refused and left byte-for-byte untouched. */
 int store_open(const char *path, store **out, char **err)
 {
     *out = NULL;
+    if (refuse_unwritable(path, err) != 0)
+        return -1;
     store *s = store_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err);
     if (!s)
         return -1;
@@ -493,11 +537,17 @@ fail:
 /* --- reading without a trace ---------------------------------------------
  * A read-only connection to a WAL database creates -wal and -shm beside it
  * and, unlike a writer, never removes them; in a directory it may not write
- * it cannot open the file at all. So a reader opens a file that cannot
- * change (no write permission for anyone, no -wal holding commits) as
- * immutable, which needs neither file; and when it found neither file and
- * created them, it lets SQLite remove them after its close (SQLite's last
- * connection out removes them, and only when it is the last). */
+ * it cannot open the file at all. So a reader opens as immutable (which
+ * needs neither file) a file that cannot change (no write permission for
+ * anyone, no -wal holding commits), and one whose -wal and -shm are absent
+ * and that this user could not give them as a writer would: the directory
+ * is not writable (access(2) says, as the user runs), or the file is not
+ * (files made by a reader would then be this user's, and could keep the
+ * owner's writer from its own -shm). Absent files mean no connection in
+ * WAL mode has the file open: every such connection keeps both. When a
+ * reader found neither file and could create them as a writer would, it
+ * lets SQLite remove them after its close (SQLite's last connection out
+ * removes them, and only when it is the last). */
 #define READ_ONLY 1
 #define READ_ONLY_WAL_FILES_OURS 2 /* store.read_only: -wal/-shm were not there */
 
@@ -555,17 +605,20 @@ int store_open_read(const char *path, store **out, char **err)
 {
     *out = NULL;
     struct stat st;
-    int cannot_change = stat(path, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222) &&
-                        sibling_size(path, "-wal") <= 0;
-    int wal_files_ours = sibling_size(path, "-wal") < 0 && sibling_size(path, "-shm") < 0;
-    char *uri = cannot_change ? storei_immutable_uri(path) : NULL;
-    if (cannot_change && !uri)
+    long long wal = sibling_size(path, "-wal"), shm = sibling_size(path, "-shm");
+    int wal_files_absent = wal < 0 && shm < 0;
+    int no_writer = stat(path, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & 0222) && wal <= 0;
+    int could_create = access(path, W_OK) == 0 && directory_writable(path);
+    int immutable = no_writer || (wal_files_absent && !could_create);
+    int wal_files_ours = wal_files_absent && could_create;
+    char *uri = immutable ? storei_immutable_uri(path) : NULL;
+    if (immutable && !uri)
         return util_fail(err, "%s: cannot open database: out of memory", path);
     store *s = store_connect_as(path, uri, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), err);
     free(uri);
     if (!s)
         return -1;
-    s->read_only = !cannot_change && wal_files_ours ? READ_ONLY_WAL_FILES_OURS : READ_ONLY;
+    s->read_only = !immutable && wal_files_ours ? READ_ONLY_WAL_FILES_OURS : READ_ONLY;
     int version = 0;
     if (storei_read_supported_version(s, &version, err) != 0)
         goto fail;

@@ -90,7 +90,7 @@ int storei_fail_sql(store *s, char **err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return util_fail(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    return util_fail(err, "%s: %s: %s", s->path, what, storei_bound_errmsg(&s->bound));
 }
 
 void storei_append_note(char **err, const char *note)

@@ -26,6 +26,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import time
 import urllib.parse
 
 try:  # the rows API works without it
@@ -39,6 +40,21 @@ __all__ = ["open", "frame", "Database", "Sweep", "Section", "Fit", "RunnerError"
 # A sweep name as `runner sweep --name` accepts it (docs/cli.md, "Selecting
 # sweeps"): read here without the runner program, like an id.
 _NAME = re.compile(r"^(?:name:)?([A-Za-z][A-Za-z0-9_.-]{0,63})$")
+
+# The filters `runner sweeps` takes that db.sweeps(**filters) passes on as
+# its options (docs/python.md): nothing else becomes a command-line flag.
+SWEEPS_FILTERS = ("name", "script", "tag", "status", "plugin", "since", "until")
+
+# The bound on every query (as the runner program's, docs/guarantees.md):
+# a query that returns no row for RUNNER_QUERY_TIMEOUT seconds (300 by
+# default), or runs more SQLite steps or returns more rows than a file of its
+# size could need or hold, stops with RunnerError.
+_BOUND_STEPS = 100000
+_BOUND_TIMEOUT_DEFAULT_S = 300.0
+_BOUND_BASE_STEPS = 2e8
+_BOUND_STEPS_PER_BYTE = 256
+_BOUND_BASE_ROWS = 100000
+_BOUND_BYTES_PER_ROW = 2
 
 # Columns every result table has that are keys, not results.
 _KEY_COLUMNS = ("row_id", "point_id")
@@ -131,6 +147,62 @@ def _frame(rows, columns, attrs):
     return frame
 
 
+def _size(path):
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _query_timeout():
+    text = os.environ.get("RUNNER_QUERY_TIMEOUT")
+    if text is None:
+        return _BOUND_TIMEOUT_DEFAULT_S
+    if re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", text) and 0 < float(text) <= 86400:
+        return float(text)
+    raise RunnerError("runner_db: RUNNER_QUERY_TIMEOUT=%r: expected how long a query may run "
+                      "without returning a row, a positive number of seconds up to 86400 "
+                      "(like 300 or 0.5)" % text)
+
+
+def _uri(path):
+    """The read-only URI runner's readers use (core/store/store_open.c): a
+    file nobody may write with no -wal holding commits, or one whose -wal
+    and -shm are absent and that this user could not give them as a writer
+    would (the file or its directory not writable), is opened immutable,
+    which needs neither file; any other file read-only."""
+    wal, shm = _size(path + "-wal"), _size(path + "-shm")
+    absent = wal is None and shm is None
+    no_writer = not (os.stat(path).st_mode & 0o222) and not wal
+    folder = os.path.dirname(os.path.abspath(path))
+    could_create = os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
+    mode = "immutable=1" if no_writer or (absent and not could_create) else "mode=ro"
+    return "file:%s?%s" % (urllib.parse.quote(os.path.abspath(path)), mode)
+
+
+class _Rows:
+    """Iterates a cursor under the bound: each row restarts the clock and
+    counts against the row budget."""
+
+    def __init__(self, db, cursor):
+        self.db, self.cursor = db, cursor
+
+    def __iter__(self):
+        db = self.db
+        try:
+            for row in self.cursor:
+                db._bound_rows += 1
+                db._bound_since = time.monotonic()
+                if db._bound_rows > db._bound_row_budget:
+                    db._bound_stopped = ("a query returned %d rows, more than a file of this "
+                                         "size can hold, and was stopped; a view in the file "
+                                         "may never end" % db._bound_rows)
+                    raise RunnerError("runner_db: %s: %s" % (db.path, db._bound_stopped))
+                yield row
+        except sqlite3.OperationalError as e:
+            raise db._bound_error(e) from None
+
+
 class Database:
     """A read-only connection to one results database. Close it with
     close(), or use it in a with statement."""
@@ -140,13 +212,45 @@ class Database:
             raise RunnerError("runner_db: %s: no such database file" % path)
         self.path = path
         self._runner = runner
-        uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
+        self._bound_timeout = _query_timeout()
+        self._bound_stopped = None
         try:
-            self.connection = sqlite3.connect(uri, uri=True)
-            self.connection.execute("SELECT 1 FROM sweep LIMIT 1")
+            self.connection = sqlite3.connect(_uri(path), uri=True)
+            self.connection.set_progress_handler(self._past_bound, _BOUND_STEPS)
+            self._execute("SELECT 1 FROM sweep LIMIT 1")
         except sqlite3.Error as e:
             raise RunnerError("runner_db: %s: not a runner database (%s)" % (path, e))
         self.connection.row_factory = sqlite3.Row
+
+    def _past_bound(self):
+        """SQLite's progress handler: nonzero interrupts the query."""
+        self._bound_steps += 1
+        if time.monotonic() - self._bound_since > self._bound_timeout:
+            self._bound_stopped = ("a query returned no row for %g s (RUNNER_QUERY_TIMEOUT) "
+                                   "and was stopped; a view or trigger in the file may never "
+                                   "end" % self._bound_timeout)
+        elif self._bound_steps > self._bound_step_budget:
+            self._bound_stopped = ("a query ran %d million steps, more than a file of this "
+                                   "size can need, and was stopped; a view or trigger in the "
+                                   "file may never end" % (self._bound_steps * _BOUND_STEPS
+                                                           // 1000000))
+        return 1 if self._bound_stopped else 0
+
+    def _bound_error(self, error):
+        why, self._bound_stopped = self._bound_stopped, None
+        return RunnerError("runner_db: %s: %s" % (self.path, why)) if why else error
+
+    def _execute(self, sql, args=()):
+        """connection.execute under the bound (its rows through _Rows)."""
+        size = sum(_size(p) or 0 for p in (self.path, self.path + "-wal"))
+        self._bound_since = time.monotonic()
+        self._bound_steps = self._bound_rows = 0
+        self._bound_step_budget = (_BOUND_BASE_STEPS + _BOUND_STEPS_PER_BYTE * size) / _BOUND_STEPS
+        self._bound_row_budget = _BOUND_BASE_ROWS + size / _BOUND_BYTES_PER_ROW
+        try:
+            return _Rows(self, self.connection.execute(sql, args))
+        except sqlite3.OperationalError as e:
+            raise self._bound_error(e) from None
 
     def close(self):
         self.connection.close()
@@ -158,13 +262,17 @@ class Database:
         self.close()
 
     def _query(self, sql, args=()):
-        return [dict(r) for r in self.connection.execute(sql, args)]
+        return [dict(r) for r in self._execute(sql, args)]
 
     def sweeps(self, **filters):
         """`runner sweeps` as dicts, oldest first. filters: name, script, tag,
-        status, plugin, since, until (as the command's options)."""
+        status, plugin, since, until (as the command's options); any other
+        keyword raises TypeError naming it (none becomes a flag unchecked)."""
         argv = []
         for key, value in filters.items():
+            if key not in SWEEPS_FILTERS:
+                raise TypeError("sweeps() got an unexpected keyword argument %r (the filters "
+                                "are %s)" % (key, ", ".join(SWEEPS_FILTERS)))
             argv += ["--" + key, str(value)]
         return self._runner_sweeps(argv)
 
@@ -420,7 +528,7 @@ class Section:
         quoted = ", ".join('"%s"' % n.replace('"', '""') for n in names)
         sql = ('SELECT %s FROM "%s" WHERE sweep_id = ? AND section_id = ? ORDER BY point_id, row_id'
                % (quoted, self.plugin.replace('"', '""')))
-        cursor = self.sweep.db.connection.execute(sql, (self.sweep.id, self.id))
+        cursor = self.sweep.db._execute(sql, (self.sweep.id, self.id))
         real = [i + len(_KEY_COLUMNS) for i, c in enumerate(columns) if c["type"] == "real"]
         rows = []
         for r in cursor:
@@ -465,7 +573,7 @@ class Section:
             return names, units, []
         points = {r["id"]: json.loads(r["params_json"]) for r in db._query(
             "SELECT id, params_json FROM point WHERE section_id = ?", (self.id,))}
-        cursor = db.connection.execute(
+        cursor = db._execute(
             "SELECT point_id, run, warmup, wall_s, user_s, sys_s, max_rss_kib,"
             " voluntary_switches, involuntary_switches, exit_status, run_values"
             " FROM command_run WHERE sweep_id = ? ORDER BY point_id, run", (self.sweep.id,))

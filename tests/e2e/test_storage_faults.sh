@@ -76,7 +76,7 @@ else
     sha=$(file_sha "$F")
     run as_user "$RUNNER" sweep "$small" --db "$F" --quiet
     expect_status 2
-    expect_stderr "runner: $F: cannot open database for writing: the file is read-only"
+    expect_stderr "runner: $F: this user may not write the database (only reading commands read it: sweeps, show, export, diff, report, serve)"
     [ "$(file_sha "$F")" = "$sha" ] || fail "read-only file: its bytes changed"
     # Reading a read-only database is harmless: show works (the sqlite3
     # shell reads it too).
@@ -96,7 +96,7 @@ else
     sha=$(file_sha "$F")
     run as_user "$RUNNER" sweep "$small" --db "$F" --quiet
     expect_status 2
-    expect_stderr "runner: $F: cannot read the schema version: attempt to write a readonly database (runner must be able to write the file and create its -wal and -shm files in the same directory)"
+    expect_stderr "runner: $F: this user may not create files in its directory, where a writer keeps the -wal and -shm files (only reading commands read it: sweeps, show, export, diff, report, serve)"
     chmod 755 "$TMP/ro-dir"
     [ "$(file_sha "$F")" = "$sha" ] || fail "read-only directory: the file's bytes changed"
     expect_intact "$F" "read-only directory"

@@ -31,13 +31,24 @@ expect_status 2
 expect_stderr "runner: $script:1: options{...}: name: text is not valid UTF-8"
 [ -e "$DB" ] && expect_sql "SELECT count(*) FROM sweep" "0"
 
-# --- a script path and a title that are not UTF-8, in every format
+# --- a script path and a title that are not UTF-8, in every format. A
+# title is a name checked where it enters (name_check): the script's own
+# Latin-1 title is refused, nothing stored ...
 cat >"$TMP/$latin1.lua" <<'LUA'
 sweep("testkit", { x = { 1, 2 } }, { title = "caf\xe9 title", print = false })
 LUA
 run "$RUNNER" sweep "$TMP/$latin1.lua" --db "$DB"
+expect_status 2
+expect_stderr "runner: $TMP/caf\xe9.lua:1: testkit: title 'caf\xe9 title' is not valid UTF-8 (names are UTF-8 text without control characters, 4096 bytes at most)"
+# ... and one an older runner stored is shown in every format as below.
+cat >"$TMP/$latin1.lua" <<'LUA'
+sweep("testkit", { x = { 1, 2 } }, { title = "old title", print = false })
+LUA
+run "$RUNNER" sweep "$TMP/$latin1.lua" --db "$DB"
 expect_status 0
-expect_sql "SELECT script_path = '$TMP/$latin1.lua' FROM sweep" "1"
+expect_sql "SELECT count(*) FROM section" "1" # the refused script stored none
+sqlite3 "$DB" "UPDATE section SET title = CAST(X'636166E9207469746C65' AS TEXT)"
+expect_sql "SELECT script_path = '$TMP/$latin1.lua' FROM sweep WHERE status = 'ok'" "1"
 # json_doc PATH: the value at PATH in the JSON document on stdout.
 json_doc() {
     sqlite3 -batch :memory: "SELECT json_extract(readfile('$TMP/out'), '$1')"
