@@ -38,7 +38,8 @@ expect_status 0
 expect_sql "SELECT sweep_id, count(*) FROM noisy GROUP BY sweep_id" "1|10
 2|30"
 
-# answers_of SWEEP: kind:id:section:stale of each answer, one a line.
+# answers_of SWEEP: kind:id:section:stale of each answer, one a line, into
+# $TMP/answers.txt.
 answers_of() {
     "$RUNNER" answers "$1" --db "$DB" --format json >"$TMP/answers.json" ||
         fail "runner answers $1 failed"
@@ -49,7 +50,7 @@ names = [c["name"] for c in d["columns"]]
 for r in d["rows"]:
     r = dict(zip(names, r))
     print("%s:%s:%s:%s" % (r["kind"], r["id"], r["section"], r["stale"]))
-' "$TMP/answers.json"
+' "$TMP/answers.json" >"$TMP/answers.txt"
 }
 # every row of the answers' tables, to show nothing changed
 all_answers() {
@@ -79,17 +80,20 @@ expect_status 0
 expect_stdout_contains "as stored in stat_diff 1, which compared the same rows (--again compares anew and replaces it)"
 expect_equal "the answers after asking diff --stat again" "$(all_answers)" "$before"
 expect_sql "SELECT question FROM stat_diff" "test mwu, tolerance 0.5"
-expect_equal "answers of sweep 1" "$(answers_of 1)" "pareto:1:1:no
+answers_of 1
+expect_equal "answers of sweep 1" "$(cat "$TMP/answers.txt")" "pareto:1:1:no
 stat_diff:1:None:no"
 # Sweep 2 lists the comparison it is a side of.
-expect_equal "answers of sweep 2" "$(answers_of 2)" "stat_diff:1:None:no"
+answers_of 2
+expect_equal "answers of sweep 2" "$(cat "$TMP/answers.txt")" "stat_diff:1:None:no"
 
 # A resume adds sweep 1's other points: both answers are stale, and asking
 # again replaces each (its rows too), one answer per question still.
 run "$RUNNER" resume 1 --db "$DB" --quiet
 expect_status 0
 expect_sql "SELECT count(*) FROM noisy WHERE sweep_id = 1" "30"
-expect_equal "answers of sweep 1 after the resume" "$(answers_of 1)" "pareto:1:1:yes
+answers_of 1
+expect_equal "answers of sweep 1 after the resume" "$(cat "$TMP/answers.txt")" "pareto:1:1:yes
 stat_diff:1:None:yes"
 run "$RUNNER" pareto 1 --min time_s --max size --db "$DB"
 expect_status 0
@@ -103,7 +107,8 @@ expect_sql "SELECT (SELECT group_concat(id) FROM pareto),
     (SELECT group_concat(id) FROM stat_diff),
     (SELECT group_concat(DISTINCT stat_diff_id) FROM stat_diff_row)" "2|2|2|2|2"
 expect_sql "SELECT rows FROM pareto" "30"
-expect_equal "answers of sweep 1, asked anew" "$(answers_of 1)" "pareto:2:1:no
+answers_of 1
+expect_equal "answers of sweep 1, asked anew" "$(cat "$TMP/answers.txt")" "pareto:2:1:no
 stat_diff:2:None:no"
 
 # --again replaces the stored answer on the same rows.
@@ -217,6 +222,29 @@ expect_status 2
 expect_stderr_contains "99"
 expect_equal "the answers after the refusals" "$(all_answers)" "$before"
 expect_sql "SELECT count(*) FROM sweep" "4"
+
+# Python: runner_db.answers (a DataFrame with pandas), db.answers (dicts).
+PYTHONPATH=python RUNNER_BIN="$RUNNER" python3 - "$DB" >"$TMP/py.txt" <<'PY' ||
+import sys, runner_db
+with runner_db.open(sys.argv[1]) as db:
+    for a in db.answers(1):
+        print(a["kind"], a["id"], a["section"], a["question"], a["stale"])
+try:
+    import pandas  # noqa: F401
+except ImportError:
+    sys.exit(0)
+frame = runner_db.answers(sys.argv[1], 1)
+print("frame", list(frame.columns), len(frame))
+PY
+    fail "runner_db.answers failed: $(cat "$TMP/py.txt")"
+grep -q "^pareto 3 1 front: min time_s, max size no$" "$TMP/py.txt" ||
+    fail "runner_db: pareto 3 not listed: $(cat "$TMP/py.txt")"
+expect_equal "runner_db.answers of sweep 1: kinds and ids" \
+    "$(cut -d' ' -f1,2 "$TMP/py.txt" | grep -v '^frame' | tr '\n' ' ')" "pareto 3 stat_diff 3 "
+if python3 -c 'import pandas' 2>/dev/null; then
+    grep -q "^frame \['kind', 'id', 'section', 'question', 'asked', 'stale'\] 2$" "$TMP/py.txt" ||
+        fail "runner_db.answers: no frame: $(cat "$TMP/py.txt")"
+fi
 
 # A sweep with none says so.
 run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 11
