@@ -186,13 +186,13 @@ static int same_stat_diff(store *s, int64_t id, const void *answer, char **err)
         return storei_fail_sql(s, err, "cannot read the stored comparison");
     sqlite3_bind_int64(st, 1, id);
     size_t i = 0;
-    while (same && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (same && (rc = sqlite3_step(st)) == SQLITE_ROW && (same = i < r->row_count)) {
         const store_stat_diff_row *x = &r->rows[i++];
         const char *verdict = (const char *)sqlite3_column_text(st, 5);
-        same = i <= r->row_count && sqlite3_column_int64(st, 0) == x->n_a &&
-               same_real(st, 1, x->mean_a) && sqlite3_column_int64(st, 2) == x->n_b &&
-               same_real(st, 3, x->mean_b) && same_real(st, 4, x->p_value) && verdict &&
-               x->verdict && strcmp(verdict, x->verdict) == 0;
+        same = sqlite3_column_int64(st, 0) == x->n_a && same_real(st, 1, x->mean_a) &&
+               sqlite3_column_int64(st, 2) == x->n_b && same_real(st, 3, x->mean_b) &&
+               same_real(st, 4, x->p_value) && verdict && x->verdict &&
+               strcmp(verdict, x->verdict) == 0;
     }
     sqlite3_finalize(st);
     if (same && rc != SQLITE_DONE)
