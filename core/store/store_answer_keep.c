@@ -237,34 +237,69 @@ int store_answers_remove(store *s, const store_answer_ref *refs, size_t count, c
     "CASE WHEN rows_key IS NULL THEN 'unknown' WHEN rows_key = " key_now " THEN 'no'"              \
     " ELSE 'yes' END"
 
+/* The list's parts, one per answers table: a file from before version 11
+ * (fit) or 13 (the others) lacks some, and lists the others. */
+/* stale of the answer in alias, by its section's rows or a comparison's
+ * two sweeps' */
+#define SECTION_STALE(alias) STALE(ROWS_KEY_OF("section_id = " alias ".section_id"))
+#define SWEEPS_STALE                                                                               \
+    STALE(ROWS_KEY_OF("sweep_id = d.sweep_a") " || ';' || " ROWS_KEY_OF("sweep_id = d.sweep_b"))
+#define FIT_LISTED                                                                                 \
+    "f.model || ': ' || f.y_column || ' on ' || f.x_column || CASE WHEN f.by_column IS NULL"       \
+    " THEN '' ELSE ', ' || f.by_column || ' = ' || f.by_value END || " STOREI_FIT_WEIGHTS(         \
+        "f.weight_column")
+
+#define FIT_STALE SECTION_STALE("f")
+#define PARETO_STALE SECTION_STALE("p")
+#define SENSITIVITY_STALE SECTION_STALE("x")
+
+static const struct {
+    const char *table, *sql;
+} list_parts[] = {
+    { "fit", "SELECT 'fit' AS kind, f.id AS id, c.ordinal AS section, " FIT_LISTED
+             " AS question, f.created_at AS asked, " FIT_STALE " AS stale FROM fit f"
+             " JOIN section c ON c.id = f.section_id WHERE f.sweep_id = ?1" },
+    { "pareto", "SELECT 'pareto' AS kind, p.id AS id, c.ordinal AS section, 'front: ' ||"
+                " coalesce(p.question, '?') AS question, p.created_at AS asked, " PARETO_STALE
+                " AS stale FROM pareto p"
+                " JOIN section c ON c.id = p.section_id WHERE p.sweep_id = ?1" },
+    { "sensitivity", "SELECT 'sensitivity' AS kind, x.id AS id, c.ordinal AS section,"
+                     " coalesce(x.question, 'y ' || x.y_column) AS question, x.created_at AS"
+                     " asked, " SENSITIVITY_STALE " AS stale FROM sensitivity x"
+                     " JOIN section c ON c.id = x.section_id WHERE x.sweep_id = ?1" },
+    { "stat_diff", "SELECT 'stat_diff' AS kind, d.id AS id, NULL AS section, 'sweep ' || d.sweep_a"
+                   " || ' against ' || d.sweep_b || ': ' || coalesce(d.question, 'stored"
+                   " before schema 21') AS question, d.created_at AS asked, " SWEEPS_STALE
+                   " AS stale FROM stat_diff d"
+                   " WHERE d.sweep_a = ?1 OR d.sweep_b = ?1" },
+};
+
 int store_answers_list(store *s, int64_t sweep_id, table **out, char **err)
 {
-    static const char sql[] =
-        "SELECT kind, id, section, question, asked, stale FROM ("
-        " SELECT 'fit' AS kind, f.id AS id, c.ordinal AS section,"
-        "  f.model || ': ' || f.y_column || ' on ' || f.x_column || CASE WHEN f.by_column IS"
-        "  NULL THEN '' ELSE ', ' || f.by_column || ' = ' || f.by_value END || " STOREI_FIT_WEIGHTS(
-            "f.weight_column") " AS question, f.created_at AS asked,"
-                               "  " STALE(ROWS_KEY_OF(
-                                   "section_id = f.section_id")) " AS stale"
-                                                                 "  FROM fit f JOIN section c ON c.id = f.section_id WHERE f.sweep_id = ?1"
-                                                                 " UNION ALL"
-                                                                 " SELECT 'pareto', p.id, c.ordinal, 'front: ' || coalesce(p.question, '?'), p.created_at,"
-                                                                 "  " STALE(ROWS_KEY_OF(
-                                                                     "section_id = p.section_id")) " FROM pareto p"
-                                                                                                   "  JOIN section c ON c.id = p.section_id WHERE p.sweep_id = ?1"
-                                                                                                   " UNION ALL"
-                                                                                                   " SELECT 'sensitivity', x.id, c.ordinal, coalesce(x.question, 'y ' || x.y_column),"
-                                                                                                   "  x.created_at, " STALE(ROWS_KEY_OF(
-                                                                                                       "section_id = x.section_id")) " FROM sensitivity x"
-                                                                                                                                     "  JOIN section c ON c.id = x.section_id WHERE x.sweep_id = ?1"
-                                                                                                                                     " UNION ALL"
-                                                                                                                                     " SELECT 'stat_diff', d.id, NULL, 'sweep ' || d.sweep_a || ' against ' || d.sweep_b ||"
-                                                                                                                                     "  ': ' || coalesce(d.question, 'stored before schema 21'), d.created_at,"
-                                                                                                                                     "  " STALE(
-                                                                                                                                         ROWS_KEY_OF("sweep_id = d.sweep_a") " || ';' || " ROWS_KEY_OF(
-                                                                                                                                             "sweep_id = d.sweep_b")) " FROM stat_diff d WHERE d.sweep_a = ?1 OR d.sweep_b = ?1"
-                                                                                                                                                                      ") ORDER BY asked, kind, id";
+    strbuf sql = { 0 };
+    strbuf_str(&sql, "SELECT kind, id, section, question, asked, stale FROM (");
+    size_t parts = 0;
+    for (size_t i = 0; i < sizeof list_parts / sizeof list_parts[0]; i++) {
+        char has_sql[128];
+        int64_t has = 0;
+        snprintf(has_sql, sizeof has_sql,
+                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
+                 list_parts[i].table);
+        if (storei_count_query(s, has_sql, "cannot list the answers", &has, err) != 0) {
+            strbuf_free(&sql);
+            return -1;
+        }
+        if (has)
+            strbuf_printf(&sql, "%s%s", parts++ ? " UNION ALL " : "", list_parts[i].sql);
+    }
+    if (!parts) /* no answers table at all: an empty list of the same columns */
+        strbuf_str(&sql, "SELECT NULL AS kind, NULL AS id, NULL AS section, NULL AS question,"
+                         " NULL AS asked, NULL AS stale WHERE 0");
+    strbuf_str(&sql, ") ORDER BY asked, kind, id");
+    if (sql.oom) {
+        strbuf_free(&sql);
+        return util_fail(err, "%s: out of memory", s->path);
+    }
     static const struct {
         const char *name;
         runner_type type;
@@ -275,7 +310,9 @@ int store_answers_list(store *s, int64_t sweep_id, table **out, char **err)
     const char *what = "cannot list the answers";
     *out = NULL;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+    int prepared = sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL);
+    strbuf_free(&sql);
+    if (prepared != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     table *t = table_new("answers");

@@ -335,6 +335,12 @@ sha=$(sha256sum <"$DB")
 run "$RUNNER" show indexed --db "$DB"
 expect_status 0
 expect_equal "show: the version 10 file's bytes" "$(sha256sum <"$DB")" "$sha"
+# runner answers lists the answers of the tables the file has (no fit).
+run "$RUNNER" answers 1 --db "$DB"
+expect_status 0
+expect_equal "answers of a version 10 file" "$(cat "$TMP/out")" \
+    "sweep 1 has no stored answers (runner fit, pareto, sensitivity and diff --stat store theirs)"
+expect_equal "answers: the version 10 file's bytes" "$(sha256sum <"$DB")" "$sha"
 run "$RUNNER" fit 1 --db "$DB" --x x --y y --model linear
 expect_status 0
 expect_sql "PRAGMA user_version" "$V"
