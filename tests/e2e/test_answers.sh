@@ -9,7 +9,7 @@
 export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 
 # Ten seeded noisy times a point of size s (deterministic given the seed);
-# the point of size 2 fails while $TMP/FLAG exists.
+# the point of size 3 fails while $TMP/FLAG exists.
 cat >"$TMP/noisy.awk" <<'AWK'
 BEGIN {
     srand(seed % 2147483647)
@@ -22,20 +22,21 @@ BEGIN {
 AWK
 noisy=$(write_script noisy.lua <<LUA
 command { name = "noisy",
-  argv = { "sh", "-c", "if [ -e '$TMP/FLAG' ] && [ {size} = 2 ]; then exit 3; fi; exec awk -v seed={seed} -v size={size} -f '$TMP/noisy.awk'" },
+  argv = { "sh", "-c", "if [ -e '$TMP/FLAG' ] && [ {size} = 3 ]; then exit 3; fi; exec awk -v seed={seed} -v size={size} -f '$TMP/noisy.awk'" },
   params = { size = { type = "integer", default = 1 } },
   columns = { { name = "time_s", type = "real", unit = "s" } }, output = "keyvalue" }
 sweep("noisy", { size = { 1, 2, 3 } }, { print = false })
 LUA
 )
-# Sweep 1 stops at its failed point (size 1 stored), sweep 2 is whole.
+# Sweep 1 stops at its failed point (sizes 1 and 2 stored), sweep 2 is
+# whole.
 touch "$TMP/FLAG"
 run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --jobs 1 --fail-fast
 expect_status 1
 rm "$TMP/FLAG"
 run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 5
 expect_status 0
-expect_sql "SELECT sweep_id, count(*) FROM noisy GROUP BY sweep_id" "1|10
+expect_sql "SELECT sweep_id, count(*) FROM noisy GROUP BY sweep_id" "1|20
 2|30"
 
 # answers_of SWEEP: kind:id:section:stale of each answer, one a line, into
@@ -60,6 +61,11 @@ all_answers() {
         SELECT 'x', * FROM sensitivity; SELECT 'xi', * FROM sensitivity_index"
 }
 
+# A fit (its own keeping: test_fit.sh), to see it stale below.
+run "$RUNNER" fit 1 --x size --y time_s --model linear --db "$DB"
+expect_status 0
+expect_stdout_contains "stored as fit 1: "
+
 # pareto: asked twice, one answer; the second prints it as stored.
 run "$RUNNER" pareto 1 --min time_s --max size --db "$DB"
 expect_status 0
@@ -81,20 +87,26 @@ expect_stdout_contains "as stored in stat_diff 1, which compared the same rows (
 expect_equal "the answers after asking diff --stat again" "$(all_answers)" "$before"
 expect_sql "SELECT question FROM stat_diff" "test mwu, tolerance 0.5"
 answers_of 1
-expect_equal "answers of sweep 1" "$(cat "$TMP/answers.txt")" "pareto:1:1:no
+expect_equal "answers of sweep 1" "$(cat "$TMP/answers.txt")" "fit:1:1:no
+pareto:1:1:no
 stat_diff:1:None:no"
 # Sweep 2 lists the comparison it is a side of.
 answers_of 2
 expect_equal "answers of sweep 2" "$(cat "$TMP/answers.txt")" "stat_diff:1:None:no"
 
-# A resume adds sweep 1's other points: both answers are stale, and asking
+# A resume adds sweep 1's other points: its answers are stale, and asking
 # again replaces each (its rows too), one answer per question still.
 run "$RUNNER" resume 1 --db "$DB" --quiet
 expect_status 0
 expect_sql "SELECT count(*) FROM noisy WHERE sweep_id = 1" "30"
 answers_of 1
-expect_equal "answers of sweep 1 after the resume" "$(cat "$TMP/answers.txt")" "pareto:1:1:yes
+expect_equal "answers of sweep 1 after the resume" "$(cat "$TMP/answers.txt")" "fit:1:1:yes
+pareto:1:1:yes
 stat_diff:1:None:yes"
+run "$RUNNER" fit 1 --x size --y time_s --model linear --db "$DB"
+expect_status 0
+expect_stdout_contains "stored as fit 2: "
+expect_sql "SELECT group_concat(id), sum(n) FROM fit" "2|30"
 run "$RUNNER" pareto 1 --min time_s --max size --db "$DB"
 expect_status 0
 expect_stdout_contains "stored as pareto 2: "
@@ -108,7 +120,8 @@ expect_sql "SELECT (SELECT group_concat(id) FROM pareto),
     (SELECT group_concat(DISTINCT stat_diff_id) FROM stat_diff_row)" "2|2|2|2|2"
 expect_sql "SELECT rows FROM pareto" "30"
 answers_of 1
-expect_equal "answers of sweep 1, asked anew" "$(cat "$TMP/answers.txt")" "pareto:2:1:no
+expect_equal "answers of sweep 1, asked anew" "$(cat "$TMP/answers.txt")" "fit:2:1:no
+pareto:2:1:no
 stat_diff:2:None:no"
 
 # --again replaces the stored answer on the same rows.
@@ -240,9 +253,9 @@ PY
 grep -q "^pareto 3 1 front: min time_s, max size no$" "$TMP/py.txt" ||
     fail "runner_db: pareto 3 not listed: $(cat "$TMP/py.txt")"
 expect_equal "runner_db.answers of sweep 1: kinds and ids" \
-    "$(cut -d' ' -f1,2 "$TMP/py.txt" | grep -v '^frame' | tr '\n' ' ')" "pareto 3 stat_diff 3 "
+    "$(cut -d' ' -f1,2 "$TMP/py.txt" | grep -v '^frame' | tr '\n' ' ')" "fit 2 pareto 3 stat_diff 3 "
 if python3 -c 'import pandas' 2>/dev/null; then
-    grep -q "^frame \['kind', 'id', 'section', 'question', 'asked', 'stale'\] 2$" "$TMP/py.txt" ||
+    grep -q "^frame \['kind', 'id', 'section', 'question', 'asked', 'stale'\] 3$" "$TMP/py.txt" ||
         fail "runner_db.answers: no frame: $(cat "$TMP/py.txt")"
 fi
 
