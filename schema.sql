@@ -303,7 +303,7 @@ CREATE TABLE IF NOT EXISTS fit (
     confidence      REAL NOT NULL,                 -- of the intervals in fit_param: 0.95
     iterations      INTEGER NOT NULL,              -- trust-region iterations to converge
     created_at      TEXT NOT NULL,                 -- UTC in ISO 8601
-    -- Schema version 21 (issue 38: answers kept). The question in words
+    -- Schema version 22 (issue 38: answers kept). The question in words
     -- and the key of the rows read (store_rows_key). NULL: stored before.
     -- No comma or quote in these comments (DROP COLUMN: see sweep).
     question        TEXT,
@@ -366,7 +366,7 @@ CREATE TABLE IF NOT EXISTS sensitivity (
     y_mean          REAL,                          -- over the A and B points, in y_unit
     y_variance      REAL,                          -- in y_unit^2
     created_at      TEXT NOT NULL,                 -- UTC in ISO 8601
-    -- Schema version 21 (issue 38: answers kept). The question in words
+    -- Schema version 22 (issue 38: answers kept). The question in words
     -- and the key of the rows read (store_rows_key). NULL: stored before.
     -- No comma or quote in these comments (DROP COLUMN: see sweep).
     question        TEXT,
@@ -401,7 +401,7 @@ CREATE TABLE IF NOT EXISTS pareto (
     excluded        INTEGER NOT NULL,              -- of those, rows with a NaN objective
     front_size      INTEGER NOT NULL,              -- rows on the front (pareto_member)
     created_at      TEXT NOT NULL,
-    -- Schema version 21 (issue 38: answers kept). The question in words
+    -- Schema version 22 (issue 38: answers kept). The question in words
     -- and the key of the rows read (store_rows_key). NULL: stored before.
     -- No comma or quote in these comments (DROP COLUMN: see sweep).
     question        TEXT,
@@ -436,7 +436,7 @@ CREATE TABLE IF NOT EXISTS stat_diff (
     compared        INTEGER NOT NULL,              -- points compared
     past_tolerance  INTEGER NOT NULL,              -- significant changes past the tolerance
     created_at      TEXT NOT NULL,
-    -- Schema version 21 (issue 38: answers kept). The question in words
+    -- Schema version 22 (issue 38: answers kept). The question in words
     -- and the key of the rows read (store_rows_key). NULL: stored before.
     -- No comma or quote in these comments (DROP COLUMN: see sweep).
     question        TEXT,
@@ -582,4 +582,16 @@ CREATE TABLE IF NOT EXISTS point_system (
     written_bytes   INTEGER,
     samples         INTEGER NOT NULL,              -- sampled intervals
     PRIMARY KEY (sweep_id, section_id, ordinal)
+) WITHOUT ROWID;
+
+-- Schema version 21 (issue 38): what the script printed with printf (its
+-- findings: "=> ceiling T1/J = 15.5x ..."), one row per non-empty line in
+-- the order printed, so the dashboard's sweep page can lead with them. A
+-- resumed sweep's script prints again: its lines replace the earlier ones.
+-- At most 500 lines of 1000 bytes are kept (docs/schema.md).
+CREATE TABLE IF NOT EXISTS sweep_printed (
+    sweep_id        INTEGER NOT NULL REFERENCES sweep(id),
+    position        INTEGER NOT NULL,              -- 1, 2, ...: as printed
+    line            TEXT NOT NULL,                 -- without its newline
+    PRIMARY KEY (sweep_id, position)
 ) WITHOUT ROWID;

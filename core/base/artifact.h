@@ -15,7 +15,7 @@ typedef struct artifact {
     unsigned char *data; /* size bytes, malloc'd */
 } artifact;
 
-/* Frees the whole list. Accepts NULL. (exec_artifacts.c) */
+/* Frees the whole list. Accepts NULL. */
 void artifact_list_free(artifact *list);
 
 #endif

@@ -217,3 +217,8 @@ int outfile_write_path(const char *path, const void *data, size_t size, mode_t m
     }
     return outfile_commit(f, err);
 }
+
+int util_replace_file(const char *path, const void *data, size_t size, char **err)
+{
+    return outfile_write_path(path, data, size, 0666, err);
+}

@@ -45,5 +45,12 @@ void outfile_discard(outfile *f);
 /* The whole of data as the file at path (outfile_begin_path, write,
  * commit). Returns 0, or -1 with *err: "PATH: ...". */
 int outfile_write_path(const char *path, const void *data, size_t size, mode_t mode, char **err);
+/* Writes a whole file by creating a new one beside path and renaming it over
+ * path so the bytes never go through an existing file: a hard
+ * link at path is replaced, not written through, a symbolic link or other
+ * file that is not regular there is refused, and a reader sees the old file
+ * or the new one, never half of either. Returns 0, or -1 with *err set to
+ * "PATH: ..." (caller frees). */
+int util_replace_file(const char *path, const void *data, size_t size, char **err);
 
 #endif

@@ -13,8 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "outfile.h"
-
 __attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
     va_list copy;
@@ -236,9 +234,4 @@ const char *util_printable(const char *s, char *buf, size_t size)
     }
     buf[n] = '\0';
     return buf;
-}
-
-int util_replace_file(const char *path, const void *data, size_t size, char **err)
-{
-    return outfile_write_path(path, data, size, 0666, err);
 }

@@ -23,13 +23,6 @@ size_t util_edit_distance(const char *a, const char *b);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. Returns 0, or -1
  * with errno set. */
 int util_read_file(const char *path, char **text, size_t *len);
-/* Writes a whole file by creating a new one beside path and renaming it over
- * path (outfile.h), so the bytes never go through an existing file: a hard
- * link at path is replaced, not written through, a symbolic link or other
- * file that is not regular there is refused, and a reader sees the old file
- * or the new one, never half of either. Returns 0, or -1 with *err set to
- * "PATH: ..." (caller frees). */
-int util_replace_file(const char *path, const void *data, size_t size, char **err);
 /* x with %g, but NaN as "nan" whatever its sign bit (glibc prints "-nan"). */
 const char *util_number(double x, char buf[32]);
 /* s for a one-line message on a terminal: control characters (newlines,

@@ -30,21 +30,6 @@ static void diff_job_clear(diff_job *job)
     free(job->results);
 }
 
-/* 1 when name is in the comma-separated list (NULL: every name is). */
-int diff_listed(const char *list, const char *name)
-{
-    if (!list)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n == len && strncmp(p, name, len) == 0)
-            return 1;
-        p += n + (p[n] == ',');
-    }
-    return 0;
-}
-
 /* Adds the section's plugin (once) with its output columns that `wanted`
  * lists. 0 or -1 with *err. */
 static int add_section(store *s, diff_job *job, int64_t section_id, const char *wanted, char **err)

@@ -21,7 +21,8 @@ typedef struct diff_job {
     diff_plugin *results;
 } diff_job;
 
-/* 1 when name is in the comma-separated list (NULL: every name is). */
+/* 1 when name is in the comma-separated list (NULL: every name is).
+ * (cli_diff_stat.c, below cli_diff.c, which calls into it) */
 int diff_listed(const char *list, const char *name);
 
 /* runner diff --stat A B over the sections job holds: reads through s,

@@ -20,6 +20,21 @@
 #define STAT_LEVEL 0.95 /* the intervals' confidence */
 #define STAT_ALPHA 0.05 /* a change is significant when p < STAT_ALPHA */
 
+/* 1 when name is in the comma-separated list (NULL: every name is). */
+int diff_listed(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 /* A command's measured columns (exec.c): one value per point, copied onto
  * each of its rows. wall_s with wall_sd_s and wall_runs is a mean over
  * repeats; the others carry no spread and are not compared. */

@@ -5,7 +5,6 @@
 #include "exec.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -54,16 +53,6 @@ static void free_list(char **list, size_t count)
         free(list[i]);
     free(list);
 }
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-/* Removes dir and everything under it, symlinks as links. */
-void execi_remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 void exec_command_free(exec_command *c)
 {

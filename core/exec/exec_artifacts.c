@@ -12,17 +12,6 @@
 #include "base/digest.h"
 #include "base/util.h"
 
-void artifact_list_free(artifact *list)
-{
-    while (list) {
-        artifact *next = list->next;
-        free(list->name);
-        free(list->data);
-        free(list);
-        list = next;
-    }
-}
-
 /* Adds name's bytes (taken: data is freed on failure too) unless the
  * point's cap says no (the sweep's is applied in point order by the writer:
  * exec_keep_within_sweep_cap). Returns 0, or -1 when it was left out. */

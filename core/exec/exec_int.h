@@ -64,7 +64,7 @@ void exec_watchers_run_end(exec_watchers *w, const exec_spawn_result *run);
 /* The descriptor's run(): one point, all its runs (exec_point.c). */
 int execi_run(const runner_host *host, runner_point *point);
 
-/* Removes dir and everything under it (exec.c). */
+/* Removes dir and everything under it (exec_scratch.c). */
 void execi_remove_tree(const char *dir);
 
 /* Makes the sweep's work directory from template_path (mkdtemp's

@@ -15,11 +15,6 @@
 /* Rows shown per section; the rest are counted, not printed. */
 #define REPORT_MAX_ROWS 200
 
-/* Writes text with &, <, >, " and ' escaped, and control characters other
- * than newline and tab replaced by U+FFFD: safe in element content and in
- * quoted attribute values. */
-void report_escape_html(FILE *out, const char *text);
-
 /* Renders the page of sweep sweep_id, whose sections are ids[0..count),
  * reading tables from s and provenance from db_path (opened read-only).
  * Returns 0 with *html (malloc'd, caller frees) of *html_size bytes and

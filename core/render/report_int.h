@@ -1,4 +1,5 @@
-/* report's private header: what report.c and report_fit.c share. */
+/* report's private header: what report.c, report_fit.c and report_html.c
+ * share. */
 #ifndef RUNNER_REPORT_INT_H
 #define RUNNER_REPORT_INT_H
 
@@ -7,6 +8,11 @@
 #include <stdio.h>
 #include "base/table.h"
 #include "store/store.h"
+
+/* Writes text with &, <, >, " and ' escaped, and control characters other
+ * than newline and tab replaced by U+FFFD: safe in element content and in
+ * quoted attribute values. (report_html.c, as report_put_svg) */
+void report_escape_html(FILE *out, const char *text);
 
 /* Copies gnuplot's SVG from its <svg> element on, prefixing every id and
  * reference to one with prefix, so that several SVGs share a page. */

@@ -14,7 +14,7 @@ static int varies_finite(const table_column *col, const column_facts *f)
     return value_type_is_numeric(col->type) && f->finite > 0 && f->min != f->max;
 }
 
-static int spans_decades(const column_facts *f)
+int section_view_log_axis(const column_facts *f)
 {
     return f->finite > 0 && !f->nonpositive && f->max / f->min >= SECTION_VIEW_LOG_RATIO;
 }
@@ -127,8 +127,8 @@ static void choose_plot(section_view *v, const table *cols, const table_facts *f
         return;
     }
     v->by = pick_by(v, cols, facts);
-    v->logx = spans_decades(&facts->columns[v->x]);
-    v->logy = spans_decades(&facts->columns[v->y]);
+    v->logx = section_view_log_axis(&facts->columns[v->x]);
+    v->logy = section_view_log_axis(&facts->columns[v->y]);
 }
 
 int section_view_init(section_view *v, const table *cols, const table_facts *facts,

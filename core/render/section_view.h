@@ -48,6 +48,12 @@ int section_view_init(section_view *v, const table *cols, const table_facts *fac
                       const char *plugin);
 void section_view_clear(section_view *v); /* accepts a cleared or zeroed v */
 
+/* The axis rule: 1 when a column's values are all positive and span two
+ * decades or more (SECTION_VIEW_LOG_RATIO), so its axis is drawn in log
+ * scale: the default plot's, and the dashboard's for any plot of the
+ * column (a fit's too, serve_view.c). */
+int section_view_log_axis(const column_facts *f);
+
 /* "name = value unit" for column c at value v (6 significant digits; the
  * unit left out when empty or equal to the name; "name = none" for NULL),
  * into buf, not escaped. */

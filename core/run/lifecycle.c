@@ -40,6 +40,7 @@ struct lifecycle {
     store_lease *lease;      /* renews the sweep's lease from begin to end (owned) */
     machine_facts machine;   /* recorded when this run began the sweep; empty on resume */
     int machine_judged;      /* the first measured section judged the machine */
+    char *printed;           /* what the script printed, kept at the end (owned) */
 };
 
 lifecycle *lifecycle_new(const lifecycle_config *config)
@@ -68,10 +69,21 @@ void lifecycle_free(lifecycle *lc)
     close_series(lc);
     sweep_run_free(&lc->run);
     store_close(lc->store);
+    free(lc->printed);
     free(lc);
 }
 
 int lifecycle_begun(const lifecycle *lc) { return lc->begun; }
+
+int lifecycle_keep_printed(lifecycle *lc, const char *text)
+{
+    char *copy = util_strdup(text ? text : "");
+    if (!copy)
+        return -1;
+    free(lc->printed);
+    lc->printed = copy;
+    return 0;
+}
 
 int lifecycle_check_open(const lifecycle *lc, char **err)
 {
@@ -781,6 +793,14 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
      * owner's, so nothing is closed, counted or sent from here. */
     if (store_taken_over(lc->store))
         return EXIT_TAKEN_OVER;
+    char *err = NULL;
+    /* The script's own lines (its findings) stay with the sweep. */
+    if (lc->printed &&
+        store_sweep_printed_set(lc->store, lc->run.sweep_id, lc->printed, &err) != 0) {
+        fprintf(stderr, "runner: warning: %s\n", err);
+        free(err);
+        err = NULL;
+    }
     /* A webhook's summary is queued in the transaction that closes the
      * sweep, and sent once it is committed. */
     summary_options summary = { .format = (summary_format)c->webhook_format,
@@ -788,7 +808,6 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
     store_outbox_request outbox = { .format = summary_format_name(summary.format),
                                     .build = summary_build,
                                     .ctx = &summary };
-    char *err = NULL;
     /* A resume that ran no point leaves the sweep's times as they were. */
     double ended_at = c->resume && lc->resumed_ended_at > 0 && lc->run.points_ok == 0 &&
                               lc->run.points_failed == 0

@@ -92,6 +92,11 @@ int64_t lifecycle_sweep_id(const lifecycle *lc); /* 0 until begun */
 int lifecycle_run_section(lifecycle *lc, const lifecycle_section *section, table **rows,
                           lifecycle_section_result *result, char **err);
 
+/* What the script printed (its findings, "=> ceiling T1/J = ..."):
+ * lifecycle_end keeps its lines with a begun sweep (store_sweep_printed_set),
+ * replacing an earlier run's. The text is copied; 0, or -1 out of memory. */
+int lifecycle_keep_printed(lifecycle *lc, const char *text);
+
 /* Ends the sweep, begun or not (lifecycle_check_open refuses from now on).
  * If it was begun: stores its status and end time, in the
  * same transaction queues the webhook summary (options->webhook), prints the

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/outfile.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "base/value.h"

@@ -382,28 +382,6 @@ static int push_shard_rows(lua_State *L)
  * with): once it ended they refuse, in a __gc finalizer that lua_close runs,
  * say. Lua turns an error in a finalizer into a warning nobody sees, so the
  * first refusal is also kept for script_run to report. */
-void scripti_refuse_after_end(lua_State *L, const char *function)
-{
-    script_state *s = scripti_state(L);
-    char *reason = NULL;
-    if (lifecycle_check_open(s->life, &reason) == 0)
-        return;
-    char msg[256];
-    snprintf(msg, sizeof msg,
-             "%s: %s; a __gc finalizer run at exit comes after the sweep "
-             "ended and cannot sweep or declare options",
-             function, reason ? reason : "the sweep is closed");
-    free(reason);
-    scripti_push_line(L, 1);
-    lua_pushstring(L, *lua_tostring(L, -1) ? " " : "");
-    lua_pushstring(L, msg);
-    lua_concat(L, 3);
-    if (!s->late_call)
-        s->late_call = util_strdup(lua_tostring(L, -1));
-    s->fatal = 1; /* a pcall in the finalizer does not hide it */
-    lua_error(L);
-}
-
 static int run_sweep(lua_State *L, const char *plugin_name, int params_idx, int opts_idx)
 {
     script_state *s = scripti_state(L);
@@ -705,6 +683,8 @@ int script_run(const script_config *config)
     scripti_watchdog_start(&s);
     int rc = scripti_run_chunk(&s, len);
     lifecycle_ending ending = rc == LUA_OK ? LIFECYCLE_FINISHED : report_failure(&s);
+    if (s.printed.len > 0 && !s.printed.oom && lifecycle_keep_printed(s.life, s.printed.data) != 0)
+        fprintf(stderr, "runner: warning: out of memory keeping what the script printed\n");
     double paused_at = scripti_clock_pause(&s);
     status = lifecycle_end(s.life, ending);
     scripti_clock_resume(&s, paused_at);
@@ -721,6 +701,7 @@ done:
     free(err);
     json_decref(s.options_used);
     json_decref(s.overrides);
+    strbuf_free(&s.printed);
     return status;
 }
 

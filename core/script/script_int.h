@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "exec_lua.h"
 #include "plugin/plugin.h"
@@ -51,6 +52,7 @@ typedef struct script_state {
     char *script_text;
     json_t *options_used; /* the option values the script ran with */
     json_t *overrides;    /* what --set gave */
+    strbuf printed;       /* what printf wrote, kept with the sweep (bounded) */
     int options_declared;
     int zip_groups;
 } script_state;
@@ -66,7 +68,7 @@ int scripti_raise(lua_State *L, failure_kind kind, const char *fmt, ...) RUNNER_
 double scripti_own_time_s(const script_state *s);
 
 /* sweep() and options{} act on the sweep (store points, record what it ran
- * with): once it ended they refuse (script.c), in a __gc finalizer that
+ * with): once it ended they refuse (script_sandbox.c), in a __gc finalizer that
  * lua_close runs, say, and the first refusal is kept for script_run. */
 void scripti_refuse_after_end(lua_State *L, const char *function);
 

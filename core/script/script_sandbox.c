@@ -5,6 +5,7 @@
  * modules), require from lib/ directories only, printf, and error messages
  * that name the script line. */
 #include "script_int.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -244,6 +245,11 @@ static int l_printf(lua_State *L)
     size_t len;
     const char *text = lua_tolstring(L, -1, &len);
     fwrite(text, 1, len, stdout);
+    /* kept for the sweep (lifecycle_keep_printed); beyond what the store
+     * keeps of it, no longer gathered */
+    strbuf *printed = &scripti_state(L)->printed;
+    if (printed->len < (size_t)STORE_PRINTED_MAX_LINES * STORE_PRINTED_MAX_BYTES)
+        strbuf_add(printed, text, len);
     return 0;
 }
 
@@ -538,4 +544,26 @@ int scripti_close_state(script_state *s, int status)
         return status;
     fprintf(stderr, "runner: %s\n", s->late_call);
     return status == EXIT_OK ? EXIT_USAGE : status;
+}
+
+void scripti_refuse_after_end(lua_State *L, const char *function)
+{
+    script_state *s = scripti_state(L);
+    char *reason = NULL;
+    if (lifecycle_check_open(s->life, &reason) == 0)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "%s: %s; a __gc finalizer run at exit comes after the sweep "
+             "ended and cannot sweep or declare options",
+             function, reason ? reason : "the sweep is closed");
+    free(reason);
+    scripti_push_line(L, 1);
+    lua_pushstring(L, *lua_tostring(L, -1) ? " " : "");
+    lua_pushstring(L, msg);
+    lua_concat(L, 3);
+    if (!s->late_call)
+        s->late_call = util_strdup(lua_tostring(L, -1));
+    s->fatal = 1; /* a pcall in the finalizer does not hide it */
+    lua_error(L);
 }

@@ -377,6 +377,8 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection, 
         api_sweep(db, id, reply);
     else if (id && strcmp(tail, "/progress") == 0)
         api_progress(db, id, reply);
+    else if (id && strcmp(tail, "/findings") == 0)
+        servei_findings(db, id, reply);
     else if (id && strcmp(tail, "/series") == 0)
         servei_series(db, connection, id, reply);
     else if ((id = path_id(path, "section/", &tail)) && strcmp(tail, "/rows") == 0)

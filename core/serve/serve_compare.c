@@ -4,11 +4,18 @@
  * occurrence of some parameters meeting the k-th, and a matched point's
  * rows in the order they were stored; outputs compared exactly (NaN
  * equals NaN). The counts are runner diff's: rows matched, of them those
- * that differ, rows only one side has. One pass over both sections makes
- * the counts and the page (offset, limit) of the rows listed: every row,
- * or with only=diff the differing and unmatched ones, in parameter order. */
+ * that differ, rows only one side has. The rows listed (every row, or with
+ * only=diff the differing and unmatched ones) are sorted by their
+ * parameters' values as typed (numbers numerically: 1, 2, 16, 256, text
+ * as text), which the merge's order (by canonical text) is not: a first
+ * pass over both sections keeps each listed row's parameters and finds
+ * the columns that vary, a second makes the page (offset, limit) of the
+ * sorted rows. Memory: the listed rows' parameters, never their outputs.
+ * With stat=1 the page is the stored `runner diff --stat` of the two
+ * sweeps instead (serve_compare_stat.c). */
 #include "serve_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,11 +34,97 @@ typedef struct compare_sides {
 typedef struct compare_page {
     const compare_sides *sides;
     int only_differing;
+    int emit; /* 0: the first pass (keys, counts), 1: the second (the page) */
     int64_t offset, limit;
     int64_t listed;                             /* rows listed so far */
+    int64_t first_listed;                       /* by the first pass */
     int64_t matched, differing, only_a, only_b; /* rows */
-    json_t *rows;                               /* the page */
+    /* first pass: each listed row's parameters (params values a row) */
+    value *keys;
+    size_t key_capacity; /* rows */
+    int oom;
+    /* each column's first value and whether another differs from it */
+    value *first;
+    int *seen, *varies;
+    /* second pass: the page's place of each listed row, or -1 */
+    int64_t *place;
+    json_t **slots; /* limit of them */
 } compare_page;
+
+/* Typed order of two parameter values (type 0: NULL, VALUE_NULL): numbers (booleans too) by value,
+ * before text, which compares by its bytes; NaN and NULL last. */
+static int value_order(const value *a, const value *b)
+{
+    int an = value_type_is_numeric(a->type) || a->type == RUNNER_BOOLEAN;
+    int bn = value_type_is_numeric(b->type) || b->type == RUNNER_BOOLEAN;
+    int a_null = a->type == 0 || (an && isnan(value_number(a)));
+    int b_null = b->type == 0 || (bn && isnan(value_number(b)));
+    if (a_null || b_null)
+        return a_null - b_null;
+    if (an != bn)
+        return an ? -1 : 1;
+    if (an) {
+        if (a->type == RUNNER_INTEGER && b->type == RUNNER_INTEGER)
+            return (a->as.integer > b->as.integer) - (a->as.integer < b->as.integer);
+        double x = value_number(a), y = value_number(b);
+        return (x > y) - (x < y);
+    }
+    return strcmp(a->as.text ? a->as.text : "", b->as.text ? b->as.text : "");
+}
+
+static _Thread_local const compare_page *sorting; /* qsort has no context argument */
+
+static int key_order(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    size_t n = sorting->sides->params;
+    for (size_t k = 0; k < n; k++) {
+        int c = value_order(&sorting->keys[a * n + k], &sorting->keys[b * n + k]);
+        if (c)
+            return c;
+    }
+    return (a > b) - (a < b); /* the merge's order among equals */
+}
+
+/* Column k's value v seen: does the column vary? */
+static void note_value(compare_page *page, size_t k, const value *v)
+{
+    if (!page->seen[k]) {
+        page->seen[k] = 1;
+        page->oom |= value_copy(&page->first[k], v) != 0;
+    } else if (!page->varies[k] && !value_equal(&page->first[k], v)) {
+        page->varies[k] = 1;
+    }
+}
+
+/* First pass: the listed row's parameters kept, every value noted. */
+static int keep_key(compare_page *page, const diff_row *row)
+{
+    const store_stream_row *either = row->a ? row->a : row->b;
+    size_t n = page->sides->params, width = page->sides->columns.columns->column_count;
+    for (size_t k = 0; k < width; k++) {
+        if (k < n || row->a)
+            note_value(page, k, &(k < n ? either : row->a)->cells[k]);
+        if (k >= n && row->b)
+            note_value(page, k, &row->b->cells[k]);
+    }
+    size_t index = (size_t)page->listed - 1;
+    if (index >= page->key_capacity) {
+        size_t grown = page->key_capacity ? 2 * page->key_capacity : 256;
+        value *more = n ? realloc(page->keys, grown * n * sizeof *more) : NULL;
+        if (n && !more)
+            return -1;
+        if (n) /* zeroed: NULL values, cleared whatever a failure leaves */
+            memset(more + page->key_capacity * n, 0,
+                   (grown - page->key_capacity) * n * sizeof *more);
+        page->keys = more;
+        page->key_capacity = grown;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (value_copy(&page->keys[index * n + k], &either->cells[k]) != 0)
+            return -1;
+    return 0;
+}
 
 /* One listed row: the parameters (from whichever side has the row), then
  * each output as [a, b], then whether the row differs (unmatched rows do). */
@@ -58,19 +151,71 @@ static int visit(void *ctx, const diff_row *row, char **err)
 {
     compare_page *page = ctx;
     int matched = row->a && row->b;
-    page->matched += matched;
-    page->differing += matched && row->differs;
-    page->only_a += !row->b;
-    page->only_b += !row->a;
+    if (!page->emit) {
+        page->matched += matched;
+        page->differing += matched && row->differs;
+        page->only_a += !row->b;
+        page->only_b += !row->a;
+    }
     if (page->only_differing && matched && !row->differs)
         return 0;
     int64_t index = page->listed++;
-    if (index < page->offset || index >= page->offset + page->limit)
+    if (!page->emit)
+        return keep_key(page, row) == 0 && !page->oom
+                   ? 0
+                   : util_fail(err, "cannot compare the sweeps: out of memory");
+    if (index >= page->first_listed) /* cannot be: both passes read one snapshot */
+        return util_fail(err, "cannot compare the sweeps: the rows changed while read");
+    int64_t place = page->place[index];
+    if (place < 0)
         return 0;
     json_t *json = compare_row(page, row);
-    if (!json || json_array_append_new(page->rows, json) != 0)
+    if (!json)
         return util_fail(err, "cannot compare the sweeps: out of memory");
+    page->slots[place] = json;
     return 0;
+}
+
+/* Between the passes: the listed rows sorted by their keys; the page's
+ * rows get their places. 0, or -1 out of memory. */
+static int place_page(compare_page *page)
+{
+    int64_t n = page->listed;
+    int64_t *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    page->place = malloc((size_t)(n ? n : 1) * sizeof *page->place);
+    page->slots = calloc((size_t)page->limit, sizeof *page->slots);
+    if (!order || !page->place || !page->slots) {
+        free(order);
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        order[i] = i;
+        page->place[i] = -1;
+    }
+    sorting = page;
+    qsort(order, (size_t)n, sizeof *order, key_order);
+    sorting = NULL;
+    for (int64_t r = page->offset; r < n && r < page->offset + page->limit; r++)
+        page->place[order[r]] = r - page->offset;
+    free(order);
+    return 0;
+}
+
+static void page_clear(compare_page *page)
+{
+    size_t n = page->sides->params, width = page->sides->columns.columns->column_count;
+    for (size_t i = 0; i < page->key_capacity * n && page->keys; i++)
+        value_clear(&page->keys[i]);
+    for (size_t k = 0; page->first && k < width; k++)
+        value_clear(&page->first[k]);
+    for (int64_t i = 0; page->slots && i < page->limit; i++)
+        json_decref(page->slots[i]);
+    free(page->keys);
+    free(page->first);
+    free(page->seen);
+    free(page->varies);
+    free(page->place);
+    free(page->slots);
 }
 
 /* Both sections found, of one plugin; 0, or -1 with reply set. */
@@ -115,6 +260,39 @@ static int find_sides(store *s, struct MHD_Connection *connection, compare_sides
     return -1;
 }
 
+/* Each column as {name, unit, varies} and, when it does not vary, its value. */
+static json_t *column_json(const compare_page *page, size_t k)
+{
+    const table_column *col = &page->sides->columns.columns->columns[k];
+    json_t *one = json_pack("{s:o,s:o,s:b}", "name", value_json_text(col->name), "unit",
+                            value_json_text(col->unit), "varies", page->varies[k]);
+    if (!page->varies[k] && page->seen[k])
+        json_object_set_new(one, "value", servei_cell(&page->first[k]));
+    return one;
+}
+
+/* runner diff's figures (cli_diff.c's table): points, then per output
+ * column rows compared, changed, largest changes. */
+static json_t *figures_json(const compare_sides *c, const diff_plugin *result, json_t **points)
+{
+    const table *t = c->columns.columns;
+    json_t *changes = json_array();
+    for (size_t k = c->params; k < t->column_count; k++) {
+        const diff_column *d = &result->columns[k - c->params];
+        value abs = value_real(d->max_abs), rel = value_real(d->max_rel); /* may be inf */
+        json_array_append_new(
+            changes,
+            json_pack("{s:o,s:I,s:I,s:o,s:o}", "name", value_json_text(t->columns[k].name), "rows",
+                      (json_int_t)d->rows, "changed", (json_int_t)d->changed, "max_abs_change",
+                      servei_cell(&abs), "max_rel_change", servei_cell(&rel)));
+    }
+    *points = json_pack("{s:I,s:I,s:I,s:I,s:I}", "both", (json_int_t)result->both, "only_a",
+                        (json_int_t)result->only_a, "only_b", (json_int_t)result->only_b,
+                        "status_changed", (json_int_t)result->status_changed, "rows_unmatched",
+                        (json_int_t)(result->rows_only_a + result->rows_only_b));
+    return changes;
+}
+
 void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *reply)
 {
     compare_sides c = { 0 };
@@ -123,15 +301,27 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
         servei_reply_error(reply, 400, "only: expected diff (or nothing: every row)");
         return;
     }
+    const char *stat = servei_arg(connection, "stat");
+    if (stat && strcmp(stat, "1") != 0) {
+        servei_reply_error(reply, 400, "stat: expected 1 (or nothing: every row)");
+        return;
+    }
+    if (stat) {
+        servei_compare_stat(s, connection, reply);
+        return;
+    }
     if (find_sides(s, connection, &c, reply) != 0)
         return;
+    size_t width = c.columns.columns->column_count;
     compare_page page = {
         .sides = &c,
         .only_differing = only && strcmp(only, "diff") == 0,
         .limit = servei_arg_int(connection, "limit", 1, SERVEI_MAX_PAGE_ROWS,
                                 SERVE_COMPARE_DEFAULT_PAGE),
         .offset = servei_arg_int(connection, "offset", 0, INT64_MAX / 2, 0),
-        .rows = json_array(),
+        .first = calloc(width ? width : 1, sizeof(value)),
+        .seen = calloc(width ? width : 1, sizeof(int)),
+        .varies = calloc(width ? width : 1, sizeof(int)),
     };
     diff_scope scope = { .section_a = c.section[0],
                          .section_b = c.section[1],
@@ -139,37 +329,42 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
                          .visit = visit,
                          .ctx = &page };
     diff_tolerance exact = { 0 };
-    diff_plugin result;
+    diff_plugin result = { 0 };
     char *err = NULL;
-    if (diff_plugin_scan(s, c.sweep[0], c.sweep[1], c.columns.plugin, c.columns.columns, &exact,
-                         &scope, &result, &err) != 0) {
-        json_decref(page.rows);
+    int rc = page.first && page.seen && page.varies ? 0 : util_fail(&err, "out of memory");
+    /* both passes in one read transaction: a sweep writing meanwhile is
+     * seen by neither */
+    if (rc == 0)
+        rc = store_read_hold(s, &err);
+    /* the first pass: counts, keys, what varies */
+    if (rc == 0)
+        rc = diff_plugin_scan(s, c.sweep[0], c.sweep[1], c.columns.plugin, c.columns.columns,
+                              &exact, &scope, &result, &err);
+    if (rc == 0 && place_page(&page) != 0)
+        rc = util_fail(&err, "cannot compare the sweeps: out of memory");
+    if (rc == 0) {
+        /* the second: the page's rows, into their places */
+        diff_plugin_clear(&result);
+        page.emit = 1;
+        page.first_listed = page.listed;
+        page.listed = 0;
+        rc = diff_plugin_scan(s, c.sweep[0], c.sweep[1], c.columns.plugin, c.columns.columns,
+                              &exact, &scope, &result, &err);
+    }
+    store_read_release(s);
+    if (rc != 0) {
         servei_reply_fail(reply, err);
     } else {
-        const table *t = c.columns.columns;
-        json_t *params = json_array(), *outputs = json_array();
-        for (size_t k = 0; k < t->column_count; k++)
-            json_array_append_new(k < c.params ? params : outputs,
-                                  json_pack("{s:o,s:o}", "name",
-                                            value_json_text(t->columns[k].name), "unit",
-                                            value_json_text(t->columns[k].unit)));
-        /* runner diff's figures (cli_diff.c's table): points, then per
-         * output column rows compared, changed, largest changes. */
-        json_t *changes = json_array();
-        for (size_t k = c.params; k < t->column_count; k++) {
-            const diff_column *d = &result.columns[k - c.params];
-            value abs = value_real(d->max_abs), rel = value_real(d->max_rel); /* may be inf */
-            json_array_append_new(
-                changes, json_pack("{s:o,s:I,s:I,s:o,s:o}", "name",
-                                   value_json_text(t->columns[k].name), "rows", (json_int_t)d->rows,
-                                   "changed", (json_int_t)d->changed, "max_abs_change",
-                                   servei_cell(&abs), "max_rel_change", servei_cell(&rel)));
-        }
-        json_t *points =
-            json_pack("{s:I,s:I,s:I,s:I,s:I}", "both", (json_int_t)result.both, "only_a",
-                      (json_int_t)result.only_a, "only_b", (json_int_t)result.only_b,
-                      "status_changed", (json_int_t)result.status_changed, "rows_unmatched",
-                      (json_int_t)(result.rows_only_a + result.rows_only_b));
+        json_t *params = json_array(), *outputs = json_array(), *rows = json_array();
+        for (size_t k = 0; k < width; k++)
+            json_array_append_new(k < c.params ? params : outputs, column_json(&page, k));
+        for (int64_t i = 0; i < page.limit; i++)
+            if (page.slots[i]) {
+                json_array_append_new(rows, page.slots[i]);
+                page.slots[i] = NULL;
+            }
+        json_t *points = NULL;
+        json_t *changes = figures_json(&c, &result, &points);
         json_t *counts = json_pack("{s:I,s:I,s:I,s:I}", "rows", (json_int_t)page.matched,
                                    "differing", (json_int_t)page.differing, "only_a",
                                    (json_int_t)page.only_a, "only_b", (json_int_t)page.only_b);
@@ -177,12 +372,13 @@ void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *r
             json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I,s:I,s:I}", "a", (json_int_t)c.sweep[0],
                       "b", (json_int_t)c.sweep[1], "section_a", (json_int_t)c.section[0],
                       "section_b", (json_int_t)c.section[1], "params", params, "outputs", outputs,
-                      "counts", counts, "rows", page.rows, "total", (json_int_t)page.listed,
-                      "offset", (json_int_t)page.offset, "limit", (json_int_t)page.limit);
+                      "counts", counts, "rows", rows, "total", (json_int_t)page.listed, "offset",
+                      (json_int_t)page.offset, "limit", (json_int_t)page.limit);
         json_object_set_new(root, "points", points);
         json_object_set_new(root, "changes", changes);
         servei_reply_json(reply, root);
     }
+    page_clear(&page);
     diff_plugin_clear(&result);
     servei_section_clear(&c.columns);
 }

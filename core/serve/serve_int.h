@@ -140,9 +140,15 @@ void servei_sort_cache_free(void);
 void servei_plot(store *s, struct MHD_Connection *connection, int64_t section_id,
                  servei_reply *reply);
 void servei_compare(store *s, struct MHD_Connection *connection, servei_reply *reply);
+/* compare's stat=1 mode: the stored `runner diff --stat` of a and b
+ * (serve_compare_stat.c). */
+void servei_compare_stat(store *s, struct MHD_Connection *connection, servei_reply *reply);
 /* The stored fits and fronts drawn over a section's plot (serve_answers.c). */
 void servei_answers(store *s, struct MHD_Connection *connection, int64_t section_id,
                     servei_reply *reply);
+/* What a sweep found (serve_findings.c): the lines its script printed and
+ * its stored answers, for the top of its page. */
+void servei_findings(store *s, int64_t sweep_id, servei_reply *reply);
 /* What the section shows first (serve_view.c; render/section_view.h):
  * columns in order, the folded constants, the default plot. */
 void servei_view(store *s, int64_t section_id, servei_reply *reply);

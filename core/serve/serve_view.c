@@ -53,8 +53,7 @@ static json_t *category_plot(const table *cols, const table_facts *facts, const 
     }
     if (x < 0 || y < 0)
         return NULL;
-    const column_facts *f = &facts->columns[y];
-    int logy = !f->nonpositive && f->max / f->min >= SECTION_VIEW_LOG_RATIO;
+    int logy = section_view_log_axis(&facts->columns[y]);
     return json_pack("{s:o,s:o,s:n,s:b,s:b,s:b}", "x", value_json_text(cols->columns[x].name), "y",
                      value_json_text(cols->columns[y].name), "by", "logx", 0, "logy", logy,
                      "categories", 1);
@@ -77,6 +76,13 @@ static json_t *view_json(const servei_section *section, const table_facts *facts
                                                 servei_cell(&facts->columns[c].first), "text",
                                                 value_json_text(setting)));
     }
+    /* Each numeric column's axis by the rule, so that every plot the page
+     * links (a fit's, a front's) draws its axes as the default plot does. */
+    json_t *log = json_object();
+    for (size_t c = 0; c < cols->column_count; c++)
+        if (value_type_is_numeric(cols->columns[c].type))
+            json_object_set_new(log, cols->columns[c].name,
+                                json_boolean(section_view_log_axis(&facts->columns[c])));
     plot_spec spec = { 0 };
     json_t *plot = json_null();
     if (section_view_plot(v, cols, &spec) == 0)
@@ -86,8 +92,8 @@ static json_t *view_json(const servei_section *section, const table_facts *facts
                          "logy", spec.logy);
     else if (facts->rows >= 2 && (plot = category_plot(cols, facts, v)) == NULL)
         plot = json_null();
-    return json_pack("{s:I,s:o,s:o,s:o,s:o}", "rows", (json_int_t)facts->rows, "shown", shown,
-                     "folded", folded, "plot", plot, "no_plot",
+    return json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "rows", (json_int_t)facts->rows, "shown", shown,
+                     "folded", folded, "log", log, "plot", plot, "no_plot",
                      json_is_null(plot) ? value_json_text(v->why) : json_null());
 }
 

@@ -107,6 +107,16 @@ int store_sweep_machine_set(store *s, int64_t sweep_id, const char *field, const
  * (zeroed or cleared; machine_facts_clear it). None for a sweep of an
  * older runner, or of a file older than schema 18 (read as it is). */
 int store_sweep_machine(store *s, int64_t sweep_id, machine_facts *out, char **err);
+/* The lines the sweep's script printed with printf (store_printed.c;
+ * sweep_printed): set replaces the sweep's lines with text's non-empty
+ * ones, in order, at most STORE_PRINTED_MAX_LINES of at most
+ * STORE_PRINTED_MAX_BYTES each (longer ones cut). Read: *lines (malloc'd,
+ * store_sweep_printed_free them), none for an older file. 0 or -1. */
+#define STORE_PRINTED_MAX_LINES 500
+#define STORE_PRINTED_MAX_BYTES 1000
+int store_sweep_printed_set(store *s, int64_t sweep_id, const char *text, char **err);
+int store_sweep_printed(store *s, int64_t sweep_id, char ***lines, size_t *count, char **err);
+void store_sweep_printed_free(char **lines, size_t count);
 /* The SQLite library's own version, for the machine facts. */
 const char *store_sqlite_version(void);
 /* Commits pending points and closes the sweep: status 'ok', 'failed'
@@ -746,7 +756,7 @@ int store_rows_key(store *s, int64_t sweep_id, int64_t section_id, char **key, c
 /* The answers a sweep has (fit, pareto, sensitivity; stat_diff where it is
  * either side), oldest first: kind, id, section (its ordinal; NULL for a
  * comparison), question (in words), asked (created_at), stale ("no",
- * "yes": the rows changed since; "unknown": stored before schema 21). *out
+ * "yes": the rows changed since; "unknown": stored before schema 22). *out
  * is a new table the caller frees. */
 int store_answers_list(store *s, int64_t sweep_id, table **out, char **err);
 
@@ -764,6 +774,26 @@ int store_answer_kind_known(const char *kind);
  * ("FILE: no fit 7; 'runner answers SWEEP' lists them"), nothing removed;
  * -1 with *err when the file cannot be written. */
 int store_answers_remove(store *s, const store_answer_ref *refs, size_t count, char **err);
+
+/* A sweep's stored answers for the dashboard (store_findings.c), each a
+ * new table (the caller frees it) or NULL when the file has no such table
+ * (older than schema 13). fronts: the newest per section and objectives:
+ * id, section_id, rows, excluded, front_size, objectives ("min workers,
+ * max speedup"). sensitivities: every index of the newest analysis per
+ * section and output: id, section_id, y_column, y_unit, base_samples,
+ * parameter, first_order, first_low, first_high, total, total_low,
+ * total_high. stat_diffs: the newest `diff --stat` per pair of sweeps the
+ * sweep is in: id, sweep_a, sweep_b, tolerance_s, confidence, compared,
+ * past_tolerance, created_at, changed (rows whose verdict is a change),
+ * row_count.
+ * stat_diff_rows: rows offset on, up to limit (-1: all), of one: in printed
+ * order, or changes first (each group in printed order); stat_diff_row's
+ * columns but stat_diff_id and the outlier counts. 0, or -1 with *err. */
+int store_sweep_fronts(store *s, int64_t sweep_id, table **out, char **err);
+int store_sweep_sensitivities(store *s, int64_t sweep_id, table **out, char **err);
+int store_sweep_stat_diffs(store *s, int64_t sweep_id, table **out, char **err);
+int store_stat_diff_rows(store *s, int64_t stat_diff_id, int changes_first, int64_t offset,
+                         int64_t limit, table **out, char **err);
 
 #include "store_query.h"
 

@@ -47,7 +47,7 @@ static const answer_kind *find_kind(const char *table)
 
 int store_answer_kind_known(const char *kind) { return find_kind(kind) != NULL; }
 
-/* A file before version 21 is read as it is (the step only adds columns):
+/* A file before version 22 is read as it is (the step only adds columns):
  * for each answers table that lacks them, a temporary view of the same
  * name, which unqualified names find before the file's table, adds the
  * question as the step would write it and no rows key. The temp schema is
@@ -232,7 +232,7 @@ int store_answers_remove(store *s, const store_answer_ref *refs, size_t count, c
 }
 
 /* A fit is listed by its group ("usl: speedup on workers, jitter = 2");
- * stale: "unknown" before schema 21, "no" while the rows are the same. */
+ * stale: "unknown" before schema 22, "no" while the rows are the same. */
 #define STALE(key_now)                                                                             \
     "CASE WHEN rows_key IS NULL THEN 'unknown' WHEN rows_key = " key_now " THEN 'no'"              \
     " ELSE 'yes' END"
@@ -269,7 +269,7 @@ static const struct {
                      " JOIN section c ON c.id = x.section_id WHERE x.sweep_id = ?1" },
     { "stat_diff", "SELECT 'stat_diff' AS kind, d.id AS id, NULL AS section, 'sweep ' || d.sweep_a"
                    " || ' against ' || d.sweep_b || ': ' || coalesce(d.question, 'stored"
-                   " before schema 21') AS question, d.created_at AS asked, " SWEEPS_STALE
+                   " before schema 22') AS question, d.created_at AS asked, " SWEEPS_STALE
                    " AS stale FROM stat_diff d"
                    " WHERE d.sweep_a = ?1 OR d.sweep_b = ?1" },
 };

@@ -2,7 +2,7 @@
  * `runner diff --stat` (schema version 13, docs/schema.md): each answer a
  * head row and its detail rows, written in one transaction; an answer to
  * the same question on the same rows is kept, not piled up (schema
- * version 21, store_answer_keep.c). */
+ * version 22, store_answer_keep.c). */
 #include "store_int.h"
 
 #include <math.h>

@@ -21,7 +21,7 @@ static const char *const catalog_names[] = {
     "id_high_water", "sqlite_stat1", "fit", "fit_param", "fit_residual", "sqlite_sequence",
     "sensitivity", "sensitivity_index", "pareto", "pareto_objective", "pareto_member",
     "stat_diff", "stat_diff_row", "merge_source", "fit_curve",
-    "command_run", "sweep_machine", "series", "point_system", "point_once",
+    "command_run", "sweep_machine", "series", "point_system", "point_once", "sweep_printed",
     /* indexes */
     "section_by_sweep", "point_by_section", "point_by_identity", "point_block_by_section",
     "point_block_by_last_id", "point_block_by_sweep", "point_index_not_ok",

@@ -133,7 +133,7 @@ struct store {
 
 /* The schema version this runner writes: one step per version in
  * store_migrate.c's migrations[]. */
-#define STORE_SCHEMA_VERSION 21
+#define STORE_SCHEMA_VERSION 22
 
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; 0,
  * or -1 with *err (nothing changed). */
@@ -200,7 +200,7 @@ int storei_answer_begin(store *s, const char *what, char **err);
 int storei_answer_check(store *s, const char *head_table, const char *what, char **err);
 int storei_answer_end(store *s, int rc, const char *what, char **err);
 /* fit.question in words from its columns, as SQL over the five given
- * (bound parameters when a fit is written, the columns in the version 21
+ * (bound parameters when a fit is written, the columns in the version 22
  * step): "usl: speedup on workers, by jitter, weights sd". */
 #define STOREI_FIT_QUESTION(model, x, y, by, weights)                                              \
     model " || ': ' || " y " || ' on ' || " x " || CASE WHEN " by " IS NULL THEN ''"               \
@@ -212,7 +212,7 @@ int storei_answer_end(store *s, int rc, const char *what, char **err);
  * it: "y speedup, bootstrap 1000, seed 0". */
 #define STOREI_SENSITIVITY_QUESTION                                                                \
     "'y ' || y_column || ', bootstrap ' || bootstrap || ', seed ' || seed"
-/* A reader of a file before version 21: temporary views add the answers'
+/* A reader of a file before version 22: temporary views add the answers'
  * question and rows_key columns (store_answer_keep.c). 0 or -1 with *err. */
 int storei_answer_shim(store *s, char **err);
 /* store_answer_keep.c, inside a writer's transaction. The newest answer of

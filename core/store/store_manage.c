@@ -17,7 +17,7 @@
 static const char *const sweep_tables[] = {
     "command_run",  "artifact",      "sweep_command", "point_block", "series",
     "point_system", "section",       "sweep_plugin",  "outbox",      "sweep_tag",
-    "merge_source", "sweep_machine", "sweep",
+    "merge_source", "sweep_machine", "sweep_printed", "sweep",
 };
 
 /* --- which sweeps --------------------------------------------------------- */

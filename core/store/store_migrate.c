@@ -194,8 +194,11 @@ static const char fence_sql[] =
     " SELECT b.section_id, json_extract(p.value, '$[1]'), json_extract(p.value, '$[0]')"
     " FROM point_block AS b, json_each(b.points) AS p ORDER BY 3;" FENCE_OBJECTS;
 static const char fence_objects_sql[] = FENCE_OBJECTS;
+/* Version 21 (issue 38): sweep_printed, the lines a script printed, is a
+ * new table, so schema.sql creates it; readers of an older file find none. */
+static const char sweep_printed_sql[] = "";
 
-/* Version 21 keeps answers instead of piling them up (issue 38;
+/* Version 22 keeps answers instead of piling them up (issue 38;
  * docs/analysis.md, "Answers are kept"): each answer's head row holds its
  * question in words and the key of the rows it read (store_rows_key).
  * Answers stored before get their question from their columns where the
@@ -269,6 +272,8 @@ static const migration migrations[] = {
       "SELECT count(*) FROM pragma_table_info('stat_diff_row') WHERE name = 'test'" },
     { "fence a sweep's writers and store each point once", fence_sql,
       "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'owner_epoch'" },
+    { "keep the lines a script printed (schema.sql)", sweep_printed_sql,
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sweep_printed'" },
     { "keep answers by their question", answer_question_sql,
       "SELECT count(*) FROM pragma_table_info('stat_diff') WHERE name = 'rows_key'" },
 };
@@ -286,10 +291,20 @@ static const char *const new_file_steps[] = {
  * (lease_shim_sql). A file that lacks nothing else is read as it is (only
  * slower) by the reading commands, which never write. */
 static const char *const index_only_steps[] = {
-    sweep_list_index_sql, fit_tables_sql,     sweep_lease_sql, answer_tables_sql,
-    merge_source_sql,     fit_curve_sql,      command_run_sql, sweep_machine_sql,
-    series_sql,           stat_diff_test_sql, fence_sql, /* owner_epoch and point_once: writers read them, readers do not */
-    answer_question_sql, /* question and rows_key: a reader's temporary views add them (storei_answer_shim) */
+    sweep_list_index_sql,
+    fit_tables_sql,
+    sweep_lease_sql,
+    answer_tables_sql,
+    merge_source_sql,
+    fit_curve_sql,
+    command_run_sql,
+    sweep_machine_sql,
+    series_sql,
+    stat_diff_test_sql,
+    fence_sql,
+    sweep_printed_sql,   /* owner_epoch and point_once: writers read them, readers do not */
+    answer_question_sql, /* question and rows_key: a reader's temporary views add them
+                          * (storei_answer_shim) */
 };
 
 /* A file from before version 12 lacks the lease columns the status readers

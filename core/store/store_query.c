@@ -1,7 +1,8 @@
 /* store_query.c: read-only queries for the dashboard and the HTML report
  * (store_query.h): the sweeps page, a sweep's record, plugins, tags,
  * sections and progress, a section's failed points and column docs, and the
- * limits a server puts on its reading connection. Results are tables "as
+ * limits a server puts on its reading connection (and a read transaction
+ * that holds one snapshot over several queries). Results are tables "as
  * stored"; every query is fixed text with bound values. */
 #include "store_int.h"
 
@@ -78,6 +79,17 @@ static int past_deadline(void *arg)
 
 /* SQLite virtual machine steps between two looks at the clock. */
 #define PROGRESS_STEPS 10000
+
+int store_read_hold(store *s, char **err)
+{
+    return storei_exec(s, "BEGIN", "cannot begin reading", err);
+}
+
+void store_read_release(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+}
 
 int store_read_limit(store *s, const store_read_limits *limits, char **err)
 {

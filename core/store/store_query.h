@@ -24,6 +24,12 @@ typedef struct store_read_limits {
 /* Bounds a store opened with store_open_read for one request of a server
  * (limits is copied) and makes its connection query-only. */
 int store_read_limit(store *s, const store_read_limits *limits, char **err);
+/* A read transaction on a reading store: every query between hold and
+ * release sees the file as it was at the first (a comparison's two passes
+ * agree while a sweep writes). hold: 0, or -1 with *err; release ends it
+ * (nothing was written; accepts a store that holds none). */
+int store_read_hold(store *s, char **err);
+void store_read_release(store *s);
 
 /* --- sweeps (store_query.c) ---------------------------------------------- */
 

@@ -128,7 +128,7 @@ def answers(db, sweep="last", runner=None):
     the diff --stat comparisons it is a side of) as one DataFrame, a row
     each as `runner answers SWEEP` lists them: kind, id, section, question,
     asked (the stored UTC time) and stale ("no", "yes": its rows changed
-    since; "unknown": stored before schema 21). db: a path or an open
+    since; "unknown": stored before schema 22). db: a path or an open
     Database; sweep: any selector. Asks the runner program (its rule for
     stale is runner's own); Database.answers gives the rows as dicts
     without pandas. .attrs: sweep (the selector)."""

@@ -113,6 +113,16 @@ alive() {
     kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]
 }
 
+# all_stopped PID: every thread of PID is stopped (state T in its stat).
+# `kill -STOP` returns before each thread has stopped: one still running
+# may yet take a lock, so wait for this before looking at what it holds.
+all_stopped() {
+    for stat in /proc/"$1"/task/*/stat; do
+        [ "$(sed 's/^.*) \([A-Za-z]\).*$/\1/' "$stat" 2>/dev/null)" = T ] || return 1
+    done
+    return 0
+}
+
 # db_count DB QUERY: the query's single number, 0 while the file or its tables
 # do not exist yet (a sweep that has not started).
 db_count() {

@@ -403,7 +403,7 @@ expect_sql "SELECT p.id FROM point AS p JOIN point_once AS o ON o.section_id = p
     AND o.ordinal = p.ordinal WHERE o.point_id <> p.id" "90001"
 expect_sql "SELECT owner_epoch FROM sweep ORDER BY id LIMIT 1" "0"
 
-# Version 21 keeps answers by their question (issue 38): a version 20
+# Version 22 keeps answers by their question (issue 38): a version 21
 # file's answers get their question from their columns and no rows key
 # ("unknown" stale); asking the same again on the same rows is answered by
 # the stored one, which then records its rows key.
@@ -418,8 +418,8 @@ ALTER TABLE fit DROP COLUMN rows_key; ALTER TABLE fit DROP COLUMN question;
 ALTER TABLE pareto DROP COLUMN rows_key; ALTER TABLE pareto DROP COLUMN question;
 ALTER TABLE sensitivity DROP COLUMN rows_key; ALTER TABLE sensitivity DROP COLUMN question;
 ALTER TABLE stat_diff DROP COLUMN rows_key; ALTER TABLE stat_diff DROP COLUMN question;
-PRAGMA user_version = 20; PRAGMA journal_mode = DELETE;" >/dev/null
-# A reader reads the version 20 file as it is (temporary views add the
+PRAGMA user_version = 21; PRAGMA journal_mode = DELETE;" >/dev/null
+# A reader reads the version 21 file as it is (temporary views add the
 # columns), its bytes untouched.
 sha=$(sha256sum <"$DB")
 run "$RUNNER" answers 1 --db "$DB" --format csv
@@ -427,7 +427,7 @@ expect_status 0
 expect_stdout_contains "pareto,$pareto_id,1,\"front: min x, max y\","
 expect_stdout_contains "sensitivity,1,1,\"y y, bootstrap 1000, seed 7\",2026-12-01T00:00:00Z,unknown"
 expect_stdout_contains "fit,1,1,linear: y on x,"
-expect_equal "answers: the version 20 file's bytes" "$(sha256sum <"$DB")" "$sha"
+expect_equal "answers: the version 21 file's bytes" "$(sha256sum <"$DB")" "$sha"
 run "$RUNNER" migrate --db "$DB"
 expect_status 0
 expect_sql "PRAGMA user_version" "$V"

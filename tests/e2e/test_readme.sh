@@ -1,5 +1,5 @@
-# The README's tour and "Managing sweeps", run as written: every ```sh line
-# of those two sections, in order, each must exit 0, and what a line says
+# The README's first ten minutes, tour and "Managing sweeps", run as
+# written: every ```sh line of those sections, in order, each must exit 0, and what a line says
 # it does (its comment, the sweep it names) is checked right after it
 # (check_claim below; a line it does not know fails the test). build/runner is this
 # build's runner, results.db the test's database, $SLACK_URL a local
@@ -19,12 +19,15 @@ export SLACK_URL
 cp -r scripts "$TMP/work/scripts"
 ln -s "$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")" "$TMP/work/build/runner"
 
-# The sh blocks between "## A short tour" and the section after "## Managing sweeps".
-awk '/^## A short tour/ { on = 1 } /^## Installing/ { on = 0 }
+# The sh blocks between "## Your first ten minutes" and the section after
+# "## Managing sweeps".
+awk '/^## Your first ten minutes/ { on = 1 } /^## Installing/ { on = 0 }
      on && /^```sh/ { block = 1; next } block && /^```/ { block = 0; next }
      on && block' README.md >"$TMP/commands"
 [ "$(wc -l <"$TMP/commands")" -ge 20 ] || fail "found only $(wc -l <"$TMP/commands") README commands"
 grep -q "runner rm" "$TMP/commands" || fail "the README's managing part was not found"
+grep -q "runner sweep scripts/jitter.lua --name first" "$TMP/commands" ||
+    fail "the README's first ten minutes were not found"
 
 DB="$TMP/work/results.db"
 # sweep_of NAME: a query's sweep id of the sweep named NAME.
@@ -35,6 +38,17 @@ sweep_of() {
 # and the output ($TMP/out) it left.
 check_claim() {
     case "$1" in
+    "build/runner sweep scripts/jitter.lua --name first"*)
+        # What it prints is kept with the sweep, for the dashboard.
+        expect_stdout_contains "jitter 2 s: ceiling T1/J = 15.5x"
+        expect_sql "SELECT count(*) FROM sweep_printed WHERE sweep_id = $(sweep_of first)" "4" ;;
+    "build/runner fit first --x workers --y speedup --model usl --by jitter"*)
+        expect_sql "SELECT count(*), count(DISTINCT by_value) FROM fit WHERE sweep_id = $(sweep_of first) AND model = 'usl'" "3|3"
+        expect_stdout_contains "peak_x" ;;
+    "build/runner sweep scripts/jitter.lua --set jitters=2,0.25 --name second"*)
+        expect_sql "SELECT count(*), group_concat(DISTINCT jitter) FROM speedup WHERE sweep_id = $(sweep_of second)" "16|2.0,0.25" ;;
+    "build/runner diff first second --common"*)
+        expect_stdout_contains "are equal on the points both hold" ;;
     "build/runner sweep scripts/jitter.lua --name baseline")
         expect_sql "SELECT count(*), group_concat(DISTINCT jitter) FROM speedup WHERE sweep_id = $(sweep_of baseline)" "24|2.0,1.0,0.5" ;;
     "build/runner sweep scripts/jitter.lua --set jitters=2,0.25 --name quarter")
@@ -121,6 +135,16 @@ while IFS= read -r line; do
             'grep -q "^runner: serving" "$TMP/out" || ! alive $server'
         url=$(grep -o 'http://[^ ]*' "$TMP/out" | head -n 1)
         curl -sf -o /dev/null "$url" || fail "README command $n: $url did not answer"
+        # The sweep page of "first" leads with what its script printed and its fit.
+        first=$(sql "SELECT id FROM sweep WHERE name = 'first'")
+        curl -sf -o "$TMP/findings.json" "${url%/}/api/sweep/$first/findings" ||
+            fail "README command $n: the findings of sweep first did not answer"
+        python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["printed"][0].startswith("jitter 2 s: ceiling T1/J = 15.5x"), d["printed"]
+assert sorted(f["by_value"] for f in d["fits"] if f["model"] == "usl") == [0.5, 1.0, 2.0], d["fits"]
+' "$TMP/findings.json" || fail "README command $n: sweep first does not lead with its findings"
         kill -INT "$server" 2>/dev/null
         wait_exit "$server"
         status=$?

@@ -45,8 +45,8 @@ expect_equal "only differing rows" "$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["total"], len(d["rows"]), any(r["in_a"] and r["in_b"] for r in d["rows"]))' "$TMP/body")" "24 24 False"
-# A page in the middle: offset and limit over the listed rows, in runner
-# diff's order (by canonical parameters).
+# A page in the middle: offset and limit over the listed rows, sorted by
+# their parameters' values (numbers as numbers).
 expect_code "api/compare?a=1&b=2&offset=8&limit=8" 200
 expect_equal "a page of the comparison" "$(python3 -c '
 import json, sys

@@ -152,7 +152,7 @@ async function sweepPage(id) {
   const compare = el('form', { class: 'controls', id: 'compare-form' }, 'Compare with sweep ',
     el('input', { id: 'compare-other', type: 'number', min: 1, size: 6 }), el('button', { type: 'submit' }, 'compare'));
   compare.addEventListener('submit', ev => { ev.preventDefault(); location.hash = `#/compare?a=${s.id}&b=${compare.querySelector('input').value}`; });
-  main.replaceChildren(title, progress, el('details', {}, el('summary', {}, 'provenance'), provenance, plugins,
+  main.replaceChildren(title, progress, findingsBlock(s.id, mine), el('details', {}, el('summary', {}, 'provenance'), provenance, plugins,
     el('h2', {}, 'script'), el('pre', { class: 'mono' }, s.script_text)), machineBlock(data.machine), compare);
   for (const section of data.sections) main.append(sectionBlock(section));
   await showProgress(s.id, progress, mine);
@@ -220,14 +220,16 @@ function sectionBlock(section) {
   const folded = el('p', { class: 'constants' });
   let view = null;
   block.append(el('h2', {}, `${section.ordinal}. `, section.title || section.plugin, ' ', el('span', { class: 'note' }, `(${section.plugin}, ${section.points_done} of ${section.point_count} points, ${section.points_failed} failed)`), ' ', plotSlot), folded, filter, table, pager);
-  const viewed = api('section/' + section.id + '/view').then(v => {
+  const viewed = sectionView(section.id).then(v => {
     view = v;
     if (v.plot) {
       const q = new URLSearchParams({ x: v.plot.x, y: v.plot.y });
       if (v.plot.by) q.set('by', v.plot.by);
       if (v.plot.logx) q.set('logx', '1');
       if (v.plot.logy) q.set('logy', '1');
-      plotSlot.replaceChildren(el('a', { class: 'plot-link', href: `#/plot/${section.id}?${q}` }, 'plot'));
+      // Named by what it opens: "plot: speedup against workers, by jitter".
+      plotSlot.replaceChildren(el('a', { class: 'plot-link', href: `#/plot/${section.id}?${q}` },
+        `plot: ${v.plot.y} against ${v.plot.x}` + (v.plot.by ? `, by ${v.plot.by}` : '')));
     } else {
       plotSlot.replaceChildren(el('span', { class: 'note no-plot' }, 'no plot: ' + v.no_plot));
     }
@@ -236,7 +238,7 @@ function sectionBlock(section) {
   }).catch(() => { view = null; });
   const answersSlot = el('span', { class: 'answers-slot' });
   plotSlot.after(answersSlot);
-  answerLinks(section.id, answersSlot);
+  answerLinks(section.id, answersSlot, viewed.then(() => view));
   // Parallel coordinates for three or more varying parameters; a brush
   // there shows the brushed rows here instead of the server's page.
   const parallelSlot = el('div', { class: 'parallel-slot' });
@@ -258,7 +260,9 @@ function sectionBlock(section) {
       class: 'sortable', 'data-column': c.name,
       on: { click: () => { state.order = state.sort === c.name && state.order === 'asc' ? 'desc' : 'asc'; state.sort = c.name; restart(); load(); } }
     }, headerCell(c), state.sort === c.name ? (state.order === 'desc' ? ' ▼' : ' ▲') : '')));
-    const body = rows.map(r => el('tr', {}, order.map(i => r[i + 1]).map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v)))));
+    // Numbers to the digits that tell the column's apart (csv and json keep all).
+    const digits = order.map(i => distinguishingDigits(rows.map(r => r[i + 1])));
+    const body = rows.map(r => el('tr', {}, order.map((i, k) => el('td', { class: isNumeric(r[i + 1]) ? 'num' : null, 'data-value': fullText(r[i + 1]) }, shortNumber(r[i + 1], digits[k])))));
     table.replaceChildren(el('div', { class: 'scroll' }, el('table', { class: 'rows' }, el('thead', {}, head), el('tbody', {}, body))));
   }
   function showBrushed(result) {
@@ -448,33 +452,10 @@ async function plotPage(sectionId, query) {
   }
   try {
     const x = form.querySelector('#plot-x').value, y = form.querySelector('#plot-y').value;
-    const data = await api('section/' + encodeURIComponent(sectionId) + '/plot', { x, y, by: choice.by });
-    const answers = data.categories ? null
-      : await api('section/' + encodeURIComponent(sectionId) + '/answers', { x, y, logx: choice.logx ? 1 : '' }).catch(() => null);
-    if (mine !== generation) return;
-    const xu = data.x_unit && data.x_unit !== x ? ` [${data.x_unit}]` : '';
-    const yu = data.y_unit && data.y_unit !== y ? ` [${data.y_unit}]` : '';
-    const options = {
-      labels: data.labels, xlabel: htmlText(x + xu), ylabel: htmlText(y + yu), labelsDiv: legend,
-      connectSeparatedPoints: true, drawPoints: true, highlightCircleSize: 4, legend: 'always',
-      // Room for "5.00e+6" and "exponential" beside and under the axes.
-      logscale: choice.logy, axes: { x: { logscale: choice.logx && !data.categories }, y: { axisLabelWidth: 64 } }
-    };
-    if (data.categories) {
-      // Places 0, 1, ... named by the values; points only (no order joins them).
-      const names = data.categories;
-      const name = v => (Number.isInteger(v) && names[v] !== undefined ? names[v] : '');
-      Object.assign(options, {
-        strokeWidth: 0, pointSize: 4, dateWindow: [-0.5, names.length - 0.5],
-        axes: { y: { axisLabelWidth: 64 }, x: { axisLabelWidth: 120, ticker: () => names.map((n, i) => ({ v: i, label: htmlText(n) })), valueFormatter: v => htmlText(name(v)) } }
-      });
-    }
-    const overlay = overlayAnswers(data, answers, options);
-    const graph = new Dygraph(chart, data.rows, options);
-    chart.dygraph = graph;   // the browser test reads its series
+    const drawn = await drawChart(chart, legend, sectionId, Object.assign({}, choice, { x, y }), mine);
+    if (!drawn) return;
+    const { graph, data, overlay } = drawn;
     if (overlay) legend.after(answersLegend(overlay));
-    chart.dataset.logx = graph.getOptionForAxis('logscale', 'x') ? 'yes' : 'no';
-    chart.dataset.logy = graph.getOptionForAxis('logscale', 'y') ? 'yes' : 'no';
     data.labels.slice(1).forEach((label, i) => {
       const box = el('input', { type: 'checkbox', checked: true, 'data-series': label });
       box.addEventListener('change', () => graph.setVisibility(i, box.checked));
@@ -485,6 +466,47 @@ async function plotPage(sectionId, query) {
   } catch (e) { showError(chart, e); setState('error'); }
 }
 
+// Series colours: each data line one of these, in order; a fit curve the
+// colour of the line it was fitted to (dashed, its band shaded in it).
+const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939', '#843c39'];
+const FRONT_COLOUR = '#d62728';
+
+// Draws section sectionId's plot of choice {x, y, by, logx, logy} into
+// chart (legend: its labels), with the stored fits and fronts of x and y
+// over it. Returns {graph, data, overlay}, or null when the page moved on.
+async function drawChart(chart, legend, sectionId, choice, mine) {
+  if (typeof Dygraph === 'undefined') throw new Error('Plots need dygraphs (Debian package libjs-dygraphs), which this server could not find.');
+  const { x, y } = choice;
+  const data = await api('section/' + encodeURIComponent(sectionId) + '/plot', { x, y, by: choice.by });
+  const answers = data.categories ? null
+    : await api('section/' + encodeURIComponent(sectionId) + '/answers', { x, y, logx: choice.logx ? 1 : '' }).catch(() => null);
+  if (mine !== generation) return null;
+  const xu = data.x_unit && data.x_unit !== x ? ` [${data.x_unit}]` : '';
+  const yu = data.y_unit && data.y_unit !== y ? ` [${data.y_unit}]` : '';
+  const options = {
+    labels: data.labels, xlabel: htmlText(x + xu), ylabel: htmlText(y + yu), labelsDiv: legend,
+    connectSeparatedPoints: true, drawPoints: true, highlightCircleSize: 4, legend: 'always',
+    colors: data.labels.slice(1).map((l, i) => PALETTE[i % PALETTE.length]),
+    // Room for "5.00e+6" and "exponential" beside and under the axes.
+    logscale: choice.logy, axes: { x: { logscale: choice.logx && !data.categories }, y: { axisLabelWidth: 64 } }
+  };
+  if (data.categories) {
+    // Places 0, 1, ... named by the values; points only (no order joins them).
+    const names = data.categories;
+    const name = v => (Number.isInteger(v) && names[v] !== undefined ? names[v] : '');
+    Object.assign(options, {
+      strokeWidth: 0, pointSize: 4, dateWindow: [-0.5, names.length - 0.5],
+      axes: { y: { axisLabelWidth: 64 }, x: { axisLabelWidth: 120, ticker: () => names.map((n, i) => ({ v: i, label: htmlText(n) })), valueFormatter: v => htmlText(name(v)) } }
+    });
+  }
+  const overlay = overlayAnswers(data, answers, options, choice.by);
+  const graph = new Dygraph(chart, data.rows, options);
+  chart.dygraph = graph;   // the browser test reads its series
+  chart.dataset.logx = graph.getOptionForAxis('logscale', 'x') ? 'yes' : 'no';
+  chart.dataset.logy = graph.getOptionForAxis('logscale', 'y') ? 'yes' : 'no';
+  return { graph, data, overlay };
+}
+
 // --- fits and fronts over a plot ---------------------------------------------
 
 // The stored answers of the plot's x and y (/api/section/N/answers): each
@@ -493,12 +515,23 @@ async function plotPage(sectionId, query) {
 // Adds their series to data and options (customBars: every value becomes
 // [low, value, high], the measured ones zero-wide) and returns what to list
 // beside the chart, or null when there is nothing.
-function overlayAnswers(data, answers, options) {
+function overlayAnswers(data, answers, options, by) {
   if (!answers || (!answers.fits.length && !answers.fronts.length)) return null;
   const width = data.labels.length;
   const series = [];
+  // The data line a fit curve belongs to: the one of its by value (labels
+  // "jitter=2"), or the only line; its index among the data lines, or -1.
+  const lineOf = f => {
+    const lines = data.labels.slice(1);
+    if (!f.by) return lines.length === 1 ? 0 : -1;
+    if (f.by !== by) return -1;
+    return lines.findIndex(l => {
+      const v = l.slice(f.by.length + 1);
+      return l.startsWith(f.by + '=') && (v === cellText(f.by_value) || (typeof f.by_value === 'number' && v !== '' && Number(v) === f.by_value));
+    });
+  };
   for (const f of answers.fits)
-    series.push({ label: f.title, kind: 'fit', values: f.points.map(([x, y, lo, hi]) =>
+    series.push({ label: f.title, kind: 'fit', line: lineOf(f), values: f.points.map(([x, y, lo, hi]) =>
       [x, [lo === null || lo === undefined ? y : lo, y, hi === null || hi === undefined ? y : hi]]) });
   for (const front of answers.fronts) {
     const pts = front.points;
@@ -527,24 +560,30 @@ function overlayAnswers(data, answers, options) {
   data.labels = data.labels.concat(series.map(s => s.label));
   options.labels = data.labels;
   options.customBars = true;
+  options.fillAlpha = 0.18;
   options.series = options.series || {};
+  // A fit of no drawn line takes the next colour after the lines'.
+  let spare = width - 1;
+  options.colors = options.colors.concat(series.map(s => s.kind !== 'fit' ? FRONT_COLOUR
+    : s.line >= 0 ? options.colors[s.line] : PALETTE[spare++ % PALETTE.length]));
   for (const s of series) {
     options.series[s.label] = s.kind === 'fit' ? { drawPoints: false, strokeWidth: 2, strokePattern: [6, 3] }
-      : s.kind === 'front' ? { strokeWidth: 0, pointSize: 5, color: '#d62728' }
-        : { drawPoints: false, strokeWidth: 1.5, color: '#d62728' };
+      : s.kind === 'front' ? { strokeWidth: 0, pointSize: 5 }
+        : { drawPoints: false, strokeWidth: 1.5 };
   }
   return { fits: answers.fits, fronts: answers.fronts, notes: answers.notes || [] };
 }
 
-// Links beside a section's plot link: one per stored fit ("fit", its
-// columns) and two-objective front ("front"), each opening the plot of its
-// columns with it drawn.
-function answerLinks(sectionId, where) {
-  api('section/' + sectionId + '/answers').then(a => {
-    const link = (cls, text, title, q) => [' ', el('a', { class: cls, title, href: `#/plot/${sectionId}?${new URLSearchParams(q)}` }, text)];
+// Links beside a section's plot link: one per stored fit and
+// two-objective front, each named by what it opens ("usl fit of speedup
+// against workers, by jitter", "front: min round_s, max speedup") and
+// opening the plot of its columns, on the axes the view's rule gives them.
+function answerLinks(sectionId, where, viewed) {
+  Promise.all([api('section/' + sectionId + '/answers'), viewed.catch(() => null)]).then(([a, view]) => {
+    const link = (cls, text, q) => [' ', el('a', { class: cls, href: `#/plot/${sectionId}?${q}` }, text)];
     where.replaceChildren(...[
-      a.fits.map(f => link('fit-link', 'fit', `${f.model} fit of ${f.y} against ${f.x}`, Object.assign({ x: f.x, y: f.y }, f.by ? { by: f.by } : {}))),
-      a.fronts.map(f => link('front-link', 'front', `front: ${f.x_direction} ${f.x}, ${f.y_direction} ${f.y}`, { x: f.x, y: f.y }))].flat(2));
+      a.fits.map(f => link('fit-link', fitName(f), plotQuery(view, f.x, f.y, f.by))),
+      a.fronts.map(f => link('front-link', `front: ${f.x_direction} ${f.x}, ${f.y_direction} ${f.y}`, plotQuery(view, f.x, f.y)))].flat(2));
   }).catch(() => {});
 }
 
@@ -563,69 +602,6 @@ function answersLegend(overlay) {
   const fronts = overlay.fronts.map(f => el('p', { class: 'front-note', 'data-front': f.id },
     `${f.title}: ${f.front_size} of ${f.rows} rows on the front` + (f.points_drawn < f.front_size ? `, the first ${f.points_drawn} by ${f.x} drawn` : '') + ' (red circles; the line bounds what they beat).'));
   return el('div', { id: 'answers' }, tables, fronts, overlay.notes.map(n => el('p', { class: 'note' }, n)));
-}
-
-// --- compare -----------------------------------------------------------------
-
-async function comparePage(query) {
-  const mine = generation;
-  const state = { a: query.get('a') || '', b: query.get('b') || '', section: query.get('section') || '1', only: query.get('only') || '', offset: 0, limit: 100 };
-  const input = (name, size) => el('input', { id: 'compare-' + name, value: state[name], size });
-  const form = el('form', { class: 'controls' }, 'sweep ', input('a', 6), ' against sweep ', input('b', 6), ' section ', input('section', 3),
-    el('label', {}, el('input', { type: 'checkbox', id: 'compare-only', checked: state.only === 'diff' }), ' only differing rows'), el('button', { type: 'submit' }, 'compare'));
-  form.addEventListener('submit', ev => {
-    ev.preventDefault();
-    const q = new URLSearchParams({ a: form.querySelector('#compare-a').value, b: form.querySelector('#compare-b').value, section: form.querySelector('#compare-section').value });
-    if (form.querySelector('#compare-only').checked) q.set('only', 'diff');
-    location.hash = '#/compare?' + q;
-  });
-  const summary = el('p', { id: 'compare-summary' });
-  const changes = el('div', { id: 'compare-changes' });
-  const body = el('div', { id: 'compare' });
-  const pager = el('div', { class: 'controls' });
-  main.replaceChildren(el('h1', {}, 'Compare two sweeps'), form, summary, changes, body, pager);
-  if (!state.a || !state.b) { setState('loaded'); return; }
-  // Answers may come back out of order (two quick clicks): only the newest
-  // request's answer is shown.
-  let latest = 0;
-  async function load() {
-    const request = ++latest;
-    try {
-      const data = await api('compare', state);
-      if (request !== latest) return;
-      if (mine !== generation) return;
-      const c = data.counts;
-      summary.textContent = `${c.rows} rows matched by parameters: ${c.differing} differ, ${c.only_a} only in sweep ${data.a}, ${c.only_b} only in sweep ${data.b}.`;
-      // runner diff's own figures: points, then per output column.
-      const p = data.points;
-      const points = el('p', { id: 'compare-points', 'data-both': p.both, 'data-only-a': p.only_a, 'data-only-b': p.only_b,
-        'data-status-changed': p.status_changed, 'data-rows-unmatched': p.rows_unmatched },
-      `Points (as runner diff counts them): ${p.both} in both, ${p.only_a} only in sweep ${data.a}, ${p.only_b} only in sweep ${data.b}, ${p.status_changed} changed status, ${p.rows_unmatched} rows unmatched.`);
-      const keys = ['name', 'rows', 'changed', 'max_abs_change', 'max_rel_change'];
-      const table = el('table', { id: 'compare-columns' }, el('thead', {}, el('tr', {}, ['column', 'rows', 'changed', 'max abs change', 'max rel change'].map(h => el('th', {}, h)))),
-        el('tbody', {}, data.changes.map(ch => el('tr', { class: ch.changed ? 'changed' : null }, keys.map(k =>
-          el('td', { class: k === 'name' ? null : 'num', 'data-value': String(ch[k]) }, cellText(ch[k])))))));
-      changes.replaceChildren(points, el('div', { class: 'scroll' }, table));
-      const head = el('tr', {}, data.params.map(p => el('th', {}, headerCell(p))),
-        data.outputs.map(o => [el('th', {}, headerCell(o), ` (${data.a})`), el('th', {}, headerCell(o), ` (${data.b})`)]));
-      const rows = data.rows.map(r => el('tr', { class: r.in_a && r.in_b ? null : 'only', 'data-differs': r.differs ? 'yes' : 'no' },
-        r.params.map(v => el('td', { class: isNumeric(v) ? 'num' : null }, cellText(v))),
-        r.outputs.map(([a, b]) => {
-          const differs = r.in_a && r.in_b && cellText(a) !== cellText(b);
-          return [el('td', { class: (differs ? 'differs ' : '') + 'num' }, r.in_a ? cellText(a) : '—'),
-            el('td', { class: (differs ? 'differs ' : '') + 'num' }, r.in_b ? cellText(b) : '—')];
-        })));
-      body.replaceChildren(el('div', { class: 'scroll' }, el('table', { id: 'compare-table' }, el('thead', {}, head), el('tbody', {}, rows))));
-      const total = data.total;
-      const last = state.offset + data.rows.length;
-      pager.replaceChildren(
-        el('button', { disabled: state.offset === 0, on: { click: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } } }, '←'),
-        el('span', {}, `rows ${total ? state.offset + 1 : 0}–${last} of ${total}`),
-        el('button', { disabled: last >= total, on: { click: () => { state.offset += state.limit; load(); } } }, '→'));
-      setState('loaded');
-    } catch (e) { showError(body, e); setState('error'); }
-  }
-  load();
 }
 
 window.addEventListener('hashchange', route);
