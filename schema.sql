@@ -302,7 +302,12 @@ CREATE TABLE IF NOT EXISTS fit (
     residual_sd     REAL NOT NULL,                 -- sqrt(rss / dof): y_unit when unweighted
     confidence      REAL NOT NULL,                 -- of the intervals in fit_param: 0.95
     iterations      INTEGER NOT NULL,              -- trust-region iterations to converge
-    created_at      TEXT NOT NULL                  -- UTC, ISO 8601
+    created_at      TEXT NOT NULL,                 -- UTC in ISO 8601
+    -- Schema version 22 (issue 38: answers kept). The question in words
+    -- and the key of the rows read (store_rows_key). NULL: stored before.
+    -- No comma or quote in these comments (DROP COLUMN: see sweep).
+    question        TEXT,
+    rows_key        TEXT
 );
 CREATE INDEX IF NOT EXISTS fit_by_section ON fit(sweep_id, section_id);
 
@@ -360,7 +365,12 @@ CREATE TABLE IF NOT EXISTS sensitivity (
     confidence      REAL NOT NULL,                 -- of the intervals: 0.95
     y_mean          REAL,                          -- over the A and B points, in y_unit
     y_variance      REAL,                          -- in y_unit^2
-    created_at      TEXT NOT NULL                  -- UTC, ISO 8601
+    created_at      TEXT NOT NULL,                 -- UTC in ISO 8601
+    -- Schema version 22 (issue 38: answers kept). The question in words
+    -- and the key of the rows read (store_rows_key). NULL: stored before.
+    -- No comma or quote in these comments (DROP COLUMN: see sweep).
+    question        TEXT,
+    rows_key        TEXT
 );
 CREATE INDEX IF NOT EXISTS sensitivity_by_section ON sensitivity(sweep_id, section_id);
 
@@ -390,7 +400,12 @@ CREATE TABLE IF NOT EXISTS pareto (
     rows            INTEGER NOT NULL,              -- rows considered
     excluded        INTEGER NOT NULL,              -- of those, rows with a NaN objective
     front_size      INTEGER NOT NULL,              -- rows on the front (pareto_member)
-    created_at      TEXT NOT NULL
+    created_at      TEXT NOT NULL,
+    -- Schema version 22 (issue 38: answers kept). The question in words
+    -- and the key of the rows read (store_rows_key). NULL: stored before.
+    -- No comma or quote in these comments (DROP COLUMN: see sweep).
+    question        TEXT,
+    rows_key        TEXT
 );
 CREATE INDEX IF NOT EXISTS pareto_by_section ON pareto(sweep_id, section_id);
 
@@ -420,7 +435,12 @@ CREATE TABLE IF NOT EXISTS stat_diff (
     confidence      REAL NOT NULL,                 -- of the ratio intervals: 0.95
     compared        INTEGER NOT NULL,              -- points compared
     past_tolerance  INTEGER NOT NULL,              -- significant changes past the tolerance
-    created_at      TEXT NOT NULL
+    created_at      TEXT NOT NULL,
+    -- Schema version 22 (issue 38: answers kept). The question in words
+    -- and the key of the rows read (store_rows_key). NULL: stored before.
+    -- No comma or quote in these comments (DROP COLUMN: see sweep).
+    question        TEXT,
+    rows_key        TEXT
 );
 CREATE INDEX IF NOT EXISTS stat_diff_by_sweeps ON stat_diff(sweep_a, sweep_b);
 

@@ -179,7 +179,7 @@ typedef struct fit_question {
     /* --noise relative: each y's sd taken as |y| (weights 1/y^2: the noise
      * is a share of the value); columns.weights must then be NULL */
     int relative_noise;
-    int again; /* STORE_FIT_KEEP, _AGAIN or _ADD (store_fits_write) */
+    int again; /* STORE_ANSWER_KEEP, _AGAIN, _ADD or _KEEP_ADD (store.h) */
 } fit_question;
 
 /* What `runner fit` and Lua's fit{} print and store: one fit per group. */

@@ -45,7 +45,8 @@ static int fail_at(const fit_question *q, const fit_group *g, char *message, cha
     return -1;
 }
 
-static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
+static int store_all(store *s, const fit_question *q, fit_answer *a, const char *rows_key,
+                     char **err)
 {
     enum {
         PER_FIT = FIT_MAX_PARAMS + FIT_MAX_DERIVED
@@ -111,7 +112,8 @@ static int store_all(store *s, const fit_question *q, fit_answer *a, char **err)
                                .curve_x = r->curve_x,
                                .curve_f = r->curve_f,
                                .curve_low = r->curve_low,
-                               .curve_high = r->curve_high };
+                               .curve_high = r->curve_high,
+                               .rows_key = rows_key };
     }
     rc = store_fits_write(s, fits, count, q->again, a->ids, &a->kept, err);
 done:
@@ -144,39 +146,43 @@ static int relative_sd(const fit_question *q, fit_group *g, char **err)
 int fit_answer_section(store *s, const fit_question *q, fit_answer *out, char **err)
 {
     memset(out, 0, sizeof *out);
-    char *message = NULL;
-    if (fit_groups_load(s, q->section_id, &q->columns, &out->groups, &message) != 0)
+    char *message = NULL, *rows_key = NULL;
+    /* the key of the rows before they are read: rows added meanwhile make
+     * the stored fit stale, never one that looks current */
+    if (store_rows_key(s, q->sweep_id, q->section_id, &rows_key, err) != 0)
+        return -1;
+    if (fit_groups_load(s, q->section_id, &q->columns, &out->groups, &message) != 0) {
+        free(rows_key);
         return fail_at(q, NULL, message, err);
+    }
     size_t count = out->groups.count;
     out->results = calloc(count ? count : 1, sizeof *out->results);
     out->ids = calloc(count ? count : 1, sizeof *out->ids);
+    int rc = -1;
     if (!out->results || !out->ids) {
-        fit_answer_clear(out);
-        return util_fail(err, "out of memory");
+        util_fail(err, "out of memory");
+        goto done;
     }
     if (count == 0) {
         util_fail(err, "sweep %lld, section %d has no rows to fit", (long long)q->sweep_id,
                   q->ordinal);
-        fit_answer_clear(out);
-        return -1;
+        goto done;
     }
     for (size_t i = 0; i < count; i++) {
         fit_group *g = &out->groups.groups[i];
-        if (q->relative_noise && relative_sd(q, g, err) != 0) {
-            fit_answer_clear(out);
-            return -1;
-        }
+        if (q->relative_noise && relative_sd(q, g, err) != 0)
+            goto done;
         fit_data data = { .n = g->n, .x = g->x, .y = g->y, .sd = g->sd };
         out->excluded += g->excluded;
         if (fit_run(q->model, &data, NULL, &out->results[i], &message) != 0) {
             fail_at(q, q->columns.by ? g : NULL, message, err);
-            fit_answer_clear(out);
-            return -1;
+            goto done;
         }
     }
-    if (store_all(s, q, out, err) != 0) {
+    rc = store_all(s, q, out, rows_key, err);
+done:
+    free(rows_key);
+    if (rc != 0)
         fit_answer_clear(out);
-        return -1;
-    }
-    return 0;
+    return rc;
 }

@@ -31,6 +31,7 @@ typedef struct pareto_question {
     size_t objective_count;
     const char *const *names;
     const int *maximize; /* per objective: 1 to maximize */
+    int again;           /* STORE_ANSWER_* (store.h): keep, replace or add */
 } pareto_question;
 
 /* What `runner pareto` and Lua's pareto{} print and store. */
@@ -41,11 +42,13 @@ typedef struct pareto_answer {
     size_t rows;            /* rows read */
     size_t excluded;        /* of those, rows with a NaN objective */
     int64_t id;             /* the stored pareto row */
+    int kept;               /* 1: the stored front answered it (store_pareto_write) */
 } pareto_answer;
 
 /* Reads the section's objectives in one pass, finds the front, reads the
  * front's rows and stores it (pareto, pareto_objective, pareto_member; one
- * transaction). title names the front table. Returns 0 with *out
+ * transaction; kept when the stored front to the same question is the
+ * same, as q->again says). title names the front table. Returns 0 with *out
  * (pareto_answer_clear), or -1 with *err one line: fewer than two
  * objectives, a column the section lacks, one not numeric or named twice;
  * nothing is stored then. */

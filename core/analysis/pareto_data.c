@@ -223,12 +223,16 @@ int pareto_answer_section(store *s, const pareto_question *q, const char *title,
     store_row_key *keys = NULL;
     unsigned char *on_front = NULL;
     store_pareto_objective *stored = NULL;
+    char *rows_key = NULL;
     size_t n = 0, k = q->objective_count;
     int rc = -1;
     if (k < 2) {
         util_fail(err, "two or more objectives are needed");
         goto done;
     }
+    /* taken before the rows are read (fit_answer.c says why) */
+    if (store_rows_key(s, q->sweep_id, q->section_id, &rows_key, err) != 0)
+        goto done;
     if (store_section_columns(s, q->section_id, &all, &plugin, err) != 0 ||
         check_objectives(q, all, err) != 0)
         goto done;
@@ -276,9 +280,11 @@ int pareto_answer_section(store *s, const pareto_question *q, const char *title,
                           .objective_count = k,
                           .objectives = stored,
                           .member_count = f,
-                          .members = out->members };
-    rc = store_pareto_write(s, &head, &out->id, err);
+                          .members = out->members,
+                          .rows_key = rows_key };
+    rc = store_pareto_write(s, &head, q->again, &out->id, &out->kept, err);
 done:
+    free(rows_key);
     free(stored);
     free(on_front);
     free(values);

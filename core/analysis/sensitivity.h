@@ -81,14 +81,17 @@ typedef struct sensitivity_answer {
     sensitivity_data data;
     sensitivity_result result;
     int64_t id; /* the stored sensitivity row */
+    int kept;   /* 1: the stored indices answered it (store_sensitivity_write) */
 } sensitivity_answer;
 
 /* Loads the section, estimates the indices and stores them (one
- * transaction). Returns 0 with *out (sensitivity_answer_clear), or -1 with
- * *err one line; nothing is stored then. */
+ * transaction; again is a STORE_ANSWER_*: the stored answer to the same
+ * question is kept when its result is the same). Returns 0 with *out
+ * (sensitivity_answer_clear), or -1 with *err one line; nothing is stored
+ * then. */
 int sensitivity_answer_section(store *s, int64_t sweep_id, int64_t section_id, const char *y_column,
-                               const sensitivity_options *options, sensitivity_answer *out,
-                               char **err);
+                               const sensitivity_options *options, int again,
+                               sensitivity_answer *out, char **err);
 void sensitivity_answer_clear(sensitivity_answer *a); /* accepts NULL */
 
 #endif

@@ -239,13 +239,16 @@ void sensitivity_answer_clear(sensitivity_answer *a)
 }
 
 int sensitivity_answer_section(store *s, int64_t sweep_id, int64_t section_id, const char *y_column,
-                               const sensitivity_options *options, sensitivity_answer *out,
-                               char **err)
+                               const sensitivity_options *options, int again,
+                               sensitivity_answer *out, char **err)
 {
     memset(out, 0, sizeof *out);
     store_sensitivity_index *rows = NULL;
+    char *rows_key = NULL;
     int rc = -1;
-    if (sensitivity_load(s, section_id, y_column, &out->data, err) != 0 ||
+    /* taken before the rows are read (fit_answer.c says why) */
+    if (store_rows_key(s, sweep_id, section_id, &rows_key, err) != 0 ||
+        sensitivity_load(s, section_id, y_column, &out->data, err) != 0 ||
         sensitivity_estimate(out->data.y, out->data.n_base, out->data.d, options, &out->result,
                              err) != 0)
         goto done;
@@ -276,9 +279,11 @@ int sensitivity_answer_section(store *s, int64_t sweep_id, int64_t section_id, c
                                .y_mean = out->result.mean,
                                .y_variance = out->result.variance,
                                .count = out->data.d,
-                               .indices = rows };
-    rc = store_sensitivity_write(s, &head, &out->id, err);
+                               .indices = rows,
+                               .rows_key = rows_key };
+    rc = store_sensitivity_write(s, &head, again, &out->id, &out->kept, err);
 done:
+    free(rows_key);
     free(rows);
     if (rc != 0)
         sensitivity_answer_clear(out);

@@ -91,6 +91,10 @@ static const options_command cli_commands[] = {
       "one column across the matching sweeps in commit order, with the change points and "
       "their intervals; exit 1 on a regression past --tolerance (docs/analysis.md)",
       cli_history },
+    { "answers", CMD_ANSWERS, "SWEEP",
+      "the answers a sweep has stored (fit, pareto, sensitivity, diff --stat), each with its "
+      "question and whether its rows changed since (docs/analysis.md)",
+      cli_answers },
     { "machine", CMD_MACHINE, NULL,
       "what would make timings noisy on this machine (governor, turbo, load, --jobs), each "
       "with what to do; exit 1 when it is not fit to measure on",

@@ -119,5 +119,8 @@ int cli_fit(const options_parsed *args);         /* cli_fit.c */
 int cli_pareto(const options_parsed *args);      /* cli_pareto.c */
 int cli_sensitivity(const options_parsed *args); /* cli_sensitivity.c */
 int cli_history(const options_parsed *args);     /* cli_history.c */
+int cli_answers(const options_parsed *args);     /* cli_answers.c */
+/* runner rm --answer KIND:ID...: cli_manage_rm hands it over. */
+int cli_answers_rm(const options_parsed *args);
 
 #endif

@@ -234,6 +234,10 @@ int cli_diff(const options_parsed *a)
 {
     if (!a->positional || !a->positional2)
         return options_usage_error("%s needs two sweeps: runner diff A B", "diff");
+    if (a->values[OPTION_ANSWER_AGAIN].given && !a->values[OPTION_STAT].given) {
+        cli_error("diff: --again goes with --stat (a plain diff stores nothing)");
+        return EXIT_USAGE;
+    }
     diff_job job = { 0 };
     int64_t *ids_a = NULL, *ids_b = NULL;
     size_t count_a = 0, count_b = 0;

@@ -597,13 +597,27 @@ int diff_run_stat(const options_parsed *a, diff_job *job, store *s, store *write
     double tolerance = v[OPTION_TOLERANCE].given ? v[OPTION_TOLERANCE].seconds : 0;
     stat_rows out = { 0 };
     int64_t id = 0;
-    char *err = NULL;
+    char *err = NULL, *key_a = NULL, *key_b = NULL, *rows_key = NULL;
     uint64_t compared = 0, without_rows = 0, only = 0, past = 0;
-    int status = EXIT_OK;
+    int status = EXIT_OK, kept = 0;
+    /* the key of both sweeps' rows before they are read: rows added
+     * meanwhile make the stored comparison stale, never one that looks
+     * current */
+    if (store_rows_key(s, job->a, 0, &key_a, &err) != 0 ||
+        store_rows_key(s, job->b, 0, &key_b, &err) != 0) {
+        free(key_a);
+        return cli_fail(err);
+    }
+    rows_key = util_format("%s;%s", key_a, key_b);
+    free(key_a);
+    free(key_b);
+    if (!rows_key)
+        return cli_fail(NULL);
     /* per plugin, the columns read: the result rows borrow their names */
     table **reads = calloc(job->plugin_count + 1, sizeof *reads);
     if (!reads || !(job->results = calloc(job->plugin_count + 1, sizeof *job->results))) {
         free(reads);
+        free(rows_key);
         return cli_fail(NULL);
     }
     for (size_t p = 0; p < job->plugin_count && status == EXIT_OK; p++) {
@@ -652,8 +666,12 @@ int diff_run_stat(const options_parsed *a, diff_job *job, store *s, store *write
                                    .compared = (int64_t)compared,
                                    .past_tolerance = (int64_t)past,
                                    .row_count = out.count,
-                                   .rows = out.rows };
-        if (store_stat_diff_write(writer, &stored, &id, &err) != 0)
+                                   .rows = out.rows,
+                                   .test = v[OPTION_STAT_TEST].text,
+                                   .columns = wanted,
+                                   .rows_key = rows_key };
+        int again = v[OPTION_ANSWER_AGAIN].given ? STORE_ANSWER_AGAIN : STORE_ANSWER_KEEP;
+        if (store_stat_diff_write(writer, &stored, again, &id, &kept, &err) != 0)
             status = cli_fail(err);
     }
     output_format format = OUTPUT_TABLE;
@@ -673,14 +691,20 @@ int diff_run_stat(const options_parsed *a, diff_job *job, store *s, store *write
                past ? "a significant change past the tolerance"
                     : "no significant change past "
                       "the tolerance");
-        printf("stored as stat_diff %lld: stat_diff_row holds these rows (docs/analysis.md)\n",
-               (long long)id);
+        if (kept)
+            printf("as stored in stat_diff %lld, which compared the same rows (--again compares "
+                   "anew and replaces it)\n",
+                   (long long)id);
+        else
+            printf("stored as stat_diff %lld: stat_diff_row holds these rows (docs/analysis.md)\n",
+                   (long long)id);
     }
     table_free(head);
     stat_rows_clear(&out);
     for (size_t p = 0; p < job->plugin_count; p++)
         table_free(reads[p]);
     free(reads);
+    free(rows_key);
     if (status != EXIT_OK)
         return status;
     return past ? EXIT_DIFFERENT : EXIT_OK;

@@ -178,7 +178,8 @@ int cli_fit(const options_parsed *a)
                        .columns = { v[OPTION_FIT_X].text, v[OPTION_FIT_Y].text,
                                     v[OPTION_FIT_BY].text, v[OPTION_FIT_WEIGHTS].text },
                        .relative_noise = relative,
-                       .again = v[OPTION_FIT_AGAIN].given ? STORE_FIT_AGAIN : STORE_FIT_KEEP };
+                       .again =
+                           v[OPTION_ANSWER_AGAIN].given ? STORE_ANSWER_AGAIN : STORE_ANSWER_KEEP };
     if (fit_answer_section(job.s, &q, &job.answer, &err) != 0) {
         cli_error("fit: %s", err ? err : "failed");
         free(err);

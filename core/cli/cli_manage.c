@@ -335,13 +335,16 @@ static int rm_targets(const options_parsed *a, store *s, table **list)
     return EXIT_OK;
 }
 
-/* runner rm SWEEP... | --tag T ...: all of them in one transaction. */
+/* runner rm SWEEP... | --tag T ...: all of them in one transaction
+ * (--answer KIND:ID removes stored answers instead: cli_answers.c). */
 int cli_manage_rm(const options_parsed *a)
 {
     store *s = NULL;
     table *list = NULL;
     int64_t *ids = NULL;
     char *err = NULL;
+    if (a->values[OPTION_RM_ANSWER].given)
+        return cli_answers_rm(a);
     int status = cli_open_existing(a->db_path, &s, 1);
     if (status != EXIT_OK)
         return status;

@@ -126,7 +126,9 @@ int cli_pareto(const options_parsed *a)
                           .ordinal = j.ordinal,
                           .objective_count = j.objectives,
                           .names = j.names,
-                          .maximize = j.maximize };
+                          .maximize = j.maximize,
+                          .again = v[OPTION_ANSWER_AGAIN].given ? STORE_ANSWER_AGAIN
+                                                                : STORE_ANSWER_KEEP };
     if (!title) {
         status = cli_fail(NULL);
         goto done;
@@ -151,7 +153,11 @@ int cli_pareto(const options_parsed *a)
         fprintf(format == OUTPUT_TABLE ? stdout : stderr, "%s%zu row%s with NaN excluded\n",
                 format == OUTPUT_TABLE ? "" : "runner: pareto: ", with_nan,
                 with_nan == 1 ? "" : "s");
-    if (format == OUTPUT_TABLE)
+    if (format == OUTPUT_TABLE && ans.kept)
+        printf("as stored in pareto %lld, which read the same rows (--again finds the front "
+               "anew and replaces it)\n",
+               (long long)ans.id);
+    else if (format == OUTPUT_TABLE)
         printf("stored as pareto %lld: pareto_member holds its rows (docs/analysis.md)\n",
                (long long)ans.id);
 done:

@@ -127,8 +127,9 @@ int cli_sensitivity(const options_parsed *a)
         goto done;
     sensitivity_options options = { .bootstrap = (size_t)v[OPTION_SENS_BOOTSTRAP].integer,
                                     .seed = v[OPTION_SENS_SEED].integer };
-    if (sensitivity_answer_section(s, sweep_id, section_id, v[OPTION_SENS_Y].text, &options, &ans,
-                                   &err) != 0) {
+    int again = v[OPTION_ANSWER_AGAIN].given ? STORE_ANSWER_AGAIN : STORE_ANSWER_KEEP;
+    if (sensitivity_answer_section(s, sweep_id, section_id, v[OPTION_SENS_Y].text, &options, again,
+                                   &ans, &err) != 0) {
         cli_error("sensitivity: sweep %lld, section %zu: %s", (long long)sweep_id, ordinal,
                   err ? err : "failed");
         free(err);
@@ -149,7 +150,11 @@ int cli_sensitivity(const options_parsed *a)
         status = cli_fail(util_format("cannot print the indices"));
         goto done;
     }
-    if (format == OUTPUT_TABLE)
+    if (format == OUTPUT_TABLE && ans.kept)
+        printf("as stored in sensitivity %lld, which read the same rows (--again estimates "
+               "anew and replaces it)\n",
+               (long long)ans.id);
+    else if (format == OUTPUT_TABLE)
         printf("stored as sensitivity %lld (sensitivity_index holds these; docs/analysis.md)\n",
                (long long)ans.id);
 done:

@@ -39,6 +39,7 @@ enum {
     CMD_SENSITIVITY = 1u << 23,
     CMD_MACHINE = 1u << 24,
     CMD_HISTORY = 1u << 25,
+    CMD_ANSWERS = 1u << 26,
 };
 
 typedef enum option_kind {

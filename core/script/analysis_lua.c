@@ -196,8 +196,9 @@ static int l_sensitivity(lua_State *L)
     char *err = NULL;
     sensitivity_answer ans = { 0 };
     store *s = open_section(&r, &err);
-    int rc =
-        s ? sensitivity_answer_section(s, r.sweep_id, r.section_id, y, &options, &ans, &err) : -1;
+    int rc = s ? sensitivity_answer_section(s, r.sweep_id, r.section_id, y, &options,
+                                            STORE_ANSWER_KEEP_ADD, &ans, &err)
+               : -1;
     store_close(s);
     budget_state over = limits_leave();
     if (over != BUDGET_OK) {
@@ -466,9 +467,8 @@ static int l_fit(lua_State *L)
     char *err = NULL;
     fit_answer ans = { 0 };
     store *s = open_section(&r, &err);
-    fit_question q = {
-        r.sweep_id, r.section_id, r.ordinal, model, columns, relative, STORE_FIT_ADD
-    };
+    fit_question q = { r.sweep_id, r.section_id,         r.ordinal, model, columns,
+                       relative,   STORE_ANSWER_KEEP_ADD };
     int rc = s ? fit_answer_section(s, &q, &ans, &err) : -1;
     store_close(s);
     budget_state over = limits_leave();
@@ -569,7 +569,8 @@ static int l_pareto(lua_State *L)
     char *err = NULL;
     pareto_answer ans = { 0 };
     store *s = open_section(&r, &err);
-    pareto_question q = { r.sweep_id, r.section_id, r.ordinal, k, names, maximize };
+    pareto_question q = { r.sweep_id, r.section_id,         r.ordinal, k, names,
+                          maximize,   STORE_ANSWER_KEEP_ADD };
     int rc = s ? pareto_answer_section(s, &q, NULL, &ans, &err) : -1;
     store_close(s);
     budget_state over = limits_leave();

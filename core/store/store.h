@@ -592,23 +592,34 @@ typedef struct store_fit {
      * as NULL. */
     size_t curve_n;
     const double *curve_x, *curve_f, *curve_low, *curve_high;
+    const char *rows_key; /* store_rows_key before the rows were read (NULL: none) */
 } store_fit;
+
+/* How an answer is stored when one to the same question is (issue 38,
+ * "answers are kept, not piled up"; docs/analysis.md): an answer is
+ * identified by its question (the command, its sweeps and section, its
+ * columns and options) and by the rows it read.
+ *   STORE_ANSWER_KEEP (the commands): when the newest stored answer to the
+ *     question has the same result on the same rows, nothing is written
+ *     and it answers (*kept 1; its rows_key brought up to date); otherwise
+ *     the stored ones are deleted and the new one written in their place.
+ *   STORE_ANSWER_AGAIN (--again): always the latter.
+ *   STORE_ANSWER_ADD: written beside any stored ones.
+ *   STORE_ANSWER_KEEP_ADD (a script's pareto{} and sensitivity{}, whose
+ *     ids the script holds): kept as KEEP, else written beside. */
+enum {
+    STORE_ANSWER_KEEP,
+    STORE_ANSWER_AGAIN,
+    STORE_ANSWER_ADD,
+    STORE_ANSWER_KEEP_ADD
+};
 
 /* Stores count fits (the groups of one request: the same sweep, section,
  * model, formula, x, y, by column and weight column) in one transaction,
- * all or none: ids[count] receives their ids. Answers are kept, not piled
- * up (again = STORE_FIT_KEEP, `runner fit`): when the fits stored for the
- * request fitted the same rows (n, excluded and rss alike, one per group),
- * nothing is written, ids are theirs and *kept is 1; otherwise the stored
- * ones are deleted and these written in their place (*kept 0), as always
- * with STORE_FIT_AGAIN (`--again`). STORE_FIT_ADD writes them beside any
- * stored ones (a script's fit{}, whose ids the script holds). Writes only
- * the fit tables. */
-enum {
-    STORE_FIT_KEEP,
-    STORE_FIT_AGAIN,
-    STORE_FIT_ADD
-};
+ * all or none: ids[count] receives their ids. again is a STORE_ANSWER_*:
+ * the fits stored for the request are kept when they fitted the same rows
+ * (n, excluded and rss alike, one per group, stored together); fit.question
+ * is written from the columns. Writes only the fit tables. */
 int store_fits_write(store *s, const store_fit *fits, size_t count, int again, int64_t *ids,
                      int *kept, char **err);
 /* A stored fit's quantities in order: name, kind, value, stderr, ci_low,
@@ -677,9 +688,19 @@ typedef struct store_sensitivity {
     double confidence, y_mean, y_variance;
     size_t count;
     const store_sensitivity_index *indices;
+    const char *rows_key; /* store_rows_key before the rows were read (NULL: none) */
 } store_sensitivity;
 
-int store_sensitivity_write(store *s, const store_sensitivity *r, int64_t *id, char **err);
+/* The answers' writers: a head row and its detail rows in one transaction.
+ * again is a STORE_ANSWER_*; the question (sensitivity: y, bootstrap and
+ * seed; pareto: the objectives in order; diff --stat: test, tolerance and
+ * columns) is written in words into the head's question column. An answer
+ * kept is one whose result is the same (sensitivity: samples, excluded,
+ * mean and variance to the bit; pareto: rows, excluded and the front's
+ * rows; diff --stat: every row's counts and means to the bit). *id
+ * receives the answer's id, *kept 1 when the stored one answered. */
+int store_sensitivity_write(store *s, const store_sensitivity *r, int again, int64_t *id, int *kept,
+                            char **err);
 
 typedef struct store_pareto_objective {
     const char *column, *unit;
@@ -693,9 +714,11 @@ typedef struct store_pareto {
     const store_pareto_objective *objectives;
     size_t member_count; /* the front: its rows' keys */
     const store_row_key *members;
+    const char *rows_key; /* store_rows_key before the rows were read (NULL: none) */
 } store_pareto;
 
-int store_pareto_write(store *s, const store_pareto *r, int64_t *id, char **err);
+int store_pareto_write(store *s, const store_pareto *r, int again, int64_t *id, int *kept,
+                       char **err);
 
 /* One compared column at one matched point of diff --stat. */
 typedef struct store_stat_diff_row {
@@ -713,9 +736,44 @@ typedef struct store_stat_diff {
     int64_t compared, past_tolerance;
     size_t row_count;
     const store_stat_diff_row *rows;
+    const char *test;     /* --test: mwu, bootstrap, welch */
+    const char *columns;  /* --columns as given; NULL: every column */
+    const char *rows_key; /* both sweeps' store_rows_key, "A;B", before the read */
 } store_stat_diff;
 
-int store_stat_diff_write(store *s, const store_stat_diff *r, int64_t *id, char **err);
+int store_stat_diff_write(store *s, const store_stat_diff *r, int again, int64_t *id, int *kept,
+                          char **err);
+
+/* --- store_answer_keep.c: which stored answer answers a question ------- */
+
+/* What changes whenever the rows of a section (section_id > 0) or of every
+ * section of a sweep (section_id 0) do: their point blocks' count, points,
+ * ok points, newest block and highest point, as text (malloc'd *key). An
+ * answer stores the key of the rows it read; `runner answers` calls it
+ * stale when the key is no longer the same. */
+int store_rows_key(store *s, int64_t sweep_id, int64_t section_id, char **key, char **err);
+
+/* The answers a sweep has (fit, pareto, sensitivity; stat_diff where it is
+ * either side), oldest first: kind, id, section (its ordinal; NULL for a
+ * comparison), question (in words), asked (created_at), stale ("no",
+ * "yes": the rows changed since; "unknown": stored before schema 22). *out
+ * is a new table the caller frees. */
+int store_answers_list(store *s, int64_t sweep_id, table **out, char **err);
+
+/* One stored answer: its kind (the head table: fit, pareto, sensitivity,
+ * stat_diff) and id. */
+typedef struct store_answer_ref {
+    const char *kind;
+    int64_t id;
+} store_answer_ref;
+
+/* 1 when kind names an answer's head table, else 0. */
+int store_answer_kind_known(const char *kind);
+/* Removes the answers (each head row and its detail rows) in one
+ * transaction, all or none: 0; 1 with *err when one is not stored
+ * ("FILE: no fit 7; 'runner answers SWEEP' lists them"), nothing removed;
+ * -1 with *err when the file cannot be written. */
+int store_answers_remove(store *s, const store_answer_ref *refs, size_t count, char **err);
 
 /* A sweep's stored answers for the dashboard (store_findings.c), each a
  * new table (the caller frees it) or NULL when the file has no such table

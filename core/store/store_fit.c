@@ -84,6 +84,7 @@ static int write_one(store *s, const store_fit *f, const char *created, sqlite3_
     sqlite3_bind_double(fit_st, 18, f->confidence);
     sqlite3_bind_int64(fit_st, 19, f->iterations);
     storei_bind_text(fit_st, 20, created);
+    storei_bind_text(fit_st, 21, f->rows_key);
     if (storei_step_done(s, fit_st, what, err) != 0)
         return -1;
     *id = sqlite3_last_insert_rowid(s->db);
@@ -237,27 +238,32 @@ int store_fits_write(store *s, const store_fit *fits, size_t count, int again, i
     }
     int rc = -1;
     *kept = 0;
-    if (count > 0 && again == STORE_FIT_KEEP) {
+    if (count > 0 && (again == STORE_ANSWER_KEEP || again == STORE_ANSWER_KEEP_ADD)) {
         int found = find_kept(s, fits, count, ids, err);
         if (found < 0)
             goto done;
         if (found) {
             *kept = 1;
             rc = 0;
+            for (size_t i = 0; rc == 0 && i < count; i++)
+                rc = storei_answer_touch(s, "fit", ids[i], fits[0].rows_key, err);
             goto done;
         }
     }
     /* Asked again (--again) or the rows changed: the new answer replaces
      * the stored one, never piles up beside it. */
-    if (count > 0 && again != STORE_FIT_ADD && drop_request(s, &fits[0], err) != 0)
+    if (count > 0 && (again == STORE_ANSWER_KEEP || again == STORE_ANSWER_AGAIN) &&
+        drop_request(s, &fits[0], err) != 0)
         goto done;
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT INTO fit (sweep_id, section_id, model, formula, x_column,"
-                           " y_column, x_unit, y_unit, by_column, by_value, weight_column, n,"
-                           " excluded, dof, r2, rss, residual_sd, confidence, iterations,"
-                           " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                           " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-                           -1, &fit_st, NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(
+            s->db,
+            "INSERT INTO fit (sweep_id, section_id, model, formula, x_column,"
+            " y_column, x_unit, y_unit, by_column, by_value, weight_column, n,"
+            " excluded, dof, r2, rss, residual_sd, confidence, iterations,"
+            " created_at, question, rows_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+            " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, " STOREI_FIT_QUESTION(
+                "?3", "?5", "?6", "?9", "?11") ", ?21)",
+            -1, &fit_st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db,
                            "INSERT INTO fit_param (fit_id, position, name, kind, value, stderr,"
                            " ci_low, ci_high, unit, doc, interval) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"

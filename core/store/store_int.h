@@ -162,7 +162,7 @@ const char *storei_bound_errmsg(storei_bound *b);
 
 /* The schema version this runner writes: one step per version in
  * store_migrate.c's migrations[]. */
-#define STORE_SCHEMA_VERSION 21
+#define STORE_SCHEMA_VERSION 22
 
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; 0,
  * or -1 with *err (nothing changed). */
@@ -228,6 +228,32 @@ int storei_exec(store *s, const char *sql, const char *what, char **err);
 int storei_answer_begin(store *s, const char *what, char **err);
 int storei_answer_check(store *s, const char *head_table, const char *what, char **err);
 int storei_answer_end(store *s, int rc, const char *what, char **err);
+/* fit.question in words from its columns, as SQL over the five given
+ * (bound parameters when a fit is written, the columns in the version 22
+ * step): "usl: speedup on workers, by jitter, weights sd". */
+#define STOREI_FIT_QUESTION(model, x, y, by, weights)                                              \
+    model " || ': ' || " y " || ' on ' || " x " || CASE WHEN " by " IS NULL THEN ''"               \
+          " ELSE ', by ' || " by " END || " STOREI_FIT_WEIGHTS(weights)
+#define STOREI_FIT_WEIGHTS(weights)                                                                \
+    "CASE WHEN " weights " IS NULL THEN '' WHEN " weights " = '--noise relative'"                  \
+    " THEN ', --noise relative' ELSE ', weights ' || " weights " END"
+/* sensitivity.question from its columns, as store_sensitivity_write words
+ * it: "y speedup, bootstrap 1000, seed 0". */
+#define STOREI_SENSITIVITY_QUESTION                                                                \
+    "'y ' || y_column || ', bootstrap ' || bootstrap || ', seed ' || seed"
+/* A reader of a file before version 22: temporary views add the answers'
+ * question and rows_key columns (store_answer_keep.c). 0 or -1 with *err. */
+int storei_answer_shim(store *s, char **err);
+/* store_answer_keep.c, inside a writer's transaction. The newest answer of
+ * kind (its head table) to question on (a, b): sweep and section, or a
+ * comparison's two sweeps; 1 with *id, 0 when none, -1 with *err. */
+int storei_answer_newest(store *s, const char *kind, int64_t a, int64_t b, const char *question,
+                         int64_t *id, char **err);
+/* Deletes every answer of kind to question on (a, b) with its rows. */
+int storei_answer_drop_question(store *s, const char *kind, int64_t a, int64_t b,
+                                const char *question, char **err);
+/* Sets a kept answer's rows_key. */
+int storei_answer_touch(store *s, const char *kind, int64_t id, const char *rows_key, char **err);
 /* Steps a prepared, bound statement and collects column 0 of every row
  * into a malloc'd array (caller frees). The caller resets or finalizes. */
 int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids, size_t *count,

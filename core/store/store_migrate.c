@@ -198,6 +198,31 @@ static const char fence_objects_sql[] = FENCE_OBJECTS;
  * new table, so schema.sql creates it; readers of an older file find none. */
 static const char sweep_printed_sql[] = "";
 
+/* Version 22 keeps answers instead of piling them up (issue 38;
+ * docs/analysis.md, "Answers are kept"): each answer's head row holds its
+ * question in words and the key of the rows it read (store_rows_key).
+ * Answers stored before get their question from their columns where the
+ * columns hold all of it (fit, pareto, sensitivity; a comparison's
+ * --columns was not stored, so its question stays NULL) and no rows key:
+ * `runner answers` calls them stale "unknown". A reader reads an older
+ * file as it is, through temporary views (storei_answer_shim). */
+static const char answer_question_sql[] =
+    "ALTER TABLE fit ADD COLUMN question TEXT;"
+    "ALTER TABLE fit ADD COLUMN rows_key TEXT;"
+    "ALTER TABLE sensitivity ADD COLUMN question TEXT;"
+    "ALTER TABLE sensitivity ADD COLUMN rows_key TEXT;"
+    "ALTER TABLE pareto ADD COLUMN question TEXT;"
+    "ALTER TABLE pareto ADD COLUMN rows_key TEXT;"
+    "ALTER TABLE stat_diff ADD COLUMN question TEXT;"
+    "ALTER TABLE stat_diff ADD COLUMN rows_key TEXT;"
+    "UPDATE fit SET question = " STOREI_FIT_QUESTION(
+        "model", "x_column", "y_column", "by_column",
+        "weight_column") ";"
+                         "UPDATE sensitivity SET question = " STOREI_SENSITIVITY_QUESTION ";"
+                         "UPDATE pareto SET question = (SELECT group_concat(direction || ' ' || column_name, ', ')"
+                         " FROM (SELECT direction, column_name FROM pareto_objective WHERE pareto_id = pareto.id"
+                         " ORDER BY position));";
+
 static const migration migrations[] = {
     { "create the catalog (schema.sql)", "", NULL },
     { "add the webhook outbox (schema.sql)", "", NULL },
@@ -249,6 +274,8 @@ static const migration migrations[] = {
       "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'owner_epoch'" },
     { "keep the lines a script printed (schema.sql)", sweep_printed_sql,
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sweep_printed'" },
+    { "keep answers by their question", answer_question_sql,
+      "SELECT count(*) FROM pragma_table_info('stat_diff') WHERE name = 'rows_key'" },
 };
 
 /* Steps a new file runs too, after schema.sql: they make objects schema.sql
@@ -275,7 +302,9 @@ static const char *const index_only_steps[] = {
     series_sql,
     stat_diff_test_sql,
     fence_sql,
-    sweep_printed_sql, /* owner_epoch and point_once: writers read them, readers do not */
+    sweep_printed_sql,   /* owner_epoch and point_once: writers read them, readers do not */
+    answer_question_sql, /* question and rows_key: a reader's temporary views add them
+                          * (storei_answer_shim) */
 };
 
 /* A file from before version 12 lacks the lease columns the status readers

@@ -160,6 +160,10 @@ static const catalog_object catalog[] = {
       "read_bytes,written_bytes,samples" },
     { 20, 0, "sweep", "table", "owner_epoch,owner_claimed_at" },
     { 20, 0, "point_once", "table", "section_id,ordinal,point_id" },
+    { 22, 0, "fit", "table", "question,rows_key" },
+    { 22, 0, "sensitivity", "table", "question,rows_key" },
+    { 22, 0, "pareto", "table", "question,rows_key" },
+    { 22, 0, "stat_diff", "table", "question,rows_key" },
 };
 
 /* 0 when the file holds version's catalog; otherwise -1 with "not a runner
@@ -647,6 +651,8 @@ int store_open_read(const char *path, store **out, char **err)
                             "cannot read the schema", &has_lease, err) != 0 ||
          (!has_lease && sqlite3_exec(s->db, storei_lease_shim_sql, NULL, NULL, NULL) != SQLITE_OK &&
           storei_fail_sql(s, err, "cannot read a sweep's lease") != 0)))
+        goto fail;
+    if (version < STORE_SCHEMA_VERSION && storei_answer_shim(s, err) != 0)
         goto fail;
     *out = s;
     return 0;

@@ -13,6 +13,7 @@ json`), so the words and their refusals are exactly the command line's.
     frame = sweep.section(1).frame()        # pandas DataFrame, units in .attrs
     runs = sweep.section(1).runs_frame()    # a command's every run (repeats)
     fits = sweep.fits()                     # runner fit's stored answers
+    kept = runner_db.answers("walk.db", 1)  # every stored answer, as `runner answers`
 
     # One call: one section of one or several sweeps as one DataFrame
     frame = runner_db.frame("walk.db", "baseline")            # by name
@@ -34,7 +35,7 @@ try:  # the rows API works without it
 except ImportError:  # pragma: no cover - depends on the machine
     pandas = None
 
-__all__ = ["open", "frame", "Database", "Sweep", "Section", "Fit", "RunnerError",
+__all__ = ["open", "frame", "answers", "Database", "Sweep", "Section", "Fit", "RunnerError",
            "RunnerNotFound", "find_runner"]
 
 # A sweep name as `runner sweep --name` accepts it (docs/cli.md, "Selecting
@@ -136,6 +137,23 @@ def frame(db, selector_or_filters="last", section=None, runner=None):
         return db.frame(selector_or_filters, section)
     with Database(db, runner) as opened:
         return opened.frame(selector_or_filters, section)
+
+
+def answers(db, sweep="last", runner=None):
+    """The answers a sweep has stored (fits, fronts, sensitivity analyses,
+    the diff --stat comparisons it is a side of) as one DataFrame, a row
+    each as `runner answers SWEEP` lists them: kind, id, section, question,
+    asked (the stored UTC time) and stale ("no", "yes": its rows changed
+    since; "unknown": stored before schema 22). db: a path or an open
+    Database; sweep: any selector. Asks the runner program (its rule for
+    stale is runner's own); Database.answers gives the rows as dicts
+    without pandas. .attrs: sweep (the selector)."""
+    if isinstance(db, Database):
+        rows, names = db._answers(sweep)
+    else:
+        with Database(db, runner) as opened:
+            rows, names = opened._answers(sweep)
+    return _frame(rows, names, {"sweep": sweep})
 
 
 def _frame(rows, columns, attrs):
@@ -361,6 +379,21 @@ class Database:
             titles.append(chosen.title)
         return _frame(rows, names, {"units": units, "sweeps": [s.id for s in sweeps],
                                     "section": section, "plugins": plugins, "titles": titles})
+
+    def _answers(self, selector):
+        runner = find_runner(self._runner)
+        done = subprocess.run([runner, "answers", str(selector), "--db", self.path, "--format",
+                               "json"], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RunnerError(done.stderr.strip() or "runner answers exited with %d"
+                              % done.returncode)
+        table = json.loads(done.stdout)
+        names = [c["name"] for c in table["columns"]]
+        return [dict(zip(names, row)) for row in table["rows"]], names
+
+    def answers(self, selector="last"):
+        """runner_db.answers's rows as dicts, without pandas."""
+        return self._answers(selector)[0]
 
     def fit(self, fit_id):
         """The stored fit with this id (runner fit's `fit = N`)."""

@@ -59,14 +59,15 @@ while [ $t -lt $trials ]; do
 done
 expect_sql "SELECT count(*) FROM sweep WHERE status = 'ok'" $((3 * trials))
 
-# The verdict per point and the lines under the table.
+# The verdict per point and the lines under the table; the first trial
+# asked this (stat_diff 2), so the stored comparison answers it.
 run "$RUNNER" diff 1 3 --stat --tolerance 0.1 --db "$DB"
 expect_status 1
 # the same verdict on every row is folded above the table (table_view.h)
 expect_stdout_contains "verdict = slower"
 expect_equal "the end" "$(tail -n 3 "$TMP/out")" "3 points compared
 sweeps 1 and 3: a significant change past the tolerance
-stored as stat_diff $((2 * trials + 1)): stat_diff_row holds these rows (docs/analysis.md)"
+as stored in stat_diff 2, which compared the same rows (--again compares anew and replaces it)"
 # A significant change within the tolerance says so and passes.
 run "$RUNNER" diff 1 3 --stat --tolerance 0.5 --db "$DB" --format json
 expect_status 0

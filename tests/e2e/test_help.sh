@@ -3,7 +3,7 @@
 # docs/cli.md's synopsis block says exactly what --help says.
 . tests/e2e/lib.sh
 DOC=docs/cli.md
-COMMANDS="sweep resume plugins sweeps show plot report notify migrate diff verify artifacts merge slurm serve tag note rename rm vacuum export fit pareto history machine"
+COMMANDS="sweep resume plugins sweeps show plot report notify migrate diff verify artifacts merge slurm serve tag note rename rm vacuum export fit pareto sensitivity history answers machine"
 
 run "$RUNNER" --help
 expect_status 0

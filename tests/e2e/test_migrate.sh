@@ -335,6 +335,12 @@ sha=$(sha256sum <"$DB")
 run "$RUNNER" show indexed --db "$DB"
 expect_status 0
 expect_equal "show: the version 10 file's bytes" "$(sha256sum <"$DB")" "$sha"
+# runner answers lists the answers of the tables the file has (no fit).
+run "$RUNNER" answers 1 --db "$DB"
+expect_status 0
+expect_equal "answers of a version 10 file" "$(cat "$TMP/out")" \
+    "sweep 1 has no stored answers (runner fit, pareto, sensitivity and diff --stat store theirs)"
+expect_equal "answers: the version 10 file's bytes" "$(sha256sum <"$DB")" "$sha"
 run "$RUNNER" fit 1 --db "$DB" --x x --y y --model linear
 expect_status 0
 expect_sql "PRAGMA user_version" "$V"
@@ -396,6 +402,46 @@ expect_sql "SELECT count(*) = (SELECT count(*) FROM point) - 1 FROM point_once" 
 expect_sql "SELECT p.id FROM point AS p JOIN point_once AS o ON o.section_id = p.section_id
     AND o.ordinal = p.ordinal WHERE o.point_id <> p.id" "90001"
 expect_sql "SELECT owner_epoch FROM sweep ORDER BY id LIMIT 1" "0"
+
+# Version 22 keeps answers by their question (issue 38): a version 21
+# file's answers get their question from their columns and no rows key
+# ("unknown" stale); asking the same again on the same rows is answered by
+# the stored one, which then records its rows key.
+run "$RUNNER" pareto 1 --min x --max y --db "$DB"
+expect_status 0
+pareto_id=$(sql "SELECT max(id) FROM pareto")
+section_1=$(sql "SELECT id FROM section WHERE sweep_id = 1 AND ordinal = 1")
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE);
+INSERT INTO sensitivity (sweep_id, section_id, y_column, base_samples, excluded, bootstrap, seed,
+    confidence, created_at) VALUES (1, $section_1, 'y', 10, 0, 1000, 7, 0.95, '2026-12-01T00:00:00Z');
+ALTER TABLE fit DROP COLUMN rows_key; ALTER TABLE fit DROP COLUMN question;
+ALTER TABLE pareto DROP COLUMN rows_key; ALTER TABLE pareto DROP COLUMN question;
+ALTER TABLE sensitivity DROP COLUMN rows_key; ALTER TABLE sensitivity DROP COLUMN question;
+ALTER TABLE stat_diff DROP COLUMN rows_key; ALTER TABLE stat_diff DROP COLUMN question;
+PRAGMA user_version = 21; PRAGMA journal_mode = DELETE;" >/dev/null
+# A reader reads the version 21 file as it is (temporary views add the
+# columns), its bytes untouched.
+sha=$(sha256sum <"$DB")
+run "$RUNNER" answers 1 --db "$DB" --format csv
+expect_status 0
+expect_stdout_contains "pareto,$pareto_id,1,\"front: min x, max y\","
+expect_stdout_contains "sensitivity,1,1,\"y y, bootstrap 1000, seed 7\",2026-12-01T00:00:00Z,unknown"
+expect_stdout_contains "fit,1,1,linear: y on x,"
+expect_equal "answers: the version 21 file's bytes" "$(sha256sum <"$DB")" "$sha"
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT DISTINCT question, rows_key IS NULL FROM fit" "linear: y on x|1"
+expect_sql "SELECT question, rows_key IS NULL FROM pareto" "min x, max y|1"
+expect_sql "SELECT question FROM sensitivity" "y y, bootstrap 1000, seed 7"
+run "$RUNNER" answers 1 --db "$DB" --format csv
+expect_status 0
+expect_stdout_contains "pareto,$pareto_id,1,\"front: min x, max y\","
+expect_stdout_contains ",unknown"
+run "$RUNNER" pareto 1 --min x --max y --db "$DB"
+expect_status 0
+expect_stdout_contains "as stored in pareto $pareto_id, which read the same rows"
+expect_sql "SELECT count(*), rows_key IS NOT NULL FROM pareto" "1|1"
 
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM

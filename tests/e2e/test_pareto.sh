@@ -45,7 +45,8 @@ expect_equal "front = brute force (min round_s)" "$(front)" "$(sql "SELECT a.wor
     FROM speedup a WHERE NOT EXISTS (SELECT 1 FROM speedup b WHERE b.round_s <= a.round_s
     AND b.efficiency >= a.efficiency AND (b.round_s < a.round_s OR b.efficiency > a.efficiency))" | sort)"
 expect_equal "stored front = printed front (min round_s)" "$(stored 2)" "$(front)"
-# ties: the three one-worker rows (efficiency 1, speedup 1) are all kept
+# ties: the three one-worker rows (efficiency 1, speedup 1) are all kept;
+# the question of front 1 asked again: front 1 answers it, nothing written
 run "$RUNNER" pareto 1 --max efficiency --max speedup --db "$DB"
 expect_status 0
 expect_equal "the table" "$(cat "$TMP/out")" "pareto front of sweep 1, section 1 (speedup)
@@ -62,13 +63,14 @@ jitter [s]  workers  efficiency [fraction]  speedup
        0.5      256                 0.1921    49.17
        0.5      512                  0.106    54.25
 front: 10 of 24 rows
-stored as pareto 3: pareto_member holds its rows (docs/analysis.md)"
+as stored in pareto 1, which read the same rows (--again finds the front anew and replaces it)"
+expect_sql "SELECT group_concat(id) FROM pareto" "1,2"
 # NaN (karp_flatt of one worker) excluded and counted; a parameter as an
 # objective (workers: the cost); JSON
 run "$RUNNER" pareto 1 --min karp_flatt --min round_s --db "$DB"
 expect_status 0
 expect_equal "NaN" "$(tail -n 2 "$TMP/out" | head -n 1)" "front: 7 of 24 rows; 3 rows with NaN excluded"
-expect_sql "SELECT rows, excluded, front_size FROM pareto WHERE id = 4" "24|3|7"
+expect_sql "SELECT rows, excluded, front_size FROM pareto WHERE id = 3" "24|3|7"
 run "$RUNNER" pareto 1 --min workers --max speedup --db "$DB" --format json
 expect_status 0
 expect_equal "json rows" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["rows"]), [c["name"] for c in d["columns"]][-2:])' "$TMP/out")" "10 ['workers', 'speedup']"

@@ -68,6 +68,11 @@ check_claim() {
     "build/runner fit baseline --x workers --y speedup --model usl --by jitter"*)
         expect_sql "SELECT count(DISTINCT f.id) FROM fit f JOIN fit_param p ON p.fit_id = f.id AND p.name IN ('sigma', 'kappa', 'peak_x') WHERE f.sweep_id = $(sweep_of baseline) AND f.model = 'usl'" "3"
         expect_stdout_contains "peak_x" ;;
+    "build/runner answers baseline"*)
+        # the two fits' groups, one answer per question, listed
+        expect_sql "SELECT count(*), count(DISTINCT question) FROM fit WHERE sweep_id = $(sweep_of baseline)" "6|2"
+        expect_stdout_contains "walkthrough: round_s on workers, jitter = 0.5"
+        expect_stdout_contains "usl: speedup on workers, jitter = 2.0" ;;
     "build/runner diff baseline tenth"*)
         expect_stdout_contains "are equal on the points both hold" ;;
     "build/runner verify tenth"*)

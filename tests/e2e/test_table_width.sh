@@ -99,6 +99,15 @@ grep -q 'ratio_high' "$TMP/out" || fail "diff --stat --wide: no ratio_high colum
 # Through a pipe nothing is left out: a script reads every column.
 run "$RUNNER" diff 4 5 --stat --tolerance 0.5 --db "$DB"
 grep -q 'p_value' "$TMP/out" || fail "diff --stat to a pipe: no p_value column: $(cat "$TMP/out")"
+# runner answers: sweep 1's fits (one a --by group), front and the
+# comparisons of sweeps 4 and 5, whose questions are the longest cells.
+at80 answers 1
+fits80 answers
+expect_stdout_contains "walkthrough: round_s on workers, jitter = 0.5"
+expect_stdout_contains "front: max efficiency, max speedup"
+at80 answers 4
+fits80 "answers of a comparison"
+expect_stdout_contains "sweep 4 against 5: test mwu, tolerance 0.5"
 # The sweeps: 11 columns, 161 characters through a pipe.
 at80 sweeps
 fits80 sweeps

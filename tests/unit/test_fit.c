@@ -268,7 +268,7 @@ static void check_store(void)
                       .residual = residual };
     int64_t ids[2] = { 0, 0 };
     int kept = 0;
-    CHECK_INT_EQ(store_fits_write(s, &fit, 1, STORE_FIT_ADD, ids, &kept, &err), 0);
+    CHECK_INT_EQ(store_fits_write(s, &fit, 1, STORE_ANSWER_ADD, ids, &kept, &err), 0);
     CHECK(ids[0] > 0);
     table *t = NULL;
     CHECK_INT_EQ(store_fit_params(s, ids[0], &t, &err), 0);
@@ -287,7 +287,7 @@ static void check_store(void)
     store_fit bad = fit;
     bad.sweep_id = sweep_id + 100;
     store_fit both[2] = { fit, bad };
-    CHECK_INT_EQ(store_fits_write(s, both, 2, STORE_FIT_ADD, ids, &kept, &err), -1);
+    CHECK_INT_EQ(store_fits_write(s, both, 2, STORE_ANSWER_ADD, ids, &kept, &err), -1);
     CHECK(err &&
           strstr(err, "cannot store the fit: a row it references is no longer stored") != NULL);
     free(err);
