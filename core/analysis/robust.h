@@ -44,6 +44,34 @@ int robust_mwu_test(const double *a, size_t n_a, const double *b, size_t n_b, ro
  * callers that rank once and try many splits (changepoint.c). */
 double robust_mwu_p(double u_a, double m, double n, double tie_term);
 
+/* The Hodges–Lehmann shift of b against a: the median of the m n
+ * differences b_j - a_i, and its distribution-free interval, the
+ * differences of ranks C and m n + 1 - C once sorted (Hollander & Wolfe,
+ * 2nd ed., §4.3; R's wilcox.test(b, a, conf.int = TRUE)). C comes from
+ * R's qwilcox (the exact Mann–Whitney distribution) where robust_mwu_test
+ * is exact, else from the normal approximation m n/2 - z sqrt(m n (m + n
+ * + 1)/12) (what R does past 50 values, without its continuity search).
+ * Assumes the two distributions differ by a shift alone. */
+#define ROBUST_HL_MAX_PAIRS 4000000 /* m n past it: no estimate (32 MB of differences) */
+
+typedef struct robust_hl {
+    double shift;     /* median of b_j - a_i */
+    double low, high; /* the interval at `level` (its coverage is at least that) */
+    int exact;        /* 1: C from qwilcox; 0: the normal approximation */
+} robust_hl;
+
+/* 0; 1 when m n is past ROBUST_HL_MAX_PAIRS (nothing computed); -1 (n = 0
+ * or out of memory). */
+int robust_hodges_lehmann(const double *a, size_t n_a, const double *b, size_t n_b, double level,
+                          robust_hl *out);
+
+/* The median of x[0..n) (sorted in place) and its distribution-free
+ * interval at `level`: the order statistics k and n + 1 - k, k the largest
+ * with P(Bin(n, 1/2) <= k - 1) <= (1 - level)/2 (R's qbinom and pbinom;
+ * Conover 1999, §3.2), so its coverage is at least `level`; the extremes
+ * when n is too small for any (n < 6 at 95 %). out: median, low, high. */
+void robust_median_interval(double *x, size_t n, double level, double out[3]);
+
 /* The bootstrap of the ratio of medians, b's over a's. */
 #define ROBUST_BOOTSTRAP_RESAMPLES 10000
 #define ROBUST_BOOTSTRAP_SEED 20261206UL /* GSL's gsl_rng_mt19937 seeded with it */
