@@ -17,7 +17,7 @@ command -v hyperfine >/dev/null || { echo "hyperfine is needed (BENCH_PACKAGES)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/runner-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 db="$tmp/history.db"
-export RUNNER_PLUGIN_PATH="$build/tests/fixtures/good"
+export RUNNER_PLUGIN_PATH="$build/fixtures/good"
 
 printf 'sweep("testkit", { rows = %d }, { print = false })\n' "$runs" >"$tmp/bench.lua"
 "$runner" sweep "$tmp/bench.lua" --db "$db" --quiet --tag bench >/dev/null
