@@ -43,6 +43,11 @@ int robust_mwu_test(const double *a, size_t n_a, const double *b, size_t n_b, ro
  * (exact when a side has at most 8 values and there are no ties). For
  * callers that rank once and try many splits (changepoint.c). */
 double robust_mwu_p(double u_a, double m, double n, double tie_term);
+/* Its natural logarithm, from R's log-scale tails (pwilcox, pnorm with
+ * log_p): finite where the p-value itself underflows to 0 (z past 38), so
+ * splits of a long history stay ordered by their evidence
+ * (changepoint.c). */
+double robust_mwu_log_p(double u_a, double m, double n, double tie_term);
 
 /* The Hodges–Lehmann shift of b against a: the median of the m n
  * differences b_j - a_i, and its distribution-free interval, the
@@ -85,6 +90,16 @@ typedef struct robust_bootstrap {
     size_t resamples; /* resamples drawn */
     unsigned long seed;
 } robust_bootstrap;
+
+/* The medians of `resamples` resamples of x[0..n) (each n values drawn
+ * with replacement, gsl_rng_mt19937 seeded with `seed`), into out: the
+ * bootstrap's draws of one side. Each is found by bisection on the sorted
+ * values with binomial counts (gsl_ran_binomial: how many of the n draws
+ * fall below the middle of the range left), O(log n) draws instead of n,
+ * with the distribution of drawing the values. 0, or -1 (n = 0, out of
+ * memory). */
+int robust_resample_medians(const double *x, size_t n, size_t resamples, unsigned long seed,
+                            double *out);
 
 /* Draws `resamples` resamples of each side (with replacement, same size)
  * with gsl_rng_mt19937 seeded with `seed`, takes the ratio of their

@@ -140,9 +140,23 @@ static int by_position(const void *pa, const void *pb)
 static int order_sweeps(history_sweep *w, size_t count)
 {
     char *order = NULL;
-    for (size_t i = 0; i < count && !order; i++)
-        if (w[i].script && w[i].commit)
+    /* git once per directory: a thousand sweeps of one script are one
+     * `git rev-list`, not a thousand (each a process) */
+    for (size_t i = 0; i < count && !order; i++) {
+        if (!w[i].script || !w[i].commit)
+            continue;
+        const char *slash = strrchr(w[i].script, '/');
+        size_t dir_len = slash ? (size_t)(slash - w[i].script) : 0;
+        int tried = 0;
+        for (size_t k = 0; k < i && !tried; k++) {
+            const char *other = w[k].script, *other_slash = other ? strrchr(other, '/') : NULL;
+            size_t other_len = other_slash ? (size_t)(other_slash - other) : 0;
+            tried = other && w[k].commit && other_len == dir_len &&
+                    !strncmp(other, w[i].script, dir_len);
+        }
+        if (!tried)
             order = provenance_git_order(w[i].script);
+    }
     if (!order) /* a script path recorded relative to another directory */
         order = provenance_git_order("./");
     int git = order != NULL;

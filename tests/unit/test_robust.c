@@ -8,7 +8,9 @@
  * >= 90 % of pairs by the robust tests, where Welch fails more often. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -248,8 +250,76 @@ static void test_median_interval(void)
     CHECK_NEAR(out[2], 61, 0);
 }
 
+/* The bootstrap draws each resample's median by bisection with binomial
+ * counts (robust.c); the draws must follow the distribution of drawing the
+ * n runs themselves. 20000 medians both ways, of 11 and of 10 values (odd
+ * and even n, with a tie and an outlier): the two empirical distributions
+ * differ by at most 0.02 anywhere (Kolmogorov-Smirnov; the 1 % critical
+ * value for two samples of 20000 is 0.016). And the bootstrap is fast on
+ * big samples: 10^4 resamples of 10^6 values would be 10^10 draws. */
+static int cmp_double(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
+static double ks_distance(double *x, double *y, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    qsort(y, n, sizeof *y, cmp_double);
+    double worst = 0;
+    for (size_t i = 0, j = 0; i < n || j < n;) {
+        double v = i < n && (j >= n || x[i] <= y[j]) ? x[i] : y[j];
+        while (i < n && x[i] == v)
+            i++;
+        while (j < n && y[j] == v)
+            j++;
+        double d = fabs((double)i / (double)n - (double)j / (double)n);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+static void test_bootstrap_distribution(void)
+{
+    const double odd[] = { 10.1, 9.8, 10.4, 10.0, 9.7, 10.3, 10.2, 9.9, 10.6, 30.0, 10.2 };
+    const double even[] = { 11.9, 12.3, 12.0, 12.6, 11.8, 12.1, 12.2, 11.7, 12.4, 12.5 };
+    enum {
+        DRAWS = 20000
+    };
+    static double fast[DRAWS], naive[DRAWS];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    for (int k = 0; k < 2; k++) {
+        const double *x = k ? even : odd;
+        size_t n = k ? 10 : 11;
+        double buf[11];
+        for (size_t i = 0; i < DRAWS; i++) {
+            for (size_t j = 0; j < n; j++)
+                buf[j] = x[gsl_rng_uniform_int(rng, n)];
+            naive[i] = gsl_stats_median(buf, 1, n);
+        }
+        CHECK_INT_EQ(robust_resample_medians(x, n, DRAWS, 5, fast), 0);
+        double d = ks_distance(fast, naive, DRAWS);
+        printf("resampled medians of %zu values, by binomial bisection against drawing the "
+               "values: KS distance %.4f\n",
+               n, d);
+        CHECK(d < 0.02);
+    }
+    gsl_rng_free(rng);
+    static double big[1000000];
+    for (size_t i = 0; i < 1000000; i++)
+        big[i] = 1 + (double)(i % 1000) / 1000;
+    robust_bootstrap r;
+    CHECK_INT_EQ(
+        robust_bootstrap_ratio(big, 1000000, big, 1000000, 0.95, 10000, ROBUST_BOOTSTRAP_SEED, &r),
+        0);
+    CHECK(r.low <= 1 && 1 <= r.high && r.high - r.low < 0.01);
+}
+
 int main(void)
 {
+    test_bootstrap_distribution();
     test_hodges_lehmann();
     test_median_interval();
     test_mwu_scipy();
