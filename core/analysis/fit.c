@@ -309,7 +309,7 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
                                     out->estimates[j].std_error, &low, &high, err);
         if (profiled == -2)
             goto done;
-        if (profiled != 0)
+        if (profiled < 0)
             continue;
         out->estimates[j].ci_low = low;
         out->estimates[j].ci_high = high;
@@ -325,7 +325,10 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
             model->derive(at, ends[1]);
             fit_estimate *e = &out->estimates[p + k];
             double a = fmin(ends[0][k], ends[1][k]), b = fmax(ends[0][k], ends[1][k]);
-            if (!isnan(a) && !isnan(b) && a <= e->value && e->value <= b) {
+            /* (an estimate outside the bound, profiled == 1: its derived
+             * value is outside too, and the interval is what the bound
+             * allows) */
+            if (!isnan(a) && !isnan(b) && (profiled == 1 || (a <= e->value && e->value <= b))) {
                 e->ci_low = a;
                 e->ci_high = b;
                 e->interval = "profile";

@@ -55,11 +55,13 @@ struct fit_model {
 /* The profile-likelihood interval of parameter j of built-in model m, fitted
  * to d at best with residual sum of squares rss_min (weighted as d is), dof
  * degrees of freedom, t the interval's quantile and std_error j's delta-method
- * error (the first step). Only for a parameter bounded above 0 or inside
- * (0, 1) whose estimate is inside. 0 with *low, *high; -1 when it does not
- * apply or a refit fails, or the profile never reaches the level inside the
- * bound (the caller keeps the delta method); -2 with *err when a script's
- * limits ran out (budget.h). */
+ * error (the first step). Only for a parameter bounded above 0 (estimate
+ * inside) or inside (0, 1). 0 with *low, *high; 1 with them when a
+ * fraction's estimate lies outside (0, 1): the part of (0, 1) the profile
+ * keeps under the level, from the bound passed; -1 when it does not apply
+ * or a refit fails, or no value inside the bound is under the level (the
+ * caller keeps the delta method); -2 with *err when a script's limits ran
+ * out (budget.h). */
 int fiti_profile(const fit_model *m, const fit_data *d, const double *best, size_t j,
                  double rss_min, size_t dof, double t, double std_error, double *low, double *high,
                  char **err);

@@ -212,9 +212,10 @@ int fiti_profile(const fit_model *m, const fit_data *d, const double *best, size
 {
     fit_bound b = m->params[j].bound;
     double v = best[j];
+    int outside = b == FIT_BOUND_FRACTION && (v <= 0 || v >= 1);
     if (m->eval || !m->df || dof == 0 || d->n > FIT_PROFILE_MAX_ROWS || !(rss_min > 0) ||
-        !(std_error > 0) || (b != FIT_BOUND_POSITIVE && b != FIT_BOUND_FRACTION) || !(v > 0) ||
-        (b == FIT_BOUND_FRACTION && !(v < 1)))
+        !(std_error > 0) || (b != FIT_BOUND_POSITIVE && b != FIT_BOUND_FRACTION) || !isfinite(v) ||
+        (b == FIT_BOUND_POSITIVE && !(v > 0)))
         return -1;
     profile_ctx c = { .m = m, .d = d, .j = j, .bound = b };
     double free_values[FIT_MAX_PARAMS];
@@ -223,6 +224,25 @@ int fiti_profile(const fit_model *m, const fit_data *d, const double *best, size
             free_values[f++] = best[k];
     c.free = free_values;
     c.target = rss_min * (1 + t * t / (double)dof);
+    if (outside) {
+        /* A fraction fitted outside (0, 1) (a negative serial fraction):
+         * the interval is the part of (0, 1) the profile keeps under the
+         * level, from the bound the estimate passed inwards; none when the
+         * profile is above it there already. */
+        int dir = v <= 0 ? +1 : -1;
+        double u_bound = to_scale(b, v <= 0 ? 1e-9 : 1 - 1e-9), edge;
+        double e = excess(u_bound, &c);
+        int rc = c.failed || !(e < 0) ? -1 : find_edge(&c, u_bound, 1, dir, &edge);
+        if (c.budget_err) {
+            *err = c.budget_err;
+            return -2;
+        }
+        if (rc != 0)
+            return -1;
+        *low = dir > 0 ? 0 : edge;
+        *high = dir > 0 ? edge : 1;
+        return 1;
+    }
     /* the first step: the delta method's se on the transformed scale */
     double u0 = to_scale(b, v);
     double h = b == FIT_BOUND_POSITIVE ? std_error / v : std_error / (v * (1 - v));

@@ -195,8 +195,8 @@ static void test_bounds(void)
             inside += s->ci_low >= 0 && s->ci_high <= 1 && ceiling->ci_low > 0;
             CHECK_STR_EQ(s->interval, "profile");
             CHECK_STR_EQ(ceiling->interval, "profile");
-        } else {
-            inside++; /* a fit outside the bounds keeps Wald: nothing to map back */
+        } else { /* fitted outside (0, 1): the part of it the rows allow */
+            inside += s->ci_low >= 0 && s->ci_high <= 1 && ceiling->ci_low > 0;
         }
         cover_s += s->ci_low <= truth[0] && truth[0] <= s->ci_high;
         cover_ceiling += ceiling->ci_low <= 1 / truth[0] && 1 / truth[0] <= ceiling->ci_high;
@@ -261,8 +261,32 @@ static void test_bounds_gustafson(void)
         CHECK(cover[k] >= 90);
 }
 
+/* Near-linear speedups fit a negative serial fraction (s = -0.0038): the
+ * Wald interval read s [-0.022, 0.015] and ceiling [-1565, 1037]. The
+ * profile keeps what (0, 1) allows: s from 0 to 0.016, the ceiling from
+ * 62.6 up, unbounded (the rows cannot rule out s = 0). The edge as
+ * SciPy finds it: brentq on RSS(s) - RSS_min (1 + t(0.975, 3)^2/3) gives
+ * 0.0159747894728. */
+static void test_outside(void)
+{
+    double x[] = { 1, 2, 3, 4 }, y[] = { 1.0, 2.05, 2.9, 4.1 };
+    fit_data d = { .n = 4, .x = x, .y = y };
+    fit_result r = { 0 };
+    char *err = NULL;
+    CHECK_INT_EQ(fit_run(fit_model_find("amdahl"), &d, NULL, &r, &err), 0);
+    CHECK(r.estimates[0].value < 0);
+    CHECK_STR_EQ(r.estimates[0].interval, "profile");
+    CHECK_NEAR(r.estimates[0].ci_low, 0, 0);
+    CHECK_NEAR(r.estimates[0].ci_high, 0.015974789, 1e-8);
+    CHECK_STR_EQ(r.estimates[1].interval, "profile");
+    CHECK_NEAR(r.estimates[1].ci_low, 1 / 0.015974789, 1e-4);
+    CHECK(isinf(r.estimates[1].ci_high));
+    fit_result_clear(&r);
+}
+
 int main(void)
 {
+    test_outside();
     test_bounds();
     test_bounds_gustafson();
     test_exact();
