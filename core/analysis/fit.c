@@ -300,6 +300,41 @@ int fit_run(const fit_model *model, const fit_data *data, const fit_options *opt
             fill_estimate(&out->estimates[p + k], &model->derived[k], 1, derived[k],
                           derived_error[k], t);
     }
+    /* Profile likelihood for the bounded parameters (fit_profile.c), and
+     * the derived quantities that are a monotone function of one of them;
+     * where it does not apply the delta method's interval stays. */
+    for (size_t j = 0; j < p; j++) {
+        double low, high;
+        int profiled = fiti_profile(model, data, values, j, out->rss, out->dof, t,
+                                    out->estimates[j].std_error, &low, &high, err);
+        if (profiled == -2)
+            goto done;
+        if (profiled < 0)
+            continue;
+        out->estimates[j].ci_low = low;
+        out->estimates[j].ci_high = high;
+        out->estimates[j].interval = "profile";
+        for (size_t k = 0; k < model->derived_count; k++) {
+            if (model->derived_profile[k] != j + 1)
+                continue;
+            double at[FIT_MAX_PARAMS], ends[2][FIT_MAX_DERIVED];
+            memcpy(at, values, sizeof at);
+            at[j] = low;
+            model->derive(at, ends[0]);
+            at[j] = high;
+            model->derive(at, ends[1]);
+            fit_estimate *e = &out->estimates[p + k];
+            double a = fmin(ends[0][k], ends[1][k]), b = fmax(ends[0][k], ends[1][k]);
+            /* (an estimate outside the bound, profiled == 1: its derived
+             * value is outside too, and the interval is what the bound
+             * allows) */
+            if (!isnan(a) && !isnan(b) && (profiled == 1 || (a <= e->value && e->value <= b))) {
+                e->ci_low = a;
+                e->ci_high = b;
+                e->interval = "profile";
+            }
+        }
+    }
     out->estimate_count = p + model->derived_count;
     if (model->eval && model->eval(model->eval_ctx, data->x, n, values, out->fitted, err) != 0)
         goto done;

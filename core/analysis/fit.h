@@ -35,7 +35,7 @@ typedef struct fit_model fit_model;
 
 /* The model called name ("usl"), or NULL. */
 const fit_model *fit_model_find(const char *name);
-/* "amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear". */
+/* "amdahl, amdahl-time, gustafson, gustafson-time, usl, ..., power or linear". */
 const char *fit_model_names(void);
 const char *fit_model_name(const fit_model *m);
 /* The formula in x, as stored in fit.formula ("base/x + J*x/(x+1)"). */
@@ -77,7 +77,10 @@ typedef struct fit_estimate {
     /* How the interval was made (docs/analysis.md, "Honest intervals"):
      * "wald": value -/+ t(0.975, dof) stderr; "log": the same on log(value)
      * (a quantity > 0: the interval stays above 0); "logit": on
-     * log(v/(1 - v)) (a fraction in (0, 1): it stays inside). Static. */
+     * log(v/(1 - v)) (a fraction in (0, 1): it stays inside); "profile":
+     * profile likelihood (a bounded parameter of a built-in model, fits of
+     * at most FIT_PROFILE_MAX_ROWS rows, and the derived quantities that
+     * are a function of it alone; fit_profile.c). Static. */
     const char *interval;
 } fit_estimate;
 

@@ -37,12 +37,34 @@ struct fit_model {
     /* The derived quantities at p (NaN where undefined); their gradients
      * are taken numerically (fit.c). NULL when derived_count is 0. */
     void (*derive)(const double *p, double *out);
+    /* Derived quantity k is a monotone function of parameter
+     * derived_profile[k] - 1 alone (0: of several, or none): its interval is
+     * that parameter's profile interval mapped through derive. */
+    size_t derived_profile[FIT_MAX_DERIVED];
     /* A user model (fit_model_user_new): f, df, start and derive are NULL;
      * eval computes every row at once, from start_values. */
     fit_eval_fn eval;
     void *eval_ctx;
     double start_values[FIT_MAX_PARAMS];
 };
+
+/* Profile likelihood (fit_profile.c) for fits of at most this many rows:
+ * past it the delta method on log/logit is as good and costs no refits. */
+#define FIT_PROFILE_MAX_ROWS 10000
+
+/* The profile-likelihood interval of parameter j of built-in model m, fitted
+ * to d at best with residual sum of squares rss_min (weighted as d is), dof
+ * degrees of freedom, t the interval's quantile and std_error j's delta-method
+ * error (the first step). Only for a parameter bounded above 0 (estimate
+ * inside) or inside (0, 1). 0 with *low, *high; 1 with them when a
+ * fraction's estimate lies outside (0, 1): the part of (0, 1) the profile
+ * keeps under the level, from the bound passed; -1 when it does not apply
+ * or a refit fails, or no value inside the bound is under the level (the
+ * caller keeps the delta method); -2 with *err when a script's limits ran
+ * out (budget.h). */
+int fiti_profile(const fit_model *m, const fit_data *d, const double *best, size_t j,
+                 double rss_min, size_t dof, double t, double std_error, double *low, double *high,
+                 char **err);
 
 /* Fills out's curve (fit_result.curve_*) for a user model fitted to d at
  * p, with cov the parameters' covariance (param_count x param_count, row

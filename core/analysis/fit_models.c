@@ -251,6 +251,45 @@ static void usl_time_derive(const double *p, double *out)
     usl_derive(speedup_p, out);
 }
 
+/* --- gustafson-time: weak-scaling time y = T1 x / (x - s (x - 1)) ---------
+ * x workers on x times the work, each run's time against one worker on one
+ * unit (T1): the scaled speedup x T1 / y is Gustafson's x - s (x - 1). */
+
+static double gustafson_time_f(double x, const double *p)
+{
+    return p[0] * x / (x - p[1] * (x - 1));
+}
+static void gustafson_time_df(double x, const double *p, double *dfdp)
+{
+    double den = x - p[1] * (x - 1);
+    dfdp[0] = x / den;
+    dfdp[1] = p[0] * x * (x - 1) / (den * den);
+}
+/* x / y = (x - s (x - 1)) / T1 = a x + b (x - 1)... linear in 1/T1 and s/T1:
+ * x/y = x (1/T1) - (x - 1) (s/T1). */
+static void gustafson_time_basis(double x, double y, double *g1, double *g2, double *z)
+{
+    *g1 = x;
+    *g2 = -(x - 1);
+    *z = x / y;
+}
+static void gustafson_time_start(const fit_data *d, double *p)
+{
+    double a = d->n && d->y[0] != 0 ? 1 / d->y[0] : 1, b = 0;
+    guess_linear(d, gustafson_time_basis, 1, &a, &b);
+    p[0] = a > 0 ? 1 / a : (d->n ? d->y[0] : 1);
+    p[1] = a > 0 ? b / a : 0.1;
+    if (!isfinite(p[1]) || p[1] >= 1)
+        p[1] = 0.1;
+}
+/* 1 - s: the efficiency as x grows (scaled speedup per worker); T1/(1 - s):
+ * the time it tends to. */
+static void gustafson_time_derive(const double *p, double *out)
+{
+    out[0] = 1 - p[1];
+    out[1] = p[1] < 1 ? p[0] / (1 - p[1]) : NAN;
+}
+
 /* --- walkthrough: round y = base/x + J x/(x + 1) (docs/science.md §3, §5) - */
 
 static double walkthrough_f(double x, const double *p) { return p[0] / x + p[1] * x / (x + 1); }
@@ -294,7 +333,8 @@ static const fit_model models[] = {
       .f = amdahl_f,
       .df = amdahl_df,
       .start = amdahl_start,
-      .derive = amdahl_derive },
+      .derive = amdahl_derive,
+      .derived_profile = { 1 } },
     { .name = "gustafson",
       .formula = "x - s*(x-1)",
       .param_count = 1,
@@ -336,7 +376,8 @@ static const fit_model models[] = {
       .f = amdahl_time_f,
       .df = amdahl_time_df,
       .start = amdahl_time_start,
-      .derive = amdahl_time_derive },
+      .derive = amdahl_time_derive,
+      .derived_profile = { 2 } },
     { .name = "usl-time",
       .formula = "T1*(1 + sigma*(x-1) + kappa*x*(x-1))/x",
       .param_count = 3,
@@ -353,6 +394,23 @@ static const fit_model models[] = {
       .df = usl_time_df,
       .start = usl_time_start,
       .derive = usl_time_derive },
+    { .name = "gustafson-time",
+      .formula = "T1*x/(x - s*(x-1))",
+      .param_count = 2,
+      .params = { { "T1", FIT_UNIT_Y, "the time of one worker on one unit of work",
+                    FIT_BOUND_POSITIVE },
+                  { "s", FIT_UNIT_NONE, "serial fraction of the scaled run", FIT_BOUND_FRACTION } },
+      .derived_count = 2,
+      .derived = { { "efficiency_limit", FIT_UNIT_NONE,
+                     "scaled speedup per worker as x grows, 1 - s", FIT_BOUND_FRACTION },
+                   { "time_limit", FIT_UNIT_Y, "the time as x grows, T1/(1 - s)",
+                     FIT_BOUND_POSITIVE } },
+      .positive_x = 1,
+      .f = gustafson_time_f,
+      .df = gustafson_time_df,
+      .start = gustafson_time_start,
+      .derive = gustafson_time_derive,
+      .derived_profile = { 2 } },
     { .name = "walkthrough",
       .formula = "base/x + J*x/(x+1)",
       .param_count = 2,
@@ -413,8 +471,8 @@ const fit_model *fit_model_find(const char *name)
 
 const char *fit_model_names(void)
 {
-    return "amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or "
-           "linear";
+    return "amdahl, amdahl-time, gustafson, gustafson-time, usl, usl-time, walkthrough, "
+           "alpha-beta, power or linear";
 }
 
 fit_model *fit_model_user_new(const char *name, const char *formula, size_t param_count,

@@ -43,6 +43,39 @@ int robust_mwu_test(const double *a, size_t n_a, const double *b, size_t n_b, ro
  * (exact when a side has at most 8 values and there are no ties). For
  * callers that rank once and try many splits (changepoint.c). */
 double robust_mwu_p(double u_a, double m, double n, double tie_term);
+/* Its natural logarithm, from R's log-scale tails (pwilcox, pnorm with
+ * log_p): finite where the p-value itself underflows to 0 (z past 38), so
+ * splits of a long history stay ordered by their evidence
+ * (changepoint.c). */
+double robust_mwu_log_p(double u_a, double m, double n, double tie_term);
+
+/* The Hodges–Lehmann shift of b against a: the median of the m n
+ * differences b_j - a_i, and its distribution-free interval, the
+ * differences of ranks C and m n + 1 - C once sorted (Hollander & Wolfe,
+ * 2nd ed., §4.3; R's wilcox.test(b, a, conf.int = TRUE)). C comes from
+ * R's qwilcox (the exact Mann–Whitney distribution) where robust_mwu_test
+ * is exact, else from the normal approximation m n/2 - z sqrt(m n (m + n
+ * + 1)/12) (what R does past 50 values, without its continuity search).
+ * Assumes the two distributions differ by a shift alone. */
+#define ROBUST_HL_MAX_PAIRS 4000000 /* m n past it: no estimate (32 MB of differences) */
+
+typedef struct robust_hl {
+    double shift;     /* median of b_j - a_i */
+    double low, high; /* the interval at `level` (its coverage is at least that) */
+    int exact;        /* 1: C from qwilcox; 0: the normal approximation */
+} robust_hl;
+
+/* 0; 1 when m n is past ROBUST_HL_MAX_PAIRS (nothing computed); -1 (n = 0
+ * or out of memory). */
+int robust_hodges_lehmann(const double *a, size_t n_a, const double *b, size_t n_b, double level,
+                          robust_hl *out);
+
+/* The median of x[0..n) (sorted in place) and its distribution-free
+ * interval at `level`: the order statistics k and n + 1 - k, k the largest
+ * with P(Bin(n, 1/2) <= k - 1) <= (1 - level)/2 (R's qbinom and pbinom;
+ * Conover 1999, §3.2), so its coverage is at least `level`; the extremes
+ * when n is too small for any (n < 6 at 95 %). out: median, low, high. */
+void robust_median_interval(double *x, size_t n, double level, double out[3]);
 
 /* The bootstrap of the ratio of medians, b's over a's. */
 #define ROBUST_BOOTSTRAP_RESAMPLES 10000
@@ -57,6 +90,16 @@ typedef struct robust_bootstrap {
     size_t resamples; /* resamples drawn */
     unsigned long seed;
 } robust_bootstrap;
+
+/* The medians of `resamples` resamples of x[0..n) (each n values drawn
+ * with replacement, gsl_rng_mt19937 seeded with `seed`), into out: the
+ * bootstrap's draws of one side. Each is found by bisection on the sorted
+ * values with binomial counts (gsl_ran_binomial: how many of the n draws
+ * fall below the middle of the range left), O(log n) draws instead of n,
+ * with the distribution of drawing the values. 0, or -1 (n = 0, out of
+ * memory). */
+int robust_resample_medians(const double *x, size_t n, size_t resamples, unsigned long seed,
+                            double *out);
 
 /* Draws `resamples` resamples of each side (with replacement, same size)
  * with gsl_rng_mt19937 seeded with `seed`, takes the ratio of their

@@ -54,6 +54,10 @@ int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id);
  * axes, one line per point. EXIT_OK, or EXIT_USAGE after printing why (an
  * unknown name: the names it has). */
 int cli_series_table(store *s, int64_t sweep_id, const char *name, table **out, plot_spec *spec);
+/* Renders t by spec (plot_render) and writes the image to output, the
+ * skip and reduction notes on stderr (cli_show.c; runner plot, and
+ * runner history --plot). EXIT_OK, or the failure printed. */
+int cli_plot_draw(const table *t, const plot_spec *spec, plot_format format, const char *output);
 
 int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
                    size_t *count);

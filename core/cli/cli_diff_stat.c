@@ -69,6 +69,7 @@ static int is_time_unit(const char *unit)
 typedef struct stat_rows {
     store_stat_diff_row *rows;
     size_t *point_at;
+    double (*shift)[3]; /* row i's Hodges-Lehmann shift, low, high (NaN: none) */
     size_t count, capacity;
     strbuf points;
 } stat_rows;
@@ -77,6 +78,7 @@ static void stat_rows_clear(stat_rows *x)
 {
     free(x->rows);
     free(x->point_at);
+    free(x->shift);
     strbuf_free(&x->points);
 }
 
@@ -234,6 +236,7 @@ static int stat_open_runs(store *s, stat_scan *st, char **err)
 typedef struct stat_result {
     const char *test;
     double p_value, ratio, ratio_low, ratio_high, centre[2];
+    double shift[3];        /* mwu: Hodges-Lehmann shift of b against a, its interval */
     int64_t outliers[2][2]; /* mild, severe; -1: no samples to count */
 } stat_result;
 
@@ -251,6 +254,7 @@ static int stat_test(stat_scan *st, const stat_sample sample[2], const stats_sum
                         .ratio_low = welch->ratio_low,
                         .ratio_high = welch->ratio_high,
                         .centre = { s[0].mean, s[1].mean },
+                        .shift = { NAN, NAN, NAN },
                         .outliers = { { -1, -1 }, { -1, -1 } } };
     if (sample[0].summary_only || sample[1].summary_only)
         return 0;
@@ -272,6 +276,12 @@ static int stat_test(stat_scan *st, const stat_sample sample[2], const stats_sum
         r->test = "mwu";
         r->p_value = m.p_value;
         r->ratio_low = r->ratio_high = NAN;
+        robust_hl hl; /* 1: too many pairs, no shift printed */
+        if (robust_hodges_lehmann(x[0], s[0].n, x[1], s[1].n, STAT_LEVEL, &hl) < 0)
+            return util_fail(err, "out of memory");
+        r->shift[0] = hl.shift;
+        r->shift[1] = hl.low;
+        r->shift[2] = hl.high;
     } else {
         robust_bootstrap b;
         if (robust_bootstrap_ratio(x[0], s[0].n, x[1], s[1].n, STAT_LEVEL,
@@ -317,7 +327,10 @@ static int stat_rows_reserve(stat_rows *x)
     size_t *point_at = rows ? realloc(x->point_at, capacity * sizeof *point_at) : NULL;
     if (point_at)
         x->point_at = point_at;
-    if (!point_at)
+    double(*shift)[3] = point_at ? realloc(x->shift, capacity * sizeof *shift) : NULL;
+    if (shift)
+        x->shift = shift;
+    if (!shift)
         return -1;
     x->capacity = capacity;
     return 0;
@@ -374,6 +387,7 @@ static int stat_flush(stat_scan *st, char **err)
         if (stat_rows_reserve(x) != 0)
             return util_fail(err, "out of memory");
         x->point_at[x->count] = st->params_at;
+        memcpy(x->shift[x->count], res.shift, sizeof res.shift);
         x->rows[x->count++] = (store_stat_diff_row){ .plugin = st->plugin,
                                                      .column = col->name,
                                                      .unit = col->unit,
@@ -528,9 +542,10 @@ static table *stat_table(const diff_job *job)
         { "n_b", RUNNER_INTEGER },        { "mean_b", RUNNER_REAL },
         { "sd_b", RUNNER_REAL },          { "ratio", RUNNER_REAL },
         { "ratio_low", RUNNER_REAL },     { "ratio_high", RUNNER_REAL },
-        { "p_value", RUNNER_REAL },       { "test", RUNNER_TEXT },
-        { "outliers_a", RUNNER_INTEGER }, { "outliers_b", RUNNER_INTEGER },
-        { "verdict", RUNNER_TEXT },
+        { "shift", RUNNER_REAL },         { "shift_low", RUNNER_REAL },
+        { "shift_high", RUNNER_REAL },    { "p_value", RUNNER_REAL },
+        { "test", RUNNER_TEXT },          { "outliers_a", RUNNER_INTEGER },
+        { "outliers_b", RUNNER_INTEGER }, { "verdict", RUNNER_TEXT },
     };
     for (size_t i = 0; t && i < sizeof columns / sizeof *columns; i++)
         if (table_add_column(t, columns[i].name, "", columns[i].type, i < 2) != 0) {
@@ -540,10 +555,11 @@ static table *stat_table(const diff_job *job)
     return t;
 }
 
-/* output_row_fn: result row i as the printed table's 17 cells. */
+/* output_row_fn: result row i as the printed table's 20 cells. */
 static void stat_cells(void *ctx, size_t i, value *cell)
 {
-    const store_stat_diff_row *x = &((const stat_rows *)ctx)->rows[i];
+    const stat_rows *rows = ctx;
+    const store_stat_diff_row *x = &rows->rows[i];
     const char *text[] = { x->plugin, x->point, x->column };
     for (int k = 0; k < 3; k++)
         cell[k] = (value){ .type = RUNNER_TEXT, .as.text = (char *)text[k] };
@@ -556,13 +572,15 @@ static void stat_cells(void *ctx, size_t i, value *cell)
     cell[9] = value_real(x->ratio);
     cell[10] = value_real(x->ratio_low);
     cell[11] = value_real(x->ratio_high);
-    cell[12] = value_real(x->p_value);
-    cell[13] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->test };
+    for (int k = 0; k < 3; k++) /* NULL, not NaN: the column folds away when no row has one */
+        cell[12 + k] = isnan(rows->shift[i][k]) ? VALUE_NULL : value_real(rows->shift[i][k]);
+    cell[15] = value_real(x->p_value);
+    cell[16] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->test };
     for (int side = 0; side < 2; side++)
-        cell[14 + side] = x->outliers[side][0] < 0
+        cell[17 + side] = x->outliers[side][0] < 0
                               ? VALUE_NULL
                               : value_integer(x->outliers[side][0] + x->outliers[side][1]);
-    cell[16] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->verdict };
+    cell[19] = (value){ .type = RUNNER_TEXT, .as.text = (char *)x->verdict };
 }
 
 /* The line under the table that adds up the outliers of both sides (of

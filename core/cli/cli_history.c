@@ -140,9 +140,23 @@ static int by_position(const void *pa, const void *pb)
 static int order_sweeps(history_sweep *w, size_t count)
 {
     char *order = NULL;
-    for (size_t i = 0; i < count && !order; i++)
-        if (w[i].script && w[i].commit)
+    /* git once per directory: a thousand sweeps of one script are one
+     * `git rev-list`, not a thousand (each a process) */
+    for (size_t i = 0; i < count && !order; i++) {
+        if (!w[i].script || !w[i].commit)
+            continue;
+        const char *slash = strrchr(w[i].script, '/');
+        size_t dir_len = slash ? (size_t)(slash - w[i].script) : 0;
+        int tried = 0;
+        for (size_t k = 0; k < i && !tried; k++) {
+            const char *other = w[k].script, *other_slash = other ? strrchr(other, '/') : NULL;
+            size_t other_len = other_slash ? (size_t)(other_slash - other) : 0;
+            tried = other && w[k].commit && other_len == dir_len &&
+                    !strncmp(other, w[i].script, dir_len);
+        }
+        if (!tried)
             order = provenance_git_order(w[i].script);
+    }
     if (!order) /* a script path recorded relative to another directory */
         order = provenance_git_order("./");
     int git = order != NULL;
@@ -169,25 +183,6 @@ static int order_sweeps(history_sweep *w, size_t count)
             w[i].position = 0;
     qsort(w, count, sizeof *w, by_position);
     return git;
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
-/* The median of x (sorted here) and its distribution-free 95 % interval:
- * the order statistics n/2 -+ 1.96 sqrt(n)/2 (the normal approximation to
- * the binomial, Conover 1999 §3.2); the extremes for n < 6. */
-static void median_interval(double *x, size_t n, double out[3])
-{
-    qsort(x, n, sizeof *x, cmp_double);
-    out[0] = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-    double half = 1.959964 * sqrt((double)n) / 2;
-    long lo = (long)floor((double)n / 2 - half), hi = (long)ceil((double)n / 2 + half) - 1;
-    out[1] = x[lo < 0 ? 0 : lo];
-    out[2] = x[hi >= (long)n ? (long)n - 1 : hi];
 }
 
 static void short_id(const history_sweep *w, int by_commit, char *buf, size_t size)
@@ -229,12 +224,68 @@ static int make_groups(history_sweep *w, size_t count, int by_commit, history_gr
     return 0;
 }
 
+/* --plot FILE: one line each for the median, low and high of every group,
+ * oldest first, x its position; the medians where a change starts
+ * circled. */
+static int draw_history(const char *y, const history_sweep *w, const history_group *g,
+                        size_t groups, const double (*m)[3], const changepoint *changes,
+                        size_t found, int by_commit, int git, const char *output)
+{
+    plot_format format;
+    plot_format_from_path(output, &format); /* checked before reading */
+    static const char *const lines[3] = { "median", "low (95 %)", "high (95 %)" };
+    table *t = table_new(NULL);
+    unsigned char *marked = calloc(3 * groups, 1);
+    int bad = !t || !marked || table_add_column(t, "position", NULL, RUNNER_INTEGER, 0) != 0 ||
+              table_add_column(t, y, NULL, RUNNER_REAL, 0) != 0 ||
+              table_add_column(t, "line", NULL, RUNNER_TEXT, 0) != 0;
+    for (size_t k = 0; !bad && k < 3; k++)
+        for (size_t i = 0; !bad && i < groups; i++) {
+            value row[3] = { value_integer((int64_t)i + 1), value_real(m[i][k]),
+                             value_text(lines[k]) };
+            if ((bad = table_append_row(t, row) != 0))
+                value_clear(&row[2]);
+        }
+    for (size_t c = 0; !bad && c < found; c++)
+        marked[changes[c].at] = 1; /* the median line's rows come first */
+    char first[64], last[64];
+    short_id(&w[g[0].first], by_commit, first, sizeof first);
+    short_id(&w[g[groups - 1].first], by_commit, last, sizeof last);
+    char *title = util_format("history of %s: %s .. %s", y, first, last);
+    char *xlabel = util_format("%s, oldest first (%s)", by_commit ? "commit" : "sweep",
+                               git ? "git's commit order" : "start time");
+    int status;
+    if (bad || !title || !xlabel) {
+        status = cli_fail(NULL);
+    } else {
+        plot_spec spec = { .x = "position",
+                           .y = y,
+                           .by = "line",
+                           .title = title,
+                           .xlabel = xlabel,
+                           .marked = found ? marked : NULL,
+                           .marked_title = "change" };
+        status = cli_plot_draw(t, &spec, format, output);
+    }
+    free(title);
+    free(xlabel);
+    free(marked);
+    table_free(t);
+    return status;
+}
+
 int cli_history(const options_parsed *a)
 {
     const option_value *v = a->values;
     const char *y = v[OPTION_HISTORY_Y].text;
     if (!y)
         return options_usage_error("%s", "history needs --y COLUMN");
+    const char *plot_path = v[OPTION_HISTORY_PLOT].text;
+    plot_format plot_as;
+    if (plot_path && plot_format_from_path(plot_path, &plot_as) != 0)
+        return options_usage_error("history: --plot %s: expected a file name ending in .svg or "
+                                   ".png",
+                                   plot_path);
     int by_commit = !v[OPTION_HISTORY_BY].text || !strcmp(v[OPTION_HISTORY_BY].text, "git_commit");
     double tolerance = v[OPTION_HISTORY_TOLERANCE].seconds;
     int ordinal = (int)v[OPTION_HISTORY_SECTION].integer;
@@ -248,6 +299,7 @@ int cli_history(const options_parsed *a)
     size_t count = 0, groups = 0, found = 0;
     history_sweep *w = NULL;
     history_group *g = NULL;
+    double(*m)[3] = NULL;
     table *t = NULL;
     int time_unit = 0;
     if ((status = cli_open_existing(a->db_path, &s, 0)) != EXIT_OK)
@@ -262,7 +314,8 @@ int cli_history(const options_parsed *a)
         status = EXIT_USAGE;
         goto done;
     }
-    if (!(w = calloc(count, sizeof *w)) || !(g = calloc(count, sizeof *g))) {
+    if (!(w = calloc(count, sizeof *w)) || !(g = calloc(count, sizeof *g)) ||
+        !(m = calloc(count, sizeof *m))) {
         status = cli_fail(NULL);
         goto done;
     }
@@ -343,12 +396,11 @@ int cli_history(const options_parsed *a)
     char(*sentences)[256] = calloc(found ? found : 1, sizeof *sentences);
     for (size_t i = 0; i < groups && sentences; i++) {
         char name[64], change[96] = "";
-        double m[3];
         double *sorted = malloc(g[i].n * sizeof *sorted);
         if (!sorted)
             break;
         memcpy(sorted, g[i].values, g[i].n * sizeof *sorted);
-        median_interval(sorted, g[i].n, m);
+        robust_median_interval(sorted, g[i].n, 0.95, m[i]);
         free(sorted);
         short_id(&w[g[i].first], by_commit, name, sizeof name);
         for (size_t k = 0; k < found; k++) {
@@ -375,9 +427,9 @@ int cli_history(const options_parsed *a)
         value row[7] = { value_text(name),
                          value_integer((int64_t)g[i].count),
                          value_integer((int64_t)g[i].n),
-                         value_real(m[0]),
-                         value_real(m[1]),
-                         value_real(m[2]),
+                         value_real(m[i][0]),
+                         value_real(m[i][1]),
+                         value_real(m[i][2]),
                          value_text(change) };
         if (table_append_row(t, row) != 0) {
             for (size_t c = 0; c < 7; c++)
@@ -409,6 +461,9 @@ int cli_history(const options_parsed *a)
             printf("%s\n", sentences[k]);
     }
     free(sentences);
+    if (plot_path && (status = draw_history(y, w, g, groups, (const double(*)[3])m, changes, found,
+                                            by_commit, git, plot_path)) != EXIT_OK)
+        goto done;
     status = regression ? EXIT_REGRESSION : EXIT_OK;
 done:
     for (size_t i = 0; g && i < groups; i++)
@@ -418,6 +473,7 @@ done:
         sweep_clear(&w[i]);
     free(w);
     free(g);
+    free(m);
     free(ids);
     table_free(t);
     store_close(s);

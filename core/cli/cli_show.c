@@ -487,7 +487,7 @@ static int write_file(const char *path, const void *data, size_t size)
 }
 
 /* Draws t to the file output, noting on stderr the rows left out. */
-static int draw(const table *t, const plot_spec *spec, plot_format format, const char *output)
+int cli_plot_draw(const table *t, const plot_spec *spec, plot_format format, const char *output)
 {
     plot_image image;
     char *err = NULL;
@@ -726,7 +726,7 @@ int cli_show_plot(const options_parsed *a)
         table *series = NULL;
         status = cli_series_table(s, sweep_id, v[OPTION_PLOT_SERIES].text, &series, &spec);
         if (status == EXIT_OK)
-            status = draw(series, &spec, format, output);
+            status = cli_plot_draw(series, &spec, format, output);
         table_free(series);
         free(ids);
         store_close(s);
@@ -760,7 +760,7 @@ int cli_show_plot(const options_parsed *a)
         default_title = util_format("%s\n(sweep %lld, section %zu)", t->title ? t->title : "",
                                     (long long)sweep_id, ordinal);
         spec.title = v[OPTION_TITLE].text ? v[OPTION_TITLE].text : default_title;
-        status = draw(t, &spec, format, output);
+        status = cli_plot_draw(t, &spec, format, output);
     }
     free(default_title);
     for (int i = 0; i < 3; i++)

@@ -19,6 +19,10 @@ json`), so the words and their refusals are exactly the command line's.
     frame = runner_db.frame("walk.db", "baseline")            # by name
     frame = runner_db.frame("walk.db", [3, 4], section=2)     # stacked
     frame = runner_db.frame("walk.db", {"tag": "nightly"})    # filters
+
+    # runner history: a column across the matching sweeps, by commit
+    h = runner_db.history("walk.db", "wall_s", tag="nightly")
+    h.rows, h.regression, h.frame()
 """
 
 import json
@@ -35,8 +39,8 @@ try:  # the rows API works without it
 except ImportError:  # pragma: no cover - depends on the machine
     pandas = None
 
-__all__ = ["open", "frame", "answers", "Database", "Sweep", "Section", "Fit", "RunnerError",
-           "RunnerNotFound", "find_runner"]
+__all__ = ["open", "frame", "answers", "history", "Database", "Sweep", "Section", "Fit",
+           "History", "RunnerError", "RunnerNotFound", "find_runner"]
 
 # A sweep name as `runner sweep --name` accepts it (docs/cli.md, "Selecting
 # sweeps"): read here without the runner program, like an id.
@@ -154,6 +158,42 @@ def answers(db, sweep="last", runner=None):
         with Database(db, runner) as opened:
             rows, names = opened._answers(sweep)
     return _frame(rows, names, {"sweep": sweep})
+
+
+def history(db, y, section=1, by="git_commit", tolerance=0.05, runner=None, **filters):
+    """`runner history --y y` on db (a path or an open Database): y across
+    the sweeps the filters pick (name, script, tag, status, plugin, since,
+    until, as `runner sweeps` takes them), oldest first, as a History.
+    Computed by the runner program itself (its medians, intervals and
+    change points), so it is exactly the command's answer."""
+    if isinstance(db, Database):
+        return db.history(y, section, by, tolerance, **filters)
+    with Database(db, runner) as opened:
+        return opened.history(y, section, by, tolerance, **filters)
+
+
+class History:
+    """runner history's answer. rows: one dict a commit (or sweep), oldest
+    first: commit (or sweep), sweeps, n, median, low, high (the median's
+    distribution-free 95 % interval) and change (where one starts: "+5.0 %
+    [+4.5, +5.8] p < 0.001", else ""). regression: True when the command
+    exited 1 (a change worse than the tolerance)."""
+
+    def __init__(self, y, rows, columns, regression):
+        self.y, self.rows, self.columns, self.regression = y, rows, columns, regression
+
+    def __repr__(self):
+        return "<History of %s: %d points, %d change(s)%s>" % (
+            self.y, len(self.rows), sum(1 for r in self.rows if r["change"]),
+            ", a regression" if self.regression else "")
+
+    def changes(self):
+        """The rows where a change starts."""
+        return [r for r in self.rows if r["change"]]
+
+    def frame(self):
+        """The rows as a pandas DataFrame (.attrs: y, regression)."""
+        return _frame(self.rows, self.columns, {"y": self.y, "regression": self.regression})
 
 
 def _frame(rows, columns, attrs):
@@ -304,6 +344,26 @@ class Database:
         table = json.loads(done.stdout)
         names = [c["name"] for c in table["columns"]]
         return [dict(zip(names, row)) for row in table["rows"]]
+
+    def history(self, y, section=1, by="git_commit", tolerance=0.05, **filters):
+        """runner_db.history on this database (see there)."""
+        argv = ["--y", str(y), "--section", str(section), "--by", by, "--tolerance",
+                repr(float(tolerance))]
+        for key, value in filters.items():
+            if key not in SWEEPS_FILTERS:
+                raise TypeError("history() got an unexpected keyword argument %r (the filters "
+                                "are %s)" % (key, ", ".join(SWEEPS_FILTERS)))
+            argv += ["--" + key, str(value)]
+        runner = find_runner(self._runner)
+        done = subprocess.run([runner, "history", "--db", self.path, "--format", "json"] + argv,
+                              capture_output=True, text=True)
+        if done.returncode not in (0, 1):
+            raise RunnerError(done.stderr.strip() or "runner history exited with %d"
+                              % done.returncode)
+        table = json.loads(done.stdout)
+        names = [c["name"] for c in table["columns"]]
+        rows = [dict(zip(names, row)) for row in table["rows"]]
+        return History(y, rows, names, done.returncode == 1)
 
     def sweep(self, selector="last"):
         """The sweep a selector word picks: an id, last, last~N, a name, a

@@ -159,7 +159,7 @@ LUA
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = 42 }' \
     "fit{model = ...}: expected a model's name or a function(x, p), got a number"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = "cubic" }' \
-    "fit{model = 'cubic'}: expected amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear, or a function(x, p)"
+    "fit{model = 'cubic'}: expected amdahl, amdahl-time, gustafson, gustafson-time, usl, usl-time, walkthrough, alpha-beta, power or linear, or a function(x, p)"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = function(x, p) return x end }' \
     "fit{params = ...}: a model function needs params"
 bad 'fit { rows = rows, x = "workers", y = "round_s", model = "linear", params = { a = 1 } }' \

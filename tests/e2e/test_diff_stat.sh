@@ -140,6 +140,15 @@ for r in doc["rows"]:
         want = stats.mannwhitneyu(a, b).pvalue
         assert abs(r["p_value"] - want) <= 1e-9, (size, r["p_value"], want)
         assert r["ratio_low"] == r["ratio_high"] == "NaN", r  # no interval: the bootstrap gives one
+        # Hodges-Lehmann: the median of the m n differences b - a, and the
+        # differences of ranks C and m n + 1 - C, C from the normal
+        # approximation (more than 8 a side: R's qwilcox is not used)
+        d = np.sort(np.subtract.outer(b, a).ravel())
+        m, n = len(a), len(b)
+        c = max(1, int(np.floor(m * n / 2 - stats.norm.ppf(0.975) * np.sqrt(m * n * (m + n + 1) / 12))))
+        assert min(m, n) > 8, (m, n)
+        assert abs(r["shift"] - np.median(d)) <= 1e-12, (r["shift"], np.median(d))
+        assert r["shift_low"] == d[c - 1] and r["shift_high"] == d[m * n - c], (r, d[c - 1], d[m * n - c])
     else:
         assert r["ratio_low"] <= r["ratio"] <= r["ratio_high"], r
         # a 20 % slower program: the interval leaves out 1 and holds 1.2

@@ -98,7 +98,7 @@ expect_status 2
 expect_stderr "runner: fit: sweep 1, section 1: --x model: not a numeric column (it holds text)"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup --model cubic
 expect_status 2
-expect_stderr "runner: --model cubic: expected amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear; see 'runner --help'"
+expect_stderr "runner: --model cubic: expected amdahl, amdahl-time, gustafson, gustafson-time, usl, usl-time, walkthrough, alpha-beta, power or linear; see 'runner --help'"
 run "$RUNNER" fit 1 --db "$DB" --x workers --y speedup
 expect_status 2
 expect_stderr "runner: fit needs --x COLUMN, --y COLUMN and --model MODEL; see 'runner --help'"

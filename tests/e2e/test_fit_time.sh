@@ -13,6 +13,7 @@ BEGIN {
     srand(seed % 2147483647)
     z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand())
     if (model == "usl") t = 10 * (1 + 0.03 * (k - 1) + 0.0005 * k * (k - 1)) / k
+    else if (model == "gustafson") t = 10 * k / (k - 0.1 * (k - 1))
     else t = 10 * (0.05 + 0.95 / k)
     printf "time_s=%.12g\n", t * (1 + 0.03 * z)
 }
@@ -25,6 +26,8 @@ command { name = "timed", argv = { "awk", "-v", "seed={seed}", "-v", "k={k}", "-
 sweep("timed", { model = "amdahl", k = { 1, 2, 4, 8, 16, 32, 64, 128 }, rep = { 1, 2, 3 } },
       { print = false })
 sweep("timed", { model = "usl", k = { 1, 2, 4, 8, 16, 32, 64, 128 }, rep = { 1, 2, 3 } },
+      { print = false })
+sweep("timed", { model = "gustafson", k = { 1, 2, 4, 8, 16, 32, 64, 128 }, rep = { 1, 2, 3 } },
       { print = false })
 LUA
 )
@@ -45,7 +48,9 @@ x, y = map(np.array, zip(*con.execute(
     " JOIN section s ON s.id = p.section_id WHERE s.ordinal = ? ORDER BY t.row_id", (section,))))
 def amdahl(x, t1, s): return t1 * (s + (1 - s) / x)
 def usl(x, t1, s, k): return t1 * (1 + s * (x - 1) + k * x * (x - 1)) / x
-f, p0 = (amdahl, [10, 0.1]) if model == "amdahl-time" else (usl, [10, 0.05, 1e-4])
+def gustafson(x, t1, s): return t1 * x / (x - s * (x - 1))
+f, p0 = {"amdahl-time": (amdahl, [10, 0.1]), "usl-time": (usl, [10, 0.05, 1e-4]),
+         "gustafson-time": (gustafson, [10, 0.2])}[model]
 popt, pcov = curve_fit(f, x, y, p0=p0, sigma=y if noise == "relative" else None,
                        absolute_sigma=False, maxfev=10000)
 se = np.sqrt(np.diag(pcov))
@@ -58,7 +63,7 @@ for (v, e), want, want_se in zip(stored, popt, se):
 PY
 }
 if /usr/bin/python3 -c "import scipy.optimize" 2>/dev/null; then
-    for case in "1 amdahl-time" "2 usl-time"; do
+    for case in "1 amdahl-time" "2 usl-time" "3 gustafson-time"; do
         set -- $case
         run "$RUNNER" fit last --section "$1" --db "$DB" --x k --y time_s --model "$2"
         expect_status 0
@@ -80,7 +85,9 @@ fi
 expect_sql "SELECT model, weight_column FROM fit ORDER BY id" "amdahl-time|
 amdahl-time|--noise relative
 usl-time|
-usl-time|--noise relative"
+usl-time|--noise relative
+gustafson-time|
+gustafson-time|--noise relative"
 
 # Refusals, nothing stored.
 before=$(sql "SELECT count(*) FROM fit")

@@ -60,6 +60,54 @@ expect_equal "csv header" "$(head -n 1 "$TMP/out")" "commit,sweeps,n,median,low,
 expect_equal "first commit" "$(sed -n 2p "$TMP/out" | cut -d, -f1-3)" \
     "$(echo "$commit_1" | cut -c1-7),1,10"
 expect_equal "the change's row" "$(awk -F, '$7 != "" { print NR - 1 }' "$TMP/out" | tail -n +2)" 17
+# each median's interval: order statistics 2 and 9 of the 10 values (R's
+# qbinom(0.025, 10, 0.5) = 2 with pbinom 0.055 > 0.025: k - 1 = 1)
+first_sweep=$(sql "SELECT id FROM sweep WHERE git_commit = '$commit_1'")
+values=$(sql "SELECT y FROM testkit t JOIN point p ON p.id = t.point_id
+    WHERE p.sweep_id = $first_sweep ORDER BY y")
+expect_equal "commit 1's low and high" \
+    "$(sed -n 2p "$TMP/out" | awk -F, '{ printf "%.6f,%.6f", $5, $6 }')" \
+    "$(echo "$values" | sed -n 2p),$(echo "$values" | sed -n 9p)"
+
+# --plot: the same history drawn (median, its interval, the change circled)
+if command -v gnuplot >/dev/null 2>&1; then
+    run "$RUNNER" history --y y --tag step --db "$DB" --tolerance 0.03 --plot "$TMP/history.svg"
+    expect_status 1
+    expect_stdout_contains " at $short17 (p < 0.001): a regression past --tolerance"
+    for text in "history of y: $(echo "$commit_1" | cut -c1-7) .. $(echo "$commit_30" | cut -c1-7)" \
+        "median" "low (95 %)" "high (95 %)" "change" "commit, oldest first (git" "s commit order)"; do
+        grep -qF "$text" "$TMP/history.svg" || fail "history.svg lacks '$text'"
+    done
+fi
+run "$RUNNER" history --y y --tag step --db "$DB" --plot "$TMP/history.pdf"
+expect_status 2
+expect_stderr "runner: history: --plot $TMP/history.pdf: expected a file name ending in .svg or .png; see 'runner --help'"
+
+# From Python: runner_db.history is the command's answer (its JSON), the
+# regression as the exit status says
+PY=/usr/bin/python3
+if [ -x "$PY" ]; then
+    run env PYTHONPATH=python "$PY" -c '
+import json, subprocess, sys
+import runner_db
+db, runner = sys.argv[1], sys.argv[2]
+h = runner_db.history(db, "y", tag="step", tolerance=0.03, runner=runner)
+assert h.regression, h
+assert len(h.rows) == 30 and h.columns[:4] == ["commit", "sweeps", "n", "median"], h.columns
+cli = json.loads(subprocess.run([runner, "history", "--db", db, "--y", "y", "--tag", "step",
+                                 "--tolerance", "0.03", "--format", "json"],
+                                capture_output=True, text=True).stdout)
+assert [list(r.values()) for r in h.rows] == cli["rows"], (h.rows[:2], cli["rows"][:2])
+print(h.changes()[0]["commit"], runner_db.history(db, "y", tag="step", runner=runner,
+                                                  tolerance=0.2).regression)
+try:
+    runner_db.history(db, "nope", tag="step", runner=runner)
+except runner_db.RunnerError as e:
+    print(e)' "$DB" "$RUNNER"
+    expect_status 0
+    expect_equal "python history" "$(cat "$TMP/out")" "$short17 False
+runner: history: sweep 1, section 1 has no column nope"
+fi
 # the default tolerance (0.05) or one above the step: reported, exit 0
 # when the estimate is below it
 run "$RUNNER" history --y y --tag step --db "$DB" --tolerance 0.2

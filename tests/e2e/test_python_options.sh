@@ -35,6 +35,15 @@ except TypeError as e:
         "sweeps() got an unexpected keyword argument '${kw%%=*}' (the filters are name, script, tag, status, plugin, since, until)"
     expect_equal "frame(db, {$kw})" "$(sed -n 2p "$TMP/out")" "$(head -n 1 "$TMP/out")"
 done
+# history(...) takes the same filters, and refuses the rest the same way.
+run env PYTHONPATH="$PWD/python" RUNNER_BIN="$TMP/spy" "$PY" -c "
+import runner_db
+try:
+    runner_db.history('$DB', 'speedup', format='csv')
+except TypeError as e:
+    print(e)"
+expect_status 0
+expect_equal "history(format=)" "$(cat "$TMP/out")" "history() got an unexpected keyword argument 'format' (the filters are name, script, tag, status, plugin, since, until)"
 [ ! -e "$TMP/spied" ] || fail "runner was run with: $(cat "$TMP/spied")"
 run env PYTHONPATH="$PWD/python" RUNNER_BIN="$TMP/spy" "$PY" -c "
 import runner_db

@@ -81,7 +81,7 @@ sql "DELETE FROM fit_curve"
 start_serve
 expect_code "api/section/$section/answers?x=workers&y=round_s" 200
 expect_equal "a Lua fit without its curve" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([f["model"] for f in d["fits"]], d["notes"])' "$TMP/body")" \
-    "['walkthrough'] ['fit $lua_id: model walk_lua is not one this runner draws (amdahl, amdahl-time, gustafson, usl, usl-time, walkthrough, alpha-beta, power or linear)']"
+    "['walkthrough'] ['fit $lua_id: model walk_lua is not one this runner draws (amdahl, amdahl-time, gustafson, gustafson-time, usl, usl-time, walkthrough, alpha-beta, power or linear)']"
 stop_serve
 
 # runner rm takes the curve with the fit.

@@ -34,8 +34,41 @@ static void draw(gsl_rng *rng, size_t at, size_t at2)
     }
 }
 
+/* A long history with a clear step (1000 sweeps of 200 runs, 5 % up at
+ * sweep 501): many splits' p-values underflow to 0, and the first of
+ * them once won, naming a change at sweep 428 with a ratio of 1 beside
+ * the real one. Splits are ranked by log p: one change, at 500. */
+static void test_long_history(void)
+{
+    enum {
+        LONG = 1000,
+        LONG_RUNS = 200
+    };
+    static double base[LONG_RUNS], up[LONG_RUNS];
+    static const double *long_groups[LONG];
+    static size_t long_sizes[LONG];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 3);
+    for (size_t i = 0; i < LONG_RUNS; i++) {
+        base[i] = 1 + gsl_ran_gaussian(rng, 0.02);
+        up[i] = 1.05 * base[i];
+    }
+    gsl_rng_free(rng);
+    for (size_t g = 0; g < LONG; g++) {
+        long_groups[g] = g < LONG / 2 ? base : up;
+        long_sizes[g] = LONG_RUNS;
+    }
+    changepoint found[8];
+    size_t n = 0;
+    CHECK_INT_EQ(changepoint_find(long_groups, long_sizes, LONG, 0.01, 1000, found, 8, &n), 0);
+    CHECK_INT_EQ(n, 1);
+    CHECK_INT_EQ(n ? found[0].at : 0, LONG / 2);
+    CHECK(n && found[0].low <= 1.05 && 1.05 <= found[0].high);
+}
+
 int main(void)
 {
+    test_long_history();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     changepoint found[8];
     size_t n, named = 0, quiet = 0, both = 0;
