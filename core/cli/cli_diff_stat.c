@@ -5,6 +5,7 @@
 #include "base/exit_status.h"
 #include "cli_diff_int.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,108 @@ static void stat_rows_settle(stat_rows *x)
 {
     for (size_t i = 0; i < x->count; i++)
         x->rows[i].point = x->points.data + x->point_at[i];
+}
+
+/* --- the rows in the grid's order ----------------------------------------
+ * The scan meets points in the byte order of their parameters' text (the
+ * merge of the two sweeps' streams), which puts {"size":16} before
+ * {"size":2}. The rows are shown and stored by the parameters' values as
+ * typed instead: numbers numerically, text by its bytes, key by key in the
+ * point's own order; a plugin's rows stay together, in the order read. */
+
+/* JSON types in a fixed order, for values of different types. */
+static int json_rank(const json_t *v)
+{
+    return json_is_null(v)      ? 0
+           : json_is_boolean(v) ? 1
+           : json_is_number(v)  ? 2
+           : json_is_string(v)  ? 3
+                                : 4;
+}
+
+static int params_value_cmp(const json_t *x, const json_t *y)
+{
+    int rx = json_rank(x), ry = json_rank(y);
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    if (rx == 1)
+        return json_is_true(x) - json_is_true(y);
+    if (rx == 2) {
+        double a = json_number_value(x), b = json_number_value(y);
+        return a < b ? -1 : a > b;
+    }
+    if (rx == 3)
+        return strcmp(json_string_value(x), json_string_value(y));
+    return 0;
+}
+
+/* A point's parameters against another's; 0 when neither parses. */
+static int params_cmp(const json_t *a, const json_t *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    const char *key;
+    json_t *va;
+    json_object_foreach((json_t *)a, key, va)
+    {
+        const json_t *vb = json_object_get(b, key);
+        if (!vb)
+            return -1;
+        int c = params_value_cmp(va, vb);
+        if (c)
+            return c;
+    }
+    return json_object_size(a) < json_object_size(b) ? -1 : 0;
+}
+
+typedef struct stat_order {
+    size_t index;   /* the row's place as read */
+    json_t *params; /* its point's parameters (shared by the point's rows) */
+    const char *plugin;
+} stat_order;
+
+static int stat_order_cmp(const void *l, const void *r)
+{
+    const stat_order *x = l, *y = r;
+    int c = strcmp(x->plugin, y->plugin) ? 0 : params_cmp(x->params, y->params);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Puts the settled rows in their points' typed order; 0, or -1 out of
+ * memory (the rows then stay as read). */
+static int stat_rows_sort(stat_rows *x)
+{
+    size_t n = x->count;
+    stat_order *order = n ? calloc(n, sizeof *order) : NULL;
+    store_stat_diff_row *rows = n ? malloc(n * sizeof *rows) : NULL;
+    size_t *point_at = n ? malloc(n * sizeof *point_at) : NULL;
+    double(*shift)[3] = n ? malloc(n * sizeof *shift) : NULL;
+    int rc = n && (!order || !rows || !point_at || !shift) ? -1 : 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        order[i].index = i;
+        order[i].plugin = x->rows[i].plugin;
+        order[i].params = i && x->point_at[i] == x->point_at[i - 1]
+                              ? json_incref(order[i - 1].params)
+                              : json_loads(x->rows[i].point, 0, NULL);
+    }
+    if (rc == 0 && n) {
+        qsort(order, n, sizeof *order, stat_order_cmp);
+        for (size_t i = 0; i < n; i++) {
+            rows[i] = x->rows[order[i].index];
+            point_at[i] = x->point_at[order[i].index];
+            memcpy(shift[i], x->shift[order[i].index], sizeof shift[i]);
+        }
+        memcpy(x->rows, rows, n * sizeof *rows);
+        memcpy(x->point_at, point_at, n * sizeof *point_at);
+        memcpy(x->shift, shift, n * sizeof *shift);
+    }
+    for (size_t i = 0; order && i < n; i++)
+        json_decref(order[i].params);
+    free(order);
+    free(rows);
+    free(point_at);
+    free(shift);
+    return rc;
 }
 
 /* One plugin's --stat scan: the columns read, the point being gathered,
@@ -677,6 +780,10 @@ int diff_run_stat(const options_parsed *a, diff_job *job, store *s, store *write
         /* Stored before it is printed: a comparison that cannot be stored
          * is not shown as if it were. */
         stat_rows_settle(&out);
+        if (stat_rows_sort(&out) != 0)
+            status = cli_fail(NULL);
+    }
+    if (status == EXIT_OK) {
         store_stat_diff stored = { .sweep_a = job->a,
                                    .sweep_b = job->b,
                                    .tolerance_s = tolerance,

@@ -245,4 +245,33 @@ expect_equal "testkit's random, 3 a side" "$(fields column n_a n_b)" "random,3,3
 run "$RUNNER" diff 1 2 --stat --columns tag --db "$DB"
 expect_status 2
 expect_stderr "runner: diff --stat: column 'tag' of testkit is not numeric"
+# Rows in the points' typed order (x = 2, 10, 100 numerically, not as the
+# text 10, 100, 2), printed and stored alike; a point's columns together.
+wide=$(write_script wide.lua <<'LUA'
+sweep("testkit", { x = {2, 10, 100}, label = {"b", "a"}, rows = 3 }, { print = false })
+LUA
+)
+"$RUNNER" sweep "$wide" --db "$DB" --quiet 2>/dev/null
+"$RUNNER" sweep "$wide" --db "$DB" --quiet --seed 3 2>/dev/null
+run "$RUNNER" diff 3 4 --stat --columns random,y --db "$DB" --format csv
+[ "$status" -le 1 ] || fail "typed order: exit $status: $(cat "$TMP/err")"
+expect_equal "rows in typed order" "$(python3 -c '
+import csv, json, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    p = json.loads(r["point"])
+    print("%g" % p["x"], p["label"], r["column"])' "$TMP/out")" "2 a y
+2 a random
+2 b y
+2 b random
+10 a y
+10 a random
+10 b y
+10 b random
+100 a y
+100 a random
+100 b y
+100 b random"
+expect_sql "SELECT group_concat(printf('%g', json_extract(point, '$.x')) || json_extract(point, '$.label'), ' ')
+    FROM (SELECT point FROM stat_diff_row WHERE stat_diff_id = (SELECT max(id) FROM stat_diff)
+    AND column_name = 'y' ORDER BY position)" "2a 2b 10a 10b 100a 100b"
 finish
