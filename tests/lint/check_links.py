@@ -38,19 +38,21 @@ def objects(build):
     return sorted(seen.items())
 
 
-def symbols(path):
-    out = subprocess.run(["nm", "-P", path], capture_output=True, text=True, check=True).stdout
-    defined, used = set(), set()
+def symbols(paths):
+    """{object: (symbols it defines, symbols it uses)}, from one nm run."""
+    out = subprocess.run(["nm", "-P", "-A", *paths], capture_output=True, text=True, check=True).stdout
+    table = {path: (set(), set()) for path in paths}
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
+        head, _, rest = line.partition(": ")
+        parts = rest.split()
+        if head not in table or len(parts) < 2:
             continue
         name, kind = parts[0], parts[1]
         if kind == "U":
-            used.add(name)
+            table[head][1].add(name)
         elif kind.upper() in DEFINED and kind.isupper():
-            defined.add(name)
-    return defined, used
+            table[head][0].add(name)
+    return table
 
 
 def main(argv):
@@ -64,11 +66,10 @@ def main(argv):
         print(f"check_links: {e}", file=sys.stderr)
         return 2
     core = os.path.join(root, "core")
-    table = []
-    for rel, path in objects(build):
-        if not os.path.isfile(os.path.join(core, rel)):
-            continue  # generated (schema_sql.c, serve_asset_*.c)
-        table.append((rel, *symbols(path)))
+    # generated sources (schema_sql.c, serve_asset_*.c) are not under core/
+    compiled = [(rel, path) for rel, path in objects(build) if os.path.isfile(os.path.join(core, rel))]
+    found = symbols([path for _, path in compiled]) if compiled else {}
+    table = [(rel, *found[path]) for rel, path in compiled]
     if not table:
         print(f"check_links: no object file of core/ under {build}: build it first", file=sys.stderr)
         return 2
