@@ -1,6 +1,7 @@
 /* robust: Mann–Whitney U with R's Wilcoxon distribution (libRmath), the
  * bootstrap of a ratio of medians and Tukey's fences with GSL. */
 #include "robust.h"
+#include "analysis_int.h"
 
 #define MATHLIB_STANDALONE 1
 #include <Rmath.h>

@@ -38,12 +38,6 @@ typedef struct robust_mwu {
 /* Compares b with a; both need n >= 1. 0, or -1 (n = 0 or out of memory). */
 int robust_mwu_test(const double *a, size_t n_a, const double *b, size_t n_b, robust_mwu *out);
 
-/* The two-sided p-value of U = u_a for sides of m and n values whose
- * pooled ranks have the tie term sum(t^3 - t), by robust_mwu_test's rules
- * (exact when a side has at most 8 values and there are no ties). For
- * callers that rank once and try many splits (changepoint.c). */
-double robust_mwu_p(double u_a, double m, double n, double tie_term);
-
 /* The bootstrap of the ratio of medians, b's over a's. */
 #define ROBUST_BOOTSTRAP_RESAMPLES 10000
 #define ROBUST_BOOTSTRAP_SEED 20261206UL /* GSL's gsl_rng_mt19937 seeded with it */

@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "mpi/mpi_pool.h"
 
+#include "host_int.h"
 /* The point this thread is running inside run(), NULL otherwise. Only the
  * thread itself reads or writes it, so asking "is this call mine?" needs no
  * lock and cannot race with the owner (docs/plugin-abi.md, threads). */

@@ -10,6 +10,7 @@
 
 #include "base/util.h"
 
+#include "host_int.h"
 /* 1 when name is 1 to STORE_SERIES_NAME_MAX bytes of [A-Za-z0-9_.-]. */
 static int name_ok(const char *name)
 {

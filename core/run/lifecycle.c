@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "sweep.h"
 
+#include "run_int.h"
 struct lifecycle {
     lifecycle_config config;
     char script_sha256[DIGEST_HEX_SIZE];

@@ -19,6 +19,7 @@
 #include "exec/exec.h"
 #include "plugin/plugin.h"
 
+#include "run_int.h"
 /* The reorder window: slots per --jobs thread, at most and at least (the
  * values finished points may hold in it: sweep_point.c). */
 #define WINDOW_SLOTS_PER_JOB 128

@@ -17,6 +17,7 @@
 #include "exec/exec.h"
 #include "plugin/plugin.h"
 
+#include "run_int.h"
 const char *const sweepi_status_names[4] = { "ok", "failed", "crashed", "timeout" };
 
 int sweepi_stopping(const sweep_run *run)
