@@ -3,6 +3,7 @@
  * transactions: each batch's points of one section go in as one point_block
  * row (a JSON array) beside their result rows, so a point and its rows are
  * stored whole or not at all. */
+#include "base/bug.h"
 #include "base/point_run.h"
 #include "store_int.h"
 
@@ -741,6 +742,11 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
     if (point->artifacts &&
         storei_write_artifacts(s, point->sweep_id, point_id, point->artifacts, err) != 0)
         goto fail;
+    /* The batch state (store_int.h, "the batch and the open point block"):
+     * a point goes into the open batch, and a block holds ids in a row. */
+    RUNNER_BUG_IF(!s->in_batch, "a point was stored outside a batch");
+    RUNNER_BUG_IF(s->block_points && s->block_first_id + s->block_points != point_id,
+                  "the point block's ids are not in a row");
     block_append(s, point, point_id);
     s->next_point_id++;
     s->batch_points++;
