@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "base/log.h"
 #include "base/quote.h"
 #include "base/stop_signals.h"
 #include "base/table.h"
@@ -298,6 +299,22 @@ static int command_version(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* What the layers below print on stderr (base/log.h): RUNNER_LOG's level,
+ * or debug with --verbose. A bad RUNNER_LOG is refused before anything runs. */
+static int setup_log(const options_parsed *a)
+{
+    const char *env = getenv("RUNNER_LOG");
+    log_level lowest = LOG_LEVEL_INFO;
+    if (env && *env && log_parse_level(env, &lowest) != 0) {
+        cli_error("RUNNER_LOG=%s: expected debug, info or warn", env);
+        return EXIT_USAGE;
+    }
+    if (a->values[OPTION_VERBOSE].given)
+        lowest = LOG_LEVEL_DEBUG;
+    log_set_threshold(lowest);
+    return EXIT_OK;
+}
+
 int cli_main(int argc, char **argv)
 {
     numeric_init(); /* before any analysis: GSL's default handler aborts */
@@ -317,7 +334,7 @@ int cli_main(int argc, char **argv)
     int status = options_parse(command, argc, argv, &args);
     if (status == EXIT_OK && args.help)
         options_print_command_help(stdout, command);
-    else if (status == EXIT_OK)
+    else if (status == EXIT_OK && (status = setup_log(&args)) == EXIT_OK)
         status = command->run(&args);
     options_free(&args);
     mpi_pool_finish(status);

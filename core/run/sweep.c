@@ -14,12 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "exec/exec.h"
 #include "plugin/plugin.h"
-
 #include "run_int.h"
+
 /* The reorder window: slots per --jobs thread, at most and at least (the
  * values finished points may hold in it: sweep_point.c). */
 #define WINDOW_SLOTS_PER_JOB 128
@@ -210,6 +211,11 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     section_job job = { .run = run, .plugin = plugin, .grid = g, .count = grid_point_count(g) };
     int jobs;
     section_mode mode = plan_section(&job, &jobs);
+    static const char *const mode_names[] = { "here", "distributed over the ranks",
+                                              "collective on every rank" };
+    log_print(LOG_LEVEL_DEBUG, "section %d: %s, %llu points, %s on %d job%s, window %zu slots\n",
+              run->section_count + 1, plugin->name, (unsigned long long)job.count, mode_names[mode],
+              jobs, jobs == 1 ? "" : "s", job.window_size);
     int64_t section_id = 0;
     table *result = rows ? store_plugin_columns(plugin, options->title) : NULL;
     int rc = -1;

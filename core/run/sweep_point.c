@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "exec/exec.h"
 #include "plugin/plugin.h"
-
 #include "run_int.h"
+
 const char *const sweepi_status_names[4] = { "ok", "failed", "crashed", "timeout" };
 
 int sweepi_stopping(const sweep_run *run)
@@ -276,10 +277,10 @@ static void report_failure(const section_job *job, const finished_point *f, prog
 {
     char shown[1024]; /* stored as the plugin wrote it, shown on one line */
     progress_clear(bar);
-    fprintf(stderr, "runner: %s point %llu %s %s: %s\n", job->plugin->name,
-            (unsigned long long)f->index, f->canonical,
-            strcmp(f->status, "timeout") == 0 ? "timed out" : f->status,
-            util_printable(f->error, shown, sizeof shown));
+    log_print(LOG_LEVEL_WARN, "runner: %s point %llu %s %s: %s\n", job->plugin->name,
+              (unsigned long long)f->index, f->canonical,
+              strcmp(f->status, "timeout") == 0 ? "timed out" : f->status,
+              util_printable(f->error, shown, sizeof shown));
 }
 
 /* After a failed point: whether the failed points so far stop the sweep
