@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "robust.h"
+#include "analysis_int.h"
 
 typedef struct seg_work {
     const double *const *groups;

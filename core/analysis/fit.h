@@ -160,13 +160,6 @@ typedef struct fit_columns {
     const char *x, *y, *by, *weights;
 } fit_columns;
 
-/* Reads the columns of every row of the section, grouped by `by`. Refuses
- * (-1, *err one line) a column the section lacks, listing its columns, and
- * one that is not numeric (x, y, weights). *out: fit_group_set_free. */
-int fit_groups_load(store *s, int64_t section_id, const fit_columns *columns, fit_group_set *out,
-                    char **err);
-void fit_group_set_free(fit_group_set *set); /* accepts NULL */
-
 /* --- answering for a section (fit_answer.c) ------------------------------ */
 
 /* The question: a section (its sweep and ordinal name it in messages), a

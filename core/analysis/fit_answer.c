@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "analysis_int.h"
 
 void fit_answer_clear(fit_answer *a)
 {

@@ -10,6 +10,7 @@
 #include "base/budget.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "analysis_int.h"
 
 void fit_group_set_free(fit_group_set *set)
 {

@@ -2,6 +2,7 @@
  * bootstrap of a ratio of medians and Tukey's fences with GSL, the
  * Hodges–Lehmann shift and a median's order-statistic interval. */
 #include "robust.h"
+#include "analysis_int.h"
 
 #define MATHLIB_STANDALONE 1
 #include <Rmath.h>

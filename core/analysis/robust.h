@@ -38,17 +38,6 @@ typedef struct robust_mwu {
 /* Compares b with a; both need n >= 1. 0, or -1 (n = 0 or out of memory). */
 int robust_mwu_test(const double *a, size_t n_a, const double *b, size_t n_b, robust_mwu *out);
 
-/* The two-sided p-value of U = u_a for sides of m and n values whose
- * pooled ranks have the tie term sum(t^3 - t), by robust_mwu_test's rules
- * (exact when a side has at most 8 values and there are no ties). For
- * callers that rank once and try many splits (changepoint.c). */
-double robust_mwu_p(double u_a, double m, double n, double tie_term);
-/* Its natural logarithm, from R's log-scale tails (pwilcox, pnorm with
- * log_p): finite where the p-value itself underflows to 0 (z past 38), so
- * splits of a long history stay ordered by their evidence
- * (changepoint.c). */
-double robust_mwu_log_p(double u_a, double m, double n, double tie_term);
-
 /* The Hodges–Lehmann shift of b against a: the median of the m n
  * differences b_j - a_i, and its distribution-free interval, the
  * differences of ranks C and m n + 1 - C once sorted (Hollander & Wolfe,

@@ -12,6 +12,7 @@
 
 #include "base/budget.h"
 #include "base/util.h"
+#include "analysis_int.h"
 
 #define DEFAULT_BOOTSTRAP 1000
 #define DEFAULT_CONFIDENCE 0.95

@@ -43,13 +43,6 @@ typedef struct sensitivity_result {
     sensitivity_index *indices; /* d entries, malloc'd (sensitivity_result_clear) */
 } sensitivity_result;
 
-/* The indices from y, the outputs of a design's points in its order
- * (n_base * (d + 2) values, all finite). Returns 0 with *out, or -1 with
- * *err one line: fewer than 2 blocks, y constant over A and B. */
-int sensitivity_estimate(const double *y, size_t n_base, size_t d,
-                         const sensitivity_options *options, sensitivity_result *out, char **err);
-void sensitivity_result_clear(sensitivity_result *r); /* accepts NULL */
-
 /* --- reading a section (sensitivity_data.c) ------------------------------ */
 
 /* A stored Saltelli section: the parameters that vary (in name order, the
@@ -64,15 +57,6 @@ typedef struct sensitivity_data {
     size_t excluded; /* blocks with NaN, inf or NULL y */
     size_t rows;     /* rows read */
 } sensitivity_data;
-
-/* Reads y and the parameters of every row of the section and checks that
- * the rows are a Saltelli design (design.saltelli's layout, one row per
- * point). Refuses (-1, *err one line): no such column, not numeric, a
- * section that is not such a design (naming the first row that breaks
- * it), no parameter varies. *out: sensitivity_data_free. */
-int sensitivity_load(store *s, int64_t section_id, const char *y_column, sensitivity_data *out,
-                     char **err);
-void sensitivity_data_free(sensitivity_data *d); /* accepts NULL */
 
 /* --- answering for a section (sensitivity_data.c) ------------------------ */
 

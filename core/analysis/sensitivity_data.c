@@ -10,6 +10,7 @@
 #include "base/budget.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "analysis_int.h"
 
 void sensitivity_data_free(sensitivity_data *d)
 {

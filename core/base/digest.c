@@ -19,6 +19,7 @@
 
 #include "exit_status.h"
 #include "lazylib.h"
+#include "log.h"
 
 /* The libcrypto functions this file calls, by their own names. */
 typedef struct crypto_api {
@@ -76,7 +77,7 @@ static void crypto_load(void)
     };
     char *err = NULL;
     if (lazylib_load(&crypto_state, &spec, &crypto, &err) != 0) {
-        fprintf(stderr, "runner: %s\n", err ? err : "out of memory");
+        log_print(LOG_LEVEL_ERROR, "runner: %s\n", err ? err : "out of memory");
         exit(EXIT_USAGE);
     }
     atomic_store_explicit(&crypto_ready, 1, memory_order_release);

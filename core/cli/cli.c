@@ -1,4 +1,5 @@
-/* cli: the commands, `runner --help`, and what the commands share. Exit
+/* cli: the commands and `runner --help` (what the commands share, errors,
+ * stop signals and opening a sweep: cli_common.c). Exit
  * statuses are a documented contract (exit_status.h, docs/cli.md); the
  * options come from options.def. */
 #include "base/exit_status.h"
@@ -14,13 +15,12 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "base/log.h"
 #include "base/quote.h"
 #include "base/stop_signals.h"
 #include "base/table.h"
 #include "mpi/mpi_pool.h"
 #include "selector.h"
-
-volatile sig_atomic_t cli_stop_requested = 0;
 
 /* The commands in the order help lists them. */
 static const options_command cli_commands[] = {
@@ -134,176 +134,6 @@ static void print_usage(FILE *out)
     fputs(usage_outro, out);
 }
 
-/* How many stop signals arrived. A process-directed signal goes to any
- * thread that does not block it, so two signals sent together can run the
- * handler on two threads at once: a check of cli_stop_requested then a set
- * let both see "first" (SIGTERM on the main thread, SIGINT on the lease
- * thread, 0.1 ms apart: test_isolate hung under ASan). One atomic
- * increment decides which is first; lock-free, so async-signal-safe. */
-static atomic_uint stop_signals_seen;
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop-signal counter must be lock-free");
-
-/* First Ctrl-C: finish the running point, commit, exit 130. Second: leave
- * at once; SQLite's journal keeps the database consistent. The line says
- * so, since the first one's line may never come (write(2): the only output
- * a handler may do). */
-static void on_signal(int signo)
-{
-    (void)signo;
-    if (atomic_fetch_add(&stop_signals_seen, 1) > 0) {
-        static const char line[] =
-            "runner: interrupted twice; stopped at once, keeping what was committed\n";
-        ssize_t written = write(STDERR_FILENO, line, sizeof line - 1);
-        (void)written;
-        _exit(EXIT_INTERRUPTED);
-    }
-    cli_stop_requested = 1;
-}
-
-void cli_install_signal_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    /* On one thread, each blocks the others while it runs (the counter
-     * above orders handlers on different threads). SIGHUP, Slurm's SIGUSR1
-     * and SIGXCPU are the same request (base/stop_signals.h). */
-    stop_signals_fill(&sa.sa_mask);
-    for (int i = 0; i < STOP_SIGNALS_COUNT; i++)
-        sigaction(stop_signals_list[i], &sa, NULL);
-}
-
-void cli_error(const char *fmt, ...)
-{
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int len = vsnprintf(NULL, 0, fmt, ap);
-    char *message = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (message)
-        vsnprintf(message, (size_t)len + 1, fmt, again);
-    va_end(again);
-    va_end(ap);
-    char *shown = message ? quote_terminal(message) : NULL;
-    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
-    free(shown);
-    free(message);
-}
-
-void cli_error_lines(const char *fmt, ...)
-{
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int len = vsnprintf(NULL, 0, fmt, ap);
-    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (text)
-        vsnprintf(text, (size_t)len + 1, fmt, again);
-    va_end(again);
-    va_end(ap);
-    for (char *line = text; line;) {
-        char *end = strchr(line, '\n');
-        if (end)
-            *end = '\0';
-        char *shown = quote_terminal(line);
-        fprintf(stderr, "%s\n", shown ? shown : "out of memory");
-        free(shown);
-        line = end ? end + 1 : NULL;
-    }
-    if (!text)
-        fprintf(stderr, "runner: out of memory\n");
-    free(text);
-}
-
-int cli_fail(char *err)
-{
-    /* names, selectors and values inside it reach a terminal: escaped */
-    char *shown = err ? quote_terminal(err) : NULL;
-    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
-    free(shown);
-    free(err);
-    return EXIT_USAGE;
-}
-
-int cli_open_existing(const char *path, store **s, int for_writing)
-{
-    struct stat st;
-    char *err = NULL;
-    if (stat(path, &st) != 0) {
-        cli_error("%s: no such database (run 'runner sweep' first, or pass --db)", path);
-        return EXIT_USAGE;
-    }
-    if ((for_writing ? store_open(path, s, &err) : store_open_read(path, s, &err)) != 0)
-        return cli_fail(err);
-    return EXIT_OK;
-}
-
-int cli_resolve_sweep(store *s, const char *arg, int64_t *sweep_id)
-{
-    sweep_selector sel;
-    char *err = NULL;
-    int rc = selector_parse(arg, &sel, &err);
-    if (rc == 0)
-        rc = selector_resolve(s, &sel, arg, sweep_id, &err);
-    selector_clear(&sel);
-    return rc == 0 ? EXIT_OK : cli_fail(err);
-}
-
-int cli_open_sweep(const options_parsed *args, store **s, int64_t *sweep_id, int64_t **ids,
-                   size_t *count)
-{
-    return cli_open_sweep_as(args, 0, s, sweep_id, ids, count);
-}
-
-/* An answer (fit, pareto, sensitivity) on a sweep still running covers the
- * points stored so far: one line says so, the sweep's status judged as
- * every reader judges it (lease_judge, through the store's digest). */
-static int note_running(store *s, const char *command, int64_t sweep_id, char **err)
-{
-    store_sweep_digest d = { 0 };
-    if (store_sweep_digest_read(s, sweep_id, &d, err) != 0)
-        return -1;
-    if (d.status && strcmp(d.status, "running") == 0)
-        cli_error("%s: note: sweep %" PRId64 " is still running; this answer covers the %" PRId64
-                  " point%s stored so far",
-                  command, sweep_id, d.points_ok, d.points_ok == 1 ? "" : "s");
-    store_sweep_digest_clear(&d);
-    return 0;
-}
-
-int cli_open_sweep_as(const options_parsed *args, int for_writing, store **s, int64_t *sweep_id,
-                      int64_t **ids, size_t *count)
-{
-    char *err = NULL;
-    int last = 0;
-    *s = NULL;
-    *ids = NULL;
-    *count = 0;
-    int status = options_resolve_sweep(args->command, args->positional, 1, sweep_id, &last);
-    if (status != EXIT_OK || (status = cli_open_existing(args->db_path, s, for_writing)) != EXIT_OK)
-        return status;
-    if ((status = cli_resolve_sweep(*s, args->positional, sweep_id)) != EXIT_OK)
-        goto done;
-    if (store_sweep_sections(*s, *sweep_id, ids, count, &err) != 0)
-        goto fail;
-    if (*count > 0 && for_writing && note_running(*s, args->command, *sweep_id, &err) != 0)
-        goto fail;
-    if (*count > 0)
-        return EXIT_OK;
-    cli_error("%s: no sweep %s with stored sections; 'runner sweeps' lists them", args->db_path,
-              args->positional);
-    status = EXIT_USAGE;
-    goto done;
-fail:
-    status = cli_fail(err);
-done:
-    free(*ids);
-    *ids = NULL;
-    store_close(*s);
-    *s = NULL;
-    return status;
-}
-
 static const options_command *find_command(const char *name)
 {
     for (size_t i = 0; i < CLI_COMMAND_COUNT; i++)
@@ -346,6 +176,22 @@ static int command_version(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* What the layers below print on stderr (base/log.h): RUNNER_LOG's level,
+ * or debug with --verbose. A bad RUNNER_LOG is refused before anything runs. */
+static int setup_log(const options_parsed *a)
+{
+    const char *env = getenv("RUNNER_LOG");
+    log_level lowest = LOG_LEVEL_INFO;
+    if (env && *env && log_parse_level(env, &lowest) != 0) {
+        cli_error("RUNNER_LOG=%s: expected debug, info or warn", env);
+        return EXIT_USAGE;
+    }
+    if (a->values[OPTION_VERBOSE].given)
+        lowest = LOG_LEVEL_DEBUG;
+    log_set_threshold(lowest);
+    return EXIT_OK;
+}
+
 int cli_main(int argc, char **argv)
 {
     numeric_init(); /* before any analysis: GSL's default handler aborts */
@@ -365,7 +211,7 @@ int cli_main(int argc, char **argv)
     int status = options_parse(command, argc, argv, &args);
     if (status == EXIT_OK && args.help)
         options_print_command_help(stdout, command);
-    else if (status == EXIT_OK)
+    else if (status == EXIT_OK && (status = setup_log(&args)) == EXIT_OK)
         status = command->run(&args);
     options_free(&args);
     mpi_pool_finish(status);

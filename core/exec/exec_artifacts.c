@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "base/digest.h"
+#include "base/log.h"
 #include "base/util.h"
 
 /* Adds name's bytes (taken: data is freed on failure too) unless the
@@ -109,10 +110,10 @@ void exec_keep_within_sweep_cap(const runner_plugin *plugin, uint64_t index, art
             at = &a->next;
             continue;
         }
-        fprintf(stderr,
-                "runner: %s: warning: point %llu: artifact '%s' (%zu bytes) not kept: "
-                "the sweep's artifacts would pass artifact_sweep_max_bytes\n",
-                plugin->name, (unsigned long long)index, a->name, a->size);
+        log_print(LOG_LEVEL_WARN,
+                  "runner: %s: warning: point %llu: artifact '%s' (%zu bytes) not kept: "
+                  "the sweep's artifacts would pass artifact_sweep_max_bytes\n",
+                  plugin->name, (unsigned long long)index, a->name, a->size);
         *at = a->next;
         a->next = NULL;
         artifact_list_free(a);

@@ -17,6 +17,7 @@
 #endif
 
 #include "base/exit_status.h"
+#include "base/log.h"
 #include "base/provenance.h"
 #include "base/util.h"
 
@@ -240,8 +241,9 @@ int mpi_pool_start(volatile sig_atomic_t *stop, char **err)
                          "--mpi=pmix (docs/mpi.md)",
                          size, pool.size);
     if (provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "runner: this MPI library runs no second thread (MPI_THREAD_MULTIPLE), so "
-                        "a dead rank is noticed only by the launcher (docs/mpi.md)\n");
+        log_print(LOG_LEVEL_WARN,
+                  "runner: this MPI library runs no second thread (MPI_THREAD_MULTIPLE), so "
+                  "a dead rank is noticed only by the launcher (docs/mpi.md)\n");
         return 0;
     }
     return pool.size > 1 ? live_start(stop, err) : 0;
@@ -295,8 +297,8 @@ static void live_lose(int rank, const char *what)
                  what, pool.rank, live_host(pool.rank));
     int was_stopping = live.stop && *live.stop;
     if (!was_stopping)
-        fprintf(stderr, "runner: %s%s\n", live.why,
-                pool.rank == 0 ? "; ending the sweep, the points done are stored" : "");
+        log_print(LOG_LEVEL_ERROR, "runner: %s%s\n", live.why,
+                  pool.rank == 0 ? "; ending the sweep, the points done are stored" : "");
     /* The stop flag is the one every loop of a sweep watches (a signal
      * handler sets it elsewhere); a plain store from this thread is seen
      * there within a poll. */
@@ -342,8 +344,9 @@ static void *live_thread(void *unused)
             stop_seen = now;
         if (leaving && now - stop_seen > LIVE_WORKER_EXIT_S) {
             if (!atomic_load(&live.finishing))
-                fprintf(stderr, "runner: rank %d on %s: its point did not stop; leaving\n",
-                        pool.rank, live_host(pool.rank));
+                log_print(LOG_LEVEL_WARN,
+                          "runner: rank %d on %s: its point did not stop; leaving\n", pool.rank,
+                          live_host(pool.rank));
             _Exit(EXIT_INTERRUPTED);
         }
         for (;;) {

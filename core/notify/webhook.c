@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "base/digest.h"
+#include "base/log.h"
 #include "base/util.h"
 #include "curl_lazy.h"
 
@@ -449,16 +450,16 @@ webhook_outcome webhook_send_summary(store *s, int64_t id, int64_t sweep_id, con
     webhook_url_display(t->url, where, sizeof where);
     webhook_outcome outcome = webhook_deliver(s, id, t, &message);
     if (outcome == WEBHOOK_DELIVERED && !message)
-        fprintf(stderr, "runner: summary of sweep %lld delivered to %s\n", (long long)sweep_id,
-                where);
+        log_print(LOG_LEVEL_INFO, "runner: summary of sweep %lld delivered to %s\n",
+                  (long long)sweep_id, where);
     else if (outcome == WEBHOOK_DELIVERED)
-        fprintf(stderr, "runner: warning: summary of sweep %lld delivered to %s: %s\n",
-                (long long)sweep_id, where, message);
+        log_print(LOG_LEVEL_WARN, "runner: warning: summary of sweep %lld delivered to %s: %s\n",
+                  (long long)sweep_id, where, message);
     else
-        fprintf(stderr,
-                "runner: warning: summary of sweep %lld not delivered to %s: %s; it "
-                "stays in the outbox of %s for 'runner notify'\n",
-                (long long)sweep_id, where, message ? message : "failed", db_path);
+        log_print(LOG_LEVEL_WARN,
+                  "runner: warning: summary of sweep %lld not delivered to %s: %s; it "
+                  "stays in the outbox of %s for 'runner notify'\n",
+                  (long long)sweep_id, where, message ? message : "failed", db_path);
     free(message);
     return outcome;
 }

@@ -15,6 +15,7 @@
 #include "base/exit_status.h"
 #include "base/util.h"
 #include "host.h"
+#include "host_int.h"
 
 /* A plugin may call exit() in several threads at once (every --jobs worker
  * running a point that exits). exit() takes each registered handler off

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "base/log.h"
 #include "base/util.h"
 #include "mpi/mpi_pool.h"
+#include "host_int.h"
 
 /* The point this thread is running inside run(), NULL otherwise. Only the
  * thread itself reads or writes it, so asking "is this call mine?" needs no
@@ -208,7 +210,7 @@ __attribute__((format(printf, 3, 4))) static void log_message(runner_point *p,
                                                               const char *fmt, ...)
 {
     static const char *const level_names[] = { "debug", "info", "warning" };
-    if (level == RUNNER_LOG_DEBUG && !getenv("RUNNER_DEBUG"))
+    if (level == RUNNER_LOG_DEBUG && !getenv("RUNNER_DEBUG") && !log_enabled(LOG_LEVEL_DEBUG))
         return;
     char buf[1024];
     va_list ap;
@@ -216,7 +218,8 @@ __attribute__((format(printf, 3, 4))) static void log_message(runner_point *p,
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     const char *name = (unsigned)level <= RUNNER_LOG_WARNING ? level_names[level] : "log";
-    fprintf(stderr, "runner: %s: %s: %s\n", p->plugin->name, name, buf);
+    log_print(level == RUNNER_LOG_WARNING ? LOG_LEVEL_WARN : LOG_LEVEL_INFO, "runner: %s: %s: %s\n",
+              p->plugin->name, name, buf);
 }
 
 static uint64_t seed_of(runner_point *p) { return p->seed; }

@@ -56,17 +56,12 @@ const runner_host *host_table(void);
  * the samples runner takes (sys.*, gpu.*) have a cap of their own. */
 #define HOST_SERIES_MAX_PER_POINT 100000
 
-/* host->series, from the thread running p. */
-int host_series(runner_point *p, const char *name, double step, double value);
 /* A value runner records itself (a command's progress line, a sample):
  * reserved names allowed when sample is 1. Counts refusals like
  * host_series. Any thread that owns p for the moment. */
 int host_series_add(runner_point *p, const char *name, double step, double value, int sample);
 /* Notes a malformed progress line of a command (counted, said at the end). */
 void host_series_refuse(runner_point *p, const char *why);
-/* At the end of p: its warnings (cap reached, values refused) on stderr,
- * its point_system row when sampling is on. */
-void host_series_point_end(runner_point *p, double wall_s, double thread_cpu_s);
 
 /* Prepares p for running plugin on params with the given seed, as rank 0 of
  * 1. Returns 0 or -1 (no memory). Reuse with host_point_reset; release with
@@ -83,12 +78,5 @@ void host_point_free(runner_point *p);
  * with a message naming the call; so does one that arrives between two runs
  * on the same runner_point, failing the next. */
 int host_run_point(runner_point *p);
-
-/* For exit_guard, which runs inside exit() in whatever thread called it:
- * the point this thread is running (NULL outside run()), how many points
- * this process is running now, and the plugin that entered run() last. */
-const runner_point *host_running_point(void);
-int host_points_running(void);
-const char *host_last_plugin_name(void);
 
 #endif

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/util.h"
+#include "host_int.h"
 
 /* 1 when name is 1 to STORE_SERIES_NAME_MAX bytes of [A-Za-z0-9_.-]. */
 static int name_ok(const char *name)
@@ -78,11 +80,11 @@ void host_series_point_end(runner_point *p, double wall_s, double thread_cpu_s)
         return;
     const char *who = p->plugin->name;
     if (p->series_dropped)
-        fprintf(stderr,
-                "runner: %s: warning: point %llu: %llu series values dropped: a point keeps at "
-                "most %d values, and as many samples\n",
-                who, (unsigned long long)p->index, (unsigned long long)p->series_dropped,
-                HOST_SERIES_MAX_PER_POINT);
+        log_print(LOG_LEVEL_WARN,
+                  "runner: %s: warning: point %llu: %llu series values dropped: a point keeps at "
+                  "most %d values, and as many samples\n",
+                  who, (unsigned long long)p->index, (unsigned long long)p->series_dropped,
+                  HOST_SERIES_MAX_PER_POINT);
     if (p->series_bad)
         fprintf(
             stderr,

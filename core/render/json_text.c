@@ -7,6 +7,7 @@
 
 #include "base/realtext.h"
 #include "base/util.h"
+#include "render_int.h"
 
 size_t json_text_real(double x, char *buf)
 {

@@ -29,9 +29,4 @@ void json_text_string(strbuf *b, const char *text);
 /* Appends one cell: value_to_json_shown's value as JSON text (NULL: null). */
 void json_text_value(strbuf *b, const value *v);
 
-/* Writes one cell's json_text_value text into buf (size bytes, no NUL)
- * and returns its length; 0 when it does not fit or is text that needs
- * escaping or checking (json_text_value then). */
-size_t json_text_cell(const value *v, char *buf, size_t size);
-
 #endif

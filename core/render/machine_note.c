@@ -6,6 +6,7 @@
 
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "render_int.h"
 
 int machine_note_fields(store *s, int64_t a, int64_t b, char **fields, int64_t *missing, char **err)
 {

@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "json_text.h"
+#include "render_int.h"
 
 int output_parse_format(const char *name, output_format *format)
 {

@@ -20,9 +20,6 @@ int output_parse_format(const char *name, output_format *format);
  * names, cells) is escaped for the terminal by util_printable: control
  * characters and bytes that are not UTF-8 as \n, \xNN. */
 void output_table_text(FILE *out, const table *t);
-/* The same, printing at most max_rows rows and a line saying how many more
- * there are. */
-void output_table_text_head(FILE *out, const table *t, size_t max_rows);
 /* CSV with a header row of column names; reals with 17 significant digits
  * so the numbers round-trip; NaN, inf, -inf spelled out; text byte for byte
  * as stored (also when it is not UTF-8). */

@@ -10,6 +10,7 @@
 
 #include "base/util.h"
 #include "section_columns.h"
+#include "render_int.h"
 
 #define DEFAULT_WIDTH 800 /* plot.c's */
 

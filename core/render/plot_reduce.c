@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "render_int.h"
 
 void plot_reduce_lines(plot_point *points, size_t *count, size_t group_count, size_t *kept,
                        plot_reduction *out)

@@ -41,13 +41,6 @@ void plot_reduce_lines(plot_point *points, size_t *count, size_t group_count, si
 void plot_reduce_points(plot_point *points, size_t *count, int logx, int width,
                         plot_reduction *out);
 
-/* The x-columns per line plot_reduce_points uses for lines_drawn lines
- * (at least 1, at most width when width > 0). */
-size_t plot_reduce_column_count(size_t lines_drawn, int width);
-/* The x-column of x (log10 x when logx) among columns spanning x_min to
- * x_min + span (in log10 when logx). */
-size_t plot_reduce_column_of(double x, int logx, double x_min, double span, size_t columns);
-
 /* "12 of 200 lines drawn (evenly spaced by jitter), and 6000 of 200000
  * points (lowest and highest y in each of 250 x-columns per line)", or NULL
  * when nothing was reduced. by names the grouping column (NULL: none).

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "plot.h"
@@ -578,7 +579,8 @@ static void write_plot(report_ctx *r, const section_read *sr, int64_t section_id
               r->out);
     } else if (rc != 0) {
         r->plot_failures++;
-        fprintf(stderr, "runner: report: section %zu: %s\n", ordinal, err ? err : "plot failed");
+        log_print(LOG_LEVEL_WARN, "runner: report: section %zu: %s\n", ordinal,
+                  err ? err : "plot failed");
         fputs("<p class=\"note\">No plot: ", r->out);
         H(err);
         fputs("</p>\n", r->out);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/util.h"
 #include "plot.h"
 #include "plot_fit.h"
@@ -86,8 +87,8 @@ static void write_plot(FILE *out, store *s, int64_t sweep_id, int64_t section_id
     if (rc == PLOT_NO_GNUPLOT) {
         *gnuplot_missing = 1;
     } else if (rc != 0) {
-        fprintf(stderr, "runner: report: section %zu, fit %" PRId64 ": %s\n", ordinal,
-                fits->first_id, err ? err : "plot failed");
+        log_print(LOG_LEVEL_WARN, "runner: report: section %zu, fit %" PRId64 ": %s\n", ordinal,
+                  fits->first_id, err ? err : "plot failed");
         fputs("<p class=\"note\">No plot of the fit: ", out);
         H(err);
         fputs("</p>\n", out);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "render_int.h"
 
 static int add_named_columns(table *t, const table *cols, const char *const *names, size_t count)
 {

@@ -18,10 +18,4 @@
 int section_columns_load(store *s, int64_t section_id, const char *plugin, const table *cols,
                          const char *const *names, size_t count, table **out, char **err);
 
-/* A new table titled like cols with the columns named in names[0 ..
- * count) as section_columns_load chooses them, and no rows. 0, or -1 with
- * *err. */
-int section_columns_head(const table *cols, const char *const *names, size_t count, table **out,
-                         char **err);
-
 #endif

@@ -7,6 +7,7 @@
 
 #include "base/realtext.h"
 #include "section_view.h"
+#include "render_int.h"
 
 static int compare_double(const void *a, const void *b)
 {

@@ -30,11 +30,6 @@
  * values is reordered (sorted). */
 int table_view_digits(double *values, size_t count);
 
-/* digits[c] for every real column of cols from facts' distinct values
- * (OUTPUT_DIGITS where a column has more than FACTS_DISTINCT_CAP of them,
- * so not all are known). */
-void table_view_digits_of_facts(const table *cols, const table_facts *facts, int *digits);
-
 /* A stored section's layout, widened over every row at OUTPUT_DIGITS,
  * given the digits of table_view_digits_of_facts (digits: column_count
  * ints, the caller's, borrowed by the layout until it is cleared). */

@@ -15,6 +15,7 @@
 #include "base/digest.h"
 #include "base/exit_status.h"
 #include "base/lease.h"
+#include "base/log.h"
 #include "base/machine.h"
 #include "base/netfs.h"
 #include "base/provenance.h"
@@ -27,6 +28,7 @@
 #include "render/render.h"
 #include "store/store.h"
 #include "sweep.h"
+#include "run_int.h"
 
 struct lifecycle {
     lifecycle_config config;
@@ -107,8 +109,8 @@ static void start_run(lifecycle *lc, uint64_t seed)
     /* Series are an addition: a writer that cannot open costs them only. */
     char *err = NULL;
     if (store_series_open(lc->config.options->db_path, &lc->run.series, &err) != 0) {
-        fprintf(stderr, "runner: warning: no series will be kept: %s\n",
-                err ? err : "out of memory");
+        log_print(LOG_LEVEL_WARN, "runner: warning: no series will be kept: %s\n",
+                  err ? err : "out of memory");
         free(err);
     }
 }
@@ -118,7 +120,7 @@ static void close_series(lifecycle *lc)
 {
     char *err = NULL;
     if (store_series_close(lc->run.series, &err) != 0)
-        fprintf(stderr, "runner: warning: %s\n", err ? err : "cannot store series");
+        log_print(LOG_LEVEL_WARN, "runner: warning: %s\n", err ? err : "cannot store series");
     free(err);
     lc->run.series = NULL;
 }
@@ -212,10 +214,10 @@ static char *requeue_refusal(const lifecycle *lc, int64_t id, const process_iden
         free(refusal);
         char job[72];
         lease_job_text(&lease, job, sizeof job);
-        fprintf(stderr,
-                "runner: sweep %lld: an earlier run of %s on host %s holds its lease; "
-                "waiting %.1f s for it to expire\n",
-                (long long)id, job, recorded.host[0] ? recorded.host : "?", wait_s);
+        log_print(LOG_LEVEL_WARN,
+                  "runner: sweep %lld: an earlier run of %s on host %s holds its lease; "
+                  "waiting %.1f s for it to expire\n",
+                  (long long)id, job, recorded.host[0] ? recorded.host : "?", wait_s);
         /* A little past the expiry, so that this host's clock agrees. */
         util_nap_s(wait_s + 0.05);
     }
@@ -388,12 +390,12 @@ int lifecycle_begin(lifecycle *lc, const char *options_json, const char *overrid
     /* Said, not refused: one process alone on such a file is fine. */
     const char *netfs = netfs_name(c->db_path);
     if (netfs)
-        fprintf(stderr,
-                "runner: warning: %s is on %s, where SQLite's locks do not hold between hosts: "
-                "if processes on several nodes write it, give each node its own database on "
-                "local disk and merge them, as 'runner slurm' does (docs/guarantees.md, "
-                "\"Where databases live\")\n",
-                c->db_path, netfs);
+        log_print(LOG_LEVEL_WARN,
+                  "runner: warning: %s is on %s, where SQLite's locks do not hold between hosts: "
+                  "if processes on several nodes write it, give each node its own database on "
+                  "local disk and merge them, as 'runner slurm' does (docs/guarantees.md, "
+                  "\"Where databases live\")\n",
+                  c->db_path, netfs);
     process_identity self;
     process_identity_self(&self);
     sweep_lease mine = { .renewed_at_s = util_now(),
@@ -653,7 +655,7 @@ static void judge_machine(lifecycle *lc, const runner_plugin *plugin)
     int jobs = lc->config.options->jobs, cap = exec_max_jobs(plugin);
     char *warning = machine_facts_warning(m, cap > 0 && cap < jobs ? cap : jobs);
     if (warning)
-        fprintf(stderr, "%s\n", warning);
+        log_print(LOG_LEVEL_WARN, "%s\n", warning);
     free(warning);
     machine_facts_clear(&here);
 }
@@ -764,8 +766,8 @@ char *lifecycle_summary_line(const lifecycle *lc)
 static int deliver_summary(lifecycle *lc, store_outbox_request *outbox)
 {
     if (outbox->error) {
-        fprintf(stderr, "runner: warning: no webhook summary for sweep %lld: %s\n",
-                (long long)lc->run.sweep_id, outbox->error);
+        log_print(LOG_LEVEL_WARN, "runner: warning: no webhook summary for sweep %lld: %s\n",
+                  (long long)lc->run.sweep_id, outbox->error);
         return 0;
     }
     if (!outbox->id)
@@ -818,14 +820,14 @@ int lifecycle_end(lifecycle *lc, lifecycle_ending ending)
         char load[64];
         machine_load_average(load, sizeof load);
         if (store_sweep_machine_set(lc->store, lc->run.sweep_id, "load_end", load, &err) != 0) {
-            fprintf(stderr, "runner: warning: %s\n", err);
+            log_print(LOG_LEVEL_WARN, "runner: warning: %s\n", err);
             free(err);
             err = NULL;
         }
     }
     if (store_sweep_end_with_outbox(lc->store, lc->run.sweep_id, sweep_status_of(status), ended_at,
                                     c->webhook ? &outbox : NULL, &err) != 0) {
-        fprintf(stderr, "runner: %s\n", err);
+        log_print(LOG_LEVEL_ERROR, "runner: %s\n", err);
         free(err);
         status = EXIT_USAGE;
     }

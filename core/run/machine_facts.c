@@ -8,6 +8,7 @@
 #include "base/strbuf.h"
 #include "notify/notify.h"
 #include "store/store.h"
+#include "run_int.h"
 
 int machine_facts_read(machine_facts *m, const char *lua_version)
 {

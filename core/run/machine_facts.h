@@ -11,9 +11,5 @@
  * sqlite, lua (lua_version; NULL: unknown), gsl, libcurl_headers and
  * load_start. Returns 0, or -1 when out of memory. */
 int machine_facts_read(machine_facts *m, const char *lua_version);
-/* "runner: warning: ..." without "\n" when m is not fit to measure on
- * with jobs points at once (machine_judge's noisy findings); NULL when it
- * is fit, or out of memory. malloc'd. */
-char *machine_facts_warning(const machine_facts *m, int jobs);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "base/util.h"
+#include "run_int.h"
 
 static int parse_number(const char *p, const char **end, uint64_t *out)
 {

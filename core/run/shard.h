@@ -22,8 +22,5 @@ typedef struct shard_spec {
 int shard_parse(const char *text, shard_spec *out, char **err);
 /* The shard (1..count) of the point with this identity (64 hex digits). */
 uint32_t shard_of(const char *identity, uint32_t count);
-/* 1 when the point with this identity is shard's to run (always when the
- * sweep is not sharded). */
-int shard_includes(const shard_spec *shard, const char *identity);
 
 #endif

@@ -38,18 +38,6 @@ typedef struct sweep_section_options {
     int script_line;   /* 0 when unknown */
 } sweep_section_options;
 
-/* Runs every point of g with lp's plugin and stores them, in point order
- * whatever run->options->jobs is; under MPI (mpi_pool_size() > 1) the worker ranks
- * run the points, or every rank runs each one for a collective plugin
- * (docs/mpi.md). On return *rows
- * (when rows is not NULL) is a new table of the section's rows: every
- * parameter, then every output column; the caller frees it. Failed points
- * are counted and reported on stderr, not returned as errors. Returns 0, or
- * -1 with *err when storing failed (the sweep cannot go on). */
-int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
-                      const sweep_section_options *options, table **rows, char **err);
-void sweep_run_free(sweep_run *run); /* frees the bookkeeping, not the store */
-
 /* The whole life of an MPI worker (a rank other than 0, docs/mpi.md): runs
  * the points that rank 0's sweep_run_section hands out, section after
  * section, until rank 0 says to exit. Plugins come from plugin_dirs and the

@@ -1,5 +1,6 @@
 /* sweep_int.h: what the files of the point loop share: sweep.c (a section,
- * its points prepared, run inline and written in order), sweep_threads.c
+ * its points run inline), sweep_point.c (a point prepared, run and written
+ * in order, whoever runs it), sweep_threads.c
  * (--jobs threads), sweep_mpi.c (rank 0's side of MPI; its writer thread:
  * sweep_mpi_writer.c) and sweep_serve.c (a worker rank's side): a finished
  * point, a section's job and its reorder window, the MPI messages between
@@ -134,7 +135,7 @@ enum {
     TAG_STATUS
 };
 
-/* sweep.c: the section's common steps. */
+/* sweep_point.c: the section's common steps. */
 
 /* The window the points written so far allow; the job's lock is held. */
 size_t sweepi_window_limit(const section_job *job);
@@ -211,7 +212,8 @@ int sweepi_stopping(const sweep_run *run);
 void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin);
 /* The same, keeping state and index too (a claimed slot, before reuse). */
 void sweepi_release_finished(finished_point *f, const runner_plugin *plugin);
-/* Runs one point into f, here or (isolate) in a child (sweep.c says how). */
+/* Runs one point into f, here or (isolate) in a child (sweep_point.c says
+ * how). */
 void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, double timeout_s,
                           const volatile sig_atomic_t *stop);
 

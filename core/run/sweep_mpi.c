@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "base/wire.h"
@@ -560,10 +561,10 @@ int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
         return 0;
     }
     if (run->options->isolate)
-        fprintf(stderr,
-                "runner: %s is a collective plugin: on %d ranks its points run in the "
-                "ranks' own processes, not isolated\n",
-                plugin->name, point.size);
+        log_print(LOG_LEVEL_WARN,
+                  "runner: %s is a collective plugin: on %d ranks its points run in the "
+                  "ranks' own processes, not isolated\n",
+                  plugin->name, point.size);
     finished_point *f = &job->window[0];
     for (uint64_t index = 0; index < job->count; index++) {
         if (sweepi_stopping(run)) {

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "base/bug.h"
 #include "base/progress.h"
 #include "base/stop_signals.h"
 #include "base/util.h"
@@ -139,7 +140,12 @@ void sweepi_writer_hand_over(mpi_writer *w, const uint64_t *indices, size_t coun
     pthread_mutex_lock(&job->lock);
     int wakes = 0;
     for (size_t i = 0; i < count; i++) {
-        job->window[indices[i] % job->window_size].state = SLOT_DONE;
+        finished_point *f = &job->window[indices[i] % job->window_size];
+        /* Slot ownership (docs/architecture.md, "Who owns what"): only a
+         * slot the MPI thread claimed for this point becomes the writer's. */
+        RUNNER_BUG_IF(f->state != SLOT_RUNNING || f->index != indices[i],
+                      "the MPI thread handed over a slot it does not hold");
+        f->state = SLOT_DONE;
         wakes |= indices[i] == job->written;
     }
     if (wakes && w->waiting)
@@ -153,6 +159,10 @@ void sweepi_writer_claim(mpi_writer *w, uint64_t first, uint64_t count)
     pthread_mutex_lock(&job->lock);
     for (uint64_t i = first; i < first + count; i++) {
         finished_point *f = &job->window[i % job->window_size];
+        /* The reorder window is a ring: a claim past written + window_size,
+         * or of a slot not yet emptied, would take one the writer holds. */
+        RUNNER_BUG_IF(i >= job->written + job->window_size || f->state != SLOT_FREE,
+                      "the MPI thread claimed a slot of the reorder window still held");
         f->index = i;
         f->state = SLOT_RUNNING;
     }

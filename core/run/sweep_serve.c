@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/exit_status.h"
+#include "base/log.h"
 #include "base/provenance.h"
 #include "base/util.h"
 #include "base/wire.h"
@@ -360,7 +361,7 @@ int sweep_serve(const char *const *plugin_dirs, const volatile sig_atomic_t *sto
     } else if (err) {
         /* Rank 0 cannot go on without this rank: leave, and let the
          * launcher end the job (finalizing would wait for rank 0). */
-        fprintf(stderr, "runner: rank %d: %s\n", mpi_pool_rank(), err);
+        log_print(LOG_LEVEL_ERROR, "runner: rank %d: %s\n", mpi_pool_rank(), err);
         mpi_pool_abandon();
         status = 2;
     }

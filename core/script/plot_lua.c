@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/log.h"
 #include "base/outfile.h"
 #include "base/table.h"
 #include "base/util.h"
@@ -206,7 +207,7 @@ static int draw_lua_rows(lua_State *L, table **box, const plot_spec *spec, plot_
     for (size_t i = 0; i < 2; i++) {
         if (notes[i]) {
             luaL_where(L, 1);
-            fprintf(stderr, "runner: %splot: %s\n", lua_tostring(L, -1), notes[i]);
+            log_print(LOG_LEVEL_INFO, "runner: %splot: %s\n", lua_tostring(L, -1), notes[i]);
             lua_pop(L, 1);
             free(notes[i]);
         }

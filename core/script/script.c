@@ -20,6 +20,7 @@
 #include "axis.h"
 #include "base/exit_status.h"
 #include "base/install_layout.h"
+#include "base/log.h"
 #include "base/quote.h"
 #include "base/util.h"
 #include "exec_lua.h"
@@ -650,7 +651,7 @@ static lua_State *new_lua_state(script_state *s)
 static void print_error(const char *message)
 {
     char *shown = quote_terminal(message ? message : "script failed");
-    fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
+    log_print(LOG_LEVEL_ERROR, "runner: %s\n", shown ? shown : "out of memory");
     free(shown);
 }
 
@@ -659,8 +660,8 @@ static lifecycle_ending report_failure(const script_state *s)
     const char *message = lua_tostring(s->L, -1);
     switch (s->failure) {
     case FAIL_INTERRUPTED:
-        fprintf(stderr, "runner: interrupted; finished points are stored (continue with "
-                        "--resume)\n");
+        log_print(LOG_LEVEL_ERROR, "runner: interrupted; finished points are stored (continue with "
+                                   "--resume)\n");
         return LIFECYCLE_INTERRUPTED;
     case FAIL_FAST: print_error(message); return LIFECYCLE_FAILED_FAST;
     case FAIL_STOPPED: print_error(message); return LIFECYCLE_STORE_FAILED;
@@ -683,23 +684,23 @@ int script_run(const script_config *config)
         len = s.script_text ? strlen(s.script_text) : 0;
     } else if (util_read_file(config->script_path, &s.script_text, &len) != 0) {
         char *shown = quote_terminal(config->script_path); /* the path as typed */
-        fprintf(stderr, "runner: %s: cannot read the script: %s\n",
-                shown ? shown : config->script_path, strerror(errno));
+        log_print(LOG_LEVEL_ERROR, "runner: %s: cannot read the script: %s\n",
+                  shown ? shown : config->script_path, strerror(errno));
         free(shown);
         goto done;
     }
     s.life = new_lifecycle(config, s.script_text, len);
     if (!s.life) {
-        fprintf(stderr, "runner: out of memory\n");
+        log_print(LOG_LEVEL_ERROR, "runner: out of memory\n");
         goto done;
     }
     if (plugin_registry_open(config->plugin_dirs, &s.registry, &err) != 0) {
-        fprintf(stderr, "runner: %s\n", err);
+        log_print(LOG_LEVEL_ERROR, "runner: %s\n", err);
         goto done;
     }
     s.L = new_lua_state(&s);
     if (!s.L) {
-        fprintf(stderr, "runner: cannot create a Lua state (out of memory)\n");
+        log_print(LOG_LEVEL_ERROR, "runner: cannot create a Lua state (out of memory)\n");
         goto done;
     }
     s.started = util_monotonic();

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/units.h"
 
 static int compare_names(const void *a, const void *b)
@@ -250,23 +251,24 @@ int scripti_check_overrides(const script_config *config)
         char shown[256];
         util_printable(config->overrides[i], shown, sizeof shown);
         if (!strchr(config->overrides[i], '=') || config->overrides[i][0] == '=') {
-            fprintf(stderr, "runner: --set %s: expected NAME=VALUE\n", shown);
+            log_print(LOG_LEVEL_ERROR, "runner: --set %s: expected NAME=VALUE\n", shown);
             return -1;
         }
         /* Options are stored as JSON text: bytes it cannot hold would be
          * dropped, and a resume would run with the default instead. */
         if (!util_utf8_valid(config->overrides[i])) {
-            fprintf(stderr,
-                    "runner: --set %s: not valid UTF-8; runner keeps options as UTF-8 "
-                    "text\n",
-                    shown);
+            log_print(LOG_LEVEL_ERROR,
+                      "runner: --set %s: not valid UTF-8; runner keeps options as UTF-8 "
+                      "text\n",
+                      shown);
             return -1;
         }
         size_t name_len = strcspn(config->overrides[i], "=");
         for (size_t j = 0; j < i; j++)
             if (strncmp(config->overrides[j], config->overrides[i], name_len + 1) == 0) {
-                fprintf(stderr, "runner: --set %.*s: given twice; give each option once\n",
-                        (int)strcspn(shown, "="), shown);
+                log_print(LOG_LEVEL_ERROR,
+                          "runner: --set %.*s: given twice; give each option once\n",
+                          (int)strcspn(shown, "="), shown);
                 return -1;
             }
     }

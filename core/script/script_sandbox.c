@@ -19,6 +19,7 @@
 
 #include "base/exit_status.h"
 #include "base/install_layout.h"
+#include "base/log.h"
 
 /* The registry holds a pointer back to our state under this key. */
 static const char state_key = 'S';
@@ -312,15 +313,15 @@ static void watchdog_check_closing(const script_state *s, double own)
 {
     double limit = s->config->time_limit_s;
     if (limit > 0 && own > s->closing_time_limit_s) {
-        fprintf(stderr,
-                "runner: %s: the script ran for more than %g s of its own time "
-                "(--script-timeout) in a __gc finalizer at exit; stopped\n",
-                s->config->script_path, limit);
+        log_print(LOG_LEVEL_ERROR,
+                  "runner: %s: the script ran for more than %g s of its own time "
+                  "(--script-timeout) in a __gc finalizer at exit; stopped\n",
+                  s->config->script_path, limit);
         watchdog_exit(s, EXIT_USAGE);
     }
     if (s->config->sweep.stop && *s->config->sweep.stop && !s->stopped_before_closing) {
-        fprintf(stderr, "runner: interrupted in a __gc finalizer at exit; the sweep was "
-                        "already stored\n");
+        log_print(LOG_LEVEL_ERROR, "runner: interrupted in a __gc finalizer at exit; the sweep was "
+                                   "already stored\n");
         watchdog_exit(s, EXIT_INTERRUPTED);
     }
 }
@@ -352,18 +353,19 @@ static void *watchdog_main(void *arg)
             watchdog_check_closing(s, own);
         double limit = s->config->time_limit_s;
         if (limit > 0 && own > limit + WATCHDOG_GRACE_S) {
-            fprintf(stderr,
-                    "runner: %s: the script ran for more than %g s of its own time "
-                    "(--script-timeout) inside one library call; stopped\n",
-                    s->config->script_path, limit);
+            log_print(LOG_LEVEL_ERROR,
+                      "runner: %s: the script ran for more than %g s of its own time "
+                      "(--script-timeout) inside one library call; stopped\n",
+                      s->config->script_path, limit);
             watchdog_exit(s, EXIT_USAGE);
         }
         if (s->config->sweep.stop && *s->config->sweep.stop) {
             if (!stop_seen)
                 stop_seen = now;
             else if (now - stop_seen > WATCHDOG_GRACE_S) {
-                fprintf(stderr, "runner: interrupted inside a library call; finished points "
-                                "are stored (continue with --resume)\n");
+                log_print(LOG_LEVEL_ERROR,
+                          "runner: interrupted inside a library call; finished points "
+                          "are stored (continue with --resume)\n");
                 watchdog_exit(s, EXIT_INTERRUPTED);
             }
         }
@@ -542,7 +544,7 @@ int scripti_close_state(script_state *s, int status)
     s->L = NULL;
     if (!s->late_call)
         return status;
-    fprintf(stderr, "runner: %s\n", s->late_call);
+    log_print(LOG_LEVEL_ERROR, "runner: %s\n", s->late_call);
     return status == EXIT_OK ? EXIT_USAGE : status;
 }
 

@@ -105,7 +105,7 @@ size_t servei_watch_sweep(servei_watch *w, double now_s);
 void servei_api(const servei_server *server, struct MHD_Connection *connection, const char *path,
                 servei_reply *reply);
 
-/* Helpers the API handlers share (serve_api.c). */
+/* Helpers the API handlers share (serve_reply.c). */
 /* A query argument, or NULL when absent or empty. */
 const char *servei_arg(struct MHD_Connection *connection, const char *name);
 /* An integer argument, brought into [min, max]; fallback when absent or

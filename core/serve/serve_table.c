@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/util.h"
 
 #define SERVE_TABLE_DEFAULT_PAGE 100
@@ -59,8 +60,9 @@ static int cached_page(store *s, const store_row_query *q, table **page, int64_t
     char *err = NULL;
     int rc = store_row_page_cached(s, q, sort_cache_path, sort_cache_min_rows, page, total, &err);
     if (rc < 0 && !atomic_exchange(&sort_cache_failed, 1)) {
-        fprintf(stderr, "runner: serve: no sort cache (%s); sorts and filters scan the section\n",
-                err ? err : "out of memory");
+        log_print(LOG_LEVEL_INFO,
+                  "runner: serve: no sort cache (%s); sorts and filters scan the section\n",
+                  err ? err : "out of memory");
         fflush(stderr);
     }
     free(err);

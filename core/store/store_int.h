@@ -110,7 +110,8 @@ typedef struct storei_bound {
  *   db, path, stmts      store_open.c opens and closes them; every file
  *                        uses them (the fixed statements through storei_stmt)
  *   plugins              store_write.c fills them; store_close frees them
- *   the batch and the    store_write.c alone (in_batch .. block_ok); every
+ *   the batch and the    store_batch.c, and store_write.c through it
+ *                        (in_batch .. block_ok); every
  *   open point block     other write commits them first (storei_batch_commit),
  *                        and store_close commits and frees them
  *   checkpoints          store_open.c alone: a thread with its own
@@ -214,46 +215,6 @@ int storei_run_stmt(store *s, enum storei_stmt_id id, const char *what, char **e
 void storei_rollback(store *s);
 /* Runs SQL with no parameters (savepoints, transactions); 0 or -1. */
 int storei_exec(store *s, const char *sql, const char *what, char **err);
-/* An answer (a fit, a front, diff --stat's rows) is a head row and many
- * detail rows referencing it, written in one transaction; SQLite's check of
- * each detail row's reference (a cursor opened on the head's table per row)
- * cost a fifth of storing 10^6 of them. storei_answer_begin turns foreign
- * keys off (the pragma is a no-op inside a transaction, so before it) and
- * begins; storei_answer_check, once the head rows are written, fails
- * ("<path>: <what>: a row it references is no longer stored") where
- * head_table holds a row whose references are gone, the check foreign keys
- * would have made (a `runner rm` between the read and the write);
- * storei_answer_end commits when rc is 0, else rolls back, and turns them
- * on again. Each returns 0 or -1 with *err. */
-int storei_answer_begin(store *s, const char *what, char **err);
-int storei_answer_check(store *s, const char *head_table, const char *what, char **err);
-int storei_answer_end(store *s, int rc, const char *what, char **err);
-/* fit.question in words from its columns, as SQL over the five given
- * (bound parameters when a fit is written, the columns in the version 22
- * step): "usl: speedup on workers, by jitter, weights sd". */
-#define STOREI_FIT_QUESTION(model, x, y, by, weights)                                              \
-    model " || ': ' || " y " || ' on ' || " x " || CASE WHEN " by " IS NULL THEN ''"               \
-          " ELSE ', by ' || " by " END || " STOREI_FIT_WEIGHTS(weights)
-#define STOREI_FIT_WEIGHTS(weights)                                                                \
-    "CASE WHEN " weights " IS NULL THEN '' WHEN " weights " = '--noise relative'"                  \
-    " THEN ', --noise relative' ELSE ', weights ' || " weights " END"
-/* sensitivity.question from its columns, as store_sensitivity_write words
- * it: "y speedup, bootstrap 1000, seed 0". */
-#define STOREI_SENSITIVITY_QUESTION                                                                \
-    "'y ' || y_column || ', bootstrap ' || bootstrap || ', seed ' || seed"
-/* A reader of a file before version 22: temporary views add the answers'
- * question and rows_key columns (store_answer_keep.c). 0 or -1 with *err. */
-int storei_answer_shim(store *s, char **err);
-/* store_answer_keep.c, inside a writer's transaction. The newest answer of
- * kind (its head table) to question on (a, b): sweep and section, or a
- * comparison's two sweeps; 1 with *id, 0 when none, -1 with *err. */
-int storei_answer_newest(store *s, const char *kind, int64_t a, int64_t b, const char *question,
-                         int64_t *id, char **err);
-/* Deletes every answer of kind to question on (a, b) with its rows. */
-int storei_answer_drop_question(store *s, const char *kind, int64_t a, int64_t b,
-                                const char *question, char **err);
-/* Sets a kept answer's rows_key. */
-int storei_answer_touch(store *s, const char *kind, int64_t id, const char *rows_key, char **err);
 /* Steps a prepared, bound statement and collects column 0 of every row
  * into a malloc'd array (caller frees). The caller resets or finalizes. */
 int storei_collect_ids(store *s, sqlite3_stmt *st, const char *what, int64_t **ids, size_t *count,
@@ -309,7 +270,7 @@ extern const char *const storei_fixed_columns[STOREI_FIXED_COLUMNS];
 /* strcmp with ASCII letters folded, as SQLite compares names. */
 int storei_casecmp(const char *a, const char *b);
 
-/* --- store_read.c: values ------------------------------------------------ */
+/* --- values: store_sql.c (column), store_read.c (type) ----------------- */
 
 /* Reads column i of st's current row as the declared type (NaN stored as
  * the text 'NaN' comes back as NaN). 0, or -1 when out of memory. */
@@ -367,12 +328,66 @@ void storei_row_filter_bind(sqlite3_stmt *st, const store_row_query *q);
  * memory). */
 char *storei_row_count_key(const store_row_query *q);
 
-/* --- store_write.c ------------------------------------------------------- */
+/* --- store_batch.c ------------------------------------------------------ */
 
 /* Commits the open batch, if any. On failure the batch is rolled back (its
  * points are lost) and the message says so. Every write that must not land
  * inside a batch calls it first. */
 int storei_batch_commit(store *s, char **err);
+/* Begins a batch unless one is open (refused once the sweep was taken
+ * over: store_fence.c), numbering its points from the blocks. 0 or -1. */
+int storei_batch_begin(store *s, char **err);
+/* Forgets the open block (its batch was rolled back). */
+void storei_block_discard(store *s);
+/* Writes the open block, if it has points, as one point_block row with its
+ * point_index rows. 0 or -1 with *err. */
+int storei_block_write(store *s, char **err);
+/* An answer (a fit, a front, diff --stat's rows) is a head row and many
+ * detail rows referencing it, written in one transaction; SQLite's check of
+ * each detail row's reference (a cursor opened on the head's table per row)
+ * cost a fifth of storing 10^6 of them. storei_answer_begin turns foreign
+ * keys off (the pragma is a no-op inside a transaction, so before it) and
+ * begins; storei_answer_check, once the head rows are written, fails
+ * ("<path>: <what>: a row it references is no longer stored") where
+ * head_table holds a row whose references are gone, the check foreign keys
+ * would have made (a `runner rm` between the read and the write);
+ * storei_answer_end commits when rc is 0, else rolls back, and turns them
+ * on again. Each returns 0 or -1 with *err. */
+int storei_answer_begin(store *s, const char *what, char **err);
+int storei_answer_check(store *s, const char *head_table, const char *what, char **err);
+int storei_answer_end(store *s, int rc, const char *what, char **err);
+
+/* --- store_answer_keep.c: answers kept per question -------------------- */
+
+/* fit.question in words from its columns, as SQL over the five given
+ * (bound parameters when a fit is written, the columns in the version 22
+ * step): "usl: speedup on workers, by jitter, weights sd". */
+#define STOREI_FIT_QUESTION(model, x, y, by, weights)                                              \
+    model " || ': ' || " y " || ' on ' || " x " || CASE WHEN " by " IS NULL THEN ''"               \
+          " ELSE ', by ' || " by " END || " STOREI_FIT_WEIGHTS(weights)
+#define STOREI_FIT_WEIGHTS(weights)                                                                \
+    "CASE WHEN " weights " IS NULL THEN '' WHEN " weights " = '--noise relative'"                  \
+    " THEN ', --noise relative' ELSE ', weights ' || " weights " END"
+/* sensitivity.question from its columns, as store_sensitivity_write words
+ * it: "y speedup, bootstrap 1000, seed 0". */
+#define STOREI_SENSITIVITY_QUESTION                                                                \
+    "'y ' || y_column || ', bootstrap ' || bootstrap || ', seed ' || seed"
+/* A reader of a file before version 22: temporary views add the answers'
+ * question and rows_key columns (store_answer_keep.c). 0 or -1 with *err. */
+int storei_answer_shim(store *s, char **err);
+/* store_answer_keep.c, inside a writer's transaction. The newest answer of
+ * kind (its head table) to question on (a, b): sweep and section, or a
+ * comparison's two sweeps; 1 with *id, 0 when none, -1 with *err. */
+int storei_answer_newest(store *s, const char *kind, int64_t a, int64_t b, const char *question,
+                         int64_t *id, char **err);
+/* Deletes every answer of kind to question on (a, b) with its rows. */
+int storei_answer_drop_question(store *s, const char *kind, int64_t a, int64_t b,
+                                const char *question, char **err);
+/* Sets a kept answer's rows_key. */
+int storei_answer_touch(store *s, const char *kind, int64_t id, const char *rows_key, char **err);
+
+/* --- store_write.c ------------------------------------------------------- */
+
 /* Appends to b (when not NULL) the members of the flat JSON object params
  * whose values differ from base's, as an object: what json_patch(base, it)
  * turns into params. -1, appending nothing, when the two do not have the

@@ -26,53 +26,6 @@ runner_type storei_type_from_name(const char *name)
     return 0;
 }
 
-/* Reads column i of the current row as the declared type. The REAL text
- * 'NaN' becomes NaN; anything SQLite holds in another storage class is
- * returned as what it is. Returns 0, or -1 when out of memory. */
-static int column_value(sqlite3_stmt *st, int i, runner_type declared, value *out)
-{
-    /* Numbers through the column's sqlite3_value: one lookup of the column
-     * where sqlite3_column_type and _double make two (`runner show` reads
-     * millions). The value is read at once, on the statement's thread. */
-    sqlite3_value *cell = sqlite3_column_value(st, i);
-    switch (sqlite3_value_type(cell)) {
-    case SQLITE_NULL: *out = VALUE_NULL; return 0;
-    case SQLITE_INTEGER:
-        if (declared == RUNNER_BOOLEAN)
-            *out = value_boolean(sqlite3_value_int64(cell) != 0);
-        else if (declared == RUNNER_REAL)
-            *out = value_real(sqlite3_value_double(cell));
-        else if (declared == RUNNER_TEXT)
-            break;
-        else
-            *out = value_integer(sqlite3_value_int64(cell));
-        return 0;
-    case SQLITE_FLOAT:
-        if (declared == RUNNER_TEXT)
-            break;
-        *out = value_real(sqlite3_value_double(cell));
-        return 0;
-    default: {
-        const char *text = (const char *)sqlite3_column_text(st, i);
-        if (declared == RUNNER_REAL && text && strcmp(text, "NaN") == 0) {
-            *out = value_real(NAN);
-            return 0;
-        }
-        break;
-    }
-    }
-    const char *text = (const char *)sqlite3_column_text(st, i);
-    if (!text)
-        return -1; /* only a conversion that ran out of memory leaves NULL here */
-    *out = value_text(text);
-    return out->type == RUNNER_TEXT ? 0 : -1;
-}
-
-int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *out)
-{
-    return column_value(st, i, declared, out);
-}
-
 /* --- reading back --------------------------------------------------------- */
 
 int store_list_sweeps(store *s, table **out, char **err)
@@ -140,7 +93,7 @@ static int append_result_rows(store *s, sqlite3_stmt *st, table *t, const char *
         return util_fail(err, "%s: %s: out of memory", s->path, what);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (size_t i = 0; i < t->column_count; i++)
-            if (column_value(st, (int)i, t->columns[i].type, &row[i]) != 0)
+            if (storei_column_value(st, (int)i, t->columns[i].type, &row[i]) != 0)
                 goto oom;
         if (table_append_row(t, row) != 0)
             goto oom;
@@ -288,7 +241,7 @@ int store_point_rows(store *s, const runner_plugin *plugin, int64_t section_id, 
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         for (size_t i = 0; i < width; i++) {
-            if (column_value(st, (int)i, storei_column_type(plugin, i), &row[i]) != 0) {
+            if (storei_column_value(st, (int)i, storei_column_type(plugin, i), &row[i]) != 0) {
                 util_fail(err, "out of memory");
                 goto done;
             }
@@ -488,8 +441,8 @@ static int read_figures(store *s, int64_t section_id, const char *what, store_se
         runner_type type = out->head->columns[c].type;
         if (!value_type_is_numeric(type))
             continue;
-        if (column_value(st, i, type, &out->min[c]) != 0 ||
-            column_value(st, i + 1, type, &out->max[c]) != 0) {
+        if (storei_column_value(st, i, type, &out->min[c]) != 0 ||
+            storei_column_value(st, i + 1, type, &out->max[c]) != 0) {
             util_fail(err, "%s: %s: out of memory", s->path, what);
             goto done;
         }

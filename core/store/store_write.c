@@ -3,6 +3,7 @@
  * transactions: each batch's points of one section go in as one point_block
  * row (a JSON array) beside their result rows, so a point and its rows are
  * stored whole or not at all. */
+#include "base/bug.h"
 #include "base/point_run.h"
 #include "store_int.h"
 
@@ -43,124 +44,6 @@ static int bind_value(sqlite3_stmt *st, int index, const value *v)
     case RUNNER_BOOLEAN: return sqlite3_bind_int(st, index, v->as.boolean != 0);
     default: return sqlite3_bind_null(st, index);
     }
-}
-
-/* --- batches ------------------------------------------------------------ */
-
-static int batch_begin(store *s, char **err)
-{
-    if (s->in_batch)
-        return 0;
-    if (storei_fence_refuse(s, err) != 0)
-        return -1;
-    if (storei_run_stmt(s, STMT_BEGIN, "cannot begin a transaction", err) != 0)
-        return -1;
-    /* Point ids come from the blocks, read under the write lock: another
-     * runner writing the same file cannot take the same ids. */
-    sqlite3_stmt *st = storei_stmt(s, STMT_NEXT_POINT_ID, "cannot number points", err);
-    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
-    if (rc != SQLITE_ROW) {
-        if (st)
-            storei_fail_sql(s, err, "cannot number points");
-        sqlite3_reset(st);
-        storei_run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);
-        return -1;
-    }
-    s->next_point_id = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    s->in_batch = 1;
-    s->batch_points = 0;
-    s->batch_started = util_monotonic();
-    return 0;
-}
-
-/* Forgets the open block (its batch was rolled back). */
-static void block_discard(store *s)
-{
-    strbuf_reset(&s->block);
-    s->block_points = s->block_ok = 0;
-}
-
-/* The open block's point_index rows (schema.sql), block_id its row. A
- * block being written holds the ids first .. first + points - 1. */
-static int index_block(store *s, int64_t block_id, char **err)
-{
-    sqlite3_stmt *st;
-    if (s->block_ok != s->block_points) {
-        if (!(st = storei_stmt(s, STMT_INDEX_BLOCK, "cannot index points", err)))
-            return -1;
-        sqlite3_bind_int64(st, 1, block_id);
-        sqlite3_bind_text(st, 2, s->block.data, (int)s->block.len, SQLITE_STATIC);
-        return storei_step_done(s, st, "cannot index points", err);
-    }
-    /* Every point ok: STOREI_INDEX_RUN ids a statement, the rest at once. */
-    int64_t next_id = s->block_first_id, last_id = s->block_first_id + s->block_points - 1;
-    for (; last_id - next_id + 1 >= STOREI_INDEX_RUN; next_id += STOREI_INDEX_RUN) {
-        if (!(st = storei_stmt(s, STMT_INDEX_OK_RUN, "cannot index points", err)))
-            return -1;
-        sqlite3_bind_int64(st, 1, block_id);
-        sqlite3_bind_int64(st, 2, next_id);
-        if (storei_step_done(s, st, "cannot index points", err) != 0)
-            return -1;
-    }
-    if (next_id > last_id)
-        return 0;
-    if (!(st = storei_stmt(s, STMT_INDEX_OK_BLOCK, "cannot index points", err)))
-        return -1;
-    sqlite3_bind_int64(st, 1, block_id);
-    sqlite3_bind_int64(st, 2, next_id);
-    sqlite3_bind_int64(st, 3, last_id);
-    return storei_step_done(s, st, "cannot index points", err);
-}
-
-/* Writes the open block, if it has points, as one point_block row. */
-static int block_write(store *s, char **err)
-{
-    if (!s->block_points)
-        return 0;
-    strbuf_add(&s->block, "]", 1);
-    if (s->block.oom) {
-        block_discard(s);
-        return util_fail(err, "%s: cannot store points: out of memory", s->path);
-    }
-    sqlite3_stmt *st = storei_stmt(s, STMT_INSERT_BLOCK, "cannot store points", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, s->block_sweep_id);
-    sqlite3_bind_int64(st, 2, s->block_section_id);
-    sqlite3_bind_int64(st, 3, s->block_first_id);
-    sqlite3_bind_int64(st, 4, s->block_first_id + s->block_points - 1);
-    sqlite3_bind_int64(st, 5, s->block_points);
-    sqlite3_bind_int64(st, 6, s->block_ok);
-    sqlite3_bind_text(st, 7, s->block.data, (int)s->block.len, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, s->block_params_base, -1, SQLITE_STATIC);
-    int rc = storei_step_done(s, st, "cannot store points", err);
-    /* Its index rows, in the same transaction. */
-    if (rc == 0)
-        rc = index_block(s, sqlite3_last_insert_rowid(s->db), err);
-    block_discard(s);
-    return rc;
-}
-
-/* On failure the batch is rolled back (its points are lost) and the
- * message says so. */
-int storei_batch_commit(store *s, char **err)
-{
-    if (!s->in_batch)
-        return 0;
-    s->in_batch = 0;
-    int64_t unstored = s->batch_points;
-    /* The fence is read inside the transaction, under its write lock: a
-     * takeover either committed before (and this batch rolls back) or waits
-     * for this commit (and then reruns none of these points). */
-    if (storei_fence_check(s, unstored, err) == 0 && block_write(s, err) == 0 &&
-        storei_run_stmt(s, STMT_COMMIT, "cannot commit stored points", err) == 0)
-        return 0;
-    block_discard(s);
-    storei_rollback(s);
-    if (!s->taken_over_line)
-        storei_append_note(err, " (the points since the last commit were not stored)");
-    return -1;
 }
 
 /* --- sweeps and sections -------------------------------------------------- */
@@ -793,13 +676,13 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
         (s->block_section_id != point->section_id ||
          (!point->params_swept &&
           storei_params_diff(NULL, s->block_params_base, point->params_json) != 0)) &&
-        block_write(s, err) != 0) {
+        storei_block_write(s, err) != 0) {
         storei_run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);
         s->in_batch = 0;
         storei_append_note(err, " (the points since the last commit were not stored)");
         return -1;
     }
-    if (batch_begin(s, err) != 0)
+    if (storei_batch_begin(s, err) != 0)
         return -1;
     /* A point is its result rows and its element of the block. Instead of
      * a savepoint per point (which costs as much as the inserts), a failure
@@ -859,6 +742,11 @@ int store_write_point(store *s, const runner_plugin *plugin, const store_point *
     if (point->artifacts &&
         storei_write_artifacts(s, point->sweep_id, point_id, point->artifacts, err) != 0)
         goto fail;
+    /* The batch state (store_int.h, "the batch and the open point block"):
+     * a point goes into the open batch, and a block holds ids in a row. */
+    RUNNER_BUG_IF(!s->in_batch, "a point was stored outside a batch");
+    RUNNER_BUG_IF(s->block_points && s->block_first_id + s->block_points != point_id,
+                  "the point block's ids are not in a row");
     block_append(s, point, point_id);
     s->next_point_id++;
     s->batch_points++;
@@ -881,7 +769,7 @@ fail:
     /* Some errors (disk full, I/O) make SQLite abandon the whole transaction. */
     if (s->in_batch && sqlite3_get_autocommit(s->db)) {
         s->in_batch = 0;
-        block_discard(s);
+        storei_block_discard(s);
         storei_append_note(err, " (the points since the last commit were not stored either)");
     }
     return -1;
