@@ -133,7 +133,7 @@ struct store {
 
 /* The schema version this runner writes: one step per version in
  * store_migrate.c's migrations[]. */
-#define STORE_SCHEMA_VERSION 20
+#define STORE_SCHEMA_VERSION 21
 
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; 0,
  * or -1 with *err (nothing changed). */

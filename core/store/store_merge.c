@@ -29,7 +29,8 @@ int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count
     sqlite3_stmt *st = NULL;
     const char *what = "cannot record the sweep's shard";
     if (sqlite3_prepare_v2(s->db,
-                           "UPDATE sweep SET shard_index = ?2, shard_count = ?3 WHERE id = ?1", -1,
+                           "UPDATE sweep SET shard_index = ?2, shard_count = ?3, shard_by = 'ordinal'"
+                           " WHERE id = ?1", -1,
                            &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
@@ -182,9 +183,10 @@ static int write_sweep(merge *m, const char *command_line, int64_t *sweep_id, ch
                            "INSERT INTO main.sweep (script_path, script_text, script_sha256,"
                            " options_json, overrides_json, runner_version, git_commit, host,"
                            " command_line, pid, seed, started_at, status, shard_index,"
-                           " shard_count) SELECT script_path, script_text, script_sha256,"
-                           " options_json, overrides_json, runner_version, git_commit, host, ?1,"
-                           " NULL, seed, ?2, 'running', NULL, shard_count FROM temp.merge_sweep",
+                           " shard_count, shard_by) SELECT script_path, script_text,"
+                           " script_sha256, options_json, overrides_json, runner_version,"
+                           " git_commit, host, ?1, NULL, seed, ?2, 'running', NULL, shard_count,"
+                           " shard_by FROM temp.merge_sweep",
                            -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     storei_bind_text(st, 1, command_line);

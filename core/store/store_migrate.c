@@ -194,6 +194,12 @@ static const char fence_sql[] =
     " SELECT b.section_id, json_extract(p.value, '$[1]'), json_extract(p.value, '$[0]')"
     " FROM point_block AS b, json_each(b.points) AS p ORDER BY 3;" FENCE_OBJECTS;
 static const char fence_objects_sql[] = FENCE_OBJECTS;
+/* Version 21 records how a sharded sweep chose its points (docs/slurm.md,
+ * "Which shard runs a point"): sweep.shard_by 'ordinal' for a shard of this
+ * runner (a point's shard from its section and ordinal), NULL for one an
+ * older runner made (from its identity). Resume and merge refuse to mix the
+ * two; the rows already stored stay as they are. */
+static const char shard_by_sql[] = "ALTER TABLE sweep ADD COLUMN shard_by TEXT;";
 
 static const migration migrations[] = {
     { "create the catalog (schema.sql)", "", NULL },
@@ -244,6 +250,8 @@ static const migration migrations[] = {
       "SELECT count(*) FROM pragma_table_info('stat_diff_row') WHERE name = 'test'" },
     { "fence a sweep's writers and store each point once", fence_sql,
       "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'owner_epoch'" },
+    { "record how a shard chose its points", shard_by_sql,
+      "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'shard_by'" },
 };
 
 /* Steps a new file runs too, after schema.sql: they make objects schema.sql
@@ -262,6 +270,7 @@ static const char *const index_only_steps[] = {
     sweep_list_index_sql, fit_tables_sql,     sweep_lease_sql, answer_tables_sql,
     merge_source_sql,     fit_curve_sql,      command_run_sql, sweep_machine_sql,
     series_sql,           stat_diff_test_sql, fence_sql, /* owner_epoch and point_once: writers read them, readers do not */
+    shard_by_sql, /* shard_by: resume and merge read it, readers do not */
 };
 
 /* A file from before version 12 lacks the lease columns the status readers
