@@ -10,6 +10,8 @@
 set -eu
 build=${1:-build}
 runner=$(realpath "$build/runner")
+RUNNER_PLUGIN_PATH=${RUNNER_PLUGIN_PATH:-$(realpath "$build/plugins")}
+export RUNNER_PLUGIN_PATH
 points=${POINTS:-1000000} shards=${SHARDS:-100}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-shard.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

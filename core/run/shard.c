@@ -39,18 +39,17 @@ int shard_parse(const char *text, shard_spec *out, char **err)
     return 0;
 }
 
-void shard_own(const shard_spec *shard, uint32_t section, uint64_t total, uint64_t *first,
-               uint64_t *stride, uint64_t *count)
+void shard_own(const shard_spec *shard, uint32_t section, uint64_t total, shard_walk *walk,
+               uint64_t *count)
 {
     if (!shard || shard->count == 0) {
-        *first = 0;
-        *stride = 1;
+        *walk = (shard_walk){ 0, 0 };
         *count = total;
         return;
     }
-    uint64_t n = shard->count, rotation = section > 0 ? (uint64_t)(section - 1) % n : 0;
-    /* (o + rotation) % n == index - 1 for o = first, first + n, ... */
-    *first = (shard->index - 1 + n - rotation) % n;
-    *stride = n;
-    *count = total > *first ? (total - 1 - *first) / n + 1 : 0;
+    uint64_t n = shard->count, section_turn = section > 0 ? (uint64_t)(section - 1) % n : 0;
+    *walk = (shard_walk){ n, (shard->index - 1 + n - section_turn) % n };
+    /* One point in each whole run, and maybe one in the last, partial run. */
+    uint64_t runs = total / n;
+    *count = runs + (shard_ordinal(walk, runs) < total);
 }

@@ -164,8 +164,7 @@ void sweepi_prepare_point(section_job *job, finished_point *f)
  * timing, error, rows. A failure caused by a stop request is marked
  * interrupted instead: not a result, so a resumed sweep runs it again. */
 void sweepi_execute_point(runner_point *point, finished_point *f, uint64_t ordinal, int isolate,
-                          double timeout_s,
-                          const volatile sig_atomic_t *stop)
+                          double timeout_s, const volatile sig_atomic_t *stop)
 {
     host_point_reset(point, f->params, f->seed);
     point->index = ordinal; /* named if the plugin calls exit() */
@@ -211,12 +210,11 @@ void sweepi_compute_point(section_job *job, runner_point *point, finished_point 
      * child does not have. */
     const sweep_options *o = job->run->options;
     point->series = o->isolate || o->point_timeout_s > 0 ? NULL : job->run->series;
-    point->series_key =
-        (store_series_key){ job->run->sweep_id, job->section_id,
-                           (int64_t)sweepi_ordinal(job, f->index) };
+    point->series_key = (store_series_key){ job->run->sweep_id, job->section_id,
+                                            (int64_t)sweepi_ordinal(job, f->index) };
     point->sample_interval_s = o->sample_interval_s;
-    sweepi_execute_point(point, f, sweepi_ordinal(job, f->index), job->run->options->isolate, job->run->options->point_timeout_s,
-                         job->run->options->stop);
+    sweepi_execute_point(point, f, sweepi_ordinal(job, f->index), job->run->options->isolate,
+                         job->run->options->point_timeout_s, job->run->options->stop);
 }
 
 /* The store record of point f: what every stored point has; the caller adds
@@ -517,8 +515,8 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
     const runner_plugin *plugin = lp->desc;
     section_job job = { .run = run, .plugin = plugin, .grid = g, .total = grid_point_count(g) };
     /* Under --shard, only this shard's points: the others are not built. */
-    shard_own(&run->options->shard, (uint32_t)run->section_count + 1, job.total, &job.first,
-              &job.stride, &job.count);
+    shard_own(&run->options->shard, (uint32_t)run->section_count + 1, job.total, &job.walk,
+              &job.count);
     int jobs;
     section_mode mode = plan_section(&job, &jobs);
     int64_t section_id = 0;

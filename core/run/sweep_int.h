@@ -60,11 +60,10 @@ typedef struct section_job {
     const runner_plugin *plugin;
     const grid *grid;
     /* The points this process runs, counted 0..count-1 (f->index, the
-     * window's order): point i is the grid's ordinal first + i * stride
-     * (under --shard, this shard's own; else every point). */
+     * window's order; under --shard, this shard's own; else every point). */
     uint64_t count;
-    uint64_t total; /* the grid's points, the section's point_count */
-    uint64_t first, stride;
+    uint64_t total;     /* the grid's points, the section's point_count */
+    shard_walk walk;    /* point i is the grid's shard_ordinal(&walk, i) */
     int64_t section_id; /* once begun: the key of its series */
     finished_point *window;
     size_t window_size;
@@ -103,7 +102,7 @@ typedef struct section_job {
 /* The grid's ordinal of the job's point i. */
 static inline uint64_t sweepi_ordinal(const section_job *job, uint64_t i)
 {
-    return job->first + i * job->stride;
+    return shard_ordinal(&job->walk, i);
 }
 
 /* Where a section's points run. */
@@ -222,7 +221,7 @@ void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin);
 /* The same, keeping state and index too (a claimed slot, before reuse). */
 void sweepi_release_finished(finished_point *f, const runner_plugin *plugin);
 /* Runs one point into f, here or (isolate) in a child (sweep.c says how). */
-void sweepi_execute_point(runner_point *point, finished_point *f, uint64_t ordinal, int isolate, double timeout_s,
-                          const volatile sig_atomic_t *stop);
+void sweepi_execute_point(runner_point *point, finished_point *f, uint64_t ordinal, int isolate,
+                          double timeout_s, const volatile sig_atomic_t *stop);
 
 #endif

@@ -219,9 +219,8 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
     size_t columns = job->plugin->column_count;
     for (uint32_t i = 0; i < n && !r.failed && i < job->window_size; i++) {
         uint64_t ordinal = wire_get_u64(&r);
-        /* The grid's ordinal back to the job's count (--shard: every N-th). */
-        uint64_t index =
-            ordinal >= job->first ? (ordinal - job->first) / job->stride : UINT64_MAX;
+        /* The grid's ordinal back to the job's count (--shard: one a run). */
+        uint64_t index = shard_walk_index(&job->walk, ordinal);
         uint8_t status = wire_get_u8(&r);
         uint8_t interrupted = wire_get_u8(&r);
         double started_at = wire_get_f64(&r), duration_s = wire_get_f64(&r);

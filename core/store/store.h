@@ -206,7 +206,7 @@ typedef struct store_sweep_record {
     char script_sha256[65];
     uint32_t shard_index, shard_count; /* --shard I/N it ran; 0, 0: not sharded */
     int shard_by_identity; /* a shard an older runner made: its points chosen by identity */
-    double ended_at; /* its recorded end, Unix seconds; 0: none (still running, killed) */
+    double ended_at;       /* its recorded end, Unix seconds; 0: none (still running, killed) */
 } store_sweep_record;
 
 /* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.

@@ -28,10 +28,11 @@ int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count
 {
     sqlite3_stmt *st = NULL;
     const char *what = "cannot record the sweep's shard";
-    if (sqlite3_prepare_v2(s->db,
-                           "UPDATE sweep SET shard_index = ?2, shard_count = ?3, shard_by = 'ordinal'"
-                           " WHERE id = ?1", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            s->db,
+            "UPDATE sweep SET shard_index = ?2, shard_count = ?3, shard_by = 'ordinal'"
+            " WHERE id = ?1",
+            -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, index);

@@ -150,8 +150,10 @@ static const struct {
     const char *field;
     const char *expr;
 } belonging[] = {
-    { "shard count", "CAST(shard_count AS TEXT)" }, { "script SHA-256", "script_sha256" },
-    { "sweep seed", "CAST(seed AS TEXT)" },         { "overrides (--set)", "overrides_json" },
+    { "shard count", "CAST(shard_count AS TEXT)" },
+    { "script SHA-256", "script_sha256" },
+    { "sweep seed", "CAST(seed AS TEXT)" },
+    { "overrides (--set)", "overrides_json" },
     { "runner version", "runner_version" },
     /* Last: an older runner's shards chose points by identity (schema 21). */
     { "shard rule", "coalesce(shard_by, 'identity')" },

@@ -151,9 +151,10 @@ LUA
 "$RUNNER" sweep "$tiny" --db "$TMP/tiny-single.db" --quiet 2>/dev/null
 mkdir "$TMP/k"
 held=" "
-# Point o of section 1 is shard 1 + o's (docs/slurm.md, "Which shard runs a point").
+# Point o of section 1 is shard 1 + (o + o / N) % N's (docs/slurm.md,
+# "Which shard runs a point").
 for o in $(sqlite3 "$TMP/tiny-single.db" "SELECT ordinal FROM point"); do
-    held="$held$((o % 1000 + 1)) "
+    held="$held$(((o + o / 1000) % 1000 + 1)) "
 done
 empty=1
 while case "$held" in *" $empty "*) true ;; *) false ;; esac; do empty=$((empty + 1)); done

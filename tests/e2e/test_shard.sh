@@ -55,11 +55,11 @@ for n in 1 2 7; do
         total=$((total + $(sqlite3 "$f" "SELECT count(*) FROM point")))
     done
     expect_equal "points over $n shards" "$total" 914
-    # Point o of section c is shard 1 + (o + c - 1) % N's (docs/slurm.md,
+    # Point o of section c is shard 1 + (o + o / N + c - 1) % N's (docs/slurm.md,
     # "Which shard runs a point"), and each shard says it chose so.
     i=1
     for f in $shards; do
-        expect_equal "shard $i/$n's points outside its share" "$(sqlite3 "$f" "SELECT count(*) FROM point AS p JOIN section AS c ON c.id = p.section_id WHERE (p.ordinal + c.ordinal - 1) % $n <> $i - 1")|$(sqlite3 "$f" "SELECT shard_by FROM sweep")" "0|ordinal"
+        expect_equal "shard $i/$n's points outside its share" "$(sqlite3 "$f" "SELECT count(*) FROM point AS p JOIN section AS c ON c.id = p.section_id WHERE (p.ordinal + p.ordinal / $n + c.ordinal - 1) % $n <> $i - 1")|$(sqlite3 "$f" "SELECT shard_by FROM sweep")" "0|ordinal"
         i=$((i + 1))
     done
     run "$RUNNER" merge "$TMP/out$n.db" $shards
