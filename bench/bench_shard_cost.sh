@@ -30,7 +30,7 @@ cpu() {
     awk 'END { printf "%.3f\n", $1 + $2 }' "$tmp/time"
 }
 echo "load before: $(cat /proc/loadavg)"
-single=$(cpu "$runner" sweep "$tmp/grid.lua" --db "$tmp/single.db" --jobs 1 --quiet)
+single=$(cpu "$runner" sweep "$tmp/grid.lua" --db "$tmp/single.db" --jobs 1 --quiet --max-points "$points")
 rm -f "$tmp/single.db"*
 total=0 i=1
 while [ "$i" -le "$shards" ]; do

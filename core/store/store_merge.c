@@ -290,8 +290,9 @@ static int end_sweep(merge *m, int64_t sweep_id, char **err)
 
 /* How many inputs the writer may hold open at once: the descriptors this
  * process may open (its soft limit, which runner merge raised to the hard
- * one) less those OUT and a part's file need. */
-static size_t inputs_at_once(const merge *m)
+ * one) less those OUT and a part's file need, and at most
+ * STORE_MERGE_OPEN_MAX (*for_memory then). */
+static size_t inputs_at_once(const merge *m, int *for_memory)
 {
     struct rlimit limit;
     rlim_t open_max = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
@@ -303,7 +304,9 @@ static size_t inputs_at_once(const merge *m)
     for (size_t k = 0; k < m->count; k++)
         if (merge_input_descriptors(m, k) > per_input)
             per_input = merge_input_descriptors(m, k);
-    return free_fds / (size_t)per_input;
+    size_t by_descriptors = free_fds / (size_t)per_input;
+    *for_memory = by_descriptors > STORE_MERGE_OPEN_MAX;
+    return *for_memory ? STORE_MERGE_OPEN_MAX : by_descriptors;
 }
 
 static int merge_run(store *s, const char *const *paths, size_t count, int partial,
@@ -400,7 +403,8 @@ static int merge_run(store *s, const char *const *paths, size_t count, int parti
         merge_query_int(s, "SELECT sum(stored) FROM temp.merge_section", NULL, 0, &result->points,
                         "cannot count the points", err) != 0)
         goto done;
-    size_t at_once = inputs_at_once(&m);
+    int for_memory = 0;
+    size_t at_once = inputs_at_once(&m, &for_memory);
     if (count > at_once) {
         if (at_once < 2) {
             util_fail(err,
@@ -421,6 +425,7 @@ static int merge_run(store *s, const char *const *paths, size_t count, int parti
         }
         merge_drop_temp(s);
         rc = merge_in_parts(&m, at_once, command_line, result, err);
+        result->parts_for_memory = for_memory;
         goto done;
     }
     if (write_catalog(&m, command_line, result, err) != 0)
