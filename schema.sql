@@ -56,7 +56,11 @@ CREATE TABLE IF NOT EXISTS sweep (
     -- writer claimed is still this one. owner_claimed_at: Unix s of the
     -- last claim
     owner_epoch     INTEGER NOT NULL DEFAULT 0,
-    owner_claimed_at REAL
+    owner_claimed_at REAL,
+    -- Schema version 23: how a shard chose its points (docs/slurm.md):
+    -- 'ordinal' (this runner: from its section and ordinal); NULL for a
+    -- shard an older runner made (from its identity), or no shard
+    shard_by        TEXT
 );
 
 -- Each plugin a sweep used, with the exact shared object.

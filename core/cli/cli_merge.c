@@ -82,6 +82,12 @@ int cli_merge(const options_parsed *a)
     store_close(s);
     if (rc != 0)
         return cli_fail(err);
+    char parts[96] = "";
+    if (result.parts && result.parts_for_memory)
+        snprintf(parts, sizeof parts, " (in parts of at most %d shards, which bounds its memory)",
+                 STORE_MERGE_OPEN_MAX);
+    else if (result.parts)
+        snprintf(parts, sizeof parts, " (in parts: more shards than open files allow)");
     if (result.already)
         cli_error("merge: sweep %lld in %s already holds these %zu shards; "
                   "nothing to do",
@@ -91,6 +97,6 @@ int cli_merge(const options_parsed *a)
                   "rows%s",
                   count, a->values[OPTION_PARTIAL].given ? "inputs (a partial merge)" : "shards",
                   (long long)result.sweep_id, out, (long long)result.points, (long long)result.rows,
-                  result.parts ? " (in parts: more shards than open files allow)" : "");
+                  parts);
     return result.failed ? EXIT_POINTS_FAILED : EXIT_OK;
 }

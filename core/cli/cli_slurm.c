@@ -31,12 +31,14 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "script/script.h"
+#include "store/store.h"
 
 #define SCONTROL_WAIT_MS 5000 /* a cluster that does not answer by then is not asked */
 /* The merge job's memory, asked when --mem is: its own is a connection per
- * input (schema, statements, page cache) over a fixed base; the shards'
- * rows stream through mapped pages the kernel may reclaim, so their size
- * does not count (docs/performance.md, "Merge memory"). */
+ * input it holds open (schema, statements, page cache; at most
+ * STORE_MERGE_OPEN_MAX, more go in parts) over a fixed base, which covers
+ * the 64 MB of shards' pages it holds (docs/performance.md, "Merge rate and
+ * memory"). */
 #define MERGE_BASE_MB 128
 #define MERGE_PER_INPUT_KB 512
 
@@ -259,6 +261,8 @@ static void merge_script(strbuf *b, const options_parsed *a, const char *runner,
     add_header(b, a, name);
     if (a->values[OPTION_SLURM_MEM].given) {
         uint64_t inputs = partials ? partials : a->values[OPTION_SHARDS].integer;
+        if (inputs > STORE_MERGE_OPEN_MAX)
+            inputs = STORE_MERGE_OPEN_MAX; /* read at once at most */
         strbuf_printf(
             b, "#SBATCH --mem=%lluM\n",
             (unsigned long long)(MERGE_BASE_MB + (inputs * MERGE_PER_INPUT_KB + 1023) / 1024));

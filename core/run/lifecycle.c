@@ -319,6 +319,13 @@ static char *resume_refusal(const lifecycle *lc, const store_sweep_record *recor
     if (record->shard_index != c->shard.index || record->shard_count != c->shard.count)
         /* A shard's database holds that shard's points only. */
         return shard_refusal(c, record);
+    if (record->shard_by_identity)
+        /* Its points were chosen by identity: this runner would choose others. */
+        return util_format("%s: sweep %lld is shard %u/%u as an older runner chose it (points by "
+                           "identity, not ordinal); finish it with that runner, or run every "
+                           "shard again with this one into new databases",
+                           c->db_path, (long long)record->id, record->shard_index,
+                           record->shard_count);
     if (strcmp(record->script_sha256, lc->script_sha256) != 0)
         /* Points of two different scripts must not merge into one sweep. */
         return util_format("%s: sweep %lld ran another version of %s (the text changed "

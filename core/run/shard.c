@@ -1,4 +1,4 @@
-/* shard: a point's shard from its identity (shard.h). */
+/* shard: a shard's own points, from their ordinals (shard.h). */
 #include "shard.h"
 
 #include <stdlib.h>
@@ -40,23 +40,17 @@ int shard_parse(const char *text, shard_spec *out, char **err)
     return 0;
 }
 
-static int hex_digit(char c)
+void shard_own(const shard_spec *shard, uint32_t section, uint64_t total, shard_walk *walk,
+               uint64_t *count)
 {
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : 0;
-}
-
-uint32_t shard_of(const char *identity, uint32_t count)
-{
-    uint64_t h = 0;
-    for (int i = 0; i < 16 && identity[i]; i++)
-        h = h << 4 | (uint64_t)hex_digit(identity[i]);
-    return count ? (uint32_t)(h % count) + 1 : 1;
-}
-
-int shard_includes(const shard_spec *shard, const char *identity)
-{
-    return !shard || shard->count == 0 || shard_of(identity, shard->count) == shard->index;
+    if (!shard || shard->count == 0) {
+        *walk = (shard_walk){ 0, 0 };
+        *count = total;
+        return;
+    }
+    uint64_t n = shard->count, section_turn = section > 0 ? (uint64_t)(section - 1) % n : 0;
+    *walk = (shard_walk){ n, (shard->index - 1 + n - section_turn) % n };
+    /* One point in each whole run, and maybe one in the last, partial run. */
+    uint64_t runs = total / n;
+    *count = runs + (shard_ordinal(walk, runs) < total);
 }

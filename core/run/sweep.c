@@ -121,9 +121,9 @@ static int open_section(section_job *job, const loaded_plugin *lp,
     if (run->options->resume)
         return store_section_resume(run->store, run->sweep_id, run->section_count,
                                     job->plugin->name, options->title, options->script_line,
-                                    (int64_t)job->count, section_id, &job->done, err);
+                                    (int64_t)job->total, section_id, &job->done, err);
     return store_section_begin(run->store, run->sweep_id, run->section_count, job->plugin->name,
-                               options->title, options->script_line, (int64_t)job->count,
+                               options->title, options->script_line, (int64_t)job->total,
                                section_id, err);
 }
 
@@ -208,7 +208,10 @@ int sweep_run_section(sweep_run *run, const loaded_plugin *lp, const grid *g,
                       const sweep_section_options *options, table **rows, char **err)
 {
     const runner_plugin *plugin = lp->desc;
-    section_job job = { .run = run, .plugin = plugin, .grid = g, .count = grid_point_count(g) };
+    section_job job = { .run = run, .plugin = plugin, .grid = g, .total = grid_point_count(g) };
+    /* Under --shard, only this shard's points: the others are not built. */
+    shard_own(&run->options->shard, (uint32_t)run->section_count + 1, job.total, &job.walk,
+              &job.count);
     int jobs;
     section_mode mode = plan_section(&job, &jobs);
     static const char *const mode_names[] = { "here", "distributed over the ranks",

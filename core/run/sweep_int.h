@@ -32,7 +32,6 @@ typedef struct finished_point {
     uint64_t seed;
     int skipped;                     /* already stored by an earlier run (resume) */
     int64_t stored_point_id;         /* which stored point, when skipped */
-    int elsewhere;                   /* skipped: another shard's point (--shard) */
     const store_reuse_entry *reused; /* --reuse: copy this point (then skipped too) */
     int failed;
     const char *status; /* "ok", "failed", "crashed" or "timeout" */
@@ -61,7 +60,11 @@ typedef struct section_job {
     sweep_run *run;
     const runner_plugin *plugin;
     const grid *grid;
+    /* The points this process runs, counted 0..count-1 (f->index, the
+     * window's order; under --shard, this shard's own; else every point). */
     uint64_t count;
+    uint64_t total;     /* the grid's points, the section's point_count */
+    shard_walk walk;    /* point i is the grid's shard_ordinal(&walk, i) */
     int64_t section_id; /* once begun: the key of its series */
     finished_point *window;
     size_t window_size;
@@ -96,6 +99,12 @@ typedef struct section_job {
      * for, so that it wakes once per batch, not once per point. */
     uint64_t wake_at;
 } section_job;
+
+/* The grid's ordinal of the job's point i. */
+static inline uint64_t sweepi_ordinal(const section_job *job, uint64_t i)
+{
+    return shard_ordinal(&job->walk, i);
+}
 
 /* Where a section's points run. */
 typedef enum section_mode {
@@ -214,7 +223,7 @@ void sweepi_clear_finished(finished_point *f, const runner_plugin *plugin);
 void sweepi_release_finished(finished_point *f, const runner_plugin *plugin);
 /* Runs one point into f, here or (isolate) in a child (sweep_point.c says
  * how). */
-void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, double timeout_s,
-                          const volatile sig_atomic_t *stop);
+void sweepi_execute_point(runner_point *point, finished_point *f, uint64_t ordinal, int isolate,
+                          double timeout_s, const volatile sig_atomic_t *stop);
 
 #endif

@@ -219,7 +219,9 @@ static int64_t take_results(section_job *job, dispatch *d, const mpi_pool_messag
     uint32_t n = wire_get_u32(&r);
     size_t columns = job->plugin->column_count;
     for (uint32_t i = 0; i < n && !r.failed && i < job->window_size; i++) {
-        uint64_t index = wire_get_u64(&r);
+        uint64_t ordinal = wire_get_u64(&r);
+        /* The grid's ordinal back to the job's count (--shard: one a run). */
+        uint64_t index = shard_walk_index(&job->walk, ordinal);
         uint8_t status = wire_get_u8(&r);
         uint8_t interrupted = wire_get_u8(&r);
         double started_at = wire_get_f64(&r), duration_s = wire_get_f64(&r);
@@ -314,7 +316,7 @@ static int dispatch_points(section_job *job, dispatch *d, char **err)
                 continue;
             }
             d->awaiting[d->next % job->window_size] = 1;
-            wire_put_u64(&d->w, f->index);
+            wire_put_u64(&d->w, sweepi_ordinal(job, f->index)); /* comes back with its result */
             wire_put_u64(&d->w, f->seed);
             wire_put_cells(&d->w, f->params, job->plugin->param_count);
             n++;
@@ -579,7 +581,7 @@ int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
         }
         if (!f->skipped) {
             w.len = 0;
-            wire_put_u64(&w, f->index);
+            wire_put_u64(&w, sweepi_ordinal(job, f->index)); /* the worker ranks name it */
             wire_put_u64(&w, f->seed);
             wire_put_cells(&w, f->params, plugin->param_count);
             if (w.failed) {
@@ -592,7 +594,8 @@ int sweepi_run_collective(section_job *job, const loaded_plugin *lp, int64_t sec
                 broken = 1;
                 goto done;
             }
-            sweepi_execute_point(&point, f, 0, 0, run->options->stop);
+            sweepi_execute_point(&point, f, sweepi_ordinal(job, f->index), 0, 0,
+                                 run->options->stop);
             int got = collect_statuses(run, &job->store_lock, plugin, f, err);
             if (got != 0) {
                 broken = 1;

@@ -111,9 +111,10 @@ static int take_done(section_job *job, const char *identity, int64_t *point_id)
 void sweepi_prepare_point(section_job *job, finished_point *f)
 {
     const runner_plugin *plugin = job->plugin;
-    grid_point(job->grid, f->index, f->params);
+    uint64_t ordinal = sweepi_ordinal(job, f->index);
+    grid_point(job->grid, ordinal, f->params);
     char stack[1024];
-    long len = grid_point_canonical(job->grid, f->index, stack, sizeof stack);
+    long len = grid_point_canonical(job->grid, ordinal, stack, sizeof stack);
     if (len >= 0 && (size_t)len < sizeof stack)
         f->canonical = util_strdup(stack);
     else
@@ -123,9 +124,7 @@ void sweepi_prepare_point(section_job *job, finished_point *f)
         f->fatal = util_strdup("out of memory computing a point's identity");
         return;
     }
-    if (!shard_includes(&job->run->options->shard, f->identity))
-        f->skipped = f->elsewhere = 1; /* another shard's (--shard): not run, not stored */
-    else if (job->done && take_done(job, f->identity, &f->stored_point_id))
+    if (job->done && take_done(job, f->identity, &f->stored_point_id))
         f->skipped = 1;
     else if (job->reuse && (f->reused = store_reuse_lookup(job->reuse, f->identity, f->seed)))
         f->skipped = 1; /* not run; write_point copies it */
@@ -135,11 +134,11 @@ void sweepi_prepare_point(section_job *job, finished_point *f)
  * process or (isolate) a child, and records the outcome in f: status,
  * timing, error, rows. A failure caused by a stop request is marked
  * interrupted instead: not a result, so a resumed sweep runs it again. */
-void sweepi_execute_point(runner_point *point, finished_point *f, int isolate, double timeout_s,
-                          const volatile sig_atomic_t *stop)
+void sweepi_execute_point(runner_point *point, finished_point *f, uint64_t ordinal, int isolate,
+                          double timeout_s, const volatile sig_atomic_t *stop)
 {
     host_point_reset(point, f->params, f->seed);
-    point->index = f->index; /* named if the plugin calls exit() */
+    point->index = ordinal; /* named if the plugin calls exit() */
     point->canonical = f->canonical;
     f->started_at = util_now();
     double clock0 = util_monotonic();
@@ -182,11 +181,11 @@ void sweepi_compute_point(section_job *job, runner_point *point, finished_point 
      * child does not have. */
     const sweep_options *o = job->run->options;
     point->series = o->isolate || o->point_timeout_s > 0 ? NULL : job->run->series;
-    point->series_key =
-        (store_series_key){ job->run->sweep_id, job->section_id, (int64_t)f->index };
+    point->series_key = (store_series_key){ job->run->sweep_id, job->section_id,
+                                            (int64_t)sweepi_ordinal(job, f->index) };
     point->sample_interval_s = o->sample_interval_s;
-    sweepi_execute_point(point, f, job->run->options->isolate, job->run->options->point_timeout_s,
-                         job->run->options->stop);
+    sweepi_execute_point(point, f, sweepi_ordinal(job, f->index), job->run->options->isolate,
+                         job->run->options->point_timeout_s, job->run->options->stop);
 }
 
 /* The store record of point f: what every stored point has; the caller adds
@@ -194,11 +193,12 @@ void sweepi_compute_point(section_job *job, runner_point *point, finished_point 
 static store_point point_record(const section_job *job, int64_t section_id, const finished_point *f,
                                 char *swept, size_t size)
 {
-    long swept_len = grid_point_swept(job->grid, f->index, swept, size);
+    uint64_t ordinal = sweepi_ordinal(job, f->index);
+    long swept_len = grid_point_swept(job->grid, ordinal, swept, size);
     return (store_point){
         .sweep_id = job->run->sweep_id,
         .section_id = section_id,
-        .ordinal = (int64_t)f->index,
+        .ordinal = (int64_t)ordinal,
         .params_json = f->canonical,
         .params_swept = swept_len >= 0 && (size_t)swept_len < size ? swept : NULL,
         .identity = f->identity,
@@ -236,8 +236,6 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f, 
 {
     sweep_run *run = job->run;
     const runner_plugin *plugin = job->plugin;
-    if (f->elsewhere)
-        return 0;
     if (f->reused)
         return write_reused(job, section_id, f, result, err);
     if (f->skipped) {
@@ -256,7 +254,7 @@ static int write_point(section_job *job, int64_t section_id, finished_point *f, 
     record.row_count = f->failed ? 0 : f->row_count;
     record.rows = f->rows;
     if (f->artifacts && exec_is_command(plugin))
-        exec_keep_within_sweep_cap(plugin, f->index, &f->artifacts);
+        exec_keep_within_sweep_cap(plugin, sweepi_ordinal(job, f->index), &f->artifacts);
     record.artifacts = f->artifacts;
     record.runs = f->runs;
     if (f->failed)
@@ -278,7 +276,7 @@ static void report_failure(const section_job *job, const finished_point *f, prog
     char shown[1024]; /* stored as the plugin wrote it, shown on one line */
     progress_clear(bar);
     log_print(LOG_LEVEL_WARN, "runner: %s point %llu %s %s: %s\n", job->plugin->name,
-              (unsigned long long)f->index, f->canonical,
+              (unsigned long long)sweepi_ordinal(job, f->index), f->canonical,
               strcmp(f->status, "timeout") == 0 ? "timed out" : f->status,
               util_printable(f->error, shown, sizeof shown));
 }

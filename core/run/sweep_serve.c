@@ -165,7 +165,7 @@ static int serve_points(const runner_plugin *plugin, runner_point *point, finish
             wire_writer_free(&w);
             return util_fail(err, "a malformed points message from rank 0");
         }
-        sweepi_execute_point(point, f, isolate, timeout_s, stop);
+        sweepi_execute_point(point, f, f->index, isolate, timeout_s, stop); /* index: the ordinal */
         uint8_t status = 0;
         while (status < 3 && strcmp(sweepi_status_names[status], f->status) != 0)
             status++;
@@ -217,7 +217,7 @@ static int serve_collective(const runner_plugin *plugin, runner_point *point, fi
         free(data);
         if (bad)
             return util_fail(err, "a collective point this rank cannot run");
-        sweepi_execute_point(point, f, 0, 0, stop);
+        sweepi_execute_point(point, f, f->index, 0, 0, stop);
         wire_writer w = { 0 };
         wire_put_u8(&w, (uint8_t)f->failed);
         wire_put_u8(&w, (uint8_t)f->interrupted);

@@ -243,9 +243,9 @@ static int build_grid(lua_State *L, script_state *s, grid *g, const runner_plugi
     return 0;
 }
 
-/* Under --shard, --max-points bounds a shard's own points: about count / N
- * (a hash spreads them; the exact number is known only once each point's
- * identity is). 1 with msg when a shard would hold more. */
+/* Under --shard, --max-points bounds a shard's own points: count / N,
+ * rounded up (shard.c: one point in each run of N). 1 with msg when a
+ * shard would hold more. */
 static int shard_over_limit(const shard_spec *shard, uint64_t count, uint64_t max_points, char *msg,
                             size_t size)
 {

@@ -215,7 +215,8 @@ typedef struct store_sweep_record {
     char *host;
     char script_sha256[65];
     uint32_t shard_index, shard_count; /* --shard I/N it ran; 0, 0: not sharded */
-    double ended_at; /* its recorded end, Unix seconds; 0: none (still running, killed) */
+    int shard_by_identity; /* a shard an older runner made: its points chosen by identity */
+    double ended_at;       /* its recorded end, Unix seconds; 0: none (still running, killed) */
 } store_sweep_record;
 
 /* The sweep with this id, or (sweep_id 0) the newest sweep of script_path.
@@ -546,7 +547,12 @@ typedef struct store_merge_result {
     int failed;       /* some points failed (status 'failed') */
     int64_t points, rows;
     size_t parts; /* partial merges made beside OUT (and removed): more inputs than descriptors */
+    int parts_for_memory; /* ... or than STORE_MERGE_OPEN_MAX, which bounds its memory */
 } store_merge_result;
+
+/* Inputs a merge reads at once at most: each open shard costs about 170 KB
+ * (its schema, its pages), so 500 stay within 100 MB; more go in parts. */
+#define STORE_MERGE_OPEN_MAX 500
 
 /* Merges the newest sharded (or merged) sweep of each of the count
  * databases at paths into one new sweep of s, recorded with command_line,
@@ -557,7 +563,8 @@ typedef struct store_merge_result {
  * shards missing (but with partial) or not finished, and the points
  * nobody has. Nothing is written then. A merge already in s is not done
  * again (result->already). More inputs than the descriptor limit lets it
- * read at once are merged in parts, through files beside s. */
+ * read at once, or than STORE_MERGE_OPEN_MAX, are merged in parts, through
+ * files beside s. */
 int store_merge(store *s, const char *const *paths, size_t count, int partial,
                 const char *command_line, store_merge_result *result, char **err);
 

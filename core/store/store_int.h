@@ -163,7 +163,7 @@ const char *storei_bound_errmsg(storei_bound *b);
 
 /* The schema version this runner writes: one step per version in
  * store_migrate.c's migrations[]. */
-#define STORE_SCHEMA_VERSION 22
+#define STORE_SCHEMA_VERSION 23
 
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; 0,
  * or -1 with *err (nothing changed). */

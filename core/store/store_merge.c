@@ -28,9 +28,11 @@ int store_sweep_shard(store *s, int64_t sweep_id, uint32_t index, uint32_t count
 {
     sqlite3_stmt *st = NULL;
     const char *what = "cannot record the sweep's shard";
-    if (sqlite3_prepare_v2(s->db,
-                           "UPDATE sweep SET shard_index = ?2, shard_count = ?3 WHERE id = ?1", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            s->db,
+            "UPDATE sweep SET shard_index = ?2, shard_count = ?3, shard_by = 'ordinal'"
+            " WHERE id = ?1",
+            -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, index);
@@ -182,9 +184,10 @@ static int write_sweep(merge *m, const char *command_line, int64_t *sweep_id, ch
                            "INSERT INTO main.sweep (script_path, script_text, script_sha256,"
                            " options_json, overrides_json, runner_version, git_commit, host,"
                            " command_line, pid, seed, started_at, status, shard_index,"
-                           " shard_count) SELECT script_path, script_text, script_sha256,"
-                           " options_json, overrides_json, runner_version, git_commit, host, ?1,"
-                           " NULL, seed, ?2, 'running', NULL, shard_count FROM temp.merge_sweep",
+                           " shard_count, shard_by) SELECT script_path, script_text,"
+                           " script_sha256, options_json, overrides_json, runner_version,"
+                           " git_commit, host, ?1, NULL, seed, ?2, 'running', NULL, shard_count,"
+                           " shard_by FROM temp.merge_sweep",
                            -1, &st, NULL) != SQLITE_OK)
         return storei_fail_sql(s, err, "%s", what);
     storei_bind_text(st, 1, command_line);
@@ -287,8 +290,9 @@ static int end_sweep(merge *m, int64_t sweep_id, char **err)
 
 /* How many inputs the writer may hold open at once: the descriptors this
  * process may open (its soft limit, which runner merge raised to the hard
- * one) less those OUT and a part's file need. */
-static size_t inputs_at_once(const merge *m)
+ * one) less those OUT and a part's file need, and at most
+ * STORE_MERGE_OPEN_MAX (*for_memory then). */
+static size_t inputs_at_once(const merge *m, int *for_memory)
 {
     struct rlimit limit;
     rlim_t open_max = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
@@ -300,7 +304,9 @@ static size_t inputs_at_once(const merge *m)
     for (size_t k = 0; k < m->count; k++)
         if (merge_input_descriptors(m, k) > per_input)
             per_input = merge_input_descriptors(m, k);
-    return free_fds / (size_t)per_input;
+    size_t by_descriptors = free_fds / (size_t)per_input;
+    *for_memory = by_descriptors > STORE_MERGE_OPEN_MAX;
+    return *for_memory ? STORE_MERGE_OPEN_MAX : by_descriptors;
 }
 
 static int merge_run(store *s, const char *const *paths, size_t count, int partial,
@@ -397,7 +403,8 @@ static int merge_run(store *s, const char *const *paths, size_t count, int parti
         merge_query_int(s, "SELECT sum(stored) FROM temp.merge_section", NULL, 0, &result->points,
                         "cannot count the points", err) != 0)
         goto done;
-    size_t at_once = inputs_at_once(&m);
+    int for_memory = 0;
+    size_t at_once = inputs_at_once(&m, &for_memory);
     if (count > at_once) {
         if (at_once < 2) {
             util_fail(err,
@@ -418,6 +425,7 @@ static int merge_run(store *s, const char *const *paths, size_t count, int parti
         }
         merge_drop_temp(s);
         rc = merge_in_parts(&m, at_once, command_line, result, err);
+        result->parts_for_memory = for_memory;
         goto done;
     }
     if (write_catalog(&m, command_line, result, err) != 0)

@@ -150,9 +150,13 @@ static const struct {
     const char *field;
     const char *expr;
 } belonging[] = {
-    { "shard count", "CAST(shard_count AS TEXT)" }, { "script SHA-256", "script_sha256" },
-    { "sweep seed", "CAST(seed AS TEXT)" },         { "overrides (--set)", "overrides_json" },
+    { "shard count", "CAST(shard_count AS TEXT)" },
+    { "script SHA-256", "script_sha256" },
+    { "sweep seed", "CAST(seed AS TEXT)" },
+    { "overrides (--set)", "overrides_json" },
     { "runner version", "runner_version" },
+    /* Last: an older runner's shards chose points by identity (before schema 23). */
+    { "shard rule", "coalesce(shard_by, 'identity')" },
 };
 #define BELONGING_COUNT (sizeof belonging / sizeof belonging[0])
 _Static_assert(BELONGING_COUNT == MERGE_BELONGING_FIELDS, "merge.reference holds each field");
@@ -196,6 +200,15 @@ static int read_shard_sweep(merge *m, size_t k, size_t first, char **err)
         if (k == first) {
             m->reference[f] = util_strdup(v ? v : "");
             continue;
+        }
+        if (strcmp(v ? v : "", m->reference[f]) != 0 && f == BELONGING_COUNT - 1) {
+            const char *older = strcmp(v ? v : "", "identity") == 0 ? path : m->paths[first];
+            util_fail(err,
+                      "merge: %s does not belong with %s: %s was made by an older runner, "
+                      "which chose a shard's points by identity, not by ordinal; rerun that "
+                      "shard with this runner (runner sweep SCRIPT --shard I/N) and merge again",
+                      path, m->paths[first], older);
+            goto done;
         }
         if (strcmp(v ? v : "", m->reference[f]) != 0) {
             util_fail(err, "merge: %s does not belong with %s: the %s differs (%s, not %s)", path,

@@ -6,7 +6,7 @@
 
 #include "store_int.h"
 
-#define MERGE_BELONGING_FIELDS 5 /* store_merge_check.c's belonging[]: what inputs share */
+#define MERGE_BELONGING_FIELDS 6 /* store_merge_check.c's belonging[]: what inputs share */
 
 /* One merge: the inputs given (shards, or merged files of some shards),
  * and what reading them found. The temporary tables temp.merge_section

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,13 @@
 #define ELEMENT_FIELDS 10       /* an element's fields, reused_from aside */
 #define MERGE_DIFF_KEYS 32      /* block bases differing in more keys: patches rebuilt */
 #define DIFF_UNKNOWN SIZE_MAX
-#define MERGE_MMAP_BYTES "1073741824" /* of each shard: address space, not memory */
+/* Bytes of shards' pages the merge holds at once, all shards together
+ * (mapped or cached): each shard's connection gets its share, so 5,000
+ * shards hold no more than 4 do. */
+#define MERGE_PAGE_BUDGET (64 << 20)
+#define MERGE_MMAP_MAX (1 << 30) /* of one shard: address space, not memory */
+#define MERGE_MMAP_MIN (1 << 20) /* a smaller share is read into the cache instead */
+#define MERGE_CACHE_MIN_KIB 64   /* a shard's page cache at least (16 pages of 4 KiB) */
 
 /* --- a point block's element, read in C (cheaper than SQLite's JSON) ---- */
 
@@ -785,6 +792,23 @@ static void open_failed(const char *path, sqlite3 *db, char **err)
         util_fail(err, "%s: cannot open it: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
+/* A shard's connection holds at most its share of MERGE_PAGE_BUDGET: its
+ * file mapped up to the share (pages read by mapping, no copy) or, when the
+ * share is small, a page cache of that size; and no lookaside buffer (120
+ * KB a connection, the bulk of what 5,000 open shards cost). */
+static void limit_shard_memory(sqlite3 *db, size_t shards)
+{
+    sqlite3_db_config(db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 0, 0);
+    int64_t share = MERGE_PAGE_BUDGET / (int64_t)(shards ? shards : 1);
+    int64_t mmap_bytes = share > MERGE_MMAP_MAX ? MERGE_MMAP_MAX : share;
+    int64_t cache_kib = share / 1024 > MERGE_CACHE_MIN_KIB ? share / 1024 : MERGE_CACHE_MIN_KIB;
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA mmap_size = %lld; PRAGMA cache_size = -%lld",
+             (long long)(mmap_bytes >= MERGE_MMAP_MIN ? mmap_bytes : 0),
+             (long long)(mmap_bytes >= MERGE_MMAP_MIN ? MERGE_CACHE_MIN_KIB : cache_kib));
+    sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
 int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **err)
 {
     store *s = m->s;
@@ -809,7 +833,7 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
             goto done;
         }
         storei_bound_install(w.cursors[k].db, &w.cursors[k].bound, s->bound.timeout_s);
-        sqlite3_exec(w.cursors[k].db, "PRAGMA mmap_size = " MERGE_MMAP_BYTES, NULL, NULL, NULL);
+        limit_shard_memory(w.cursors[k].db, m->count);
     }
     /* After the points OUT holds: a merge redone after one cut short (its
      * points deleted) numbers them as the first one did. */

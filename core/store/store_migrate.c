@@ -223,6 +223,13 @@ static const char answer_question_sql[] =
                          " FROM (SELECT direction, column_name FROM pareto_objective WHERE pareto_id = pareto.id"
                          " ORDER BY position));";
 
+/* Version 23 records how a sharded sweep chose its points (docs/slurm.md,
+ * "Which shard runs a point"): sweep.shard_by 'ordinal' for a shard of this
+ * runner (a point's shard from its section and ordinal), NULL for one an
+ * older runner made (from its identity). Resume and merge refuse to mix the
+ * two; the rows already stored stay as they are. */
+static const char shard_by_sql[] = "ALTER TABLE sweep ADD COLUMN shard_by TEXT;";
+
 static const migration migrations[] = {
     { "create the catalog (schema.sql)", "", NULL },
     { "add the webhook outbox (schema.sql)", "", NULL },
@@ -276,6 +283,8 @@ static const migration migrations[] = {
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sweep_printed'" },
     { "keep answers by their question", answer_question_sql,
       "SELECT count(*) FROM pragma_table_info('stat_diff') WHERE name = 'rows_key'" },
+    { "record how a shard chose its points", shard_by_sql,
+      "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'shard_by'" },
 };
 
 /* Steps a new file runs too, after schema.sql: they make objects schema.sql
@@ -291,20 +300,13 @@ static const char *const new_file_steps[] = {
  * (lease_shim_sql). A file that lacks nothing else is read as it is (only
  * slower) by the reading commands, which never write. */
 static const char *const index_only_steps[] = {
-    sweep_list_index_sql,
-    fit_tables_sql,
-    sweep_lease_sql,
-    answer_tables_sql,
-    merge_source_sql,
-    fit_curve_sql,
-    command_run_sql,
-    sweep_machine_sql,
-    series_sql,
-    stat_diff_test_sql,
-    fence_sql,
-    sweep_printed_sql,   /* owner_epoch and point_once: writers read them, readers do not */
+    sweep_list_index_sql, fit_tables_sql,     sweep_lease_sql, answer_tables_sql,
+    merge_source_sql,     fit_curve_sql,      command_run_sql, sweep_machine_sql,
+    series_sql,           stat_diff_test_sql, fence_sql, /* owner_epoch and point_once: writers read them, readers do not */
+    sweep_printed_sql,   /* a new table: a reader of an older file finds no lines */
     answer_question_sql, /* question and rows_key: a reader's temporary views add them
                           * (storei_answer_shim) */
+    shard_by_sql,        /* shard_by: resume and merge read it, readers do not */
 };
 
 /* A file from before version 12 lacks the lease columns the status readers

@@ -160,10 +160,12 @@ static const catalog_object catalog[] = {
       "read_bytes,written_bytes,samples" },
     { 20, 0, "sweep", "table", "owner_epoch,owner_claimed_at" },
     { 20, 0, "point_once", "table", "section_id,ordinal,point_id" },
+    { 21, 0, "sweep_printed", "table", "sweep_id,position,line" },
     { 22, 0, "fit", "table", "question,rows_key" },
     { 22, 0, "sensitivity", "table", "question,rows_key" },
     { 22, 0, "pareto", "table", "question,rows_key" },
     { 22, 0, "stat_diff", "table", "question,rows_key" },
+    { 23, 0, "sweep", "table", "shard_by" },
 };
 
 /* 0 when the file holds version's catalog; otherwise -1 with "not a runner

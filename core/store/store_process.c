@@ -11,6 +11,37 @@
 
 #include "base/scheduler.h"
 
+/* The claim waited the busy timeout for SQLite's write lock: some process
+ * holds it, most likely the sweep's owner stopped inside a write
+ * transaction (docs/guarantees.md, "Fencing"). Names the owner on record
+ * and what to do; -1. */
+static int busy_refusal(store *s, int64_t sweep_id, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    char owner[300] = "unknown";
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT coalesce(pid_host, host) || ':' || pid FROM sweep WHERE id = ?1"
+                           " AND pid IS NOT NULL",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, sweep_id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            snprintf(owner, sizeof owner, "%s", (const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    int waited_ms = 0;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA busy_timeout", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        waited_ms = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return util_fail(err,
+                     "%s: sweep %lld: another process held the database's write lock for the "
+                     "whole %g s this process waits (the sweep's owner is %s; a process stopped "
+                     "inside a write transaction, by SIGSTOP or scontrol suspend, keeps the lock "
+                     "until it runs again or ends): continue it (kill -CONT) or end it, then "
+                     "resume again",
+                     s->path, (long long)sweep_id, waited_ms / 1000.0, owner);
+}
+
 int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who,
                       const sweep_lease *lease, char **err)
 {
@@ -59,6 +90,10 @@ int store_sweep_claim(store *s, int64_t sweep_id, const process_identity *who,
         free(s->taken_over_line);
         s->taken_over_line = NULL;
         step = sqlite3_step(st);
+    }
+    if ((step & 0xff) == SQLITE_BUSY) {
+        sqlite3_finalize(st);
+        return busy_refusal(s, sweep_id, err);
     }
     if (step != SQLITE_DONE)
         rc = storei_fail_sql(s, err, "%s", what);

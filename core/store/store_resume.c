@@ -16,7 +16,7 @@ int store_find_sweep(store *s, int64_t sweep_id, const char *script_path, store_
     const char *sql =
         "SELECT id, script_path, script_text, overrides_json, seed, status, pid, host,"
         " script_sha256, shard_index, shard_count,"
-        " (julianday(ended_at) - 2440587.5) * 86400.0 FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
+        " (julianday(ended_at) - 2440587.5) * 86400.0, shard_by IS NULL FROM sweep WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND script_path = ?2)"
         " ORDER BY id DESC LIMIT 1";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -39,6 +39,7 @@ int store_find_sweep(store *s, int64_t sweep_id, const char *script_path, store_
         out->shard_index = (uint32_t)sqlite3_column_int64(st, 9);
         out->shard_count = (uint32_t)sqlite3_column_int64(st, 10);
         out->ended_at = sqlite3_column_double(st, 11); /* NULL reads as 0 */
+        out->shard_by_identity = out->shard_count > 0 && sqlite3_column_int(st, 12);
         if (!out->script_path || !out->script_text || !out->status || !out->host) {
             sqlite3_finalize(st);
             store_sweep_record_clear(out);

@@ -57,9 +57,14 @@ expect_status 2
 expect_stderr_contains "runner: merge: too few file descriptors to read two shards at once (the limit is"
 
 # Partial merges (runner slurm --merge-fanout's) are inputs of the final one.
+p1_points=0 p1_rows=0
+for f in "$TMP/n1.db" "$TMP/n2.db" "$TMP/n3.db"; do
+    p1_points=$((p1_points + $(sqlite3 "$f" "SELECT count(*) FROM point")))
+    p1_rows=$((p1_rows + $(sqlite3 "$f" "SELECT count(*) FROM testkit")))
+done
 run "$RUNNER" merge --partial "$TMP/p1.db" "$TMP/n1.db" "$TMP/n2.db" "$TMP/n3.db"
 expect_status 1
-expect_stderr "runner: merged 3 inputs (a partial merge) into sweep 1 in $TMP/p1.db: 366 points, 528 rows"
+expect_stderr "runner: merged 3 inputs (a partial merge) into sweep 1 in $TMP/p1.db: $p1_points points, $p1_rows rows"
 "$RUNNER" merge --partial "$TMP/p2.db" "$TMP/n4.db" "$TMP/n5.db" 2>/dev/null
 run "$RUNNER" merge "$TMP/tree.db" "$TMP/p1.db" "$TMP/p2.db" "$TMP/n6.db" "$TMP/n7.db"
 expect_status 1
@@ -146,11 +151,10 @@ LUA
 "$RUNNER" sweep "$tiny" --db "$TMP/tiny-single.db" --quiet 2>/dev/null
 mkdir "$TMP/k"
 held=" "
-for id in $(sqlite3 "$TMP/tiny-single.db" "SELECT substr(identity, 1, 16) FROM point"); do
-    hi=$((0x$(echo "$id" | cut -c1-8)))
-    lo=$((0x$(echo "$id" | cut -c9-16)))
-    # (hi * 2^32 + lo) mod 1000, as shard_of computes it, in 63 bits
-    held="$held$(( ((hi % 1000) * 296 + lo) % 1000 + 1 )) "
+# Point o of section 1 is shard 1 + (o + o / N) % N's (docs/slurm.md,
+# "Which shard runs a point").
+for o in $(sqlite3 "$TMP/tiny-single.db" "SELECT ordinal FROM point"); do
+    held="$held$(((o + o / 1000) % 1000 + 1)) "
 done
 empty=1
 while case "$held" in *" $empty "*) true ;; *) false ;; esac; do empty=$((empty + 1)); done
@@ -176,7 +180,8 @@ i=1
 while [ $i -le 1000 ]; do list="$list $TMP/k/shard-$i.db"; i=$((i + 1)); done
 run sh -c "ulimit -n 1024 && exec \"$RUNNER\" merge \"$TMP/thousand.db\" $list"
 expect_status 0
-expect_stderr "runner: merged 1000 shards into sweep 1 in $TMP/thousand.db: 12 points, 12 rows"
+# More than 500 inputs go in parts, which bounds the merge's memory.
+expect_stderr "runner: merged 1000 shards into sweep 1 in $TMP/thousand.db: 12 points, 12 rows (in parts of at most 500 shards, which bounds its memory)"
 DB="$TMP/thousand.db"
 expect_sql "SELECT count(*), count(DISTINCT shard_index), sum(points) FROM merge_source" "1000|1000|12"
 for q in "SELECT id, ordinal, params_json, identity, seed, status FROM point ORDER BY id" \

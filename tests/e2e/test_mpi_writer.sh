@@ -9,6 +9,8 @@
 #      go on running points, up to the window; with rank 0 storing on the
 #      thread that talks MPI they stopped within two chunks. Then the lock
 #      is let go and the sweep ends as --jobs 1's does.
+#   3. --shard under MPI: rank 0 hands out only the shard's own points
+#      (their ordinals on the wire) and 3 shards merged equal --jobs 1.
 # Skipped (77) without mpirun, or when runner was built without MPI; under
 # make test either is a failure.
 . tests/e2e/lib.sh
@@ -104,4 +106,23 @@ PY
 else
     echo "SKIP: overlap: needs python3 to hold the write lock"
 fi
+# 3. Shards under MPI: each shard's own ordinals go out and come back.
+export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
+sharded=$(write_script sharded.lua <<'LUA'
+sweep("testkit", { x = linspace(0, 1, 50), rows = {0, 1, 3} }, { print = false })
+sweep("testkit", { x = {1, 2, 3}, fail = {false, true} }, { print = false, title = "failing" })
+LUA
+)
+"$RUNNER" sweep "$sharded" --db "$TMP/sharded-one.db" --jobs 1 --quiet 2>/dev/null
+for i in 1 2 3; do
+    # Exit 1 where the shard holds failed points, 0 where not, as --jobs 1.
+    "$RUNNER" sweep "$sharded" --db "$TMP/sharded-jobs1-$i.db" --shard "$i/3" --jobs 1 --quiet 2>/dev/null
+    expected=$?
+    run mpirun --oversubscribe -np 3 "$RUNNER" sweep "$sharded" --db "$TMP/sharded$i.db" --shard "$i/3" --quiet
+    expect_status $expected
+done
+run "$RUNNER" merge "$TMP/sharded.db" "$TMP/sharded1.db" "$TMP/sharded2.db" "$TMP/sharded3.db"
+expect_status 1
+compare_rows "SELECT $POINT_COLUMNS FROM point ORDER BY id" "$TMP/sharded-one.db" "$TMP/sharded.db" "3 MPI shards merged"
+compare_rows "SELECT * FROM testkit ORDER BY row_id" "$TMP/sharded-one.db" "$TMP/sharded.db" "3 MPI shards' rows merged"
 finish

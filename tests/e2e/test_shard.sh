@@ -55,6 +55,13 @@ for n in 1 2 7; do
         total=$((total + $(sqlite3 "$f" "SELECT count(*) FROM point")))
     done
     expect_equal "points over $n shards" "$total" 914
+    # Point o of section c is shard 1 + (o + o / N + c - 1) % N's (docs/slurm.md,
+    # "Which shard runs a point"), and each shard says it chose so.
+    i=1
+    for f in $shards; do
+        expect_equal "shard $i/$n's points outside its share" "$(sqlite3 "$f" "SELECT count(*) FROM point AS p JOIN section AS c ON c.id = p.section_id WHERE (p.ordinal + p.ordinal / $n + c.ordinal - 1) % $n <> $i - 1")|$(sqlite3 "$f" "SELECT shard_by FROM sweep")" "0|ordinal"
+        i=$((i + 1))
+    done
     run "$RUNNER" merge "$TMP/out$n.db" $shards
     expect_status 1
     expect_stderr "runner: merged $n shards into sweep 1 in $TMP/out$n.db: 914 points, 1211 rows"
@@ -175,6 +182,23 @@ run "$RUNNER" merge "$TMP/bad.db"
 expect_status 2
 expect_stderr "runner: merge needs OUT.db and the shards' databases (e.g. runner merge results.db shard-*.db); see 'runner --help'"
 [ -e "$TMP/bad.db" ] && [ "$(sqlite3 "$TMP/bad.db" "SELECT count(*) FROM sweep")" != 0 ] &&
+    fail "a refused merge wrote a sweep"
+
+# A shard an older runner made chose its points by identity (sweep.shard_by
+# NULL, schema 20): resuming it or merging it with this runner's shards is
+# refused, saying what to do; nothing is written.
+cp "$TMP/n2-2.db" "$TMP/old2.db"
+sqlite3 "$TMP/old2.db" "UPDATE sweep SET shard_by = NULL, status = 'interrupted'"
+run "$RUNNER" sweep "$script" --db "$TMP/old2.db" --shard 2/2 --resume --quiet
+expect_status 2
+expect_stderr "runner: $TMP/old2.db: sweep 1 is shard 2/2 as an older runner chose it (points by identity, not ordinal); finish it with that runner, or run every shard again with this one into new databases"
+DB="$TMP/old2.db"
+# Nothing changed: not claimed (its epoch), no point added.
+expect_sql "SELECT status, owner_epoch, (SELECT count(*) FROM point) FROM sweep" "interrupted|$(sqlite3 "$TMP/n2-2.db" "SELECT owner_epoch, (SELECT count(*) FROM point) FROM sweep")"
+run "$RUNNER" merge "$TMP/mixed.db" "$TMP/n2-1.db" "$TMP/old2.db"
+expect_status 2
+expect_stderr "runner: merge: $TMP/old2.db does not belong with $TMP/n2-1.db: $TMP/old2.db was made by an older runner, which chose a shard's points by identity, not by ordinal; rerun that shard with this runner (runner sweep SCRIPT --shard I/N) and merge again"
+[ -e "$TMP/mixed.db" ] && [ "$(sqlite3 "$TMP/mixed.db" "SELECT count(*) FROM sweep")" != 0 ] &&
     fail "a refused merge wrote a sweep"
 
 # --shard's own checks.
