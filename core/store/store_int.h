@@ -171,18 +171,15 @@ int storei_migrate(store *s, char **err);
 /* 1 when every step from version on only adds indexes or tables no
  * reading command reads: a reader reads such a file as it is. */
 int storei_readable_as_is(int version);
+/* PRAGMA user_version into *version, without writing anything. */
+int storei_read_user_version(store *s, int *version, char **err);
+/* -1 with *err: version is newer than this runner's. */
+int storei_refuse_newer(store *s, int version, char **err);
+/* storei_read_user_version, refusing a newer version. */
+int storei_read_supported_version(store *s, int *version, char **err);
 /* A temporary view a reader of a file older than version 12 adds (the
  * lease columns as NULL), without writing the file. */
 extern const char storei_lease_shim_sql[];
-
-/* --- store_open.c: used by the migration --------------------------------- */
-
-/* PRAGMA user_version into *version; -1 with *err when it is newer than
- * this runner's. */
-int storei_read_supported_version(store *s, int *version, char **err);
-/* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
- * <sqlite message>" in *err. */
-int storei_count_query(store *s, const char *sql, const char *what, int64_t *out, char **err);
 
 /* --- store_fence.c ------------------------------------------------------ */
 
@@ -203,6 +200,11 @@ int storei_fail_sql(store *s, char **err, const char *fmt, ...) RUNNER_PRINTF(3,
 /* Appends note to *err, when there is one. */
 void storei_append_note(char **err, const char *note);
 
+/* After a failure to open or read: the note that WAL needs the file
+ * writable and its -wal and -shm files creatable beside it, when SQLite's
+ * error says so. */
+void storei_hint_writable(store *s, char **err);
+
 /* --- store_sql.c: statements -------------------------------------------- */
 
 /* The cached statement id, prepared on first use; NULL with *err set. */
@@ -213,6 +215,9 @@ int storei_step_done(store *s, sqlite3_stmt *st, const char *what, char **err);
 int storei_run_stmt(store *s, enum storei_stmt_id id, const char *what, char **err);
 /* Rolls back the open transaction, if there is one. */
 void storei_rollback(store *s);
+/* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
+ * <sqlite message>" in *err. */
+int storei_count_query(store *s, const char *sql, const char *what, int64_t *out, char **err);
 /* Runs SQL with no parameters (savepoints, transactions); 0 or -1. */
 int storei_exec(store *s, const char *sql, const char *what, char **err);
 /* Steps a prepared, bound statement and collects column 0 of every row

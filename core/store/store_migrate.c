@@ -335,6 +335,46 @@ int storei_readable_as_is(int version)
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
                "one migration step per schema version");
 
+/* Reads PRAGMA user_version without writing anything. */
+int storei_read_user_version(store *s, int *version, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *version = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    if (rc != SQLITE_OK) {
+        if ((rc & 0xff) == SQLITE_NOTADB)
+            util_fail(err, "%s: not a runner database (file is not a database)", s->path);
+        else {
+            storei_fail_sql(s, err, "cannot read the schema version");
+            storei_hint_writable(s, err);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+int storei_refuse_newer(store *s, int version, char **err)
+{
+    return util_fail(err,
+                     "%s: database schema version %d is newer than this runner supports "
+                     "(%d); use a newer runner or another --db",
+                     s->path, version, STORE_SCHEMA_VERSION);
+}
+
+/* Reads PRAGMA user_version into *version and refuses a newer one. */
+int storei_read_supported_version(store *s, int *version, char **err)
+{
+    if (storei_read_user_version(s, version, err) != 0)
+        return -1;
+    return *version > STORE_SCHEMA_VERSION ? storei_refuse_newer(s, *version, err) : 0;
+}
+
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; the
  * version is read again inside it in case another runner migrated first. */
 int storei_migrate(store *s, char **err)

@@ -19,73 +19,7 @@
 #define CHECKPOINT_PAGES 4096
 #define CHECKPOINT_BACKSTOP_PAGES 16384
 
-/* WAL needs the file writable and two files (-wal, -shm) beside it: say so
- * when SQLite reports a read-only or unopenable file. */
-static void hint_writable(store *s, char **err)
-{
-    int code = sqlite3_errcode(s->db) & 0xff;
-    if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM)
-        storei_append_note(err, " (runner must be able to write the file and create its -wal "
-                                "and -shm files in the same directory)");
-}
-
 /* --- opening ------------------------------------------------------------ */
-
-/* Reads PRAGMA user_version without writing anything. */
-static int read_user_version(store *s, int *version, char **err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *version = sqlite3_column_int(st, 0);
-            rc = SQLITE_OK;
-        }
-    }
-    if (rc != SQLITE_OK) {
-        if ((rc & 0xff) == SQLITE_NOTADB)
-            util_fail(err, "%s: not a runner database (file is not a database)", s->path);
-        else {
-            storei_fail_sql(s, err, "cannot read the schema version");
-            hint_writable(s, err);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK ? 0 : -1;
-}
-
-static int refuse_newer(store *s, int version, char **err)
-{
-    return util_fail(err,
-                     "%s: database schema version %d is newer than this runner supports "
-                     "(%d); use a newer runner or another --db",
-                     s->path, version, STORE_SCHEMA_VERSION);
-}
-
-/* Reads PRAGMA user_version into *version and refuses a newer one. */
-int storei_read_supported_version(store *s, int *version, char **err)
-{
-    if (read_user_version(s, version, err) != 0)
-        return -1;
-    return *version > STORE_SCHEMA_VERSION ? refuse_newer(s, *version, err) : 0;
-}
-
-/* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
- * <sqlite message>" in *err. */
-int storei_count_query(store *s, const char *sql, const char *what, int64_t *out, char **err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_OK)
-        storei_fail_sql(s, err, "%s", what);
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK ? 0 : -1;
-}
 
 /* Version 0 is either a new, empty file or somebody else's database; only
  * the first becomes a runner database. */
@@ -372,7 +306,7 @@ static int set_pragmas(store *s, char **err)
     }
     if (rc != SQLITE_ROW) {
         storei_fail_sql(s, err, "cannot switch to WAL journal mode");
-        hint_writable(s, err);
+        storei_hint_writable(s, err);
         goto done;
     }
     const char *mode = (const char *)sqlite3_column_text(st, 0);
@@ -511,7 +445,7 @@ int store_open(const char *path, store **out, char **err)
         *err = NULL;
         int now = 0;
         int settled = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-                      read_user_version(s, &now, err) == 0;
+                      storei_read_user_version(s, &now, err) == 0;
         if (!sqlite3_get_autocommit(s->db))
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         if (!settled || now == 0) {
@@ -522,7 +456,7 @@ int store_open(const char *path, store **out, char **err)
         free(first_err);
         version = now;
         if (version > STORE_SCHEMA_VERSION) {
-            refuse_newer(s, version, err);
+            storei_refuse_newer(s, version, err);
             goto fail;
         }
     }

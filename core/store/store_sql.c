@@ -268,3 +268,29 @@ int storei_column_value(sqlite3_stmt *st, int i, runner_type declared, value *ou
 {
     return column_value(st, i, declared, out);
 }
+
+/* WAL needs the file writable and two files (-wal, -shm) beside it: say so
+ * when SQLite reports a read-only or unopenable file. */
+void storei_hint_writable(store *s, char **err)
+{
+    int code = sqlite3_errcode(s->db) & 0xff;
+    if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM)
+        storei_append_note(err, " (runner must be able to write the file and create its -wal "
+                                "and -shm files in the same directory)");
+}
+
+/* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
+ * <sqlite message>" in *err. */
+int storei_count_query(store *s, const char *sql, const char *what, int64_t *out, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_OK)
+        storei_fail_sql(s, err, "%s", what);
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -1;
+}

@@ -1,5 +1,4 @@
 -- A plugin name holding a newline must not split the error into two lines.
--- BUG: runner echoes the name raw, so stderr is two lines
--- ("unknown plugin 'spe" / "edup' (did you mean ...").
--- expect: runner: $SCRIPT:5: unknown plugin 'spe\nedup' (did you mean 'speedup'?); 'runner plugins' lists the installed ones
+-- The name is refused where it enters (name_check), before it is looked up.
+-- expect: runner: $SCRIPT:4: sweep: plugin 'spe\nedup' holds a control character (names are UTF-8 text without control characters, 256 bytes at most)
 sweep "spe\nedup" { workers = 8 }
