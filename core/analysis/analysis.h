@@ -6,6 +6,7 @@
 #define RUNNER_ANALYSIS_FACE_H
 
 #include "analysis/changepoint.h"
+#include "analysis/history.h"
 #include "analysis/fit.h"
 #include "analysis/numeric.h"
 #include "analysis/pareto.h"

@@ -1,8 +1,9 @@
 /* changepoint: where a series of samples changes level — the core of
- * `runner history` (issue 35, item 4; the command is
- * cli/cli_history.c). Groups are samples in order (one per sweep, oldest first); binary
- * segmentation with the Mann–Whitney test finds the splits. Numbers only
- * (docs/analysis.md, "History across commits"). */
+ * `runner history` (issue 35, item 4; its answer is computed in
+ * history.c, for the command and the dashboard). Groups are samples in
+ * order (one per sweep, oldest first); binary segmentation with the
+ * Mann–Whitney test finds the splits. Numbers only (docs/analysis.md,
+ * "History across commits"). */
 #ifndef RUNNER_ANALYSIS_CHANGEPOINT_H
 #define RUNNER_ANALYSIS_CHANGEPOINT_H
 

@@ -2,238 +2,29 @@
  * across the matching sweeps, ordered by commit (git's order when the
  * recorded repository is at hand, else start time), with the change points
  * changepoint.c finds; exit 1 on a regression past --tolerance, so CI can
- * gate on it (docs/analysis.md, "History across commits"). */
-#include <math.h>
+ * gate on it (docs/analysis.md, "History across commits"). The options are
+ * read and the answer printed here; analysis/history.c computes it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
 #include "base/exit_status.h"
-#include "base/provenance.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "cli.h"
 #include "render/render.h"
 #include "store/store.h"
 
-#define HISTORY_ALPHA 0.01 /* before Bonferroni over the splits tried */
-#define HISTORY_MAX_CHANGES 16
-
-/* One matching sweep: its id, commit, start and values of the column. */
-typedef struct history_sweep {
-    int64_t id;
-    char *commit;     /* NULL without one; "-dirty" kept */
-    char *started_at; /* ISO text, sorts as time */
-    char *script;
-    long position; /* in git's order; -1 unknown */
-    double *values;
-    size_t n;
-} history_sweep;
-
-/* One group of the series: a sweep, or every sweep of one commit. */
-typedef struct history_group {
-    size_t first, count; /* sweeps[first .. first+count) */
-    double *values;      /* borrowed from the sweep, or pooled (owned) */
-    size_t n;
-    int owned;
-} history_group;
-
-static void sweep_clear(history_sweep *w)
-{
-    free(w->commit);
-    free(w->started_at);
-    free(w->script);
-    free(w->values);
-}
-
-static char *cell_text(const table *t, const char *column)
-{
-    long c = t->row_count ? table_find_column(t, column) : -1;
-    const value *v = c >= 0 ? table_cell(t, 0, (size_t)c) : NULL;
-    return v && v->type == RUNNER_TEXT ? util_strdup(v->as.text) : NULL;
-}
-
-static int push_value(history_sweep *w, size_t *cap, double x)
-{
-    if (!isfinite(x))
-        return 0;
-    if (w->n == *cap) {
-        size_t grown_cap = *cap ? *cap * 2 : 64;
-        double *grown = realloc(w->values, grown_cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        w->values = grown;
-        *cap = grown_cap;
-    }
-    w->values[w->n++] = x;
-    return 0;
-}
-
-/* The column's values in one section: its command's runs (command_run)
- * when it has some with a number there, else its rows. *found 0 when the
- * section has no such column. */
-static int read_values(store *s, int64_t section_id, const char *y, history_sweep *w,
-                       int *time_unit, int *found, char **err)
-{
-    table *cols = NULL, *want = NULL, *run_want = NULL;
-    char *plugin = NULL;
-    size_t cap = 0;
-    *found = 0;
-    int rc = store_section_columns(s, section_id, &cols, &plugin, err);
-    long c = rc == 0 ? table_find_column(cols, y) : -1;
-    int run_own = !strcmp(y, "wall_s") || !strcmp(y, "user_s") || !strcmp(y, "sys_s");
-    if (rc == 0 && (c >= 0 || run_own)) {
-        const char *unit = c >= 0 ? cols->columns[c].unit : "s";
-        *time_unit = unit && (!strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
-                              !strcmp(unit, "ns") || !strcmp(unit, "min"));
-        *found = 1;
-        if (!(want = table_new("history")) ||
-            table_add_column(want, y, unit, RUNNER_REAL, 0) != 0 ||
-            !(run_want = table_new("history runs")) ||
-            table_add_column(run_want, y, unit, RUNNER_REAL, 0) != 0 ||
-            table_add_column(run_want, "warmup", NULL, RUNNER_BOOLEAN, 0) != 0)
-            rc = util_fail(err, "out of memory");
-        store_run_cursor *runs = NULL;
-        value cell = VALUE_NULL, run[2] = { VALUE_NULL, VALUE_NULL };
-        if (rc == 0)
-            rc = store_run_cursor_open(s, section_id, run_want, &runs, err);
-        while (rc == 0 && (rc = store_run_cursor_next(runs, run, err)) == 1) {
-            int warmup = value_number(&run[1]) != 0; /* warm-ups are not measured */
-            rc = !warmup && push_value(w, &cap, value_number(&run[0])) != 0
-                     ? util_fail(err, "out of memory")
-                     : 0;
-            value_clear(&run[0]);
-            value_clear(&run[1]);
-        }
-        store_run_cursor_close(runs);
-        if (rc == 0 && w->n == 0 && c >= 0) {
-            store_cursor *rows = NULL;
-            rc = store_cursor_open(s, section_id, plugin, want, NULL, NULL, 0, &rows, err);
-            while (rc == 0 && (rc = store_cursor_next(rows, &cell, NULL, err)) == 1) {
-                rc = push_value(w, &cap, value_number(&cell)) != 0 ? util_fail(err, "out of memory")
-                                                                   : 0;
-                value_clear(&cell);
-            }
-            store_cursor_close(rows);
-        }
-    }
-    table_free(cols);
-    table_free(want);
-    table_free(run_want);
-    free(plugin);
-    return rc < 0 ? -1 : 0;
-}
-
-static int by_position(const void *pa, const void *pb)
-{
-    const history_sweep *a = pa, *b = pb;
-    if (a->position != b->position)
-        return a->position < b->position ? -1 : 1;
-    int t = strcmp(a->started_at ? a->started_at : "", b->started_at ? b->started_at : "");
-    return t ? t : (a->id < b->id ? -1 : a->id > b->id);
-}
-
-/* Orders the sweeps by git's order of their commits when every commit is
- * in the repository of the first sweep's script (its recorded path read
- * from here), else of the current directory; else by start time. Returns 1 for git's order, 0 for time. */
-static int order_sweeps(history_sweep *w, size_t count)
-{
-    char *order = NULL;
-    /* git once per directory: a thousand sweeps of one script are one
-     * `git rev-list`, not a thousand (each a process) */
-    for (size_t i = 0; i < count && !order; i++) {
-        if (!w[i].script || !w[i].commit)
-            continue;
-        const char *slash = strrchr(w[i].script, '/');
-        size_t dir_len = slash ? (size_t)(slash - w[i].script) : 0;
-        int tried = 0;
-        for (size_t k = 0; k < i && !tried; k++) {
-            const char *other = w[k].script, *other_slash = other ? strrchr(other, '/') : NULL;
-            size_t other_len = other_slash ? (size_t)(other_slash - other) : 0;
-            tried = other && w[k].commit && other_len == dir_len &&
-                    !strncmp(other, w[i].script, dir_len);
-        }
-        if (!tried)
-            order = provenance_git_order(w[i].script);
-    }
-    if (!order) /* a script path recorded relative to another directory */
-        order = provenance_git_order("./");
-    int git = order != NULL;
-    for (size_t i = 0; i < count; i++) {
-        w[i].position = -1;
-        if (!git || !w[i].commit) {
-            git = 0;
-            continue;
-        }
-        size_t len = strcspn(w[i].commit, "-");
-        for (const char *line = order; *line;
-             line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
-            size_t line_len = strcspn(line, "\n");
-            if (line_len == len && !strncmp(line, w[i].commit, len)) {
-                w[i].position = (long)(line - order);
-                break;
-            }
-        }
-        git = w[i].position >= 0;
-    }
-    free(order);
-    if (!git)
-        for (size_t i = 0; i < count; i++)
-            w[i].position = 0;
-    qsort(w, count, sizeof *w, by_position);
-    return git;
-}
-
-static void short_id(const history_sweep *w, int by_commit, char *buf, size_t size)
-{
-    if (by_commit && w->commit)
-        snprintf(buf, size, "%.7s%s", w->commit, strstr(w->commit, "-dirty") ? "-dirty" : "");
-    else
-        snprintf(buf, size, "sweep %lld", (long long)w->id);
-}
-
-/* Groups the ordered sweeps: one per sweep, or (by commit) the sweeps of a
- * commit pooled. */
-static int make_groups(history_sweep *w, size_t count, int by_commit, history_group *g,
-                       size_t *groups)
-{
-    *groups = 0;
-    for (size_t i = 0; i < count;) {
-        size_t j = i + 1;
-        while (by_commit && j < count && w[i].commit && w[j].commit &&
-               !strcmp(w[i].commit, w[j].commit))
-            j++;
-        history_group *one = &g[(*groups)++];
-        *one = (history_group){ .first = i, .count = j - i, .values = w[i].values, .n = w[i].n };
-        if (j - i > 1) {
-            size_t total = 0;
-            for (size_t k = i; k < j; k++)
-                total += w[k].n;
-            if (!(one->values = malloc((total ? total : 1) * sizeof *one->values)))
-                return -1;
-            one->owned = 1;
-            one->n = 0;
-            for (size_t k = i; k < j; k++) {
-                memcpy(one->values + one->n, w[k].values, w[k].n * sizeof *w[k].values);
-                one->n += w[k].n;
-            }
-        }
-        i = j;
-    }
-    return 0;
-}
-
 /* --plot FILE: one line each for the median, low and high of every group,
  * oldest first, x its position; the medians where a change starts
  * circled. */
-static int draw_history(const char *y, const history_sweep *w, const history_group *g,
-                        size_t groups, const double (*m)[3], const changepoint *changes,
-                        size_t found, int by_commit, int git, const char *output)
+static int draw_history(const char *y, const history *h, int by_commit, const char *output)
 {
     plot_format format;
     plot_format_from_path(output, &format); /* checked before reading */
     static const char *const lines[3] = { "median", "low (95 %)", "high (95 %)" };
+    size_t groups = h->rows->row_count;
     table *t = table_new(NULL);
     unsigned char *marked = calloc(3 * groups, 1);
     int bad = !t || !marked || table_add_column(t, "position", NULL, RUNNER_INTEGER, 0) != 0 ||
@@ -241,19 +32,20 @@ static int draw_history(const char *y, const history_sweep *w, const history_gro
               table_add_column(t, "line", NULL, RUNNER_TEXT, 0) != 0;
     for (size_t k = 0; !bad && k < 3; k++)
         for (size_t i = 0; !bad && i < groups; i++) {
-            value row[3] = { value_integer((int64_t)i + 1), value_real(m[i][k]),
+            /* the rows' median, low and high: columns 3, 4, 5 */
+            value row[3] = { value_integer((int64_t)i + 1),
+                             value_real(table_cell(h->rows, i, 3 + k)->as.real),
                              value_text(lines[k]) };
             if ((bad = table_append_row(t, row) != 0))
                 value_clear(&row[2]);
         }
-    for (size_t c = 0; !bad && c < found; c++)
-        marked[changes[c].at] = 1; /* the median line's rows come first */
-    char first[64], last[64];
-    short_id(&w[g[0].first], by_commit, first, sizeof first);
-    short_id(&w[g[groups - 1].first], by_commit, last, sizeof last);
+    for (size_t c = 0; !bad && c < h->found; c++)
+        marked[h->changes[c].at] = 1; /* the median line's rows come first */
+    const char *first = table_cell(h->rows, 0, 0)->as.text;
+    const char *last = table_cell(h->rows, groups - 1, 0)->as.text;
     char *title = util_format("history of %s: %s .. %s", y, first, last);
     char *xlabel = util_format("%s, oldest first (%s)", by_commit ? "commit" : "sweep",
-                               git ? "git's commit order" : "start time");
+                               h->git ? "git's commit order" : "start time");
     int status;
     if (bad || !title || !xlabel) {
         status = cli_fail(NULL);
@@ -263,7 +55,7 @@ static int draw_history(const char *y, const history_sweep *w, const history_gro
                            .by = "line",
                            .title = title,
                            .xlabel = xlabel,
-                           .marked = found ? marked : NULL,
+                           .marked = h->found ? marked : NULL,
                            .marked_title = "change" };
         status = cli_plot_draw(t, &spec, format, output);
     }
@@ -286,196 +78,45 @@ int cli_history(const options_parsed *a)
         return options_usage_error("history: --plot %s: expected a file name ending in .svg or "
                                    ".png",
                                    plot_path);
-    int by_commit = !v[OPTION_HISTORY_BY].text || !strcmp(v[OPTION_HISTORY_BY].text, "git_commit");
-    double tolerance = v[OPTION_HISTORY_TOLERANCE].seconds;
-    int ordinal = (int)v[OPTION_HISTORY_SECTION].integer;
+    history_query q = {
+        .y = y,
+        .section = (int)v[OPTION_HISTORY_SECTION].integer,
+        .by_commit = !v[OPTION_HISTORY_BY].text || !strcmp(v[OPTION_HISTORY_BY].text, "git_commit"),
+        .tolerance = v[OPTION_HISTORY_TOLERANCE].seconds,
+    };
     store_sweep_filter f;
     char since[32], until[32], *err = NULL;
     int status = cli_sweep_filter(a, &f, since, until);
     if (status != EXIT_OK)
         return status;
     store *s = NULL;
-    int64_t *ids = NULL;
-    size_t count = 0, groups = 0, found = 0;
-    history_sweep *w = NULL;
-    history_group *g = NULL;
-    double(*m)[3] = NULL;
-    table *t = NULL;
-    int time_unit = 0;
+    history h = { 0 };
     if ((status = cli_open_existing(a->db_path, &s, 0)) != EXIT_OK)
         return status;
-    if (store_sweeps_matching(s, &f, &ids, &count, &err) != 0) {
-        status = cli_fail(err);
-        goto done;
-    }
-    if (count < 2) {
-        cli_error("history: %zu sweep%s match%s; a history needs at least 2", count,
-                  count == 1 ? "" : "s", count == 1 ? "es" : "");
-        status = EXIT_USAGE;
-        goto done;
-    }
-    if (!(w = calloc(count, sizeof *w)) || !(g = calloc(count, sizeof *g)) ||
-        !(m = calloc(count, sizeof *m))) {
-        status = cli_fail(NULL);
-        goto done;
-    }
-    for (size_t i = 0; i < count; i++) {
-        table *row = NULL;
-        int64_t section_id = 0;
-        int has = 0;
-        w[i].id = ids[count - 1 - i]; /* oldest first */
-        if (store_sweep_row(s, w[i].id, &row, &err) != 0 ||
-            store_section_find(s, w[i].id, ordinal, &section_id, &err) != 0) {
-            table_free(row);
-            status = cli_fail(err);
-            goto done;
-        }
-        w[i].commit = cell_text(row, "git_commit");
-        w[i].started_at = cell_text(row, "started_at");
-        w[i].script = cell_text(row, "script_path");
-        table_free(row);
-        if (section_id == 0) {
-            cli_error("history: sweep %lld has no section %d", (long long)w[i].id, ordinal);
-            status = EXIT_USAGE;
-            goto done;
-        }
-        if (read_values(s, section_id, y, &w[i], &time_unit, &has, &err) != 0) {
-            status = cli_fail(err);
-            goto done;
-        }
-        if (!has) {
-            cli_error("history: sweep %lld, section %d has no column %s", (long long)w[i].id,
-                      ordinal, y);
-            status = EXIT_USAGE;
-            goto done;
-        }
-        if (w[i].n == 0) {
-            cli_error("history: sweep %lld, section %d has no number in %s", (long long)w[i].id,
-                      ordinal, y);
-            status = EXIT_USAGE;
-            goto done;
-        }
-    }
-    int git = order_sweeps(w, count);
-    if (make_groups(w, count, by_commit, g, &groups) != 0) {
-        status = cli_fail(NULL);
-        goto done;
-    }
-    const double **values = calloc(groups, sizeof *values);
-    size_t *sizes = calloc(groups, sizeof *sizes);
-    changepoint changes[HISTORY_MAX_CHANGES];
-    int rc = values && sizes ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < groups; i++) {
-        values[i] = g[i].values;
-        sizes[i] = g[i].n;
-    }
-    if (rc == 0)
-        rc = changepoint_find(values, sizes, groups, HISTORY_ALPHA, ROBUST_BOOTSTRAP_RESAMPLES,
-                              changes, HISTORY_MAX_CHANGES, &found);
-    free(values);
-    free(sizes);
-    if (rc != 0) {
-        cli_error("history: %s: a median is 0 or below, or out of memory", y);
-        status = EXIT_USAGE;
-        goto done;
-    }
-    /* The table: one line a group, the change written where it starts. */
-    if (!(t = table_new("history")) ||
-        table_add_column(t, by_commit && w[0].commit ? "commit" : "sweep", NULL, RUNNER_TEXT, 0) !=
-            0 ||
-        table_add_column(t, "sweeps", NULL, RUNNER_INTEGER, 0) != 0 ||
-        table_add_column(t, "n", NULL, RUNNER_INTEGER, 0) != 0 ||
-        table_add_column(t, "median", NULL, RUNNER_REAL, 0) != 0 ||
-        table_add_column(t, "low", NULL, RUNNER_REAL, 0) != 0 ||
-        table_add_column(t, "high", NULL, RUNNER_REAL, 0) != 0 ||
-        table_add_column(t, "change", NULL, RUNNER_TEXT, 0) != 0) {
-        status = cli_fail(NULL);
-        goto done;
-    }
-    int regression = 0;
-    char(*sentences)[256] = calloc(found ? found : 1, sizeof *sentences);
-    for (size_t i = 0; i < groups && sentences; i++) {
-        char name[64], change[96] = "";
-        double *sorted = malloc(g[i].n * sizeof *sorted);
-        if (!sorted)
-            break;
-        memcpy(sorted, g[i].values, g[i].n * sizeof *sorted);
-        robust_median_interval(sorted, g[i].n, 0.95, m[i]);
-        free(sorted);
-        short_id(&w[g[i].first], by_commit, name, sizeof name);
-        for (size_t k = 0; k < found; k++) {
-            if (changes[k].at != i)
-                continue;
-            const changepoint *cp = &changes[k];
-            double pct = (cp->ratio - 1) * 100;
-            double p = cp->p_value * (double)(groups - 1);
-            char pt[32];
-            if (p < 0.001)
-                snprintf(pt, sizeof pt, "p < 0.001");
-            else
-                snprintf(pt, sizeof pt, "p = %.2g", p > 1 ? 1 : p);
-            snprintf(change, sizeof change, "%+.1f %% [%+.1f, %+.1f] %s", pct, (cp->low - 1) * 100,
-                     (cp->high - 1) * 100, pt);
-            int worse = time_unit ? cp->ratio - 1 > tolerance : fabs(cp->ratio - 1) > tolerance;
-            regression |= worse;
-            snprintf(sentences[k], sizeof sentences[k], "%s %s %.1f %% [%.1f, %.1f] at %s (%s)%s",
-                     y, pct >= 0 ? "rose" : "fell", fabs(pct),
-                     pct >= 0 ? (cp->low - 1) * 100 : (1 - cp->high) * 100,
-                     pct >= 0 ? (cp->high - 1) * 100 : (1 - cp->low) * 100, name, pt,
-                     worse ? ": a regression past --tolerance" : "");
-        }
-        value row[7] = { value_text(name),
-                         value_integer((int64_t)g[i].count),
-                         value_integer((int64_t)g[i].n),
-                         value_real(m[i][0]),
-                         value_real(m[i][1]),
-                         value_real(m[i][2]),
-                         value_text(change) };
-        if (table_append_row(t, row) != 0) {
-            for (size_t c = 0; c < 7; c++)
-                value_clear(&row[c]);
-            free(sentences);
-            status = cli_fail(NULL);
-            goto done;
-        }
-    }
-    if (!sentences) {
-        status = cli_fail(NULL);
-        goto done;
-    }
+    int rc = history_compute(s, &f, &q, &h, &err);
+    store_close(s);
+    if (rc != 0)
+        return cli_fail(err);
     output_format format = OUTPUT_TABLE;
     output_parse_format(v[OPTION_HISTORY_FORMAT].text, &format);
-    if (table_view_print(stdout, t, format,
+    if (table_view_print(stdout, h.rows, format,
                          output_terminal_width(stdout, v[OPTION_SHOW_WIDE].given)) != 0) {
-        free(sentences);
         status = cli_fail(util_format("cannot print the history"));
         goto done;
     }
     if (format == OUTPUT_TABLE) {
-        printf("%zu sweeps ordered by %s; %zu change%s\n", count,
-               git ? "git's commit order" : "start time (no git repository at hand)", found,
-               found == 1 ? "" : "s");
+        printf("%zu sweeps ordered by %s; %zu change%s\n", h.sweeps,
+               h.git ? "git's commit order" : "start time (no git repository at hand)", h.found,
+               h.found == 1 ? "" : "s");
         printf("(Mann-Whitney at alpha %.2g, Bonferroni; bootstrap 95 %% ratio intervals)\n",
                HISTORY_ALPHA);
-        for (size_t k = 0; k < found; k++)
-            printf("%s\n", sentences[k]);
+        for (size_t k = 0; k < h.found; k++)
+            printf("%s\n", h.sentences[k]);
     }
-    free(sentences);
-    if (plot_path && (status = draw_history(y, w, g, groups, (const double(*)[3])m, changes, found,
-                                            by_commit, git, plot_path)) != EXIT_OK)
+    if (plot_path && (status = draw_history(y, &h, q.by_commit, plot_path)) != EXIT_OK)
         goto done;
-    status = regression ? EXIT_REGRESSION : EXIT_OK;
+    status = h.regression ? EXIT_REGRESSION : EXIT_OK;
 done:
-    for (size_t i = 0; g && i < groups; i++)
-        if (g[i].owned)
-            free(g[i].values);
-    for (size_t i = 0; w && i < count; i++)
-        sweep_clear(&w[i]);
-    free(w);
-    free(g);
-    free(m);
-    free(ids);
-    table_free(t);
-    store_close(s);
+    history_clear(&h);
     return status;
 }

@@ -316,6 +316,8 @@ void servei_api(const servei_server *server, struct MHD_Connection *connection, 
         api_sweeps(db, connection, reply);
     else if (strcmp(path, "compare") == 0)
         servei_compare(db, connection, reply);
+    else if (strcmp(path, "history") == 0)
+        servei_history(db, connection, reply);
     else if ((id = path_id(path, "sweep/", &tail)) && strcmp(tail, "") == 0)
         api_sweep(db, id, reply);
     else if (id && strcmp(tail, "/progress") == 0)

@@ -23,6 +23,7 @@ extern const char serve_asset_index_html[];
 extern const char serve_asset_app_js[];
 extern const char serve_asset_findings_js[];
 extern const char serve_asset_compare_js[];
+extern const char serve_asset_history_js[];
 extern const char serve_asset_app_css[];
 extern const char serve_asset_series_html[];
 extern const char serve_asset_series_js[];
@@ -331,6 +332,8 @@ static enum MHD_Result route(servei_server *server, struct MHD_Connection *conne
         return send_asset(connection, serve_asset_findings_js, "text/javascript; charset=utf-8");
     if (strcmp(url, "/compare.js") == 0)
         return send_asset(connection, serve_asset_compare_js, "text/javascript; charset=utf-8");
+    if (strcmp(url, "/history.js") == 0)
+        return send_asset(connection, serve_asset_history_js, "text/javascript; charset=utf-8");
     if (strcmp(url, "/app.css") == 0)
         return send_asset(connection, serve_asset_app_css, "text/css; charset=utf-8");
     if (strcmp(url, "/series.html") == 0) /* a sweep's series, live (serve_series.c) */

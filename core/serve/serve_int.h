@@ -122,6 +122,9 @@ void servei_reply_error(servei_reply *reply, unsigned status, const char *messag
 /* Sets reply to a 500 naming err (freed here). */
 void servei_reply_fail(servei_reply *reply, char *err);
 
+/* `runner history` for the dashboard (serve_history.c): GET /api/history. */
+void servei_history(store *s, struct MHD_Connection *connection, servei_reply *reply);
+
 /* The series recorded during a sweep's points (serve_series.c). */
 void servei_series(store *s, struct MHD_Connection *connection, int64_t sweep_id,
                    servei_reply *reply);

@@ -82,3 +82,41 @@ need_browser_driver() {
     [ -d "$RUNNER_BUILD/browser/node_modules/playwright-core" ] ||
         skip_missing playwright-core "playwright-core is not in $RUNNER_BUILD/browser (make test installs it: npm ci)"
 }
+
+# make_history_sweeps: a git repository of 12 commits in $TMP/repo, each
+# changing bench.lua; a sweep of each (tag step), run newest commit first
+# so only git's order puts them right, stores ten timings (testkit's y, in
+# s: twice the x the script lists, a level with 2 % Gaussian noise drawn
+# by awk, seeded), 10 % higher from commit 8 on. Sets HISTORY_SHORT8, the
+# short id of commit 8, where `runner history --y y --tag step` finds the
+# change.
+make_history_sweeps() {
+    FIXTURES_ABS=$(cd "$RUNNER_FIXTURES" && pwd)
+    repo="$TMP/repo"
+    mkdir "$repo" && git -C "$repo" init -q || fail "git init"
+    i=1
+    while [ "$i" -le 12 ]; do
+        awk -v i="$i" 'BEGIN {
+            srand(1000 + i); level = i >= 8 ? 1.1 : 1
+            printf "sweep(\"testkit\", { x = {"
+            for (r = 0; r < 10; r++) {
+                z = sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand())
+                printf "%s%.6f", r ? ", " : "", level * (1 + 0.02 * z)
+            }
+            printf "} }, { print = false })\n" }' >"$repo/bench.lua"
+        git -C "$repo" add bench.lua
+        git -C "$repo" -c user.name=runner -c user.email=runner@example.com commit -q -m "commit $i"
+        eval "history_commit_$i=\$(git -C \"\$repo\" rev-parse HEAD)"
+        i=$((i + 1))
+    done
+    i=12
+    while [ "$i" -ge 1 ]; do
+        eval "c=\$history_commit_$i"
+        git -C "$repo" checkout -q "$c"
+        run "$RUNNER" sweep "$repo/bench.lua" --db "$DB" --quiet --tag step \
+            --plugin-dir "$FIXTURES_ABS/good"
+        expect_status 0
+        i=$((i - 1))
+    done
+    HISTORY_SHORT8=$(echo "$history_commit_8" | cut -c1-7)
+}

@@ -72,6 +72,7 @@ function route() {
   if (parts[0] === 'sweep' && parts[1]) return sweepPage(parts[1]);
   if (parts[0] === 'plot' && parts[1]) return plotPage(parts[1], query);
   if (parts[0] === 'compare') return comparePage(query);
+  if (parts[0] === 'history') return historyPage(query);
   return sweepsPage(query);
 }
 
