@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-import bench_floor
+import floor_lib
 
 STORE_TARGET = 0.05
 EXPORT_TARGET = 300e3
@@ -39,19 +39,19 @@ def make_db(runner, tmp, name, points, repeats, warmup):
     with open(script, "w") as f:
         f.write(COMMAND.format(points=points, repeats=repeats, warmup=warmup))
     db = os.path.join(tmp, f"{name}.db")
-    bench_floor.remove_db(db)
-    figure = bench_floor.timed([runner, "sweep", script, "--db", db, "--quiet"], tmp)
+    floor_lib.remove_db(db)
+    figure = floor_lib.timed([runner, "sweep", script, "--db", db, "--quiet"], tmp)
     return db, figure
 
 
 def sql(db, text):
-    return bench_floor.must(["sqlite3", db, text], "sqlite3").strip()
+    return floor_lib.must(["sqlite3", db, text], "sqlite3").strip()
 
 
 def store_lines(runner, benches, tmp, quick, repeat):
     points, repeats = (100, 10) if quick else (300, 10)
     rows = 10**5 if quick else 10**6
-    say = bench_floor.say
+    say = floor_lib.say
     say(f"\n## floor 8: storing every run: {rows} command_run rows in one batch, and "
         f"/bin/true x {points} points x {repeats} repeats, best of {repeat}")
     store_us, sweep_us, floor_us = [], [], []
@@ -60,7 +60,7 @@ def store_lines(runner, benches, tmp, quick, repeat):
         sweep_us.append(1e6 * figure["seconds"] / (points * repeats))
         # The insert runner prepares (core/store/store_sql.c, STMT_INSERT_RUN),
         # rows as a command's would be, in one transaction.
-        timing = bench_floor.timed(
+        timing = floor_lib.timed(
             ["sqlite3", db,
              "BEGIN; WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < "
              f"{rows}) INSERT INTO command_run (sweep_id, point_id, run, warmup, wall_s, user_s,"
@@ -69,16 +69,16 @@ def store_lines(runner, benches, tmp, quick, repeat):
              " 12000, 3, 1, 0, '{\"score\":' || k || '}' FROM n; COMMIT;"], tmp)
         # the shell's start and the recursive CTE are left in: the figure is an upper bound
         store_us.append(1e6 * timing["seconds"] / rows)
-        out = bench_floor.must([benches["spawn_floor"], "2000", "/bin/true"], "bench_spawn_floor")
+        out = floor_lib.must([benches["spawn_floor"], "2000", "/bin/true"], "bench_spawn_floor")
         wall = float(re.search(r"in ([\d.]+) s wall", out).group(1))
         floor_us.append(1e6 * wall / 2000)
-        bench_floor.remove_db(db)
+        floor_lib.remove_db(db)
     store, floor, per_run = min(store_us), min(floor_us), min(sweep_us)
     return {"store_us_per_run": store, "floor_us_per_run": floor,
             "sweep_us_per_run": per_run}, [
         (f"floor 8: storing a run (command_run), {rows} rows", f"{store:.2f} us/run",
          f"{floor:.1f} us/run", f"{store / floor:.3f}", f"<= {STORE_TARGET}",
-         bench_floor.verdict(store / floor <= STORE_TARGET)),
+         floor_lib.verdict(store / floor <= STORE_TARGET)),
         (f"  a run with repeats = {repeats}, all of it", f"{per_run:.1f} us/run",
          f"{floor:.1f} us/run", f"{per_run / floor:.2f}", "(info)", ""),
     ]
@@ -87,7 +87,7 @@ def store_lines(runner, benches, tmp, quick, repeat):
 def export_lines(runner, tmp, quick, repeat):
     points, per_point = 1000, (100 if quick else 1000)
     rows = points * per_point
-    say = bench_floor.say
+    say = floor_lib.say
     say(f"\n## floor 8: runner export --runs of {rows} runs, best of {repeat}")
     db, _ = make_db(runner, tmp, "runs_export", points, 2, 0)
     sql(db, "WITH RECURSIVE n(k) AS (SELECT 3 UNION ALL SELECT k + 1 FROM n WHERE k < "
@@ -100,7 +100,7 @@ def export_lines(runner, tmp, quick, repeat):
     runs = []
     out = os.path.join(tmp, "runs_export")
     for _ in range(repeat):
-        figure = bench_floor.timed([runner, "export", "1", "--runs", "--db", db, "--out", out],
+        figure = floor_lib.timed([runner, "export", "1", "--runs", "--db", db, "--out", out],
                                    tmp)
         path = os.path.join(out, "sweep-1-section-1-cmd-runs.csv")
         with open(path) as f:
@@ -111,17 +111,17 @@ def export_lines(runner, tmp, quick, repeat):
         runs.append(figure)
     best = max(runs, key=lambda r: r["rows_per_s"])
     peak = max(r["peak_rss_mb"] for r in runs)
-    bench_floor.remove_db(db)
+    floor_lib.remove_db(db)
     skip = "SKIP (--quick)" if quick else None
     return {"rows": rows, "runs": runs}, [
-        (f"floor 8: export --runs, {rows} runs", bench_floor.rate(best["rows_per_s"], "rows/s"),
+        (f"floor 8: export --runs, {rows} runs", floor_lib.rate(best["rows_per_s"], "rows/s"),
          "", "", f">= {EXPORT_TARGET / 1e3:.0f} k rows/s",
-         bench_floor.verdict(best["rows_per_s"] >= EXPORT_TARGET, skip)),
+         floor_lib.verdict(best["rows_per_s"] >= EXPORT_TARGET, skip)),
         ("  its rate in CPU time (what a quiet machine's wall approaches)",
-         bench_floor.rate(rows / min(r["cpu_seconds"] for r in runs), "rows/s"), "", "", "(info)",
+         floor_lib.rate(rows / min(r["cpu_seconds"] for r in runs), "rows/s"), "", "", "(info)",
          ""),
-        ("  its peak RSS", f"{peak:.1f} MB", "", "", f"<= {bench_floor.RSS_LIMIT_MB:.0f} MB",
-         bench_floor.verdict(peak <= bench_floor.RSS_LIMIT_MB, skip)),
+        ("  its peak RSS", f"{peak:.1f} MB", "", "", f"<= {floor_lib.RSS_LIMIT_MB:.0f} MB",
+         floor_lib.verdict(peak <= floor_lib.RSS_LIMIT_MB, skip)),
     ]
 
 
@@ -137,18 +137,18 @@ def section(runner, benches, tmp, quick, repeat):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=os.path.join(bench_floor.ROOT, "build"))
+    parser.add_argument("--build-dir", default=os.path.join(floor_lib.ROOT, "build"))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int)
     args = parser.parse_args()
     build = os.path.abspath(args.build_dir)
     repeat = args.repeat or (1 if args.quick else 3)
     with tempfile.TemporaryDirectory(prefix="runner-bench-runs.") as tmp:
-        _, lines = section(os.path.join(build, "runner"), bench_floor.benches_in(build), tmp,
+        _, lines = section(os.path.join(build, "runner"), floor_lib.benches_in(build), tmp,
                            args.quick, repeat)
-    bench_floor.say("")
+    floor_lib.say("")
     for line in lines:
-        bench_floor.say("  ".join(str(c) for c in line if c != "").rstrip())
+        floor_lib.say("  ".join(str(c) for c in line if c != "").rstrip())
     return 0
 
 
