@@ -108,6 +108,11 @@ expect_stdout_contains "front: max efficiency, max speedup"
 at80 answers 4
 fits80 "answers of a comparison"
 expect_stdout_contains "sweep 4 against 5: test mwu, tolerance 0.5"
+# runner history of the two jitter sweeps (what they share folded above).
+at80 history --y round_s --by sweep --script scripts/jitter.lua
+fits80 history
+expect_equal "history: status" "$(cat "$TMP/status")" 0
+expect_stdout_contains "2 sweeps ordered by"
 # The sweeps: 11 columns, 161 characters through a pipe.
 at80 sweeps
 fits80 sweeps
