@@ -14,6 +14,7 @@
 #include "analysis/robust.h"
 #include "base/provenance.h"
 #include "base/util.h"
+#include "store/store_query.h"
 
 /* One matching sweep: its id, commit, start and values of the column. */
 typedef struct history_sweep {

@@ -8,6 +8,7 @@
 #include "base/exit_status.h"
 #include "base/util.h"
 #include "cli.h"
+#include "store/store_query.h"
 
 /* The sweep row's columns shown, in this order, when the file has them and
  * they are not NULL (the script's text is `runner report`'s to show). */

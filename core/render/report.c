@@ -20,6 +20,7 @@
 #include "section_columns.h"
 #include "section_view.h"
 #include "store/store.h"
+#include "store/store_query.h"
 #include "table_facts.h"
 
 #define REPORT_MAX_FAILED 20       /* failed points listed per section */

@@ -14,6 +14,7 @@
 #include "base/table.h"
 #include "base/value.h"
 #include "store/store.h"
+#include "store/store_query.h"
 #include "serve.h"
 #include "serve_mhd.h" /* <microhttpd.h>, its functions opened by serve_run */
 

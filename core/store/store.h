@@ -802,8 +802,6 @@ int store_sweep_stat_diffs(store *s, int64_t sweep_id, table **out, char **err);
 int store_stat_diff_rows(store *s, int64_t stat_diff_id, int changes_first, int64_t offset,
                          int64_t limit, table **out, char **err);
 
-#include "store_query.h"
-
 /* --- store_series.c: what happens during a point ------------------------ */
 
 /* Series names: 1 to STORE_SERIES_NAME_MAX bytes (docs/schema.md). */

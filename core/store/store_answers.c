@@ -275,7 +275,7 @@ int store_sensitivity_write(store *s, const store_sensitivity *r, int again, int
 }
 
 /* "min round_s, max speedup": the objectives in order (malloc'd). */
-static char *pareto_question(const store_pareto *r)
+static char *pareto_question_text(const store_pareto *r)
 {
     strbuf b = { 0 };
     for (size_t i = 0; i < r->objective_count; i++)
@@ -292,7 +292,7 @@ int store_pareto_write(store *s, const store_pareto *r, int again, int64_t *id, 
                        char **err)
 {
     answer_write w = { .s = s, .what = "cannot store the front" };
-    char *question = pareto_question(r);
+    char *question = pareto_question_text(r);
     *kept = 0;
     if (!question)
         return util_fail(err, "%s: %s: out of memory", s->path, w.what);

@@ -33,6 +33,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "store.h"
+#include "store_query.h"
 
 /* Fixed statements, prepared on first use (storei_stmt) and kept until
  * store_close; their SQL is in store_sql.c. */

@@ -1,6 +1,7 @@
 /* store_query.h: read-only queries for the dashboard (serve) and the HTML
- * report, so that no SQL text lives outside the store. Included by store.h
- * (other folders include store.h only); implemented in store_query.c,
+ * report, so that no SQL text lives outside the store: the store's second
+ * face (core/layers.txt), included by the readers that need it (serve,
+ * render's report, history, provenance); implemented in store_query.c,
  * store_page.c (with store_count.c) and store_plot.c.
  *
  * "As stored": the tables these functions return hold each cell as SQLite

@@ -122,7 +122,7 @@ SERVE_PAGED_SWEEP=3 SERVE_MARKUP_SECTION=$markup_section SERVE_DIFF_JSON=$TMP/di
 SERVE_LOG_SWEEP=5 SERVE_CATEGORY_SWEEP=6 SERVE_PARALLEL_SWEEP=7 \
 SERVE_ANSWERS_SWEEP=8 SERVE_ANSWERS_SECTION=$trade_section SERVE_FIT_JSON=$TMP/fit.json \
 SERVE_FRONT_ROWS="$front_rows" \
-    node tests/e2e/serve_browser.js "$BASE" 1 2 9 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+    node tests/browser/serve_browser.js "$BASE" 1 2 9 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"

@@ -54,7 +54,7 @@ cp "$TMP/out" "$TMP/stat.json"
 
 start_serve
 SERVE_PRINTED=$TMP/printed SERVE_STAT_JSON=$TMP/stat.json \
-    node tests/e2e/serve_findings_browser.js "$BASE" 1 2 3 4 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+    node tests/browser/serve_findings_browser.js "$BASE" 1 2 3 4 ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"

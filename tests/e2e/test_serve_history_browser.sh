@@ -16,7 +16,7 @@ sentence=$(grep "^y rose .* at $HISTORY_SHORT8 " "$TMP/out")
 [ -n "$sentence" ] || fail "runner history names no change at $HISTORY_SHORT8: $(cat "$TMP/out")"
 
 start_serve
-HISTORY_SENTENCE=$sentence node tests/e2e/serve_history_browser.js "$BASE" "$HISTORY_SHORT8" \
+HISTORY_SENTENCE=$sentence node tests/browser/serve_history_browser.js "$BASE" "$HISTORY_SHORT8" \
     ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"

@@ -44,7 +44,7 @@ expect_equal "the loss so far" "$(cat "$TMP/body")" '{"name":"loss","points":[{"
 expect_code "api/sweep/1/series?name=nope" 200
 expect_equal "an unknown series" "$(cat "$TMP/body")" '{"name":"nope","points":[]}'
 
-node tests/e2e/serve_series.js "$BASE" 1 "$RELEASE" ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
+node tests/browser/serve_series.js "$BASE" 1 "$RELEASE" ${SERVE_SCREENSHOTS:-} >"$TMP/browser.out" 2>&1
 browser_status=$?
 cat "$TMP/browser.out"
 [ "$browser_status" = 0 ] || fail "the browser checks failed (status $browser_status)"

@@ -23,7 +23,7 @@ class Rules:
     def __init__(self, path):
         self.path = path
         self.allowed = {}  # folder -> set of folders it may include
-        self.faces = {}  # folder -> header path relative to core/, or "*"
+        self.faces = {}  # folder -> its face headers (paths relative to core/), or ["*"]
         self.public = set()
         self.owners = []  # (pattern, [paths]) in file order
         self.exceptions = {}  # (file, "<header>") -> line number in the rules
@@ -51,8 +51,8 @@ class Rules:
             raise RulesError(f"{where}: expected 'KEYWORD NAME: ...', got '{line}'")
         elif keyword == "folder":
             self.allowed[head] = set(words)
-        elif keyword == "face" and len(words) == 1:
-            self.faces[head] = words[0]
+        elif keyword == "face" and words:
+            self.faces[head] = words
         elif keyword == "owner" and head.startswith("<") and head.endswith(">") and words:
             self.owners.append((head[1:-1], words))
         elif keyword == "exception" and len(words) == 1:
@@ -161,17 +161,17 @@ class Checker:
         who = label(rel)
         if folder in self.rules.public:
             return
-        face = self.rules.faces.get(folder)
-        if target == self.rules.faces.get("cli") and rel != "main.c":
+        faces = self.rules.faces.get(folder)
+        if target in self.rules.faces.get("cli", ()) and rel != "main.c":
             self.report(rel, number, f"only core/main.c may include {target}")
         elif folder not in self.rules.allowed.get(source, ()):
             self.report(rel, number, f"{who} may not include {target}")
         elif os.path.basename(target).endswith("_int.h"):
             self.report(rel, number, f"{who} may not include {target} (private to {folder}/)")
-        elif face is None:
+        elif faces is None:
             self.report(rel, number, f"{who} may not include {target} ({folder}/ has no face line in core/layers.txt)")
-        elif face != "*" and target != face:
-            self.report(rel, number, f"{who} may include {folder}/ only through {face}, not {target}")
+        elif "*" not in faces and target not in faces:
+            self.report(rel, number, f"{who} may include {folder}/ only through {' or '.join(faces)}, not {target}")
 
     def check_file(self, rel):
         folder = folder_of(rel)
@@ -195,9 +195,10 @@ class Checker:
                     self.check_system(rel, number, name)
 
     def run(self):
-        for folder, face in sorted(self.rules.faces.items()):
-            if face != "*" and not os.path.isfile(os.path.join(self.core, face)):
-                self.problems.append(f"core/layers.txt: the face of {folder}, {face}, does not exist")
+        for folder, faces in sorted(self.rules.faces.items()):
+            for face in faces:
+                if face != "*" and not os.path.isfile(os.path.join(self.core, face)):
+                    self.problems.append(f"core/layers.txt: the face of {folder}, {face}, does not exist")
         for rel in source_files(self.core):
             self.check_file(rel)
         for (rel, header), number in sorted(self.rules.exceptions.items(), key=lambda e: e[1]):

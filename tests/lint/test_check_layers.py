@@ -121,6 +121,9 @@ case("a header under an owned folder", [
 case("a header other than the face", [
     "core/cli/cli.c:5: cli may include store/ only through store/store.h, not store/store_read.h",
 ], appended={"cli/cli.c": '#include "store/store_read.h"\n'})
+case("a second face declared: that header may be included too", [],
+     extra_rules="face store: store/store.h store/store_read.h\n",
+     appended={"cli/cli.c": '#include "store/store_read.h"\n'}, status=0)
 case("a private header across folders", [
     "core/run/run.c:4: run may not include store/store_int.h (private to store/)",
 ], appended={"run/run.c": '#include "store/store_int.h"\n'})

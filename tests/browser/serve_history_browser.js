@@ -13,7 +13,7 @@
 // shows the server's one line. Waits on the page's state, never a time.
 'use strict';
 const path = require('path');
-const { Dashboard, check } = require(path.join(__dirname, '..', 'browser', 'browser.js'));
+const { Dashboard, check } = require(path.join(__dirname, 'browser.js'));
 
 const [base, short, shots] = process.argv.slice(2);
 const sentence = process.env.HISTORY_SENTENCE;

@@ -9,7 +9,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { Dashboard, check } = require(path.join(__dirname, '..', 'browser', 'browser.js'));
+const { Dashboard, check } = require(path.join(__dirname, 'browser.js'));
 
 const [base, sweep, release, shots] = process.argv.slice(2);
 
