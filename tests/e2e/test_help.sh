@@ -11,6 +11,10 @@ expect_stdout_contains "usage: runner COMMAND [OPTIONS]"
 expect_stdout_contains "exit status: 0 ok, 1 some points failed, 2 bad input or usage"
 expect_stdout_contains "notify), 4 a plugin called exit() inside runner (--isolate runs untrusted"
 cp "$TMP/out" "$TMP/main-help"
+# Every command runner --help lists is checked below: the list is read
+# from --help, so a new command cannot be left out of this test.
+listed=$(sed -n 's/^  runner \([a-z][a-z-]*\).*/\1/p' "$TMP/main-help" | sort -u | tr '\n' ' ')
+expect_equal "the commands --help lists" "$listed" "$(echo $COMMANDS | tr ' ' '\n' | sort -u | tr '\n' ' ')"
 run "$RUNNER" --version
 expect_status 0
 expect_stdout_contains "runner 0.1.0 (plugin ABI 1, schema "
