@@ -16,18 +16,8 @@ int lease_period_from_env(double *period_s, char **err)
     const char *text = getenv("RUNNER_LEASE_SECONDS");
     if (!text)
         return 0;
-    /* Digits with an optional fraction only: strtod alone would take
-     * "inf", "0x10" or " 5". */
-    size_t digits = strspn(text, "0123456789");
-    const char *rest = text + digits;
-    size_t fraction = 0;
-    if (*rest == '.') {
-        fraction = strspn(rest + 1, "0123456789");
-        rest += 1 + fraction;
-    }
-    errno = 0;
-    double value = digits + fraction > 0 && !*rest ? strtod(text, NULL) : -1;
-    if (errno != 0 || !(value > 0) || value > LEASE_PERIOD_MAX_S) {
+    double value = 0;
+    if (util_positive_seconds(text, LEASE_PERIOD_MAX_S, &value) != 0) {
         char shown[64];
         return util_fail(err,
                          "RUNNER_LEASE_SECONDS='%s': expected the lease's renewal period, a "

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
+char *util_vformat(const char *fmt, va_list ap)
 {
     va_list copy;
     va_copy(copy, ap);
@@ -31,7 +31,7 @@ char *util_format(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    char *s = util_vformat(fmt, ap);
     va_end(ap);
     return s;
 }
@@ -42,7 +42,7 @@ int util_fail(char **err, const char *fmt, ...)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    *err = vformat(fmt, ap);
+    *err = util_vformat(fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -234,4 +234,21 @@ const char *util_printable(const char *s, char *buf, size_t size)
     }
     buf[n] = '\0';
     return buf;
+}
+
+int util_positive_seconds(const char *text, double max_s, double *seconds)
+{
+    size_t digits = strspn(text, "0123456789");
+    const char *rest = text + digits;
+    size_t fraction = 0;
+    if (*rest == '.') {
+        fraction = strspn(rest + 1, "0123456789");
+        rest += 1 + fraction;
+    }
+    errno = 0;
+    double value = digits + fraction > 0 && !*rest ? strtod(text, NULL) : -1;
+    if (errno != 0 || !(value > 0) || value > max_s)
+        return -1;
+    *seconds = value;
+    return 0;
 }

@@ -4,11 +4,14 @@
 #ifndef RUNNER_UTIL_H
 #define RUNNER_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include "runner/plugin.h"
 
 /* printf into a new malloc'd string (caller frees); NULL on no memory. */
 char *util_format(const char *fmt, ...) RUNNER_PRINTF(1, 2);
+/* The same with a va_list (ap is used once). */
+__attribute__((format(printf, 1, 0))) char *util_vformat(const char *fmt, va_list ap);
 /* Sets *err (freeing nothing) to a formatted message; returns -1. Use as
  * `return util_fail(err, "...")`. err may be NULL. */
 int util_fail(char **err, const char *fmt, ...) RUNNER_PRINTF(2, 3);
@@ -23,6 +26,11 @@ size_t util_edit_distance(const char *a, const char *b);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. Returns 0, or -1
  * with errno set. */
 int util_read_file(const char *path, char **text, size_t *len);
+/* A number of seconds as an environment variable gives it: digits with an
+ * optional fraction only (strtod alone would take "inf", "0x10" or " 5"),
+ * above 0 and at most max_s. 0 with *seconds, or -1 (the caller says why
+ * in its own words). */
+int util_positive_seconds(const char *text, double max_s, double *seconds);
 /* x with %g, but NaN as "nan" whatever its sign bit (glibc prints "-nan"). */
 const char *util_number(double x, char buf[32]);
 /* s for a one-line message on a terminal: control characters (newlines,

@@ -17,6 +17,7 @@
 
 #include "base/quote.h"
 #include "base/stop_signals.h"
+#include "base/util.h"
 #include "selector.h"
 
 volatile sig_atomic_t cli_stop_requested = 0;
@@ -62,14 +63,9 @@ void cli_install_signal_handlers(void)
 
 void cli_error(const char *fmt, ...)
 {
-    va_list ap, again;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(again, ap);
-    int len = vsnprintf(NULL, 0, fmt, ap);
-    char *message = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (message)
-        vsnprintf(message, (size_t)len + 1, fmt, again);
-    va_end(again);
+    char *message = util_vformat(fmt, ap);
     va_end(ap);
     char *shown = message ? quote_terminal(message) : NULL;
     fprintf(stderr, "runner: %s\n", shown ? shown : "out of memory");
@@ -79,14 +75,9 @@ void cli_error(const char *fmt, ...)
 
 void cli_error_lines(const char *fmt, ...)
 {
-    va_list ap, again;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(again, ap);
-    int len = vsnprintf(NULL, 0, fmt, ap);
-    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (text)
-        vsnprintf(text, (size_t)len + 1, fmt, again);
-    va_end(again);
+    char *text = util_vformat(fmt, ap);
     va_end(ap);
     for (char *line = text; line;) {
         char *end = strchr(line, '\n');

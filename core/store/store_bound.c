@@ -110,17 +110,8 @@ int storei_bound_timeout(double *timeout_s, char **err)
     const char *text = getenv("RUNNER_QUERY_TIMEOUT");
     if (!text)
         return 0;
-    /* digits with an optional fraction: strtod alone takes "inf" or "0x10" */
-    size_t digits = strspn(text, "0123456789");
-    const char *rest = text + digits;
-    size_t fraction = 0;
-    if (*rest == '.') {
-        fraction = strspn(rest + 1, "0123456789");
-        rest += 1 + fraction;
-    }
-    errno = 0;
-    double value = digits + fraction > 0 && !*rest ? strtod(text, NULL) : -1;
-    if (errno != 0 || !(value > 0) || value > BOUND_TIMEOUT_MAX_S) {
+    double value = 0;
+    if (util_positive_seconds(text, BOUND_TIMEOUT_MAX_S, &value) != 0) {
         char shown[64];
         return util_fail(err,
                          "RUNNER_QUERY_TIMEOUT='%s': expected how long a query may run without "
