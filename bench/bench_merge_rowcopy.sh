@@ -10,6 +10,9 @@
 #               rows land between the earlier shards' (out of order)
 #   join_order  the same join, new ids (rows interleaved by shard: not the
 #               ids runner merge must give, for comparison)
+#   join_all    one statement over every shard attached at once (SHARDS <=
+#               the sqlite3 shell's attach limit), the joins' UNION ALL
+#               sorted by merged row id: runner merge's ids, in order
 # and runner merge of the same shards; CPU seconds (user + sys) of each,
 # with the load average. The map is built before the timing (a merge would
 # build it from the point blocks it reads anyway).
@@ -30,6 +33,7 @@ done
 columns() { # columns WHERE PREFIX: speedup's columns but row_id
     sqlite3 "$d/shard-1.db" "SELECT group_concat('$2\"' || name || '\"') FROM pragma_table_info('speedup') WHERE pk = 0 $1"
 }
+union=""
 cols=$(columns "" "") rcols=$(columns "AND name <> 'point_id'" "r.") ncols=$(columns "AND name <> 'point_id'" "")
 # The map: every shard point's merged point id and merged first row id
 # (the prefix sum of row counts in point order), and its first row id in
@@ -51,13 +55,23 @@ cols=$(columns "" "") rcols=$(columns "AND name <> 'point_id'" "r.") ncols=$(col
 } >"$d/map.sql"
 sqlite3 "$d/map.db" ".read $d/map.sql"
 cpu() { awk '{ printf "%.2f", $1 + $2 }' "$d/time"; }
-for mode in floor join_final join_order; do
+for mode in floor join_final join_order join_all; do
     rm -f "$d"/out.db*
     {
         echo "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
         sqlite3 "$d/shard-1.db" .schema | grep -v '^CREATE TABLE sqlite_'
         k=1
-        while [ $k -le "$shards" ]; do
+        [ $mode != join_all ] || echo "ATTACH '$d/map.db' AS map;"
+        while [ $mode = join_all ] && [ $k -le "$shards" ]; do
+            echo "ATTACH '$d/shard-$k.db' AS s$k;"
+            echo "CREATE TEMP TABLE map$k (spid INTEGER PRIMARY KEY, newpid, first, sfirst);"
+            echo "INSERT INTO temp.map$k SELECT spid, newpid, first, sfirst FROM map.map WHERE shard = $k;"
+            [ $k -eq 1 ] || union="$union UNION ALL"
+            union="$union SELECT m.first + (r.row_id - m.sfirst) AS rid, m.newpid, $rcols FROM s$k.speedup AS r JOIN temp.map$k AS m ON m.spid = r.point_id"
+            k=$((k + 1))
+        done
+        [ $mode = join_all ] && echo "BEGIN; INSERT INTO main.speedup (row_id, point_id, $ncols) SELECT * FROM ($union) ORDER BY rid; COMMIT;"
+        while [ $mode != join_all ] && [ $k -le "$shards" ]; do
             echo "ATTACH '$d/shard-$k.db' AS s; ATTACH '$d/map.db' AS m; BEGIN;"
             echo "CREATE TEMP TABLE map$k (spid INTEGER PRIMARY KEY, newpid, first, sfirst);"
             echo "INSERT INTO temp.map$k SELECT spid, newpid, first, sfirst FROM m.map WHERE shard = $k;"
