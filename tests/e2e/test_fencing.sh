@@ -6,38 +6,10 @@
 # is stopped with SIGSTOP, "nodeb" resumes; the reader is this host.
 # The database also refuses a second row set for a point (point_once).
 . tests/e2e/lib.sh
-unset SLURM_JOB_ID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID SLURM_STEP_ID
-if ! unshare --uts true 2>/dev/null; then
-    skip_missing "unshare --uts" "fencing: needs root for a hostname namespace (unshare --uts)"
-fi
+. tests/e2e/fencing_lib.sh
 
-# Point 10 waits at a gate while $TMP/gate.on exists (only the first writer
-# meets it); every point prints its own square.
-cat >"$TMP/point.sh" <<SH
-#!/bin/sh
-if [ "\$1" = 10 ] && [ -e "$TMP/gate.on" ]; then
-    touch "$TMP/started.10"
-    while [ ! -e "$TMP/go" ]; do sleep 0.02; done
-fi
-echo "{\"sq\": \$((\$1 * \$1))}"
-SH
-chmod +x "$TMP/point.sh"
-script=$(write_script fenced.lua <<LUA
-command "sq" { argv = { "$TMP/point.sh", "{i}" },
-  params = { i = { type = "integer", min = 0, max = 100 } },
-  columns = { { name = "sq", type = "integer" } } }
-sweep("sq", { i = range(0, 39) }, { print = false })
-LUA
-)
-on_host() { # on_host NAME CMD...: CMD with hostname NAME
-    host=$1
-    shift
-    unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
-}
-
-# ---- the one-process reference ---------------------------------------------
-run "$RUNNER" sweep "$script" --db "$TMP/ref.db" --quiet --jobs 1
-expect_status 0
+# ---- the one-process reference; point 10 waits at a gate -------------------
+gated_sweep 10 fenced
 
 # ---- nodea writes, stops at point 10, its lease expires ---------------------
 touch "$TMP/gate.on"

@@ -7,35 +7,11 @@
 # finishes it: every point once, the same rows as one process. Two hosts are
 # two hostname namespaces (unshare --uts), as in test_fencing.sh.
 . tests/e2e/lib.sh
-unset SLURM_JOB_ID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID SLURM_STEP_ID
-if ! unshare --uts true 2>/dev/null; then
-    skip_missing "unshare --uts" "fencing: needs root for a hostname namespace (unshare --uts)"
-fi
+. tests/e2e/fencing_lib.sh
 
 # Quick points, so the writer's batch is open most of the time; point 30
 # waits at a gate while $TMP/gate.on exists.
-cat >"$TMP/point.sh" <<SH
-#!/bin/sh
-if [ "\$1" = 30 ] && [ -e "$TMP/gate.on" ]; then
-    while [ ! -e "$TMP/go" ]; do sleep 0.02; done
-fi
-echo "{\"sq\": \$((\$1 * \$1))}"
-SH
-chmod +x "$TMP/point.sh"
-script=$(write_script locked.lua <<LUA
-command "sq" { argv = { "$TMP/point.sh", "{i}" },
-  params = { i = { type = "integer", min = 0, max = 100 } },
-  columns = { { name = "sq", type = "integer" } } }
-sweep("sq", { i = range(0, 39) }, { print = false })
-LUA
-)
-on_host() { # on_host NAME CMD...: CMD with hostname NAME
-    host=$1
-    shift
-    unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
-}
-run "$RUNNER" sweep "$script" --db "$TMP/ref.db" --quiet --jobs 1
-expect_status 0
+gated_sweep 30 locked
 
 touch "$TMP/gate.on"
 RUNNER_LEASE_SECONDS=0.3 on_host nodea "$RUNNER" sweep "$script" --db "$DB" --quiet --jobs 1 \

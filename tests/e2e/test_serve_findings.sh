@@ -41,31 +41,7 @@ run "$RUNNER" sweep scripts/jitter.lua --db "$DB" --name second --set jitters=2,
 expect_status 0
 
 # 3. diff --stat needs repeats: a command printing seeded noisy times.
-cat >"$TMP/noisy.awk" <<'AWK'
-BEGIN {
-    slow = ENVIRON["SLOW"] ? ENVIRON["SLOW"] : 1
-    srand(seed % 2147483647)
-    for (i = 0; i < 8; i++) {
-        u = 0
-        for (k = 0; k < 12; k++) u += rand()
-        printf "time_s=%.9f\n", slow * size * (1 + 0.05 * (u - 6))
-    }
-}
-AWK
-noisy=$(write_script noisy.lua <<LUA
-command { name = "noisy", argv = { "awk", "-v", "seed={seed}", "-v", "size={size}", "-f", "$TMP/noisy.awk" },
-  params = { size = { type = "integer", default = 1 } },
-  columns = { { name = "time_s", type = "real", unit = "s" } }, output = "keyvalue" }
-sweep("noisy", { size = { 1, 2, 16, 256 } }, { print = false })
-LUA
-)
-run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 7
-expect_status 0
-SLOW=1.5
-export SLOW
-run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 8
-unset SLOW
-expect_status 0
+noisy_sweeps
 a=$(sql "SELECT min(id) FROM sweep WHERE script_path LIKE '%noisy.lua'")
 b=$(sql "SELECT max(id) FROM sweep WHERE script_path LIKE '%noisy.lua'")
 run "$RUNNER" diff "$a" "$b" --stat --test welch --db "$DB" --format json

@@ -23,31 +23,7 @@ expect_status 0
 
 # Repeats for diff --stat: a command printing seeded noisy times, then
 # the same 50 % slower.
-cat >"$TMP/noisy.awk" <<'AWK'
-BEGIN {
-    slow = ENVIRON["SLOW"] ? ENVIRON["SLOW"] : 1
-    srand(seed % 2147483647)
-    for (i = 0; i < 8; i++) {
-        u = 0
-        for (k = 0; k < 12; k++) u += rand()
-        printf "time_s=%.9f\n", slow * size * (1 + 0.05 * (u - 6))
-    }
-}
-AWK
-noisy=$(write_script noisy.lua <<LUA
-command { name = "noisy", argv = { "awk", "-v", "seed={seed}", "-v", "size={size}", "-f", "$TMP/noisy.awk" },
-  params = { size = { type = "integer", default = 1 } },
-  columns = { { name = "time_s", type = "real", unit = "s" } }, output = "keyvalue" }
-sweep("noisy", { size = { 1, 2, 16, 256 } }, { print = false })
-LUA
-)
-run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 7
-expect_status 0
-SLOW=1.5
-export SLOW
-run "$RUNNER" sweep "$noisy" --db "$DB" --quiet --seed 8
-unset SLOW
-expect_status 0
+noisy_sweeps
 run "$RUNNER" diff 3 4 --stat --test welch --db "$DB" --format json
 expect_status 1
 cp "$TMP/out" "$TMP/stat.json"
