@@ -28,6 +28,8 @@ holds_write_lock() {
 tries=0
 while :; do
     kill -STOP $runner_pid
+    # every thread stopped first: one still running could yet let go of it
+    wait_until "nodea's threads to stop" 'all_stopped $runner_pid'
     holds_write_lock && break
     kill -CONT $runner_pid
     tries=$((tries + 1))
