@@ -44,20 +44,19 @@ void storei_block_discard(store *s)
     s->block_points = s->block_ok = 0;
 }
 
-/* The open block's point_index rows (schema.sql), block_id its row. A
- * block being written holds the ids first .. first + points - 1. */
-static int index_block(store *s, int64_t block_id, char **err)
+int storei_index_block(store *s, int64_t block_id, int64_t first_id, int64_t last_id, int all_ok,
+                       const char *points, size_t points_len, char **err)
 {
     sqlite3_stmt *st;
-    if (s->block_ok != s->block_points) {
+    if (!all_ok) {
         if (!(st = storei_stmt(s, STMT_INDEX_BLOCK, "cannot index points", err)))
             return -1;
         sqlite3_bind_int64(st, 1, block_id);
-        sqlite3_bind_text(st, 2, s->block.data, (int)s->block.len, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, points, (int)points_len, SQLITE_STATIC);
         return storei_step_done(s, st, "cannot index points", err);
     }
     /* Every point ok: STOREI_INDEX_RUN ids a statement, the rest at once. */
-    int64_t next_id = s->block_first_id, last_id = s->block_first_id + s->block_points - 1;
+    int64_t next_id = first_id;
     for (; last_id - next_id + 1 >= STOREI_INDEX_RUN; next_id += STOREI_INDEX_RUN) {
         if (!(st = storei_stmt(s, STMT_INDEX_OK_RUN, "cannot index points", err)))
             return -1;
@@ -100,7 +99,9 @@ int storei_block_write(store *s, char **err)
     int rc = storei_step_done(s, st, "cannot store points", err);
     /* Its index rows, in the same transaction. */
     if (rc == 0)
-        rc = index_block(s, sqlite3_last_insert_rowid(s->db), err);
+        rc = storei_index_block(s, sqlite3_last_insert_rowid(s->db), s->block_first_id,
+                                s->block_first_id + s->block_points - 1,
+                                s->block_ok == s->block_points, s->block.data, s->block.len, err);
     storei_block_discard(s);
     return rc;
 }

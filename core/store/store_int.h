@@ -219,6 +219,15 @@ void storei_rollback(store *s);
 /* Runs a query that returns one integer into *out; 0, or -1 with "<what>:
  * <sqlite message>" in *err. */
 int storei_count_query(store *s, const char *sql, const char *what, int64_t *out, char **err);
+/* The point_index rows (schema.sql) of block block_id, which holds the
+ * ids first_id .. last_id: counted when all_ok, else read from its points
+ * (the block's JSON, points_len bytes). A writer's and a merge's. */
+int storei_index_block(store *s, int64_t block_id, int64_t first_id, int64_t last_id, int all_ok,
+                       const char *points, size_t points_len, char **err);
+/* 1 when a statement of s's connection has been stepped and not reset:
+ * across a commit it keeps the connection's read snapshot, and with it
+ * every checkpoint from (SQLITE_LOCKED). */
+int storei_statement_open(store *s);
 /* Runs SQL with no parameters (savepoints, transactions); 0 or -1. */
 int storei_exec(store *s, const char *sql, const char *what, char **err);
 /* Steps a prepared, bound statement and collects column 0 of every row

@@ -9,6 +9,8 @@
  * rows found through the index. */
 #include "store_merge_int.h"
 
+#include "base/bug.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -290,19 +292,8 @@ static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t f
     sqlite3_bind_text(st, 8, base, -1, SQLITE_STATIC);
     if (storei_step_done(s, st, "cannot store points", err) != 0)
         return -1;
-    int all_ok = ok == count;
-    sqlite3_stmt *index =
-        storei_stmt(s, all_ok ? STMT_INDEX_OK_BLOCK : STMT_INDEX_BLOCK, "cannot index points", err);
-    if (!index)
-        return -1;
-    sqlite3_bind_int64(index, 1, sqlite3_last_insert_rowid(s->db));
-    if (all_ok) {
-        sqlite3_bind_int64(index, 2, first);
-        sqlite3_bind_int64(index, 3, first + count - 1);
-    } else {
-        sqlite3_bind_text(index, 2, points->data, (int)points->len, SQLITE_STATIC);
-    }
-    int rc = storei_step_done(s, index, "cannot index points", err);
+    int rc = storei_index_block(s, sqlite3_last_insert_rowid(s->db), first, first + count - 1,
+                                ok == count, points->data, points->len, err);
     strbuf_reset(points);
     return rc;
 }
@@ -316,6 +307,10 @@ static int flush_block(merge_writer *w, char **err)
     w->block_count = w->block_ok = 0;
     if (rc == 0 && ++w->blocks_uncommitted >= MERGE_COMMIT_BLOCKS) {
         w->blocks_uncommitted = 0;
+        /* A statement of OUT's still open here would keep this connection's
+         * read snapshot past the commit: every checkpoint then fails
+         * (SQLITE_LOCKED) and the WAL grows to the size of the output. */
+        RUNNER_BUG_IF(storei_statement_open(w->m->s), "a merge commits with a statement open");
         rc = storei_exec(w->m->s, "COMMIT; BEGIN IMMEDIATE", "cannot commit merged points", err);
     }
     return rc;
@@ -848,18 +843,30 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
         goto done;
     }
     w.next_id = sqlite3_column_int64(next_id, 0);
+    sqlite3_reset(next_id); /* none open across the commits (flush_block) */
     if (sqlite3_prepare_v2(s->db,
                            "SELECT ordinal, plugin, new_id FROM temp.merge_section"
-                           " ORDER BY ordinal",
+                           " WHERE ordinal > ?1 ORDER BY ordinal LIMIT 1",
                            -1, &sections, NULL) != SQLITE_OK) {
         storei_fail_sql(s, err, "cannot read the sections");
         goto done;
     }
     rc = 0;
-    while (rc == 0 && sqlite3_step(sections) == SQLITE_ROW) {
+    for (int64_t ordinal = INT64_MIN; rc == 0;) {
+        sqlite3_bind_int64(sections, 1, ordinal);
+        if (sqlite3_step(sections) != SQLITE_ROW)
+            break;
+        ordinal = sqlite3_column_int64(sections, 0);
         w.section_id = sqlite3_column_int64(sections, 2);
-        w.plugin = (const char *)sqlite3_column_text(sections, 1);
-        rc = write_section(&w, sqlite3_column_int64(sections, 0), err);
+        char *plugin = util_strdup((const char *)sqlite3_column_text(sections, 1));
+        sqlite3_reset(sections);
+        if (!plugin) {
+            rc = util_fail(err, "out of memory");
+            break;
+        }
+        w.plugin = plugin;
+        rc = write_section(&w, ordinal, err);
+        free(plugin);
     }
     if (rc == 0)
         rc = storei_exec(s, "COMMIT", "cannot commit merged points", err);

@@ -141,6 +141,14 @@ void storei_rollback(store *s)
         storei_run_stmt(s, STMT_ROLLBACK, "cannot roll back", NULL);
 }
 
+int storei_statement_open(store *s)
+{
+    for (sqlite3_stmt *st = sqlite3_next_stmt(s->db, NULL); st; st = sqlite3_next_stmt(s->db, st))
+        if (sqlite3_stmt_busy(st))
+            return 1;
+    return 0;
+}
+
 int storei_exec(store *s, const char *sql, const char *what, char **err)
 {
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
