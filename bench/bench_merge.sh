@@ -5,10 +5,21 @@
 # (--jobs 1) and once as SHARDS shards that runner merge then joins; rates
 # are rows per second of wall time and of CPU time, best of REPEAT. The
 # target: merge stores at least 0.8 of the single process's rate.
-# Beside it, the SQLite floor (issue 36): the sqlite3 shell copying the
-# same shards' point blocks and rows into a file of the same schema and
-# indexes with ATTACH ... INSERT INTO ... SELECT, a transaction a shard, WAL
-# (what runner uses); the merge's rate against that floor (target 0.8).
+# Beside it, two SQLite floors (issue 36), the sqlite3 shell writing into
+# a file of the shards' schema and indexes with ATTACH ... INSERT INTO ...
+# SELECT, WAL and synchronous = NORMAL (as runner opens its files):
+#   copy     each shard's point blocks and rows as they are, a transaction
+#            a shard: new row ids in shard order, the shards' own point ids
+#            (rows no merge may store: point ids repeat across shards);
+#   ordered  the same blocks, and the rows the merge stores: every shard
+#            attached at once, each shard point's merged id numbered from
+#            the shards' point_once (by ordinal), the rows sorted by it
+#            (SHARDS <= 10, SQLite's attach limit). Checked equal to the
+#            merge's rows, row ids and point ids included (EXCEPT both
+#            ways). Its blocks are copied, not renumbered: a floor.
+# The target: the merge's rate per CPU-second at least 0.8 of the ordered
+# floor's, the one that stores the same rows; the copy's ratio is printed
+# too.
 #   bench/bench_merge.sh [BUILD_DIR] (env: WORKERS JITTERS SHARDS REPEAT)
 set -eu
 build=${1:-build}
@@ -29,7 +40,12 @@ timed() {
     awk 'END { printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time"
 }
 best_single_wall=0 best_single_cpu=0 best_merge_wall=0 best_merge_cpu=0
-best_floor_wall=0 best_floor_cpu=0
+best_floor_wall=0 best_floor_cpu=0 best_ordered_wall=0 best_ordered_cpu=0
+ordered=1
+[ "$shards" -le 10 ] || {
+    ordered=0
+    echo "bench_merge: the ordered floor attaches every shard at once: SHARDS <= 10 (SQLite's limit)" >&2
+}
 # floor_sql: the floor's statements: the schema of shard 1 (tables and
 # indexes), then each shard's point_block and speedup rows, new ids (a
 # table's columns but its integer primary key).
@@ -46,6 +62,41 @@ floor_sql() {
         echo "COMMIT; DETACH s;"
         k=$((k + 1))
     done
+}
+# ordered_sql: the ordered floor's statements (see the top).
+ordered_sql() {
+    echo "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+    sqlite3 "$tmp/shard-1.db" .schema | grep -v '^CREATE TABLE sqlite_'
+    cols_point_block=$(sqlite3 "$tmp/shard-1.db" "SELECT group_concat('\"' || name || '\"') FROM pragma_table_info('point_block') WHERE pk = 0")
+    cols_speedup=$(sqlite3 "$tmp/shard-1.db" "SELECT group_concat('\"' || name || '\"') FROM pragma_table_info('speedup') WHERE pk = 0")
+    results=$(sqlite3 "$tmp/shard-1.db" "SELECT group_concat('r.\"' || name || '\"') FROM pragma_table_info('speedup') WHERE pk = 0 AND name NOT IN ('sweep_id', 'section_id', 'point_id')")
+    k=1
+    while [ $k -le "$shards" ]; do
+        echo "ATTACH '$tmp/shard-$k.db' AS s$k;"
+        k=$((k + 1))
+    done
+    echo "CREATE TEMP TABLE map (shard INTEGER, point_id INTEGER, merged_id INTEGER, PRIMARY KEY (shard, point_id)) WITHOUT ROWID;"
+    echo "INSERT INTO temp.map SELECT shard, point_id, row_number() OVER (ORDER BY section_id, ordinal) FROM ("
+    k=1
+    while [ $k -le "$shards" ]; do
+        [ $k -gt 1 ] && echo "UNION ALL"
+        echo "SELECT $k AS shard, section_id, ordinal, point_id FROM s$k.point_once"
+        k=$((k + 1))
+    done
+    echo ");"
+    k=1
+    while [ $k -le "$shards" ]; do
+        echo "BEGIN; INSERT INTO main.point_block ($cols_point_block) SELECT $cols_point_block FROM s$k.point_block; COMMIT;"
+        k=$((k + 1))
+    done
+    echo "BEGIN; INSERT INTO main.speedup ($cols_speedup) SELECT r.sweep_id, r.section_id, m.merged_id, $results FROM ("
+    k=1
+    while [ $k -le "$shards" ]; do
+        [ $k -gt 1 ] && echo "UNION ALL"
+        echo "SELECT $k AS shard, * FROM s$k.speedup"
+        k=$((k + 1))
+    done
+    echo ") AS r JOIN temp.map AS m ON m.shard = r.shard AND m.point_id = r.point_id ORDER BY m.merged_id, r.row_id; COMMIT;"
 }
 rate() { awk -v n="$rows" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
 max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
@@ -68,7 +119,23 @@ while [ $i -le "$repeat" ]; do
         echo "bench_merge: the floor's copy lacks rows" >&2
         exit 1
     }
-    echo "run $i: single $single_wall rows/s ($single_cpu per CPU-s), merge of $shards shards $merge_wall rows/s ($merge_cpu per CPU-s), SQLite floor $floor_wall rows/s ($floor_cpu per CPU-s)"
+    ordered_wall=0 ordered_cpu=0
+    if [ "$ordered" = 1 ]; then
+        ordered_sql >"$tmp/ordered.sql"
+        set -- $(timed sqlite3 -bail "$tmp/ordered.db" ".read $tmp/ordered.sql")
+        ordered_wall=$(rate "$1") ordered_cpu=$(rate "$2")
+        differ=$(sqlite3 "$tmp/ordered.db" "ATTACH '$tmp/merged.db' AS m;
+            SELECT (SELECT count(*) FROM (SELECT * FROM main.speedup EXCEPT SELECT * FROM m.speedup))
+                 + (SELECT count(*) FROM (SELECT * FROM m.speedup EXCEPT SELECT * FROM main.speedup))")
+        [ "$differ" = 0 ] || {
+            echo "bench_merge: the ordered floor's rows differ from the merge's ($differ)" >&2
+            exit 1
+        }
+        rm -f "$tmp"/ordered.db*
+    fi
+    echo "run $i: single $single_wall rows/s ($single_cpu per CPU-s), merge of $shards shards $merge_wall rows/s ($merge_cpu per CPU-s), SQLite copy $floor_wall rows/s ($floor_cpu per CPU-s), SQLite ordered $ordered_wall rows/s ($ordered_cpu per CPU-s)"
+    best_ordered_wall=$(max "$best_ordered_wall" "$ordered_wall")
+    best_ordered_cpu=$(max "$best_ordered_cpu" "$ordered_cpu")
     best_floor_wall=$(max "$best_floor_wall" "$floor_wall")
     best_floor_cpu=$(max "$best_floor_cpu" "$floor_cpu")
     best_single_wall=$(max "$best_single_wall" "$single_wall")
@@ -87,7 +154,13 @@ awk -v sw="$best_single_wall" -v sc="$best_single_cpu" -v mw="$best_merge_wall" 
         r, c, (r >= 0.8 ? "PASS" : "MISS")
 }'
 awk -v fw="$best_floor_wall" -v fc="$best_floor_cpu" -v mw="$best_merge_wall" -v mc="$best_merge_cpu" 'BEGIN {
+    printf "merge / SQLite copy (shard order and ids, not the merge'"'"'s rows): %.2f by wall clock, %.2f per CPU-second\n",
+        mw / fw, mc / fc
+}'
+if [ "$ordered" = 1 ]; then
+    awk -v fw="$best_ordered_wall" -v fc="$best_ordered_cpu" -v mw="$best_merge_wall" -v mc="$best_merge_cpu" 'BEGIN {
     r = mw / fw; c = mc / fc
-    printf "merge / SQLite floor (ATTACH ... INSERT INTO ... SELECT): %.2f by wall clock, %.2f per CPU-second (target 0.8): %s\n",
+    printf "merge / SQLite ordered (the same rows: ATTACH ... INSERT INTO ... SELECT ... ORDER BY): %.2f by wall clock, %.2f per CPU-second (target 0.8): %s\n",
         r, c, (c >= 0.8 ? "PASS" : "MISS")
 }'
+fi
