@@ -6,8 +6,11 @@
 # are rows per second of wall time and of CPU time, best of REPEAT. The
 # target: merge stores at least 0.8 of the single process's rate.
 # Beside it, two SQLite floors (issue 36), the sqlite3 shell writing into
-# a file of the shards' schema and indexes with ATTACH ... INSERT INTO ...
-# SELECT, WAL and synchronous = NORMAL (as runner opens its files):
+# a file of the shards' schema (tables, indexes, triggers) with ATTACH ...
+# INSERT INTO ... SELECT, WAL and synchronous = NORMAL (as runner opens its
+# files). Both copy a shard's point keys (point_once) as rows before its
+# blocks, as runner's writers give them, so the trigger derives none from
+# the blocks' JSON (which would cost them 0.3-0.6 CPU-s more):
 #   copy     each shard's point blocks and rows as they are, a transaction
 #            a shard: new row ids in shard order, the shards' own point ids
 #            (rows no merge may store: point ids repeat across shards);
@@ -57,6 +60,7 @@ floor_sql() {
     k=1
     while [ $k -le "$shards" ]; do
         echo "ATTACH '$tmp/shard-$k.db' AS s; BEGIN;"
+        echo "INSERT INTO main.point_once SELECT * FROM s.point_once;"
         echo "INSERT INTO main.point_block ($cols_point_block) SELECT $cols_point_block FROM s.point_block;"
         echo "INSERT INTO main.speedup ($cols_speedup) SELECT $cols_speedup FROM s.speedup;"
         echo "COMMIT; DETACH s;"
@@ -86,7 +90,8 @@ ordered_sql() {
     echo ");"
     k=1
     while [ $k -le "$shards" ]; do
-        echo "BEGIN; INSERT INTO main.point_block ($cols_point_block) SELECT $cols_point_block FROM s$k.point_block; COMMIT;"
+        echo "BEGIN; INSERT INTO main.point_once SELECT * FROM s$k.point_once;"
+        echo "INSERT INTO main.point_block ($cols_point_block) SELECT $cols_point_block FROM s$k.point_block; COMMIT;"
         k=$((k + 1))
     done
     echo "BEGIN; INSERT INTO main.speedup ($cols_speedup) SELECT r.sweep_id, r.section_id, m.merged_id, $results FROM ("

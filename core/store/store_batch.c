@@ -44,6 +44,33 @@ void storei_block_discard(store *s)
     s->block_points = s->block_ok = 0;
 }
 
+int storei_block_keys(store *s, int64_t section_id, int64_t first_id, const int64_t *ordinals,
+                      int64_t count, char **err)
+{
+    sqlite3_stmt *st;
+    int64_t i = 0;
+    for (; count - i >= STOREI_KEY_RUN; i += STOREI_KEY_RUN) {
+        if (!(st = storei_stmt(s, STMT_KEY_RUN, "cannot store points", err)))
+            return -1;
+        sqlite3_bind_int64(st, 1, section_id);
+        sqlite3_bind_int64(st, 2, first_id + i);
+        for (int n = 0; n < STOREI_KEY_RUN; n++) /* ?10 .. ?19, ?110 .. ?199 */
+            sqlite3_bind_int64(st, n < 10 ? 10 + n : 100 + n, ordinals[i + n]);
+        if (storei_step_done(s, st, "cannot store points", err) != 0)
+            return -1;
+    }
+    for (; i < count; i++) {
+        if (!(st = storei_stmt(s, STMT_KEY, "cannot store points", err)))
+            return -1;
+        sqlite3_bind_int64(st, 1, section_id);
+        sqlite3_bind_int64(st, 2, ordinals[i]);
+        sqlite3_bind_int64(st, 3, first_id + i);
+        if (storei_step_done(s, st, "cannot store points", err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int storei_index_block(store *s, int64_t block_id, int64_t first_id, int64_t last_id, int all_ok,
                        const char *points, size_t points_len, char **err)
 {
@@ -52,7 +79,7 @@ int storei_index_block(store *s, int64_t block_id, int64_t first_id, int64_t las
         if (!(st = storei_stmt(s, STMT_INDEX_BLOCK, "cannot index points", err)))
             return -1;
         sqlite3_bind_int64(st, 1, block_id);
-        sqlite3_bind_text(st, 2, points, (int)points_len, SQLITE_STATIC);
+        storei_bind_block(st, 2, points, points_len);
         return storei_step_done(s, st, "cannot index points", err);
     }
     /* Every point ok: STOREI_INDEX_RUN ids a statement, the rest at once. */
@@ -85,6 +112,11 @@ int storei_block_write(store *s, char **err)
         storei_block_discard(s);
         return util_fail(err, "%s: cannot store points: out of memory", s->path);
     }
+    if (storei_block_keys(s, s->block_section_id, s->block_first_id, s->block_ordinals,
+                          s->block_points, err) != 0) {
+        storei_block_discard(s);
+        return -1;
+    }
     sqlite3_stmt *st = storei_stmt(s, STMT_INSERT_BLOCK, "cannot store points", err);
     if (!st)
         return -1;
@@ -94,7 +126,7 @@ int storei_block_write(store *s, char **err)
     sqlite3_bind_int64(st, 4, s->block_first_id + s->block_points - 1);
     sqlite3_bind_int64(st, 5, s->block_points);
     sqlite3_bind_int64(st, 6, s->block_ok);
-    sqlite3_bind_text(st, 7, s->block.data, (int)s->block.len, SQLITE_STATIC);
+    storei_bind_block(st, 7, s->block.data, s->block.len);
     sqlite3_bind_text(st, 8, s->block_params_base, -1, SQLITE_STATIC);
     int rc = storei_step_done(s, st, "cannot store points", err);
     /* Its index rows, in the same transaction. */

@@ -29,6 +29,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/strbuf.h"
 #include "base/util.h"
@@ -39,6 +40,8 @@
  * store_close; their SQL is in store_sql.c. */
 /* Index rows STMT_INDEX_OK_RUN inserts per step. */
 #define STOREI_INDEX_RUN 100
+/* point_once rows STMT_KEY_RUN inserts per step. */
+#define STOREI_KEY_RUN 100
 
 enum storei_stmt_id {
     STMT_BEGIN,
@@ -48,6 +51,8 @@ enum storei_stmt_id {
     STMT_INDEX_BLOCK,
     STMT_INDEX_OK_BLOCK,
     STMT_INDEX_OK_RUN,
+    STMT_KEY_RUN,
+    STMT_KEY,
     STMT_NEXT_POINT_ID,
     STMT_INSERT_SWEEP,
     STMT_END_SWEEP,
@@ -76,6 +81,7 @@ typedef struct storei_checkpointer {
     int pending;         /* the WAL grew past the checkpoint threshold */
     int running;         /* the thread is checkpointing */
     int quit;
+    int late;   /* storei_checkpoint_late: only at the backstop, by the writer */
     char *path; /* owned */
 } storei_checkpointer;
 
@@ -137,6 +143,8 @@ struct store {
     char *block_params_base; /* the first point's parameters (owned) */
     int64_t block_sweep_id, block_section_id;
     int64_t block_first_id, block_points, block_ok;
+    int64_t *block_ordinals; /* each point's ordinal, for its key (owned) */
+    size_t block_ordinals_cap;
     storei_checkpointer checkpoints;
     store_read_limits limits; /* store_read_limit's (store_query.c); unset: 0 */
     storei_bound bound;       /* store_bound.c */
@@ -164,7 +172,7 @@ const char *storei_bound_errmsg(storei_bound *b);
 
 /* The schema version this runner writes: one step per version in
  * store_migrate.c's migrations[]. */
-#define STORE_SCHEMA_VERSION 23
+#define STORE_SCHEMA_VERSION 24
 
 /* Brings the schema to STORE_SCHEMA_VERSION in one write transaction; 0,
  * or -1 with *err (nothing changed). */
@@ -222,8 +230,20 @@ int storei_count_query(store *s, const char *sql, const char *what, int64_t *out
 /* The point_index rows (schema.sql) of block block_id, which holds the
  * ids first_id .. last_id: counted when all_ok, else read from its points
  * (the block's JSON, points_len bytes). A writer's and a merge's. */
+/* The point_once rows of a block about to be written: point first_id + i
+ * of section_id has ordinals[i], i < count. Before the block's INSERT, so
+ * that its trigger finds them and reads nothing out of the JSON (schema
+ * 24); a second row set for a point fails here, as in the trigger. */
+int storei_block_keys(store *s, int64_t section_id, int64_t first_id, const int64_t *ordinals,
+                      int64_t count, char **err);
 int storei_index_block(store *s, int64_t block_id, int64_t first_id, int64_t last_id, int all_ok,
                        const char *points, size_t points_len, char **err);
+/* From now on s's WAL is copied only once it holds the backstop's 64 MiB,
+ * by the writer itself: each page once per 64 MiB instead of once a commit
+ * (a page the next commit changes again is copied again). For a writer no
+ * one reads while it writes, a merge: 5% less CPU than the thread's
+ * checkpoints (docs/performance/merge.md). */
+void storei_checkpoint_late(store *s);
 /* 1 when a statement of s's connection has been stepped and not reset:
  * across a commit it keeps the connection's read snapshot, and with it
  * every checkpoint from (SQLITE_LOCKED). */
@@ -241,6 +261,17 @@ static inline int storei_bind_text(sqlite3_stmt *st, int index, const char *text
 {
     return text ? sqlite3_bind_text(st, index, text, -1, SQLITE_STATIC)
                 : sqlite3_bind_null(st, index);
+}
+
+/* Binds a point block's JSON, len bytes followed by a NUL (a strbuf's).
+ * Given its length, SQLite cannot know the text ends in a NUL, and copies
+ * all of it (a block: about 150 KB) each time a trigger or function reads
+ * it as text; given -1 it measures it and copies nothing. A text holding a
+ * NUL (JSON escapes them; this is a guard) keeps its length. */
+static inline int storei_bind_block(sqlite3_stmt *st, int index, const char *text, size_t len)
+{
+    int whole = text[len] == '\0' && !memchr(text, '\0', len);
+    return sqlite3_bind_text(st, index, text, whole ? -1 : (int)len, SQLITE_STATIC);
 }
 
 /* Copies column i as text, NULL for SQL NULL; sets *oom when a copy fails. */

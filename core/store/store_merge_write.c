@@ -267,18 +267,23 @@ typedef struct merge_writer {
     char *base;           /* the open block's params_base */
     int64_t block_serial; /* counts the blocks begun, for the cursors' diff keys */
     int64_t block_first, block_count, block_ok, blocks_uncommitted;
-    int64_t rows;           /* rows written */
-    store_reuse_set *reuse; /* OUT's points by identity, for reused_from */
-    int reuse_read;         /* reuse was read for this section */
+    int64_t ordinals[MERGE_BLOCK_POINTS]; /* the open block's, for its keys */
+    int64_t rows;                         /* rows written */
+    store_reuse_set *reuse;               /* OUT's points by identity, for reused_from */
+    int reuse_read;                       /* reuse was read for this section */
 } merge_writer;
 
-/* Writes one block of the merged points, and its index rows. */
+/* Writes one block of the merged points, its keys before it, and its index
+ * rows. */
 static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t first, int64_t count,
-                       int64_t ok, strbuf *points, const char *base, char **err)
+                       int64_t ok, const int64_t *ordinals, strbuf *points, const char *base,
+                       char **err)
 {
     strbuf_add(points, "]", 1);
     if (points->oom)
         return util_fail(err, "%s: cannot store points: out of memory", s->path);
+    if (storei_block_keys(s, section_id, first, ordinals, count, err) != 0)
+        return -1;
     sqlite3_stmt *st = storei_stmt(s, STMT_INSERT_BLOCK, "cannot store points", err);
     if (!st)
         return -1;
@@ -288,7 +293,7 @@ static int write_block(store *s, int64_t sweep_id, int64_t section_id, int64_t f
     sqlite3_bind_int64(st, 4, first + count - 1);
     sqlite3_bind_int64(st, 5, count);
     sqlite3_bind_int64(st, 6, ok);
-    sqlite3_bind_text(st, 7, points->data, (int)points->len, SQLITE_STATIC);
+    storei_bind_block(st, 7, points->data, points->len);
     sqlite3_bind_text(st, 8, base, -1, SQLITE_STATIC);
     if (storei_step_done(s, st, "cannot store points", err) != 0)
         return -1;
@@ -303,7 +308,7 @@ static int flush_block(merge_writer *w, char **err)
     if (!w->block_count)
         return 0;
     int rc = write_block(w->m->s, w->sweep_id, w->section_id, w->block_first, w->block_count,
-                         w->block_ok, &w->points, w->base, err);
+                         w->block_ok, w->ordinals, &w->points, w->base, err);
     w->block_count = w->block_ok = 0;
     if (rc == 0 && ++w->blocks_uncommitted >= MERGE_COMMIT_BLOCKS) {
         w->blocks_uncommitted = 0;
@@ -574,7 +579,7 @@ static int write_point(merge_writer *w, shard_cursor *c, char **err)
     strbuf_add(&w->points, "]", 1);
     if (w->points.oom)
         return util_fail(err, "out of memory");
-    w->block_count++;
+    w->ordinals[w->block_count++] = c->ordinal;
     w->block_ok += strncmp(field[5], "\"ok\",", 5) == 0;
     return w->block_count >= MERGE_BLOCK_POINTS ? flush_block(w, err) : 0;
 }
@@ -830,6 +835,7 @@ int store_merge_write_points(merge *m, int64_t sweep_id, int64_t *rows, char **e
         storei_bound_install(w.cursors[k].db, &w.cursors[k].bound, s->bound.timeout_s);
         limit_shard_memory(w.cursors[k].db, m->count);
     }
+    storei_checkpoint_late(s);
     /* After the points OUT holds: a merge redone after one cut short (its
      * points deleted) numbers them as the first one did. */
     if (storei_exec(s, "BEGIN IMMEDIATE", "cannot begin storing merged points", err) != 0)

@@ -149,6 +149,22 @@ static const char stat_diff_test_sql[] =
     "ALTER TABLE stat_diff_row ADD COLUMN severe_a INTEGER;"
     "ALTER TABLE stat_diff_row ADD COLUMN mild_b INTEGER;"
     "ALTER TABLE stat_diff_row ADD COLUMN severe_b INTEGER;";
+/* The triggers that take a removed or rewritten block's keys out of
+ * point_once (and put a rewritten one's back): step 20's, and step 24's for
+ * a file that lacks them. */
+#define POINT_ONCE_DELETE_UPDATE                                                                   \
+    "CREATE TRIGGER IF NOT EXISTS point_once_delete AFTER DELETE ON point_block BEGIN"             \
+    " DELETE FROM point_once WHERE section_id = OLD.section_id"                                    \
+    "  AND ordinal IN (SELECT json_extract(value, '$[1]') FROM json_each(OLD.points))"             \
+    "  AND point_id BETWEEN OLD.first_point_id AND OLD.last_point_id; END;"                        \
+    "CREATE TRIGGER IF NOT EXISTS point_once_update AFTER UPDATE OF points ON point_block BEGIN"   \
+    " DELETE FROM point_once WHERE section_id = OLD.section_id"                                    \
+    "  AND ordinal IN (SELECT json_extract(value, '$[1]') FROM json_each(OLD.points))"             \
+    "  AND point_id BETWEEN OLD.first_point_id AND OLD.last_point_id;"                             \
+    " INSERT INTO point_once (section_id, ordinal, point_id)"                                      \
+    "  SELECT NEW.section_id, json_extract(value, '$[1]'), json_extract(value, '$[0]')"            \
+    "  FROM json_each(NEW.points); END;"
+
 /* Version 20 fences a sweep's writers and stores each point once
  * (docs/guarantees.md, "Fencing"; docs/schema.md). sweep.owner_epoch and
  * owner_claimed_at (schema.sql) record each claim of a sweep; point_once
@@ -167,18 +183,7 @@ static const char stat_diff_test_sql[] =
     "CREATE TRIGGER IF NOT EXISTS point_once_insert AFTER INSERT ON point_block BEGIN"             \
     " INSERT INTO point_once (section_id, ordinal, point_id)"                                      \
     "  SELECT NEW.section_id, json_extract(value, '$[1]'), json_extract(value, '$[0]')"            \
-    "  FROM json_each(NEW.points); END;"                                                           \
-    "CREATE TRIGGER IF NOT EXISTS point_once_delete AFTER DELETE ON point_block BEGIN"             \
-    " DELETE FROM point_once WHERE section_id = OLD.section_id"                                    \
-    "  AND ordinal IN (SELECT json_extract(value, '$[1]') FROM json_each(OLD.points))"             \
-    "  AND point_id BETWEEN OLD.first_point_id AND OLD.last_point_id; END;"                        \
-    "CREATE TRIGGER IF NOT EXISTS point_once_update AFTER UPDATE OF points ON point_block BEGIN"   \
-    " DELETE FROM point_once WHERE section_id = OLD.section_id"                                    \
-    "  AND ordinal IN (SELECT json_extract(value, '$[1]') FROM json_each(OLD.points))"             \
-    "  AND point_id BETWEEN OLD.first_point_id AND OLD.last_point_id;"                             \
-    " INSERT INTO point_once (section_id, ordinal, point_id)"                                      \
-    "  SELECT NEW.section_id, json_extract(value, '$[1]'), json_extract(value, '$[0]')"            \
-    "  FROM json_each(NEW.points); END;"                                                           \
+    "  FROM json_each(NEW.points); END;" POINT_ONCE_DELETE_UPDATE                                  \
     "DROP INDEX IF EXISTS sweep_list;"                                                             \
     "CREATE INDEX sweep_list ON sweep(id, name, script_path, started_at, ended_at,"                \
     " status, pid, host, pid_host, pid_start_ticks, pid_boot_id, overrides_json,"                  \
@@ -229,6 +234,27 @@ static const char answer_question_sql[] =
  * older runner made (from its identity). Resume and merge refuse to mix the
  * two; the rows already stored stay as they are. */
 static const char shard_by_sql[] = "ALTER TABLE sweep ADD COLUMN shard_by TEXT;";
+
+/* Version 24: runner's writers insert a block's keys (point_once) before
+ * the block, from the ordinals they hold (storei_block_keys), and the
+ * trigger derives them from the JSON only for a block whose first point
+ * has no key yet: a block another program inserts, or one from an older
+ * runner. Reading each element twice with json_extract cost about 2 us a
+ * point, 15% of a tiny point's storing and a quarter of a merge
+ * (docs/performance/merge.md). The first point's ordinal is read from the
+ * text: "[[id,ordinal,...". A second row set for a point fails either
+ * way, on the key. */
+#define POINT_KEYS_SQL                                                                             \
+    POINT_ONCE_DELETE_UPDATE                                                                       \
+    "DROP TRIGGER IF EXISTS point_once_insert;"                                                    \
+    "CREATE TRIGGER point_once_insert AFTER INSERT ON point_block WHEN NOT EXISTS"                 \
+    " (SELECT 1 FROM point_once WHERE section_id = NEW.section_id"                                 \
+    "  AND ordinal = CAST(substr(NEW.points, instr(NEW.points, ',') + 1, 24) AS INTEGER)"          \
+    "  AND point_id = NEW.first_point_id) BEGIN"                                                   \
+    " INSERT INTO point_once (section_id, ordinal, point_id)"                                      \
+    "  SELECT NEW.section_id, json_extract(value, '$[1]'), json_extract(value, '$[0]')"            \
+    "  FROM json_each(NEW.points); END;"
+static const char point_keys_sql[] = POINT_KEYS_SQL;
 
 static const migration migrations[] = {
     { "create the catalog (schema.sql)", "", NULL },
@@ -285,14 +311,17 @@ static const migration migrations[] = {
       "SELECT count(*) FROM pragma_table_info('stat_diff') WHERE name = 'rows_key'" },
     { "record how a shard chose its points", shard_by_sql,
       "SELECT count(*) FROM pragma_table_info('sweep') WHERE name = 'shard_by'" },
+    { "take each point's key from its writer", point_keys_sql,
+      "SELECT count(*) FROM sqlite_master WHERE name = 'point_once_insert'"
+      " AND sql LIKE '%WHEN NOT EXISTS%'" },
 };
 
 /* Steps a new file runs too, after schema.sql: they make objects schema.sql
  * cannot declare, because it runs on an older catalog before the step that
  * adds a column they name. Each is idempotent (IF NOT EXISTS). */
 static const char *const new_file_steps[] = {
-    sweep_list_lease_index_sql,
-    fence_objects_sql,
+    sweep_list_lease_index_sql, fence_objects_sql,
+    point_keys_sql, /* after fence_objects_sql, whose trigger it replaces */
 };
 
 /* Steps that only add indexes, or tables no reading command reads, or
@@ -307,6 +336,7 @@ static const char *const index_only_steps[] = {
     answer_question_sql, /* question and rows_key: a reader's temporary views add them
                           * (storei_answer_shim) */
     shard_by_sql,        /* shard_by: resume and merge read it, readers do not */
+    point_keys_sql,      /* a trigger: writers fire it, readers do not */
 };
 
 /* A file from before version 12 lacks the lease columns the status readers

@@ -257,6 +257,8 @@ static void stop_checkpointer(store *s)
     memset(c, 0, sizeof *c);
 }
 
+void storei_checkpoint_late(store *s) { s->checkpoints.late = 1; }
+
 /* SQLite calls this after each commit with the WAL's size in pages. */
 static int on_wal_commit(void *arg, sqlite3 *db, const char *schema, int wal_pages)
 {
@@ -275,11 +277,11 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *schema, int wal_pag
         return SQLITE_OK;
     }
     if (wal_pages >= CHECKPOINT_BACKSTOP_PAGES ||
-        (wal_pages >= CHECKPOINT_PAGES && start_checkpointer(s) != 0)) {
+        (wal_pages >= CHECKPOINT_PAGES && !c->late && start_checkpointer(s) != 0)) {
         sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         return SQLITE_OK;
     }
-    if (wal_pages >= CHECKPOINT_PAGES) {
+    if (wal_pages >= CHECKPOINT_PAGES && !c->late) {
         pthread_mutex_lock(&s->checkpoints.lock);
         s->checkpoints.pending = 1;
         pthread_cond_signal(&s->checkpoints.wake);
@@ -618,6 +620,7 @@ void store_close(store *s)
     stop_checkpointer(s);
     strbuf_free(&s->block);
     free(s->block_params_base);
+    free(s->block_ordinals);
     free(s->taken_over_line);
     for (int i = 0; i < STMT_COUNT; i++)
         sqlite3_finalize(s->stmts[i]);

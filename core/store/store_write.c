@@ -581,6 +581,20 @@ mismatch:
 static void block_append(store *s, const store_point *point, int64_t point_id)
 {
     strbuf *b = &s->block;
+    /* Its ordinal, for its key (storei_block_keys). Out of memory, the block
+     * goes on being built and storei_block_write reports it. */
+    if ((size_t)s->block_points >= s->block_ordinals_cap) {
+        size_t cap = s->block_ordinals_cap ? 2 * s->block_ordinals_cap : 64;
+        int64_t *grown = realloc(s->block_ordinals, cap * sizeof *grown);
+        if (grown) {
+            s->block_ordinals = grown;
+            s->block_ordinals_cap = cap;
+        }
+    }
+    if ((size_t)s->block_points < s->block_ordinals_cap)
+        s->block_ordinals[s->block_points] = point->ordinal;
+    else
+        b->oom = 1;
     if (!s->block_points) {
         free(s->block_params_base);
         s->block_params_base = util_strdup(point->params_json);

@@ -443,6 +443,47 @@ expect_status 0
 expect_stdout_contains "as stored in pareto $pareto_id, which read the same rows"
 expect_sql "SELECT count(*), rows_key IS NOT NULL FROM pareto" "1|1"
 
+# Version 24: the writers give each block's keys (point_once) before the
+# block, and the trigger derives them only for a block whose first point
+# has none: a version 23 file's trigger derived every block's. A file
+# turned back to 23 (its trigger as released) is upgraded; its keys, old
+# and new, equal what the blocks hold; a block another program inserts
+# still gets its keys; a second row set for a point still fails.
+sqlite3 -batch "$DB" "PRAGMA wal_checkpoint(TRUNCATE); DROP TRIGGER point_once_insert;
+CREATE TRIGGER point_once_insert AFTER INSERT ON point_block BEGIN
+ INSERT INTO point_once (section_id, ordinal, point_id)
+  SELECT NEW.section_id, json_extract(value, '\$[1]'), json_extract(value, '\$[0]')
+  FROM json_each(NEW.points); END;
+PRAGMA user_version = 23;" >/dev/null
+run "$RUNNER" migrate --db "$DB"
+expect_status 0
+expect_sql "PRAGMA user_version" "$V"
+expect_sql "SELECT sql LIKE '%WHEN NOT EXISTS%' FROM sqlite_master WHERE name = 'point_once_insert'" "1"
+run "$RUNNER" sweep "$script" --db "$DB"
+expect_status 1
+# (This file holds a point twice from an older runner, above: only the new
+# sweep's sections are compared.)
+new_sweep=$(sql "SELECT max(id) FROM sweep")
+KEYS="SELECT b.section_id, json_extract(p.value, '\$[1]'), json_extract(p.value, '\$[0]')
+    FROM point_block AS b, json_each(b.points) AS p WHERE b.sweep_id = $new_sweep"
+ONCE="SELECT * FROM point_once WHERE section_id IN (SELECT id FROM section WHERE sweep_id = $new_sweep)"
+expect_sql "SELECT (SELECT count(*) FROM ($KEYS EXCEPT $ONCE)) + (SELECT count(*) FROM ($ONCE EXCEPT $KEYS)),
+    (SELECT count(*) FROM ($ONCE))" "0|$(sql "SELECT sum(point_count) FROM point_block WHERE sweep_id = $new_sweep")"
+# Another program's block: its keys derived from its JSON.
+section=$(sql "SELECT max(id) FROM section")
+sql "INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id, point_count,
+    ok_count, params_base, points) VALUES (1, $section, 900001, 900002, 2, 2, '{}',
+    '[[900001,900001,{},\"x\",0,\"ok\",null,0,0,0],[900002,900002,{},\"x\",0,\"ok\",null,0,0,0]]')" >/dev/null
+expect_sql "SELECT group_concat(ordinal || ':' || point_id) FROM point_once WHERE point_id > 900000" \
+    "900001:900001,900002:900002"
+# The same points again, under other ids: refused on the keys.
+run sqlite3 -batch "$DB" "INSERT INTO point_block (sweep_id, section_id, first_point_id, last_point_id,
+    point_count, ok_count, params_base, points) VALUES (1, $section, 900003, 900003, 1, 1, '{}',
+    '[[900003,900001,{},\"x\",0,\"ok\",null,0,0,0]]')"
+expect_stderr_contains "UNIQUE constraint failed: point_once.section_id, point_once.ordinal"
+sql "DELETE FROM point_block WHERE first_point_id > 900000" >/dev/null
+expect_sql "SELECT count(*) FROM point_once WHERE point_id > 900000" "0"
+
 # Opening a current file again changes nothing.
 sum1=$(sql "SELECT group_concat(id || ':' || points_hash, ',') FROM
     (SELECT id, length(points) AS points_hash FROM point_block ORDER BY id)")

@@ -28,11 +28,16 @@ SELECT 'section', id, ordinal, plugin, title, script_line, point_count FROM sect
 SELECT 'point', p.id, p.section_id, c.ordinal, p.ordinal, p.params_json, p.identity, p.seed, p.status, p.error, p.row_count FROM point AS p JOIN section AS c ON c.id = p.section_id ORDER BY c.ordinal, p.ordinal;
 SELECT 'counts', sum(point_count), sum(ok_count) FROM point_block;
 SELECT 'index', id, status FROM point_index ORDER BY id;
+SELECT 'once', * FROM point_once ORDER BY section_id, ordinal;
+SELECT 'once derived', count(*) FROM (SELECT b.section_id, json_extract(p.value, '\$[1]'), json_extract(p.value, '\$[0]') FROM point_block AS b, json_each(b.points) AS p EXCEPT SELECT * FROM point_once);
 SELECT 'testkit', * FROM testkit ORDER BY row_id;
 SELECT 'speedup', * FROM speedup ORDER BY row_id;
 SELECT 'column', * FROM plugin_column ORDER BY plugin, name;"
 }
 dump "$TMP/single.db" >"$TMP/single.txt"
+# Each point's key (point_once), as the writer gives it, is the one its
+# block holds; a merge's are compared with these below.
+grep -qx "once derived|0" "$TMP/single.txt" || fail "the reference run's keys differ from its blocks"
 [ "$(grep -c "^point" "$TMP/single.txt")" = 914 ] || fail "the reference run has $(grep -c "^point" "$TMP/single.txt") points, not 914"
 
 for n in 1 2 7; do
