@@ -67,6 +67,15 @@ floor_sql() {
         k=$((k + 1))
     done
 }
+# each_shard SELECT: SELECT for each shard k (%K), joined by UNION ALL.
+each_shard() {
+    k=1
+    while [ $k -le "$shards" ]; do
+        [ $k -gt 1 ] && echo "UNION ALL"
+        echo "$1" | sed "s/%K/$k/g"
+        k=$((k + 1))
+    done
+}
 # ordered_sql: the ordered floor's statements (see the top).
 ordered_sql() {
     echo "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
@@ -81,12 +90,7 @@ ordered_sql() {
     done
     echo "CREATE TEMP TABLE map (shard INTEGER, point_id INTEGER, merged_id INTEGER, PRIMARY KEY (shard, point_id)) WITHOUT ROWID;"
     echo "INSERT INTO temp.map SELECT shard, point_id, row_number() OVER (ORDER BY section_id, ordinal) FROM ("
-    k=1
-    while [ $k -le "$shards" ]; do
-        [ $k -gt 1 ] && echo "UNION ALL"
-        echo "SELECT $k AS shard, section_id, ordinal, point_id FROM s$k.point_once"
-        k=$((k + 1))
-    done
+    each_shard "SELECT %K AS shard, section_id, ordinal, point_id FROM s%K.point_once"
     echo ");"
     k=1
     while [ $k -le "$shards" ]; do
@@ -95,12 +99,7 @@ ordered_sql() {
         k=$((k + 1))
     done
     echo "BEGIN; INSERT INTO main.speedup ($cols_speedup) SELECT r.sweep_id, r.section_id, m.merged_id, $results FROM ("
-    k=1
-    while [ $k -le "$shards" ]; do
-        [ $k -gt 1 ] && echo "UNION ALL"
-        echo "SELECT $k AS shard, * FROM s$k.speedup"
-        k=$((k + 1))
-    done
+    each_shard "SELECT %K AS shard, * FROM s%K.speedup"
     echo ") AS r JOIN temp.map AS m ON m.shard = r.shard AND m.point_id = r.point_id ORDER BY m.merged_id, r.row_id; COMMIT;"
 }
 rate() { awk -v n="$rows" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }

@@ -10,29 +10,26 @@
 #include <string.h>
 #include <time.h>
 
+/* A hundred rows ROW(0) .. ROW(99), comma-separated, for multi-row VALUES. */
+#define ROWS_TEN(ROW, d)                                                                           \
+    ROW(d##0)                                                                                      \
+    "," ROW(d##1) "," ROW(d##2) "," ROW(d##3) "," ROW(d##4) "," ROW(d##5) "," ROW(d##6) "," ROW(   \
+        d##7) "," ROW(d##8) "," ROW(d##9)
+#define ROWS_HUNDRED(ROW)                                                                          \
+    ROWS_TEN(ROW, )                                                                                \
+    "," ROWS_TEN(ROW, 1) "," ROWS_TEN(ROW, 2) "," ROWS_TEN(ROW, 3) "," ROWS_TEN(                   \
+        ROW, 4) "," ROWS_TEN(ROW,                                                                  \
+                             5) "," ROWS_TEN(ROW,                                                  \
+                                             6) "," ROWS_TEN(ROW,                                  \
+                                                             7) "," ROWS_TEN(ROW,                  \
+                                                                             8) "," ROWS_TEN(ROW,  \
+                                                                                             9)
 /* STOREI_INDEX_RUN (100) rows of point ids ?2 + 0 .. ?2 + 99 in block ?1. */
 #define INDEX_ROW(n) "(?2 + " #n ", ?1, 'ok')"
-#define INDEX_TEN(d)                                                                               \
-    INDEX_ROW(d##0)                                                                                \
-    "," INDEX_ROW(d##1) "," INDEX_ROW(d##2) "," INDEX_ROW(d##3) "," INDEX_ROW(d##4) "," INDEX_ROW( \
-        d##5) "," INDEX_ROW(d##6) "," INDEX_ROW(d##7) "," INDEX_ROW(d##8) "," INDEX_ROW(d##9)
-#define INDEX_RUN_ROWS                                                                             \
-    INDEX_TEN()                                                                                    \
-    "," INDEX_TEN(1) "," INDEX_TEN(2) "," INDEX_TEN(3) "," INDEX_TEN(4) "," INDEX_TEN(             \
-        5) "," INDEX_TEN(6) "," INDEX_TEN(7) "," INDEX_TEN(8) "," INDEX_TEN(9)
-
 /* STOREI_KEY_RUN (100) point_once rows of section ?1: point ?2 + n has the
  * ordinal in parameter ?1n (n = 0 .. 99: ?10 .. ?19, then ?110 .. ?199;
- * storei_key_param numbers them). */
+ * storei_block_keys binds them so). */
 #define KEY_ROW(n) "(?1, ?1" #n ", ?2 + " #n ")"
-#define KEY_TEN(d)                                                                                 \
-    KEY_ROW(d##0)                                                                                  \
-    "," KEY_ROW(d##1) "," KEY_ROW(d##2) "," KEY_ROW(d##3) "," KEY_ROW(d##4) "," KEY_ROW(           \
-        d##5) "," KEY_ROW(d##6) "," KEY_ROW(d##7) "," KEY_ROW(d##8) "," KEY_ROW(d##9)
-#define KEY_RUN_ROWS                                                                               \
-    KEY_TEN()                                                                                      \
-    "," KEY_TEN(1) "," KEY_TEN(2) "," KEY_TEN(3) "," KEY_TEN(4) "," KEY_TEN(5) "," KEY_TEN(        \
-        6) "," KEY_TEN(7) "," KEY_TEN(8) "," KEY_TEN(9)
 
 static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -49,10 +46,12 @@ static const char *const stmt_sql[STMT_COUNT] = {
     /* The same rows STOREI_INDEX_RUN at a time, ids ?2 .. ?2 + 99, from one
      * multi-row VALUES: 40 % cheaper a point than the recursive query,
      * which is left for the block's last few. */
-    [STMT_INDEX_OK_RUN] = "INSERT INTO point_index (id, block_id, status) VALUES " INDEX_RUN_ROWS,
+    [STMT_INDEX_OK_RUN] =
+        "INSERT INTO point_index (id, block_id, status) VALUES " ROWS_HUNDRED(INDEX_ROW),
     /* A block's keys (point_once), given before the block so that its
      * trigger need not read them out of the JSON (storei_block_keys). */
-    [STMT_KEY_RUN] = "INSERT INTO point_once (section_id, ordinal, point_id) VALUES " KEY_RUN_ROWS,
+    [STMT_KEY_RUN] =
+        "INSERT INTO point_once (section_id, ordinal, point_id) VALUES " ROWS_HUNDRED(KEY_ROW),
     [STMT_KEY] = "INSERT INTO point_once (section_id, ordinal, point_id) VALUES (?1, ?2, ?3)",
     [STMT_INDEX_OK_BLOCK] =
         "WITH RECURSIVE ids(id) AS (SELECT ?2 UNION ALL SELECT id + 1 FROM ids WHERE id < ?3)"

@@ -77,6 +77,16 @@ for n in 1 2 7; do
     expect_sql "SELECT shard_index IS NULL, shard_count, status FROM sweep" "1|$n|failed"
 done
 
+# A shard is walked block by block when its keys (point_once), by
+# ordinal, name ever larger point ids; a damaged shard whose keys say so
+# while its blocks do not (n2-1 was resumed: its rerun points come last) is
+# refused by the walk, with the file named.
+cp "$TMP/n2-1.db" "$TMP/damaged.db"
+sqlite3 "$TMP/damaged.db" "UPDATE point_once SET point_id = ordinal + 1000000"
+run "$RUNNER" merge "$TMP/damaged-out.db" "$TMP/damaged.db" "$TMP/n2-2.db"
+expect_status 2
+expect_stderr_contains "runner: $TMP/damaged.db: its point blocks do not hold its points in the order its keys (point_once) say: the file is damaged; run that shard again"
+
 # Merging again is harmless.
 run "$RUNNER" merge "$TMP/out7.db" $shards
 expect_status 1
