@@ -246,7 +246,7 @@ int storei_index_block(store *s, int64_t block_id, int64_t first_id, int64_t las
 void storei_checkpoint_late(store *s);
 /* 1 when a statement of s's connection has been stepped and not reset:
  * across a commit it keeps the connection's read snapshot, and with it
- * every checkpoint from (SQLITE_LOCKED). */
+ * every checkpoint fails (SQLITE_LOCKED). */
 int storei_statement_open(store *s);
 /* Runs SQL with no parameters (savepoints, transactions); 0 or -1. */
 int storei_exec(store *s, const char *sql, const char *what, char **err);
