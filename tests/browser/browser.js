@@ -105,4 +105,27 @@ function check(what, ok) {
   if (!ok) throw new Error(what);
 }
 
-module.exports = { Dashboard, check };
+// runPage(viewport, body, ignored): what every page test does around its
+// checks: opens the dashboard (Dashboard.open: null, 1280 x 900), runs body(b),
+// checks the page logged no console error, exception or CSP violation
+// (but those ignored(problem) expects), closes the browser, and exits 0,
+// or 1 after a FAIL line.
+function runPage(viewport, body, ignored = () => false) {
+  const run = async () => {
+    const b = await Dashboard.open(viewport);
+    try {
+      await body(b);
+      const problems = b.problems.filter(p => !ignored(p));
+      check(`no console errors, exceptions or CSP violations: ${JSON.stringify(problems)}`, problems.length === 0);
+      return 0;
+    } catch (e) {
+      console.log('FAIL', e.message);
+      return 1;
+    } finally {
+      await b.close();
+    }
+  };
+  run().then(code => process.exit(code), e => { console.log('FAIL', e.message); process.exit(1); });
+}
+
+module.exports = { Dashboard, check, runPage };

@@ -15,7 +15,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { Dashboard, check } = require(path.join(__dirname, 'browser.js'));
+const { check, runPage } = require(path.join(__dirname, 'browser.js'));
 
 const [base, sweepA, sweepB, running, shots] = process.argv.slice(2);
 const env = process.env;
@@ -320,35 +320,23 @@ async function machine(b) {
   await b.screenshot(shots, 'serve-machine.png');
 }
 
-async function main() {
-  const b = await Dashboard.open();
-  try {
-    await sweepsList(b);
-    await progress(b);
-    await section(b);
-    if (env.SERVE_PAGED_SWEEP) await paging(b, env.SERVE_PAGED_SWEEP);
-    if (shots) {
-      await b.go(base + '#/sweep/' + sweepA);
-      await b.page.waitForSelector('table.rows tbody tr');
-      await b.screenshot(shots, 'serve-sweep.png');
-    }
-    await machine(b);
-    await defaultPlot(b);
-    if (env.SERVE_MARKUP_SECTION) await markupUnits(b, env.SERVE_MARKUP_SECTION);
-    if (env.SERVE_LOG_SWEEP) await logAxes(b, env.SERVE_LOG_SWEEP);
-    if (env.SERVE_CATEGORY_SWEEP) await categories(b, env.SERVE_CATEGORY_SWEEP);
-    if (env.SERVE_PARALLEL_SWEEP) await parallel(b, env.SERVE_PARALLEL_SWEEP);
-    if (env.SERVE_ANSWERS_SWEEP) await answers(b, env.SERVE_ANSWERS_SWEEP, env.SERVE_ANSWERS_SECTION);
-    await compare(b);
-    await narrow(b);
-    check(`no console errors, exceptions or CSP violations: ${JSON.stringify(b.problems)}`, b.problems.length === 0);
-    return 0;
-  } catch (e) {
-    console.log('FAIL', e.message);
-    return 1;
-  } finally {
-    await b.close();
+runPage(null, async b => {
+  await sweepsList(b);
+  await progress(b);
+  await section(b);
+  if (env.SERVE_PAGED_SWEEP) await paging(b, env.SERVE_PAGED_SWEEP);
+  if (shots) {
+    await b.go(base + '#/sweep/' + sweepA);
+    await b.page.waitForSelector('table.rows tbody tr');
+    await b.screenshot(shots, 'serve-sweep.png');
   }
-}
-
-main().then(code => process.exit(code), e => { console.log('FAIL', e.message); process.exit(1); });
+  await machine(b);
+  await defaultPlot(b);
+  if (env.SERVE_MARKUP_SECTION) await markupUnits(b, env.SERVE_MARKUP_SECTION);
+  if (env.SERVE_LOG_SWEEP) await logAxes(b, env.SERVE_LOG_SWEEP);
+  if (env.SERVE_CATEGORY_SWEEP) await categories(b, env.SERVE_CATEGORY_SWEEP);
+  if (env.SERVE_PARALLEL_SWEEP) await parallel(b, env.SERVE_PARALLEL_SWEEP);
+  if (env.SERVE_ANSWERS_SWEEP) await answers(b, env.SERVE_ANSWERS_SWEEP, env.SERVE_ANSWERS_SECTION);
+  await compare(b);
+  await narrow(b);
+});

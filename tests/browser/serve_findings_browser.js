@@ -16,7 +16,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { Dashboard, check } = require(path.join(__dirname, 'browser.js'));
+const { check, runPage } = require(path.join(__dirname, 'browser.js'));
 
 const [base, first, second, statA, statB, shots] = process.argv.slice(2);
 const env = process.env;
@@ -137,25 +137,13 @@ async function comparePage(b) {
   check('no stored comparison the other way: ' + none, none.startsWith(`No diff --stat of sweep ${statB} against sweep ${statA} is stored`));
 }
 
-async function main() {
-  const b = await Dashboard.open({ width: 1280, height: 900 });
-  try {
-    await sweepPage(b);
-    await comparePage(b);
-    // The comparison among the findings of the slower sweep.
-    await b.go(base + '#/sweep/' + statB);
-    await b.wait('the comparison among the findings', () => document.querySelector('#comparisons table.stat tbody tr'));
-    const verdicts = await b.js(() => [...document.querySelectorAll('#comparisons td.verdict')].map(td => td.textContent));
-    check(`the sweep page lists the comparison's verdicts: ${verdicts}`, verdicts.length === 4 && verdicts.every(v => v === 'slower'));
-    await b.screenshot(shots, 'serve-sweep-comparison.png');
-    check(`no console errors, exceptions or CSP violations: ${JSON.stringify(b.problems)}`, b.problems.length === 0);
-    return 0;
-  } catch (e) {
-    console.log('FAIL', e.message);
-    return 1;
-  } finally {
-    await b.close();
-  }
-}
-
-main().then(code => process.exit(code), e => { console.log('FAIL', e.message); process.exit(1); });
+runPage(null, async b => {
+  await sweepPage(b);
+  await comparePage(b);
+  // The comparison among the findings of the slower sweep.
+  await b.go(base + '#/sweep/' + statB);
+  await b.wait('the comparison among the findings', () => document.querySelector('#comparisons table.stat tbody tr'));
+  const verdicts = await b.js(() => [...document.querySelectorAll('#comparisons td.verdict')].map(td => td.textContent));
+  check(`the sweep page lists the comparison's verdicts: ${verdicts}`, verdicts.length === 4 && verdicts.every(v => v === 'slower'));
+  await b.screenshot(shots, 'serve-sweep-comparison.png');
+});

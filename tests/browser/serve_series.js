@@ -9,37 +9,29 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { Dashboard, check } = require(path.join(__dirname, 'browser.js'));
+const { check, runPage } = require(path.join(__dirname, 'browser.js'));
 
 const [base, sweep, release, shots] = process.argv.slice(2);
 
-async function main() {
-  const b = await Dashboard.open({ width: 1000, height: 700 });
-  try {
-    await b.page.goto(base + 'series.html?sweep=' + sweep + '&name=loss');
-    await b.state('live');
-    const first = await b.wait('five steps drawn', () => {
-      const c = document.getElementById('chart');
-      return c.dygraph && c.dygraph.numRows() >= 5 && c.dygraph.numRows();
-    });
-    check(`the running sweep's loss is drawn live: ${first} steps`, first === 5);
-    check('the page says the sweep is running',
-      await b.js(() => /running/.test(document.getElementById('status').textContent)));
-    check('the series menu offers loss',
-      await b.js(() => Array.from(document.getElementById('name').options).some(o => o.value === 'loss')));
-    await b.screenshot(shots, 'serve-series-live.png');
-    await b.js(() => { window.__same_page = 1; });
-    fs.writeFileSync(release, '');
-    await b.state('done');
-    const rows = await b.js(() => document.getElementById('chart').dygraph.numRows());
-    check(`the rest arrived without a reload: ${rows} steps`, rows === 10 && await b.js(() => window.__same_page === 1));
-    const last = await b.js(() => { const g = document.getElementById('chart').dygraph; return g.getValue(g.numRows() - 1, 1); });
-    check(`the last value is the program's: ${last}`, Math.abs(last - 0.1) < 1e-12);
-    await b.screenshot(shots, 'serve-series-done.png');
-    check('no console error, exception or CSP violation: ' + b.problems.join('; '), b.problems.length === 0);
-  } finally {
-    await b.close();
-  }
-}
-
-main().catch(e => { console.log('FAIL ' + e.message); process.exit(1); });
+runPage({ width: 1000, height: 700 }, async b => {
+  await b.page.goto(base + 'series.html?sweep=' + sweep + '&name=loss');
+  await b.state('live');
+  const first = await b.wait('five steps drawn', () => {
+    const c = document.getElementById('chart');
+    return c.dygraph && c.dygraph.numRows() >= 5 && c.dygraph.numRows();
+  });
+  check(`the running sweep's loss is drawn live: ${first} steps`, first === 5);
+  check('the page says the sweep is running',
+    await b.js(() => /running/.test(document.getElementById('status').textContent)));
+  check('the series menu offers loss',
+    await b.js(() => Array.from(document.getElementById('name').options).some(o => o.value === 'loss')));
+  await b.screenshot(shots, 'serve-series-live.png');
+  await b.js(() => { window.__same_page = 1; });
+  fs.writeFileSync(release, '');
+  await b.state('done');
+  const rows = await b.js(() => document.getElementById('chart').dygraph.numRows());
+  check(`the rest arrived without a reload: ${rows} steps`, rows === 10 && await b.js(() => window.__same_page === 1));
+  const last = await b.js(() => { const g = document.getElementById('chart').dygraph; return g.getValue(g.numRows() - 1, 1); });
+  check(`the last value is the program's: ${last}`, Math.abs(last - 0.1) < 1e-12);
+  await b.screenshot(shots, 'serve-series-done.png');
+});

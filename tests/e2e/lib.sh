@@ -145,6 +145,24 @@ LUA
         '[ "$(db_count "$DB" "SELECT count(*) FROM point WHERE sweep_id = '"$2"'")" -ge 1 ] || ! alive $sweep_pid'
 }
 
+# noisy_awk COUNT: writes $TMP/noisy.awk, which prints COUNT seeded
+# "time_s=" lines (awk -v seed=S, and -v size=X or 1) around $SLOW * size
+# ($SLOW 1 unless set): the mean of 12 uniforms, nearly normal, sd 5 %.
+noisy_awk() {
+    cat >"$TMP/noisy.awk" <<AWK
+BEGIN {
+    slow = ENVIRON["SLOW"] ? ENVIRON["SLOW"] : 1
+    scale = size ? size : 1
+    srand(seed % 2147483647)
+    for (i = 0; i < $1; i++) {
+        u = 0
+        for (k = 0; k < 12; k++) u += rand()
+        printf "time_s=%.9f\n", slow * scale * (1 + 0.05 * (u - 6))
+    }
+}
+AWK
+}
+
 # write_script NAME <<EOF ... : a Lua script in the temp dir; prints its path.
 write_script() {
     cat >"$TMP/$1"

@@ -125,17 +125,7 @@ make_history_sweeps() {
 # point (size = 1, 2, 16, 256), the second 50 % slower: repeats for diff
 # --stat. $noisy is the script.
 noisy_sweeps() {
-cat >"$TMP/noisy.awk" <<'AWK'
-BEGIN {
-    slow = ENVIRON["SLOW"] ? ENVIRON["SLOW"] : 1
-    srand(seed % 2147483647)
-    for (i = 0; i < 8; i++) {
-        u = 0
-        for (k = 0; k < 12; k++) u += rand()
-        printf "time_s=%.9f\n", slow * size * (1 + 0.05 * (u - 6))
-    }
-}
-AWK
+noisy_awk 8
 noisy=$(write_script noisy.lua <<LUA
 command { name = "noisy", argv = { "awk", "-v", "seed={seed}", "-v", "size={size}", "-f", "$TMP/noisy.awk" },
   params = { size = { type = "integer", default = 1 } },

@@ -10,16 +10,7 @@ export RUNNER_PLUGIN_PATH="$RUNNER_FIXTURES/good"
 
 # Ten seeded noisy times a point of size s (deterministic given the seed);
 # the point of size 3 fails while $TMP/FLAG exists.
-cat >"$TMP/noisy.awk" <<'AWK'
-BEGIN {
-    srand(seed % 2147483647)
-    for (i = 0; i < 10; i++) {
-        u = 0
-        for (k = 0; k < 12; k++) u += rand()
-        printf "time_s=%.9f\n", size * (1 + 0.05 * (u - 6))
-    }
-}
-AWK
+noisy_awk 10
 noisy=$(write_script noisy.lua <<LUA
 command { name = "noisy",
   argv = { "sh", "-c", "if [ -e '$TMP/FLAG' ] && [ {size} = 3 ]; then exit 3; fi; exec awk -v seed={seed} -v size={size} -f '$TMP/noisy.awk'" },

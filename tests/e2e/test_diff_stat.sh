@@ -17,19 +17,8 @@ for r in doc["rows"]:
 ' "$TMP/out" "$@" | sort -u
 }
 
-# Ten times around $SLOW (1 unless set): the mean of 12 uniforms is nearly
-# normal; sd 5 %. Each sweep seed gives other draws.
-cat >"$TMP/noisy.awk" <<'AWK'
-BEGIN {
-    slow = ENVIRON["SLOW"] ? ENVIRON["SLOW"] : 1
-    srand(seed % 2147483647)
-    for (i = 0; i < 10; i++) {
-        u = 0
-        for (k = 0; k < 12; k++) u += rand()
-        printf "time_s=%.9f\n", slow * (1 + 0.05 * (u - 6))
-    }
-}
-AWK
+# Ten times a point around $SLOW; each sweep seed gives other draws.
+noisy_awk 10
 noisy=$(write_script noisy.lua <<LUA
 command { name = "noisy", argv = { "awk", "-v", "seed={seed}", "-f", "$TMP/noisy.awk" },
   params = { size = { type = "integer", default = 1 } },
